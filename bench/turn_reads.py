@@ -3,14 +3,16 @@
 Undoing a turn (the toast's 撤销, "don't remember this turn", an import or one of its conversations)
 and counting what an import left (at its end, and for the dialog's undo confirmation) looked at every
 memory: the undo inside its write transaction, holding the store's lock. They now ask the store for
-the memories whose history names the turn (``items_mentioning`` / ``Transaction.ids_mentioning``).
+the memories whose history names the turn (``items_mentioning`` / ``Transaction.ids_mentioning``),
+and the wall's refresh of many changed memories reads those rows (``items_of``).
 
     python -m bench.turn_reads [--size 100000] [--backend sqlite|yaml]
 
 Fills a store with ``--size`` memories, then an "import" of 50 batches that creates 200 memories and
 a chat turn that creates one; reports the time and the peak of Python memory (``tracemalloc``) of:
-counting the import's work, undoing one of its batches, undoing the chat turn, and (the anchor, what
-each read before) reading every memory once.
+counting the import's work, undoing one of its batches, undoing the chat turn, the wall's refresh of
+100 memories a change named (``ops.Fetch``, which read every memory for more than 32), and (the
+anchor, what each read before) reading every memory once.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from sonetto_desktop.memory.changes import Turn  # noqa: E402
 from sonetto_desktop.memory.item import MemoryItem  # noqa: E402
 from sonetto_desktop.memory.operations import MemoryOperations  # noqa: E402
 from sonetto_desktop.memory.stores import backends  # noqa: E402
+from sonetto_desktop.ops import Fetch, OpTarget  # noqa: E402
 
 
 def _timed(fn):
@@ -63,6 +66,10 @@ def measure(size: int, backend: str) -> dict:
             assert counted == (200, 0, 0), counted
             _undo, rows["undo one batch of the import"] = _timed(lambda: ops.undo_turn("imp-feedbeef-000003"))
             _undo, rows["undo a chat turn (the toast's 撤销)"] = _timed(lambda: ops.undo_turn("chat0000turn"))
+            wanted = tuple(f"{i:08x}" for i in range(0, size, max(1, size // 100)))
+            fetched, rows["the wall refreshes 100 changed memories (ops.Fetch)"] = _timed(
+                lambda: Fetch(wanted).apply(OpTarget(ops)))
+            assert all(fetched.values()), "a memory the wall asked for is missing"
             everything, rows["read every memory (what each did before)"] = _timed(ops.all_items)
             assert len(everything) == size + 196
             del everything

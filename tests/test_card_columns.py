@@ -494,3 +494,37 @@ def test_cards_made_a_chunk_at_a_time_keep_the_listings_order(tmp_path, monkeypa
         assert [c[2] for c in chunked] == sorted((c[2] for c in chunked), key=[c[2] for c in chunked].index)
     finally:
         mm.close()
+
+
+def test_the_wall_following_many_changed_memories_reads_those_rows_only(tmp_path):
+    """Issue 37: the wall's refresh of 33 or more memories a change named (``ops.Fetch``: another
+    process's import, a bulk action seen through the watcher) read every memory of the store (at
+    100,000: ~6 s and ~87 MB); it reads those rows. Same items, a small part of the memory."""
+    import tracemalloc
+
+    from sonetto_desktop import ops
+    from sonetto_desktop.memory.item import MemoryItem
+    from sonetto_desktop.memory.stores.sqlite import SqliteMemoryManager
+    from sonetto_desktop.memory import MemoryOperations
+    from sonetto_desktop.ops import OpTarget
+
+    mm = SqliteMemoryManager(tmp_path / "memory.db")
+    try:
+        mm.import_items({f"m{i:05d}": MemoryItem(f"第{i}条：小林记下了一件关于第{i % 17}个朋友的小事。" * 3, "瞬间")
+                         for i in range(4000)})
+        asked = tuple(f"m{i:05d}" for i in range(0, 4000, 40)) + ("gone0000",)
+        target = OpTarget(MemoryOperations(mm))
+        tracemalloc.start()
+        try:
+            fetched = ops.Fetch(asked).apply(target)
+            _now, peak = tracemalloc.get_traced_memory()
+            tracemalloc.reset_peak()
+            everything = mm.all_items()
+            _now, whole = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+        assert list(fetched) == list(asked) and fetched["gone0000"] is None
+        assert all(fetched[mid].to_dict() == everything[mid].to_dict() for mid in asked[:-1])
+        assert peak * 10 < whole, f"{peak / 1024:.0f} KB for {len(asked)} memories against {whole / 1024:.0f} KB for all"
+    finally:
+        mm.close()

@@ -359,3 +359,18 @@ def test_the_memories_a_turn_touched_are_found_without_reading_the_others(mm):
     assert made not in mm.all_items() and mm.count() == 32
     mm.undo_turn(TurnSet("imp-aaaa1111/c1", ["imp-aaaa1111-000002"]), keep_touched=True)
     assert mm.get(changed).description == "别的记忆 3"
+
+
+def test_the_memories_a_change_named_are_read_as_get_reads_them_whatever_their_number(mm):
+    """``items_of`` (the wall following a change of 33 or more memories, the trash dialog): each as
+    ``get`` gives it, ``None`` for one that is gone or never was, in the order asked (once each)."""
+    ids = [mm.add(f"记忆 {n}", "其他") for n in range(40)]
+    mm.update(ids[5], "改", new_description="记忆 5（改过）")
+    mm.delete(ids[6], "删")
+    asked = [*ids, "nope0000", ids[0]]
+    found = mm.items_of(asked)
+    assert list(found) == [*ids, "nope0000"]
+    assert found[ids[6]] is None and found["nope0000"] is None
+    assert found[ids[5]].description == "记忆 5（改过）" and found[ids[5]].history == mm.get(ids[5]).history
+    assert all(found[mid].to_dict() == mm.get(mid).to_dict() for mid in ids if mid != ids[6])
+    assert mm.items_of([]) == {}

@@ -284,6 +284,13 @@ class BaseMemoryManager(ABC):
         """A snapshot of every item, id -> item (copies the caller may keep)."""
         return {mid: item.copy() for mid, item in self._load_all().items()}
 
+    def items_of(self, ids: Iterable[str]) -> dict[str, MemoryItem | None]:
+        """The memories ``ids`` as ``get`` reads them (copies), ``None`` for one that does not exist:
+        the state of the memories a change named, for a view that follows (a table store reads those
+        rows only, whatever their number)."""
+        items = self._load_all()
+        return {mid: (items[mid].copy() if mid in items else None) for mid in ids}
+
     def items_mentioning(self, text: str) -> dict[str, MemoryItem]:
         """The memories whose history has a turn id containing ``text`` (a turn, or an import's
         batches: ``imp-<id>``), as copies: what counting or listing one turn's work reads instead of

@@ -400,6 +400,18 @@ class SqliteMemoryManager(BaseMemoryManager):
     def all_items(self) -> dict[str, MemoryItem]:
         return self._load_all()
 
+    def items_of(self, ids: Iterable[str]) -> dict[str, MemoryItem | None]:
+        """Those rows only, ``_CHUNK`` ids a query (their texts shared: a view keeps them)."""
+        wanted = list(dict.fromkeys(ids))
+        found: dict[str, MemoryItem] = {}
+        conn = self._checked_conn()
+        select = f"SELECT {', '.join(self._columns)} FROM memories WHERE id IN "
+        for start in range(0, len(wanted), _CHUNK):
+            chunk = wanted[start:start + _CHUNK]
+            for row in conn.execute(select + f"({', '.join('?' * len(chunk))})", chunk):
+                found[row[0]] = _row_to_item(row, self._columns)
+        return {mid: found.get(mid) for mid in wanted}
+
     def items_mentioning(self, text: str) -> dict[str, MemoryItem]:
         """The rows whose history holds ``text`` (SQLite's ``instr``, no item built for the others),
         then checked exactly (``mentions``); their texts not shared, as a point read's (dropped soon)."""

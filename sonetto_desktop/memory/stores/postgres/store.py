@@ -181,6 +181,12 @@ class PostgresMemoryManager(BaseMemoryManager):
     def all_items(self) -> dict[str, MemoryItem]:
         return self._load_all()
 
+    def items_of(self, ids: Iterable[str]) -> dict[str, MemoryItem | None]:
+        """One round trip for the memories (``PgTransaction.load_some``); the local copy while away."""
+        wanted = list(dict.fromkeys(ids))
+        found = self._read(lambda txn: txn.load_some(wanted)[0], lambda: self.copy.load()[0]) if wanted else {}
+        return {mid: found.get(mid) for mid in wanted}
+
     def items_mentioning(self, text: str) -> dict[str, MemoryItem]:
         """The server finds them (``PgTransaction.items_mentioning``); the local copy while it is away."""
         found = self._read(lambda txn: txn.items_mentioning(text), lambda: self.copy.load()[0])
