@@ -238,6 +238,41 @@ def test_the_walls_read_of_an_sqlite_store_leaves_every_history_unread(tmp_path)
         mm.close()
 
 
+def test_recalls_reads_of_every_memory_leave_every_history_unread(tmp_path):
+    """Issue 37: the recall index's build and check and the recall listing's first fill built every
+    memory (at 100,000: ~6 s and ~87 MB); they read five columns (``retrieval.card_fields``), with
+    the values an item gives, an app's memory and a locked one included."""
+    from sonetto_desktop.memory.retrieval.card_fields import CardFields, card_fields
+    from sonetto_desktop.memory.retrieval.listing import RecallListing
+    from sonetto_desktop.memory.retrieval.mechanical import MechanicalRetriever
+
+    mm = SqliteMemoryManager(tmp_path / "memory.db")
+    try:
+        mm.import_items(_imported(6, "agent"))
+        mine = mm.add("小林喜欢猫，尤其是橘猫", "品味", actor="user")
+        app = mm.add("小林在用 Cursor 写代码", "工作", actor="mcp:cursor")
+        mm.hit(mine)
+        reads = _Reads()
+        mm._conn().set_authorizer(reads)  # this thread's connection: the reads below run on it
+        fields = card_fields(mm)
+        retriever = MechanicalRetriever(mm, index_path=False)
+        found = retriever.retrieve("橘猫")
+        listing = RecallListing(mm)
+        snapshot = listing.snapshot()
+        mm._conn().set_authorizer(None)
+        assert "history" not in reads.columns and {"description", "author"} <= reads.columns
+        items = mm.all_items()
+        assert fields == {mid: CardFields(i.description, i.theme, i.latest_update_time, i.hit, i.author)
+                          for mid, i in items.items()}
+        assert fields[app].author == "mcp:cursor" and fields[mine].hit == 1
+        assert found and found[0]["id"] == mine
+        assert set(snapshot.by_id) == set(items)  # every memory listed
+        retriever.close()
+        listing.close()
+    finally:
+        mm.close()
+
+
 # ── stores made by the previous release ─────────────────────────────────────
 
 #: The ``memories`` table as the release before the derived columns made it (the rest as today).

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from . import index_file
+from .card_fields import card_fields
 from . import tokenize as tok
 from ...aio import start_thread
 
@@ -95,7 +96,7 @@ class IndexLifecycle:
         """Diff the store against the index and install the differences, a batch at a time."""
         ix = self.index
         try:
-            items = ix._mm.all_items()
+            items = card_fields(ix._mm)  # (columns, not every memory built)
             with ix._lock:
                 prepared, gone = ix._diff_plan(items)
                 del items  # the index keeps what it needs of each memory

@@ -45,6 +45,7 @@ from ..item import MemoryItem, parse_time
 from ..shared_text import share
 from ..stores.base import BaseMemoryManager
 from ..token_estimate import estimate_tokens
+from .card_fields import CardFields, card_fields
 from .llm_prompt import memory_body
 
 __all__ = ["APP", "BODY", "DAY", "DESCRIPTION", "ID", "KEY", "ListingEntry", "ListingSnapshot", "RecallListing",
@@ -238,7 +239,7 @@ class RecallListing:
             self._reload, self._pending, self._pending_hits = False, {}, {}
         try:
             if reload:
-                self._load(self._mm.all_items())
+                self._load(card_fields(self._mm))  # (columns, not every memory built)
             else:
                 for mid, state in pending.items():
                     self._apply(mid, self._card(mid, state))
@@ -266,7 +267,7 @@ class RecallListing:
             return None
         return item.description, item.theme, item.latest_update_time, int(item.hit or 0), item.author
 
-    def _load(self, items: Mapping[str, MemoryItem]) -> None:
+    def _load(self, items: Mapping[str, CardFields | MemoryItem]) -> None:
         self._entries = {mid: _entry(mid, item.description, item.theme, item.latest_update_time, item.author)
                          for mid, item in items.items()}
         self._hits = {mid: int(item.hit or 0) for mid, item in items.items()}

@@ -25,7 +25,7 @@ import threading
 from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Mapping
 
 import numpy as np
 
@@ -35,6 +35,7 @@ from ..events import MemoryChange
 from .. import kinds
 from ..item import MemoryItem, parse_time
 from . import index_file
+from .card_fields import CardFields, card_fields
 from . import index_lifecycle as lc
 from . import general_questions as gq
 from . import scoring as sc
@@ -198,7 +199,7 @@ class MechanicalRetriever:
         except MemoryNotFound:
             return None
 
-    def _prepare(self, mid: str, item: MemoryItem, tokenize: bool = True) -> _Prepared:
+    def _prepare(self, mid: str, item: CardFields | MemoryItem, tokenize: bool = True) -> _Prepared:
         p = _Prepared(mid, item.description, item.theme, str(item.latest_update_time or ""), int(item.hit or 0),
                       parse_time(item.latest_update_time), fingerprint(item.description, item.theme))
         if tokenize:
@@ -241,7 +242,7 @@ class MechanicalRetriever:
         mapping = self._postings.compact()
         self._docs.compact(mapping)
 
-    def _diff_plan(self, items: dict[str, MemoryItem]) -> tuple[list[_Prepared], list[str]]:
+    def _diff_plan(self, items: Mapping[str, CardFields | MemoryItem]) -> tuple[list[_Prepared], list[str]]:
         """(memories to install or touch, ids to drop); nothing tokenized yet. Only the fields the
         index keeps are taken from the store's snapshot, which the caller should not hold on to."""
         prepared = [self._prepare(mid, item, tokenize=False) for mid, item in items.items()]
@@ -255,7 +256,7 @@ class MechanicalRetriever:
     def _diff_inline(self) -> None:
         """Re-read the store and bring the index in line with it, tokenizing new or changed memories
         a batch at a time (lock held)."""
-        prepared, gone = self._diff_plan(self._mm.all_items())
+        prepared, gone = self._diff_plan(card_fields(self._mm))
         for mid in gone:
             self._drop(mid)
         todo = [p for p in prepared if self._is_new(p)]
