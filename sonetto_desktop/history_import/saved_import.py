@@ -64,7 +64,7 @@ def import_saved_memories(ops: MemoryOperations, ledger: ImportLedger, entries: 
     import_id = new_import_id()
     result = SavedImportResult(import_id)
     imported = ledger.imported_keys()
-    existing = {" ".join(item.description.split()) for item in ops.all_items().values()}
+    existing = {" ".join(values[0].split()) for values in ops.store.fields_of_all(("description",)).values()}
     review = ops.review if ops.review is not None and ops.review.enabled else None
     keys: list[str] = []
     for entry in entries:
