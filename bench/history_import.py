@@ -14,7 +14,7 @@ making it took; the import's wall time and time per batch; prompt tokens per tur
 the server received them, counted with the Qwen2.5 tokenizer like ``bench.writer_tokens``; and the
 estimate against that count.
 
-    python -m bench.history_import --overhead [--turns 1000] [--rounds 3]
+    python -m bench.history_import --overhead [--turns 1000] [--rounds 3] [--memories 0]
 
 The import's own cost (issue 37): ``--rounds`` imports of ``--turns`` turns each (other chats each
 round) in one process, after a 5-turn import that loads the LLM stack. Per round: the import's wall
@@ -30,6 +30,9 @@ RSS climbed over ~4 imports to +8 MB of glibc's free space in the workers' arena
 threads' parsing of the ~230 requests of a round was counted as the import's RSS (1-2 MB of the
 heaps' growth). The replays run after the last import (``rss_after_replays_mb``: what the bench's own
 replay clients leave, which rounds measured before issue 37's third pass counted as the import's).
+``--memories N``: the store holds N memories of someone's before the warm-up (the running app at
+100,000); ``fresh_process_rss_mb``: a new process on the store the rounds left, after the same
+warm-up (what the store itself costs a process).
 
     python -m bench.history_import --reading [--mb 300]
 
@@ -307,6 +310,7 @@ async def fresh(folder: str, base_url: str, seed: int) -> float:
         await imports.start(await imports.plan(history), history, file_name="bench.jsonl")
         await imports.wait()
         del history
+        await asyncio.to_thread(services.recall.mechanical.warm_up)
         return _rss_mb()
     finally:
         await imports.close()
@@ -321,12 +325,34 @@ def _fresh_rss(folder: str, base_url: str, seed: int) -> float:
     return float(done.stdout.strip().splitlines()[-1])
 
 
-async def overhead(turns: int, rounds: int, seed: int) -> dict[str, Any]:
+async def _fill(folder: str, memories: int) -> None:
+    """``--memories``: the store holds that many memories of someone's before the warm-up (made in a
+    child process: ``--fill``)."""
+    from sonetto_desktop.memory.item import MemoryItem
+
+    services = await AppServices.open(settings=Settings(data_dir=folder, store_backend="sqlite"), watch=False)
+    try:
+        services.store.import_items({f"b{i:07x}": MemoryItem(f"第{i}条：小林记下了一件关于第{i % 17}个朋友的小事。",
+                                                              f"主题{i % 12}") for i in range(memories)})
+    finally:
+        await services.close()
+
+
+def _fill_in_child(folder: str, memories: int) -> None:
+    import subprocess
+
+    subprocess.run([sys.executable, "-m", "bench.history_import", "--fill", folder, "--memories", str(memories)],
+                   cwd=ROOT, check=True)
+
+
+async def overhead(turns: int, rounds: int, seed: int, memories: int = 0) -> dict[str, Any]:
     rows: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory() as folder:
         server = _ServerProcess(Path(folder))
         settings = Settings(data_dir=folder, store_backend="sqlite", retrieval_mode="mechanical",
                             base_url=server.base_url, model="test-model", api_key="sk-bench")
+        if memories:  # filled by another process: this one starts as the fresh anchor does
+            await asyncio.to_thread(_fill_in_child, folder, memories)
         services = await AppServices.open(settings=settings, watch=False)
         imports = HistoryImports(services)
         try:
@@ -340,6 +366,7 @@ async def overhead(turns: int, rounds: int, seed: int) -> dict[str, Any]:
                 return time.perf_counter() - began, cpu, (start, server.offset())
 
             await one(synthetic_history(5, seed + 1000))  # the LLM stack, the writer's index
+            await asyncio.to_thread(services.recall.mechanical.warm_up)  # the recall index, built
             baseline, baseline_anon = _rss_mb(), _anon_mb()
             imported: list[dict[str, Any]] = []
             for n in range(rounds):
@@ -372,7 +399,7 @@ async def overhead(turns: int, rounds: int, seed: int) -> dict[str, Any]:
             await imports.close()
             await services.close()
             server.close()
-    return {"turns": turns, "baseline_rss_mb": round(baseline, 1), "baseline_anon_mb": round(baseline_anon, 1),
+    return {"turns": turns, "memories": memories, "baseline_rss_mb": round(baseline, 1), "baseline_anon_mb": round(baseline_anon, 1),
             "rounds": rows, "fresh_process_rss_mb": round(anchor, 1),
             "last_round_over_fresh_mb": round(rows[-1]["rss_mb"] - anchor, 1) if rows else None,
             "rss_after_replays_mb": after_replays[0], "anon_after_replays_mb": after_replays[1]}
@@ -480,11 +507,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--reading", action="store_true", help="reading exports: a zip bomb and a big export")
     parser.add_argument("--overhead", action="store_true", help="the import against a bare replay, RSS per round")
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--memories", type=int, default=0, help="with --overhead: memories in the store before")
     parser.add_argument("--mb", type=int, default=300, help="with --reading: the member's size")
     parser.add_argument("--serve", type=Path, help=argparse.SUPPRESS)  # --overhead's scripted model (a child)
     parser.add_argument("--fresh", help=argparse.SUPPRESS)  # --overhead's anchor (a child): the store's folder
+    parser.add_argument("--fill", help=argparse.SUPPRESS)  # --overhead --memories: the store filled (a child)
     parser.add_argument("--base-url", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.fill is not None:
+        asyncio.run(_fill(args.fill, args.memories))
+        return 0
     if args.fresh is not None:
         from sonetto_desktop.heap import share_one_arena
 
@@ -501,7 +533,8 @@ def main(argv: list[str] | None = None) -> int:
         from sonetto_desktop.heap import share_one_arena
 
         share_one_arena()  # as the app's entry point does, before any thread starts
-        print(json.dumps(asyncio.run(overhead(args.turns, args.rounds, args.seed)), ensure_ascii=False, indent=1))
+        print(json.dumps(asyncio.run(overhead(args.turns, args.rounds, args.seed, args.memories)), ensure_ascii=False,
+                         indent=1))
         return 0
     print(json.dumps(asyncio.run(run(args.turns, args.backend, args.seed)), ensure_ascii=False, indent=1))
     return 0
