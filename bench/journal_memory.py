@@ -18,14 +18,13 @@ import argparse
 import json
 import sys
 import tempfile
-import time
-import tracemalloc
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from bench.proc import timed_peak  # noqa: E402
 from sonetto_desktop.memory.writer.journal import TurnJournal  # noqa: E402
 
 BATCH = [{"role": "user", "content": "我最近在旅行，有点累但挺开心。" * 120},
@@ -33,14 +32,7 @@ BATCH = [{"role": "user", "content": "我最近在旅行，有点累但挺开心
 
 
 def _peak(fn):
-    tracemalloc.start()
-    began = time.perf_counter()
-    try:
-        result = fn()
-        took = time.perf_counter() - began
-        _now, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
+    result, took, peak = timed_peak(fn)
     return result, peak, took
 
 

@@ -21,14 +21,13 @@ import argparse
 import json
 import sys
 import tempfile
-import time
-import tracemalloc
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from bench.proc import timed_peak  # noqa: E402
 from sonetto_desktop.history_import.runner import count_changes  # noqa: E402
 from sonetto_desktop.memory.changes import Turn  # noqa: E402
 from sonetto_desktop.memory.item import MemoryItem  # noqa: E402
@@ -38,14 +37,7 @@ from sonetto_desktop.ops import Fetch, OpTarget  # noqa: E402
 
 
 def _timed(fn):
-    tracemalloc.start()
-    began = time.perf_counter()
-    try:
-        result = fn()
-        took = time.perf_counter() - began
-        _now, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
+    result, took, peak = timed_peak(fn)
     return result, {"ms": round(took * 1000, 1), "peak_mb": round(peak / 1e6, 2)}
 
 
