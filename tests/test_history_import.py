@@ -425,3 +425,18 @@ async def test_one_import_runs_in_one_place(services, imports, llm_server):
         await other.close()
     result = await asyncio.wait_for(imports.wait(), 30)
     assert result.turns_written == 3 and services.memory.count() == 3  # written once
+
+
+async def test_an_import_shares_the_apps_writer_index_and_the_memories_it_writes_are_in_it(services, imports, llm_server):
+    """An import's writer used to build a writer index of its own over every memory (at 100,000: a
+    column read of the store and a second copy of tens of MB, per import); while the app's writer runs
+    the import's uses the same one, which follows what the import writes."""
+    llm_server.responder = remember_each_line
+    await services.start_agents(chat=False)
+    history = await imports.read(fixture("history.jsonl"))
+    await imports.start(await imports.plan(history), history, file_name="history.jsonl")
+    shared = services.writer.index
+    assert imports.runner._run.writer.index is shared
+    result = await asyncio.wait_for(imports.wait(), 30)
+    assert result.memories_created == 3 and shared.count() == services.memory.count() == 3
+    assert shared.full_reads == 1  # built once (by its first query), then following the store

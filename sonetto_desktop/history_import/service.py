@@ -86,6 +86,9 @@ class HistoryImports:
                 return current is not None and bool(current.pending or current.busy)
 
             def import_writer(memory: Any, **options: Any) -> Any:  # chat's factory, the settings' model
+                chat = services.writer
+                if chat is not None and chat.ops.store is memory.store:  # what both know of the store: one copy
+                    options.setdefault("index", chat.index)
                 return make_writer(memory, model, lambda: services.settings, services.recall, **options)
 
             self._runner = ImportRunner(

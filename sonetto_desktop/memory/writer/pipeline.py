@@ -63,7 +63,9 @@ class MemoryWriter:
     ``user_name()``: what the user wants to be called (the settings' field), for the memories' wording.
     ``on_written(entry)``: blocking, after a turn is written and before it leaves the journal (see
     ``TurnWorker``: an import's ledger). ``drain_burst`` / ``drain_per_minute``: how fast a backlog
-    is written (``worker.DrainRate``)."""
+    is written (``worker.DrainRate``). ``index``: the :class:`WriterIndex` of another writer on the same
+    store to share (an import's writer uses chat's: at 100,000 memories a second one is a full read
+    and tens of MB); default: one of its own, built at its first query."""
 
     def __init__(
         self,
@@ -85,6 +87,7 @@ class MemoryWriter:
         on_written: Callable[[JournalEntry], None] | None = None,
         drain_burst: int = DRAIN_BURST,
         drain_per_minute: float = DRAIN_PER_MINUTE,
+        index: WriterIndex | None = None,
     ) -> None:
         ops = memory if isinstance(memory, MemoryOperations) else MemoryOperations(memory)
         if journal_path is None:
@@ -109,7 +112,7 @@ class MemoryWriter:
         self._activity: tuple[str, str] | None = None
         self._consumer: MemoryConsumer | None = None
         self._consumer_llm: Any = None  # the (maybe lazy) model ``_consumer`` was built for
-        self._index: WriterIndex | None = None
+        self._index: WriterIndex | None = index  # (another writer's on the same store: an import shares chat's)
         self._index_lock = threading.Lock()
         self._paused = False
         self._last_status: tuple | None = None
