@@ -31,7 +31,7 @@ threads' parsing of the ~230 requests of a round was counted as the import's RSS
 heaps' growth). The replays run after the last import (``rss_after_replays_mb``: what the bench's own
 replay clients leave, which rounds measured before issue 37's third pass counted as the import's).
 ``--memories N``: the store holds N memories of someone's before the warm-up (the running app at
-100,000); ``fresh_process_rss_mb``: a new process on the store the rounds left, after the same
+100,000); ``--agents``: the app's writer runs beside the import, as in the window; ``fresh_process_rss_mb``: a new process on the store the rounds left, after the same
 warm-up (what the store itself costs a process).
 
     python -m bench.history_import --reading [--mb 300]
@@ -296,7 +296,7 @@ class _ServerProcess:
             self._process.wait()
 
 
-async def fresh(folder: str, base_url: str, seed: int) -> float:
+async def fresh(folder: str, base_url: str, seed: int, agents: bool = False) -> float:
     """``--overhead``'s anchor for "back to the baseline": a new process opens the store the rounds
     left and does what the long-lived one did before its baseline (a 5-turn import: the LLM stack, the
     writer's index, now over every memory the rounds made); its RSS then. What the long-lived process
@@ -304,6 +304,8 @@ async def fresh(folder: str, base_url: str, seed: int) -> float:
     settings = Settings(data_dir=folder, store_backend="sqlite", retrieval_mode="mechanical",
                         base_url=base_url, model="test-model", api_key="sk-bench")
     services = await AppServices.open(settings=settings, watch=False)
+    if agents:
+        await services.start_agents(chat=False)
     imports = HistoryImports(services)
     try:
         history = synthetic_history(5, seed + 2000)
@@ -317,11 +319,12 @@ async def fresh(folder: str, base_url: str, seed: int) -> float:
         await services.close()
 
 
-def _fresh_rss(folder: str, base_url: str, seed: int) -> float:
+def _fresh_rss(folder: str, base_url: str, seed: int, agents: bool = False) -> float:
     import subprocess
 
     done = subprocess.run([sys.executable, "-m", "bench.history_import", "--fresh", folder, "--base-url", base_url,
-                           "--seed", str(seed)], cwd=ROOT, capture_output=True, text=True, check=True)
+                           "--seed", str(seed), *(["--agents"] if agents else [])],
+                          cwd=ROOT, capture_output=True, text=True, check=True)
     return float(done.stdout.strip().splitlines()[-1])
 
 
@@ -345,7 +348,7 @@ def _fill_in_child(folder: str, memories: int) -> None:
                    cwd=ROOT, check=True)
 
 
-async def overhead(turns: int, rounds: int, seed: int, memories: int = 0) -> dict[str, Any]:
+async def overhead(turns: int, rounds: int, seed: int, memories: int = 0, agents: bool = False) -> dict[str, Any]:
     rows: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory() as folder:
         server = _ServerProcess(Path(folder))
@@ -354,6 +357,8 @@ async def overhead(turns: int, rounds: int, seed: int, memories: int = 0) -> dic
         if memories:  # filled by another process: this one starts as the fresh anchor does
             await asyncio.to_thread(_fill_in_child, folder, memories)
         services = await AppServices.open(settings=settings, watch=False)
+        if agents:  # the app's writer (and recall) running, as in the window: the import shares its index
+            await services.start_agents(chat=False)
         imports = HistoryImports(services)
         try:
             async def one(history: History) -> tuple[float, float, tuple[int, int]]:
@@ -375,7 +380,7 @@ async def overhead(turns: int, rounds: int, seed: int, memories: int = 0) -> dic
                 wall, cpu, span = await one(synthetic_history(turns, seed + n))
                 imported.append({"round": n + 1, "wall": wall, "cpu": cpu, "span": span})
                 imported[-1].update(rss=_rss_mb(), anon=_anon_mb())
-            anchor = await asyncio.to_thread(_fresh_rss, folder, server.base_url, seed)
+            anchor = await asyncio.to_thread(_fresh_rss, folder, server.base_url, seed, agents)
             for one_round in imported:
                 start, end = one_round["span"]
                 bodies = [json.loads(line) for line in server.between(start, end)]
@@ -399,7 +404,7 @@ async def overhead(turns: int, rounds: int, seed: int, memories: int = 0) -> dic
             await imports.close()
             await services.close()
             server.close()
-    return {"turns": turns, "memories": memories, "baseline_rss_mb": round(baseline, 1), "baseline_anon_mb": round(baseline_anon, 1),
+    return {"turns": turns, "memories": memories, "agents": agents, "baseline_rss_mb": round(baseline, 1), "baseline_anon_mb": round(baseline_anon, 1),
             "rounds": rows, "fresh_process_rss_mb": round(anchor, 1),
             "last_round_over_fresh_mb": round(rows[-1]["rss_mb"] - anchor, 1) if rows else None,
             "rss_after_replays_mb": after_replays[0], "anon_after_replays_mb": after_replays[1]}
@@ -508,6 +513,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--overhead", action="store_true", help="the import against a bare replay, RSS per round")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--memories", type=int, default=0, help="with --overhead: memories in the store before")
+    parser.add_argument("--agents", action="store_true", help="with --overhead: the app's writer runs, as in the window")
     parser.add_argument("--mb", type=int, default=300, help="with --reading: the member's size")
     parser.add_argument("--serve", type=Path, help=argparse.SUPPRESS)  # --overhead's scripted model (a child)
     parser.add_argument("--fresh", help=argparse.SUPPRESS)  # --overhead's anchor (a child): the store's folder
@@ -521,7 +527,7 @@ def main(argv: list[str] | None = None) -> int:
         from sonetto_desktop.heap import share_one_arena
 
         share_one_arena()
-        print(asyncio.run(fresh(args.fresh, args.base_url, args.seed)))
+        print(asyncio.run(fresh(args.fresh, args.base_url, args.seed, args.agents)))
         return 0
     if args.serve is not None:
         serve(args.serve)
@@ -533,8 +539,8 @@ def main(argv: list[str] | None = None) -> int:
         from sonetto_desktop.heap import share_one_arena
 
         share_one_arena()  # as the app's entry point does, before any thread starts
-        print(json.dumps(asyncio.run(overhead(args.turns, args.rounds, args.seed, args.memories)), ensure_ascii=False,
-                         indent=1))
+        print(json.dumps(asyncio.run(overhead(args.turns, args.rounds, args.seed, args.memories, args.agents)),
+                         ensure_ascii=False, indent=1))
         return 0
     print(json.dumps(asyncio.run(run(args.turns, args.backend, args.seed)), ensure_ascii=False, indent=1))
     return 0
