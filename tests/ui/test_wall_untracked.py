@@ -21,6 +21,7 @@ PER_CARD = 0.1
 
 
 async def _tracked_by_wall(tmp_path, qtbot, wait, cards: int) -> int:
+    tmp_path.mkdir(parents=True, exist_ok=True)
     store = SqliteMemoryManager(tmp_path / f"w{cards}.db")  # (a store that keeps no copy of its memories)
     store.import_items(_items(cards))
     service_of = memory_service_over(store)
@@ -43,6 +44,9 @@ async def _tracked_by_wall(tmp_path, qtbot, wait, cards: int) -> int:
 
 async def test_the_shown_wall_keeps_nothing_per_card_that_the_collector_walks(tmp_path, qtbot, wait):
     await _tracked_by_wall(tmp_path, qtbot, wait, SMALL)  # what a first wall makes once (styles, fonts, caches)
-    small = await _tracked_by_wall(tmp_path, qtbot, wait, SMALL)
-    large = await _tracked_by_wall(tmp_path, qtbot, wait, LARGE)
+    # Each size counted twice, the fewer kept: what the wall keeps is there both times, while a thread
+    # another test of this process left running (a build finishing) adds objects to one count only
+    # (seen once in CI: 919 against 24, with the same code that passed the run before).
+    small = min([await _tracked_by_wall(tmp_path / f"s{n}", qtbot, wait, SMALL) for n in range(2)])
+    large = min([await _tracked_by_wall(tmp_path / f"l{n}", qtbot, wait, LARGE) for n in range(2)])
     assert large - small <= PER_CARD * (LARGE - SMALL), (small, large)
