@@ -105,6 +105,67 @@ def test_server_restart_mid_stream_loses_no_write(device, restartable_pg_server)
     assert laptop.feed.listener.reconnects >= 1
 
 
+def test_a_session_ended_by_the_server_is_the_server_away_whatever_psycopg_raises_last():
+    """What decides ``StoreOffline`` (retried) against ``StoreWriteFailed`` (not) after a write's error.
+    A server shutting down while a pipelined COMMIT waits answers "terminating connection" (57P01) and
+    psycopg then raises "cannot exit pipeline mode while busy" before it marks the connection broken:
+    CI lost writes in test_server_restart_mid_stream_loses_no_write because that was taken for a failed
+    statement. The errors here are psycopg's own classes, chained as psycopg chains them."""
+    from types import SimpleNamespace
+
+    from psycopg import OperationalError, errors
+    from sonetto_desktop.memory.stores.postgres.connection import connection_lost
+
+    def raised_while(cause: BaseException, then: BaseException) -> BaseException:
+        try:
+            try:
+                raise cause
+            except type(cause):
+                raise then  # noqa: B904 - chained implicitly (``__context__``), as psycopg does
+        except type(then) as exc:
+            return exc
+
+    alive, broken = SimpleNamespace(broken=False), SimpleNamespace(broken=True)
+    busy = raised_while(errors.AdminShutdown("terminating connection due to administrator command"),
+                        OperationalError("cannot exit pipeline mode while busy"))
+    assert connection_lost(alive, busy)
+    assert connection_lost(alive, errors.CrashShutdown("terminating connection because of crash"))
+    assert connection_lost(alive, errors.ConnectionFailure("connection failure"))
+    assert connection_lost(broken, OperationalError("consuming input failed"))
+    assert not connection_lost(alive, errors.QueryCanceled("canceling statement due to user request"))
+    assert not connection_lost(alive, errors.DeadlockDetected("deadlock detected"))
+    assert not connection_lost(alive, raised_while(errors.DeadlockDetected("deadlock detected"),
+                                                   OperationalError("cannot exit pipeline mode while busy")))
+
+
+def test_a_session_the_server_ends_during_a_write_is_the_server_away_and_nothing_is_written(
+        device, pg_url, pg_schema):
+    """The server ends the writing session while the write's statements are on the way (a trigger holds
+    the update for two seconds; the session is ended during it): ``StoreOffline`` (the writer retries
+    once the server is back), nothing of the transaction kept, the next write goes through."""
+    import psycopg
+
+    desk = device("desk", write_wait=5)
+    kept = desk.add("之前写的", "瞬间")
+    with psycopg.connect(pg_url, autocommit=True) as admin:
+        admin.execute(f'CREATE FUNCTION "{pg_schema}".slow_update() RETURNS trigger LANGUAGE plpgsql'
+                      " AS $$ BEGIN PERFORM pg_sleep(2); RETURN NEW; END $$")
+        admin.execute(f'CREATE TRIGGER slow_update BEFORE UPDATE ON "{pg_schema}".memories'
+                      f' FOR EACH ROW EXECUTE FUNCTION "{pg_schema}".slow_update()')
+        ender = threading.Timer(0.5, lambda: admin.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+            " WHERE pid <> pg_backend_pid() AND wait_event = 'PgSleep'"))
+        ender.start()  # (during the update, its change-log row, NOTIFY and COMMIT queued behind it)
+        with pytest.raises(StoreOffline):
+            desk.update(kept, "改", new_description="没能写下的", actor="user")
+        ender.join()
+        admin.execute(f'DROP TRIGGER slow_update ON "{pg_schema}".memories')
+    wait_for(lambda: desk.connection.online, 10, "the server back")
+    assert desk.get(kept).description == "之前写的"
+    again = desk.add("之后写的", "瞬间")  # and the next write goes through
+    assert desk.get(again).description == "之后写的"
+
+
 def test_a_gap_longer_than_the_log_is_one_reload(device):
     desk = device("desk", changes_kept=3, prune_every=1)
     laptop = device("laptop", listen=False)  # polled only: what one poll finds is what it returns

@@ -51,6 +51,29 @@ class StoreStatus:
         return not self.online
 
 
+#: SQLSTATE classes of a connection the server ended or lost: connection exceptions (08) and the
+#: server shutting down or ending the session (57P01 admin shutdown, 57P02 crash, 57P03 cannot connect now).
+_LOST_STATES = ("08", "57P")
+
+
+def connection_lost(conn: Any, exc: BaseException) -> bool:
+    """Whether ``exc`` (raised by a write on ``conn``) means the connection is gone, not that a
+    statement failed: ``conn`` broken, or an error in the chain saying so. A server shutting down
+    while a pipelined COMMIT waits answers "terminating connection" (57P01) and psycopg then fails to
+    leave pipeline mode ("cannot exit pipeline mode while busy") before it marks the connection
+    broken: that is the server going away (the write is retried when it is back), not a failed write."""
+    if conn.broken:
+        return True
+    seen: BaseException | None = exc
+    for _ in range(8):  # (a chain is short; never follow a cycle)
+        if seen is None:
+            break
+        if str(getattr(seen, "sqlstate", "") or "").startswith(_LOST_STATES):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
 class PgConnection:
     """See the module docstring. ``lock_key``: the advisory lock that serialises the store's writes;
     ``copy_time()``: when the local copy was saved (for ``status``); ``on_outage()``: called whenever
@@ -220,9 +243,10 @@ class PgConnection:
                 except OperationalError as exc:  # PoolTimeout is one too
                     if inside_write:
                         raise self.unavailable(self.describe(exc)) from exc
-                    if conn is not None and conn.broken and attempt < self._pool_size:
+                    lost = conn is None or connection_lost(conn, exc)
+                    if conn is not None and lost and attempt < self._pool_size:
                         continue  # a pooled connection the server dropped (a restart): a read can go again
-                    if conn is None or conn.broken:  # no connection, or it died: an outage
+                    if lost:  # no connection, or it died: an outage
                         self.go_offline(exc)
                     else:  # the statement failed on a sound connection: this one read comes from the copy
                         log.info("memory server %s: a read failed (%s)", self.location.display(),
@@ -281,8 +305,8 @@ class PgConnection:
                         conn.execute("COMMIT")
                     return
         except OperationalError as exc:  # PoolTimeout is one too
-            if conn is not None and not conn.broken:  # a statement failed (cancelled, deadlock): the server is there
-                raise StoreWriteFailed(self.location.display(), self.describe(exc)) from exc
+            if conn is not None and not connection_lost(conn, exc):  # a statement failed (cancelled,
+                raise StoreWriteFailed(self.location.display(), self.describe(exc)) from exc  # deadlock): the server is there
             self.go_offline(exc)
             raise self.unavailable(self.describe(exc)) from exc
 
