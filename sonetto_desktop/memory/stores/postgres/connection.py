@@ -305,8 +305,9 @@ class PgConnection:
                         conn.execute("COMMIT")
                     return
         except OperationalError as exc:  # PoolTimeout is one too
-            if conn is not None and not connection_lost(conn, exc):  # a statement failed (cancelled,
-                raise StoreWriteFailed(self.location.display(), self.describe(exc)) from exc  # deadlock): the server is there
+            # a statement failed on a live connection (cancelled, deadlock): the server is there
+            if conn is not None and not connection_lost(conn, exc):
+                raise StoreWriteFailed(self.location.display(), self.describe(exc)) from exc
             self.go_offline(exc)
             raise self.unavailable(self.describe(exc)) from exc
 
