@@ -319,13 +319,17 @@ async def fresh(folder: str, base_url: str, seed: int, agents: bool = False) -> 
         await services.close()
 
 
-def _fresh_rss(folder: str, base_url: str, seed: int, agents: bool = False) -> float:
+def _in_child(*args: str) -> str:
+    """This bench run as a child process with ``args`` (the anchor, the filling); its stdout."""
     import subprocess
 
-    done = subprocess.run([sys.executable, "-m", "bench.history_import", "--fresh", folder, "--base-url", base_url,
-                           "--seed", str(seed), *(["--agents"] if agents else [])],
-                          cwd=ROOT, capture_output=True, text=True, check=True)
-    return float(done.stdout.strip().splitlines()[-1])
+    return subprocess.run([sys.executable, "-m", "bench.history_import", *args], cwd=ROOT, capture_output=True,
+                          text=True, check=True).stdout
+
+
+def _fresh_rss(folder: str, base_url: str, seed: int, agents: bool = False) -> float:
+    out = _in_child("--fresh", folder, "--base-url", base_url, "--seed", str(seed), *(["--agents"] if agents else []))
+    return float(out.strip().splitlines()[-1])
 
 
 async def _fill(folder: str, memories: int) -> None:
@@ -342,10 +346,7 @@ async def _fill(folder: str, memories: int) -> None:
 
 
 def _fill_in_child(folder: str, memories: int) -> None:
-    import subprocess
-
-    subprocess.run([sys.executable, "-m", "bench.history_import", "--fill", folder, "--memories", str(memories)],
-                   cwd=ROOT, check=True)
+    _in_child("--fill", folder, "--memories", str(memories))
 
 
 async def overhead(turns: int, rounds: int, seed: int, memories: int = 0, agents: bool = False) -> dict[str, Any]:

@@ -435,15 +435,8 @@ class SqliteMemoryManager(BaseMemoryManager):
             return super().columns_of_all(names)  # an older table without the column: the items' defaults
         conn = self._checked_conn()
         columns, others = read_columns(conn.execute(f"SELECT id, {', '.join(names)} FROM memories").fetchall(), names)
-        whole: dict[str, tuple[Any, ...]] = {}
-        wanted = [columns[0][i] for i in others]
-        select = f"SELECT {', '.join(self._columns)} FROM memories WHERE id IN "
-        for start in range(0, len(wanted), _CHUNK):  # as a read repairs them
-            chunk = wanted[start:start + _CHUNK]
-            for row in conn.execute(select + f"({', '.join('?' * len(chunk))})", chunk):
-                mid, fields = row_values(row, self._columns)
-                item = item_from_fields(mid, fields)[0]
-                whole[mid] = tuple(getattr(item, name) for name in names)
+        read = self.items_of(columns[0][i] for i in others)  # whole, as a read repairs them
+        whole = {mid: tuple(getattr(item, name) for name in names) for mid, item in read.items() if item is not None}
         return fill(columns, others, whole)
 
     def get(self, memory_id: str) -> MemoryItem:

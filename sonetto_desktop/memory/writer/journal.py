@@ -377,14 +377,15 @@ class TurnJournal:
     def pending_turn_ids(self) -> list[str]:
         """The turn ids of the pending turns, oldest first, each file read and let go in turn (an
         import's thousands of batches are never in memory at once, as ``pending()`` would hold them)."""
-        with self._lock:
-            named = sorted((entry.seq, entry.turn_id) for entry in self._entries(self.pending_dir))
-        return [turn_id for _seq, turn_id in named]
+        return self._turn_ids(self.pending_dir)
 
     def failed_turn_ids(self) -> list[str]:
         """``pending_turn_ids`` of the turns given up on."""
+        return self._turn_ids(self.failed_dir)
+
+    def _turn_ids(self, folder: Path) -> list[str]:
         with self._lock:
-            named = sorted((entry.seq, entry.turn_id) for entry in self._entries(self.failed_dir))
+            named = sorted((entry.seq, entry.turn_id) for entry in self._entries(folder))
         return [turn_id for _seq, turn_id in named]
 
     def failed(self, *, text: bool = True) -> list[JournalEntry]:
