@@ -332,31 +332,46 @@ def _fresh_rss(folder: str, base_url: str, seed: int, agents: bool = False) -> f
     return float(out.strip().splitlines()[-1])
 
 
-async def _fill(folder: str, memories: int) -> None:
+FILLERS = ("varied", "alike")
+
+
+async def _fill(folder: str, memories: int, filler: str = "varied") -> None:
     """``--memories``: the store holds that many memories of someone's before the warm-up (made in a
-    child process: ``--fill``)."""
+    child process: ``--fill``). ``varied`` (the default): ``bench.recall.synthetic_bank``'s sentences,
+    whose words are drawn from jieba's dictionary by frequency, so a word is as common as in real
+    text; ``alike``: every memory one sentence with its numbers changed, so six words are in every
+    memory and each query of the writer's listing scores the whole store (a worst case, measured
+    before issue 37's seventh pass)."""
     from sonetto_desktop.memory.item import MemoryItem
 
+    if filler == "varied":
+        from bench.recall import synthetic_bank
+
+        items = {f"b{i:07x}": MemoryItem(m.description, m.theme, latest_update_time=m.latest_update_time, hit=m.hit)
+                 for i, m in enumerate(synthetic_bank(memories))}
+    else:
+        items = {f"b{i:07x}": MemoryItem(f"第{i}条：小林记下了一件关于第{i % 17}个朋友的小事。", f"主题{i % 12}")
+                 for i in range(memories)}
     services = await AppServices.open(settings=Settings(data_dir=folder, store_backend="sqlite"), watch=False)
     try:
-        services.store.import_items({f"b{i:07x}": MemoryItem(f"第{i}条：小林记下了一件关于第{i % 17}个朋友的小事。",
-                                                              f"主题{i % 12}") for i in range(memories)})
+        services.store.import_items(items)
     finally:
         await services.close()
 
 
-def _fill_in_child(folder: str, memories: int) -> None:
-    _in_child("--fill", folder, "--memories", str(memories))
+def _fill_in_child(folder: str, memories: int, filler: str = "varied") -> None:
+    _in_child("--fill", folder, "--memories", str(memories), "--filler", filler)
 
 
-async def overhead(turns: int, rounds: int, seed: int, memories: int = 0, agents: bool = False) -> dict[str, Any]:
+async def overhead(turns: int, rounds: int, seed: int, memories: int = 0, agents: bool = False,
+                   filler: str = "varied") -> dict[str, Any]:
     rows: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory() as folder:
         server = _ServerProcess(Path(folder))
         settings = Settings(data_dir=folder, store_backend="sqlite", retrieval_mode="mechanical",
                             base_url=server.base_url, model="test-model", api_key="sk-bench")
         if memories:  # filled by another process: this one starts as the fresh anchor does
-            await asyncio.to_thread(_fill_in_child, folder, memories)
+            await asyncio.to_thread(_fill_in_child, folder, memories, filler)
         services = await AppServices.open(settings=settings, watch=False)
         if agents:  # the app's writer (and recall) running, as in the window: the import shares its index
             await services.start_agents(chat=False)
@@ -405,7 +420,7 @@ async def overhead(turns: int, rounds: int, seed: int, memories: int = 0, agents
             await imports.close()
             await services.close()
             server.close()
-    return {"turns": turns, "memories": memories, "agents": agents, "baseline_rss_mb": round(baseline, 1), "baseline_anon_mb": round(baseline_anon, 1),
+    return {"turns": turns, "memories": memories, "filler": filler if memories else None, "agents": agents, "baseline_rss_mb": round(baseline, 1), "baseline_anon_mb": round(baseline_anon, 1),
             "rounds": rows, "fresh_process_rss_mb": round(anchor, 1),
             "last_round_over_fresh_mb": round(rows[-1]["rss_mb"] - anchor, 1) if rows else None,
             "rss_after_replays_mb": after_replays[0], "anon_after_replays_mb": after_replays[1]}
@@ -515,6 +530,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--memories", type=int, default=0, help="with --overhead: memories in the store before")
     parser.add_argument("--agents", action="store_true", help="with --overhead: the app's writer runs, as in the window")
+    parser.add_argument("--filler", choices=FILLERS, default="varied",
+                        help="with --memories: words as common as in real text (varied) or six words in every memory (alike)")
     parser.add_argument("--mb", type=int, default=300, help="with --reading: the member's size")
     parser.add_argument("--serve", type=Path, help=argparse.SUPPRESS)  # --overhead's scripted model (a child)
     parser.add_argument("--fresh", help=argparse.SUPPRESS)  # --overhead's anchor (a child): the store's folder
@@ -522,7 +539,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--base-url", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.fill is not None:
-        asyncio.run(_fill(args.fill, args.memories))
+        asyncio.run(_fill(args.fill, args.memories, args.filler))
         return 0
     if args.fresh is not None:
         from sonetto_desktop.heap import share_one_arena
@@ -540,7 +557,7 @@ def main(argv: list[str] | None = None) -> int:
         from sonetto_desktop.heap import share_one_arena
 
         share_one_arena()  # as the app's entry point does, before any thread starts
-        print(json.dumps(asyncio.run(overhead(args.turns, args.rounds, args.seed, args.memories, args.agents)),
+        print(json.dumps(asyncio.run(overhead(args.turns, args.rounds, args.seed, args.memories, args.agents, args.filler)),
                          ensure_ascii=False, indent=1))
         return 0
     print(json.dumps(asyncio.run(run(args.turns, args.backend, args.seed)), ensure_ascii=False, indent=1))

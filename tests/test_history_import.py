@@ -410,6 +410,33 @@ async def test_the_import_benchmark_runs_and_its_estimate_holds():
         assert 0.75 < out["estimate_vs_counted"] < 1.25
 
 
+async def test_the_import_benchmarks_store_fills_with_words_as_common_as_real_texts_or_all_alike(tmp_path):
+    """``--memories N --filler``: "varied" draws words by their frequency in real text (no word is in
+    every memory), "alike" is one sentence with its numbers changed (six words in every memory: the
+    writer's listing then scores the whole store for each query, the worst case)."""
+    from collections import Counter
+
+    from bench.history_import import _fill
+
+    from sonetto_desktop.config.settings import Settings
+    from sonetto_desktop.services import AppServices
+
+    shares = {}
+    for filler in ("varied", "alike"):
+        folder = tmp_path / filler
+        folder.mkdir()
+        await _fill(str(folder), 300, filler)
+        opened = await AppServices.open(settings=Settings(data_dir=str(folder), store_backend="sqlite"), watch=False)
+        try:
+            texts = [item.description for item in opened.store.all_items().values()]
+        finally:
+            await opened.close()
+        assert len(texts) == 300
+        pairs = Counter(p for text in texts for p in {text[i:i + 2] for i in range(len(text) - 1)} if p.isalpha())
+        shares[filler] = sum(n >= 0.9 * len(texts) for n in pairs.values())  # words in nearly every memory
+    assert shares["alike"] >= 6 and shares["varied"] <= 2, shares
+
+
 async def test_one_import_runs_in_one_place(services, imports, llm_server):
     from sonetto_desktop.history_import.runner import ImportElsewhere
 
