@@ -220,3 +220,41 @@ def test_the_listing_costs_little_more_than_the_memories_it_shows(mm, retriever)
     beyond = counter.count("\n".join(lines)) - texts
     assert listing.shown >= 10 and beyond / listing.shown <= 14, (beyond, listing.shown)
     assert counter.count(head) <= 60
+
+
+def test_the_duplicate_search_compares_wording_without_a_questions_analysis(mm, retriever, monkeypatch):
+    """Likely duplicates are judged by shared wording, so their candidates come from the memories'
+    character pairs and words (``lookalikes``), not from a question's analysis and ranking (its
+    expansions, typo guesses, feedback): one analysis per listing (the turn's), not one per probe."""
+    fill(mm, extra=extra_memories())
+    retriever.warm_up()
+    analysed = []
+    real = retriever._analyze
+    monkeypatch.setattr(retriever, "_analyze", lambda prompt, moment: analysed.append(prompt) or real(prompt, moment))
+    flags = listing_flags(mm, retriever)
+    assert flags["c0001"] == ("可能重复：c0002",) and flags["c0002"] == ("可能重复：c0001",)
+    assert analysed == [COFFEE_TURN]
+
+
+def test_lookalikes_are_the_memories_sharing_most_wording(mm, retriever):
+    fill(mm, recent=30, extra=extra_memories() | {"e0001": ("User plays classical guitar on Sundays", "技能")})
+    retriever.warm_up()
+
+    def ids(text: str, k: int = 3) -> list[str]:
+        return [doc["id"] for doc in retriever.lookalikes(text, k)]
+
+    assert ids("每天早上在楼下买一杯美式")[0] == "c0002"
+    assert ids("plays classical guitar every Sunday")[0] == "e0001"  # ASCII words, stemmed
+    assert ids("") == [] and ids("。！？") == [] and ids("在楼下", 0) == []
+    twin = mm.add("用户每天早上在楼下买一杯冰美式", "品味")  # after the index was built
+    mm.delete("c0002", "说错了")
+    assert ids("每天早上在楼下买一杯美式")[0] == twin and "c0002" not in ids("每天早上在楼下买一杯美式", 10)
+
+
+def test_the_writer_listing_benchmark_runs_and_both_duplicate_searches_find_the_twins():
+    from bench.writer_listing import measure
+
+    out = measure(400, 20, 4)
+    assert out["turns"] == 4 and out["probes"] == 20 and out["listing"]["mean_ms"] > 0
+    found = out["duplicate_probe"]
+    assert found["lookalikes"]["pairs"] == found["candidates"]["pairs"] == 10

@@ -412,6 +412,21 @@ class MechanicalRetriever:
                 out += [doc for doc, _ in self._public(more)]
         return out
 
+    def lookalikes(self, text: str, k: int) -> list[dict]:
+        """The ``k`` memories that share the most of ``text``'s wording (BM25 over its character pairs
+        and ASCII words as written: no word analysis, expansion, feedback, theme or date): the
+        candidates of a duplicate search, which compares wording. Costs what those terms' postings
+        hold, a fraction of a question's ranking."""
+        keys = {term_key(term): 1.0 for term in tok.surface_terms(text)}
+        if k <= 0 or not keys:
+            return []
+        with self._lock:
+            self._refresh()
+            if not len(self._docs):
+                return []
+            scores = self._postings.score(keys)
+            return [doc for doc, _ in self._public([(s, float(scores[s])) for s in sc.top(scores, self._docs, k)])]
+
     def stats(self) -> dict[str, Any]:
         """Sizes of the index (for benchmarks and diagnostics)."""
         with self._lock:

@@ -89,11 +89,6 @@ def priors(docs: DocTable) -> np.ndarray:
     return np.minimum(W.hit_prior * np.log1p(hits), W.hit_prior_cap)
 
 
-def _feedback_terms(text: str) -> list[str]:
-    """Terms that name things in a memory: character bigrams and ASCII words (no jieba needed)."""
-    return [tok.BIGRAM + b for b in tok.bigrams(text)] + [tok.WORD + w for w in tok.ascii_words(text)]
-
-
 def feedback(postings: Postings, docs: DocTable, query: Query, scores: np.ndarray, floor: float) -> np.ndarray | None:
     """Pseudo-relevance feedback: the rarest terms of the best match (when it clears the floor)
     that the query did not use, so memories about the same thing (亚瑟士, 绿洲家园, a name) come
@@ -103,7 +98,7 @@ def feedback(postings: Postings, docs: DocTable, query: Query, scores: np.ndarra
     if not best or scores[best[0]] < floor:
         return None
     used = {term_key(t) for t in query.terms}
-    keys = list(dict.fromkeys(k for k in map(term_key, _feedback_terms(docs.texts[best[0]])) if k not in used))
+    keys = list(dict.fromkeys(k for k in map(term_key, tok.surface_terms(docs.texts[best[0]])) if k not in used))
     most = max(3, int(postings.n_live * W.feedback_max_df))
     usable = sorted((df, key) for key, df in zip(keys, postings.doc_freqs(keys), strict=True) if 2 <= df <= most)
     if not usable:

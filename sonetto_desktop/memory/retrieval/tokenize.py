@@ -258,6 +258,12 @@ def chars(text: str) -> list[str]:
     return [ch for run in _CJK_RUN.findall(text or "") for ch in run if ch not in _STOP_CHARS and ch not in _WEAK_CHARS]
 
 
+def surface_terms(text: str) -> list[str]:
+    """Terms that name things in a text as it is written: its character bigrams and ASCII words (no
+    word segmentation, nothing the lexicon adds)."""
+    return [BIGRAM + b for b in bigrams(text)] + [WORD + w for w in ascii_words(text)]
+
+
 def document_terms(text: str) -> list[str]:
     """All prefixed terms of a memory (with repeats, for term frequency)."""
     return (
