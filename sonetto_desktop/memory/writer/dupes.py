@@ -3,8 +3,7 @@
 The retriever already knows which memories share wording with a text (``lookalikes(text, k)``: its
 character pairs and ASCII words, without the analysis a question gets), so finding the likely
 duplicates of a few memories costs a few index lookups, never a scan of the store (each asks without
-the subject "用户", which nearly every memory shares). A source without ``lookalikes`` is asked for its
-``candidates``.
+the subject "用户", which nearly every memory shares).
 Whether two texts are "nearly the same" is judged by character bigrams (Dice coefficient) after
 the subject ("用户", a name) and punctuation are dropped: "用户每天喝美式咖啡" and "用户每天早上喝一杯美式"
 score high, "用户喜欢猫" and "用户喜欢狗" do not. The writer model makes the final call.
@@ -25,18 +24,12 @@ _SUBJECT = re.compile(r"^(?:用户|[A-Za-z][A-Za-z0-9_\-]{1,19})")
 
 
 class CandidateSource(Protocol):
-    """What is needed from a retriever (``MechanicalRetriever`` has it; ``lookalikes`` too)."""
+    """What is needed from a retriever (``MechanicalRetriever`` has it): a question's candidates (the
+    writer's related memories) and the memories sharing most of a text's wording (duplicates)."""
 
     def candidates(self, prompt: str, k: int = ..., *, now: datetime | None = ...) -> list[dict]: ...
 
-
-def lookalikes(source: CandidateSource, text: str, k: int, now: datetime | None = None) -> list[dict]:
-    """The memories sharing most of ``text``'s wording, from ``source.lookalikes`` when it has one
-    (a duplicate search compares wording), else its ``candidates``."""
-    finder = getattr(source, "lookalikes", None)
-    if finder is not None:
-        return finder(text, k)
-    return source.candidates(text, k, now=now) if now is not None else source.candidates(text, k)
+    def lookalikes(self, text: str, k: int) -> list[dict]: ...
 
 
 def _core(text: str, subject: str = "") -> str:
@@ -82,15 +75,15 @@ def similarity(a: str, b: str, subject: str = "") -> float:
 
 
 def similar_pairs(source: CandidateSource, texts: dict[str, str], *, k: int = 4, threshold: float = DUPLICATE_AT,
-                  now: datetime | None = None, subject: str = "", exclude: Iterable[str] = ()) -> list[tuple[str, str, float]]:
-    """(id, other id, similarity) for each memory in ``texts`` (id -> text) and the memories the
-    retriever finds for its text that are at least ``threshold`` similar; each pair once, most
+                  subject: str = "", exclude: Iterable[str] = ()) -> list[tuple[str, str, float]]:
+    """(id, other id, similarity) for each memory in ``texts`` (id -> text) and the ``k`` memories
+    sharing most of its wording that are at least ``threshold`` similar; each pair once, most
     similar first."""
     skip = set(exclude)
     pairs: dict[tuple[str, str], float] = {}
     for mid, text in texts.items():
         try:
-            found = lookalikes(source, probe_text(text, subject), k + 1, now)
+            found = source.lookalikes(probe_text(text, subject), k + 1)
         except Exception:
             log.exception("duplicate search failed for %s", mid)
             continue

@@ -94,7 +94,7 @@ def collect_work(ops: MemoryOperations, index: WriterIndex, source: CandidateSou
         probes = index.updated_since(since, PROBES_MAX) if since else index.recent(PROBES_MAX)
         texts = {mid: item.description for mid, item in read_items(ops.store, probes).items()
                  if mid not in items}
-        found = similar_pairs(source, texts, k=4, threshold=PAIR_AT, now=now, subject=subject, exclude=expired)
+        found = similar_pairs(source, texts, k=4, threshold=PAIR_AT, subject=subject, exclude=expired)
         items.update(read_items(ops.store, [m for a, b, _ in found for m in (a, b) if m not in items]))
         for a, b, score in found:
             if a in items and b in items and (score >= PAIR_ANY_THEME_AT or items[a].theme == items[b].theme):

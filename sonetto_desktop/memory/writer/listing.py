@@ -243,7 +243,7 @@ def _read_listing(mm: BaseMemoryManager, index: WriterIndex, turn_text: str | No
     if source is not None and dup_probes > 0:
         probes = {mid: str(items[mid].description) for mid in related or () if mid in items}
         probes = dict(list(probes.items())[:dup_probes])
-        pairs = similar_pairs(source, probes, now=now, subject=subject)
+        pairs = similar_pairs(source, probes, subject=subject)
         items.update(read_items(mm, [m for a, b, _ in pairs for m in (a, b) if m not in items]))
         _pair_flags([p for p in pairs if p[0] in items and p[1] in items], flags)
     items.update(read_items(mm, [mid for mid in index.recent(recent_n) if mid not in items]))
