@@ -7,6 +7,7 @@ from datetime import datetime, timedelta
 
 from memory_stores import backend_store_fixture
 from sonetto_desktop.memory import MemoryChange, MemoryOperations
+from sonetto_desktop.memory.item import MemoryItem
 
 mm = backend_store_fixture()
 
@@ -57,3 +58,42 @@ def test_forget_what_sonetto_wrote_today(mm):
     result = person.forget_written_by("agent", today)
     assert set(result.ids) == set(written) and set(mm.all_items()) == {mine}
     assert person.forget_written_by("agent", today + timedelta(days=1)).changes == []
+
+
+def _written(text: str, actor: str, when: str) -> MemoryItem:
+    return MemoryItem(text, "瞬间", history=[{"action": "create", "actor": actor, "time": when, "turn_id": "t-old",
+                                             "description": text, "theme": "瞬间"}], latest_update_time=when)
+
+
+def test_forget_what_sonetto_wrote_today_reads_only_the_memories_updated_since(mm, monkeypatch):
+    """A memory is last updated no earlier than it was created: only those updated today are read whole
+    (at 100,000 memories, "today" was every memory with its history)."""
+    earlier = (datetime.now() - timedelta(days=3)).isoformat(timespec="seconds")
+    mm.import_items({f"old{i:05d}": _written(f"用户三天前提到的第{i}件事", "agent", earlier) for i in range(300)})
+    agent = MemoryOperations(mm).as_actor("agent")
+    written = [agent.add(t, "瞬间").ids[0] for t in ("用户今天在喝咖啡", "用户最近在学吉他")]
+    asked: list[str] = []
+    real = mm.items_of
+
+    def items_of(ids):
+        ids = list(ids)
+        asked.extend(ids)
+        return real(ids)
+
+    monkeypatch.setattr(mm, "items_of", items_of)
+    monkeypatch.setattr(mm, "all_items", lambda: (_ for _ in ()).throw(AssertionError("read every memory")))
+    today = datetime.now().replace(hour=0, minute=0, second=0, microsecond=0)
+    result = MemoryOperations(mm).forget_written_by("agent", today)
+    assert set(result.ids) == set(written) and sorted(asked) == sorted(written)
+    assert mm.count() == 300
+
+
+def test_forget_today_reads_times_written_with_their_offset(mm):
+    """A memory.yaml edited by hand or written by another program may give its times an offset: they
+    are compared as local times, not refused (a naive and an aware time do not compare)."""
+    now = datetime.now().astimezone()
+    mm.import_items({"aware001": _written("用户今天去了西湖", "agent", now.isoformat(timespec="seconds")),
+                     "aware002": _written("用户上周去了灵隐寺", "agent",
+                                          (now - timedelta(days=7)).isoformat(timespec="seconds"))})
+    today = datetime.now().replace(hour=0, minute=0, second=0, microsecond=0)
+    assert MemoryOperations(mm).forget_written_by("agent", today).ids == ["aware001"]
