@@ -563,3 +563,26 @@ def test_the_wall_following_many_changed_memories_reads_those_rows_only(tmp_path
         assert peak * 10 < whole, f"{peak / 1024:.0f} KB for {len(asked)} memories against {whole / 1024:.0f} KB for all"
     finally:
         mm.close()
+
+
+def test_an_import_preview_reads_the_stored_texts_and_themes_not_every_history(tmp_path):
+    """``sonetto memory import --dry-run`` / the import dialog's preview compared the file with every
+    stored memory built whole; it reads the two columns the import compares, with the same outcome."""
+    from sonetto_desktop.memory.import_preview import NEW, NEW_ID, SKIPPED, preview_import
+
+    mm = SqliteMemoryManager(tmp_path / "memory.db")
+    try:
+        mm.import_items(_imported(5, "agent"))
+        kept = mm.add("小林讨厌香菜", "品味", actor="user")
+        stored = mm.get(kept)
+        reads = _Reads()
+        mm._conn().set_authorizer(reads)
+        preview = preview_import(mm, {"fresh001": MemoryItem("小林喜欢爵士", "音乐"),
+                                      kept: MemoryItem("小林换了新工作", "工作"),
+                                      "dup00001": MemoryItem(stored.description, stored.theme)})
+        mm._conn().set_authorizer(None)
+        assert "history" not in reads.columns and {"description", "theme"} <= reads.columns
+        assert {row.memory_id: row.outcome for row in preview.rows} == {
+            "fresh001": NEW, kept: NEW_ID, "dup00001": SKIPPED}
+    finally:
+        mm.close()

@@ -38,10 +38,12 @@ class ImportPreview:
 
 
 def preview_import(mm: BaseMemoryManager, items: dict[str, MemoryItem]) -> ImportPreview:
-    """The outcome of ``mm.import_items(items)`` for each entry, without writing anything."""
-    stored = mm.all_items()
+    """The outcome of ``mm.import_items(items)`` for each entry, without writing anything. Reads the
+    stored memories' text and theme only (``fields_of_all``), as the import compares them: at 100,000
+    memories not every one built with its history."""
+    stored = mm.fields_of_all(("description", "theme"))
     trashed = {row["id"] for row in mm.list_trash()}
-    existing = {(item.description, item.theme) for item in stored.values()}
+    existing = set(stored.values())
     rows: list[PreviewRow] = []
     for mid, item in items.items():
         key = (item.description, item.theme)
