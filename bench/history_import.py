@@ -14,7 +14,7 @@ making it took; the import's wall time and time per batch; prompt tokens per tur
 the server received them, counted with the Qwen2.5 tokenizer like ``bench.writer_tokens``; and the
 estimate against that count.
 
-    python -m bench.history_import --overhead [--turns 1000] [--rounds 3] [--memories 0]
+    python -m bench.history_import --overhead [--turns 1000] [--rounds 3] [--memories 0] [--filler varied|alike]
 
 The import's own cost (issue 37): ``--rounds`` imports of ``--turns`` turns each (other chats each
 round) in one process, after a 5-turn import that loads the LLM stack. Per round: the import's wall
@@ -31,7 +31,7 @@ threads' parsing of the ~230 requests of a round was counted as the import's RSS
 heaps' growth). The replays run after the last import (``rss_after_replays_mb``: what the bench's own
 replay clients leave, which rounds measured before issue 37's third pass counted as the import's).
 ``--memories N``: the store holds N memories of someone's before the warm-up (the running app at
-100,000); ``--agents``: the app's writer runs beside the import, as in the window; ``fresh_process_rss_mb``: a new process on the store the rounds left, after the same
+100,000; ``--filler``: words as common as in real text, or one sentence in every memory, see ``_fill``); ``--agents``: the app's writer runs beside the import, as in the window; ``fresh_process_rss_mb``: a new process on the store the rounds left, after the same
 warm-up (what the store itself costs a process).
 
     python -m bench.history_import --reading [--mb 300]
