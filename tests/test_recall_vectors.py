@@ -166,6 +166,22 @@ def test_an_e5_server_away_at_the_first_call_is_asked_again_at_the_next(llm_serv
     assert llm_server.embedding_requests[-1]["input_type"] == "passage"
 
 
+def test_an_e5_server_answering_the_two_kinds_in_other_sizes_is_not_told_the_kinds(llm_server):
+    """A server whose query and passage vectors of one text differ in size answers nothing comparable:
+    the texts carry the marks, and the odd answer is no crash (a hostile or broken server)."""
+    llm_server.embedding_input_type = "honour"
+    llm_server.add_embedding_size(64)
+    llm_server.add_embedding_size(32)
+    client = _e5_client(llm_server)
+    try:
+        assert client.embed(["小林对花生过敏。"]).shape == (1, 64)
+        assert client.kinds == "marks"
+    finally:
+        client.close()
+    sent = llm_server.embedding_requests[-1]
+    assert sent["input_list"] == ["passage: 小林对花生过敏。"] and "input_type" not in sent
+
+
 def test_failures_say_what_is_wrong_and_never_show_the_key(llm_server):
     client = EmbeddingsClient(config(llm_server))
     try:

@@ -298,6 +298,10 @@ class EmbeddingsClient:
                         if exc.retryable:
                             raise
                         continue  # this value refused: the next one
+                    if vector.shape != query.shape:  # nothing comparable: not told the kinds
+                        log.warning("embeddings: %s answers a query and a passage of one text in vectors of "
+                                    "%d and %d numbers", self.config.model, query.size, vector.size)
+                        break
                     alike = float(np.dot(query, vector) / ((np.linalg.norm(query) * np.linalg.norm(vector)) or 1.0))
                     if alike < KINDS_ALIKE:
                         self._kinds = (QUERY_KIND, document)
