@@ -46,7 +46,7 @@ from ..memory import kinds
 from ..memory.events import EventFeed
 from ..memory.operations import MemoryOperations
 from ..memory.review import ReviewInbox
-from ..memory.undo import NothingToUndo, TurnSet, turn_text
+from ..memory.undo import NothingToUndo, TurnSet
 from ..memory.writer.secret_filter import redact_secrets
 from .ledger import DONE, PAUSED, RUNNING, UNDONE, ImportLedger, ImportState, batch_seq, batch_turn_id, new_import_id
 from .formats import format_named
@@ -599,8 +599,7 @@ def count_changes(ops: MemoryOperations, import_id: str) -> tuple[int, int, int]
         return isinstance(turn_id, str) and (turn_id == import_id or turn_id.startswith(group))
 
     created = updated = 0
-    text = turn_text(import_id)
-    for item in (ops.items_mentioning(text) if text else ops.all_items()).values():  # (not every memory)
+    for item in ops.items_mentioning(import_id).values():  # (the memories its batches changed, not every one)
         own = [e for e in item.own_history() if of_it(e.get("turn_id"))]
         if not own:
             continue

@@ -41,7 +41,6 @@ after them is a later change, as for any turn.
 from __future__ import annotations
 
 import os
-
 import uuid
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field

@@ -80,6 +80,10 @@ def _row_to_item(row: tuple, columns: tuple[str, ...] = COLUMNS, *, shared: bool
     return item_from_fields(*row_values(row, columns, shared=shared))[0]
 
 
+#: The rows whose history may name a turn id (a superset: ``transaction.mentions`` checks exactly).
+MENTIONING = "instr(history, ?) > 0"
+
+
 class _SqlTransaction(Transaction):
     def __init__(self, conn: sqlite3.Connection, origin: str = "", columns: tuple[str, ...] = COLUMNS) -> None:
         self.conn = conn
@@ -116,7 +120,7 @@ class _SqlTransaction(Transaction):
         return [r[0] for r in self.conn.execute("SELECT id FROM memories")]
 
     def ids_mentioning(self, text: str) -> Iterable[str]:
-        return [r[0] for r in self.conn.execute("SELECT id FROM memories WHERE instr(history, ?) > 0", (text,))]
+        return [r[0] for r in self.conn.execute(f"SELECT id FROM memories WHERE {MENTIONING}", (text,))]
 
     def trash_get(self, memory_id: str) -> dict[str, Any] | None:
         row = self.conn.execute("SELECT entry FROM trash WHERE id = ?", (memory_id,)).fetchone()
@@ -415,8 +419,8 @@ class SqliteMemoryManager(BaseMemoryManager):
     def items_mentioning(self, text: str) -> dict[str, MemoryItem]:
         """The rows whose history holds ``text`` (SQLite's ``instr``, no item built for the others),
         then checked exactly (``mentions``); their texts not shared, as a point read's (dropped soon)."""
-        rows = self._checked_conn().execute(f"SELECT {', '.join(self._columns)} FROM memories"
-                                            " WHERE instr(history, ?) > 0", (text,)).fetchall()
+        rows = self._checked_conn().execute(f"SELECT {', '.join(self._columns)} FROM memories WHERE {MENTIONING}",
+                                            (text,)).fetchall()
         items = {}
         for row in rows:
             mid = row[0]

@@ -35,10 +35,10 @@ import os
 import threading
 import time
 import uuid
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
-from collections.abc import Iterator
 from typing import Any, Container
 
 import portalocker

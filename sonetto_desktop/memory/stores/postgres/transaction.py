@@ -114,6 +114,10 @@ class DeferredWrites:
         return getattr(self._conn, name)
 
 
+#: The rows whose history may name a turn id (a superset: ``transaction.mentions`` checks exactly).
+MENTIONING = "strpos(history::text, %s) > 0"
+
+
 class PgTransaction(Transaction):
     """Reads and writes on ``conn``, inside a transaction that holds the store's advisory lock; on a
     :class:`DeferredWrites`, its writes wait to go with the next read or the commit."""
@@ -188,12 +192,12 @@ class PgTransaction(Transaction):
 
     def ids_mentioning(self, text: str) -> Iterable[str]:
         return [r[0] for r in self.conn.execute(
-            f"SELECT id FROM {self.t.memories} WHERE strpos(history::text, %s) > 0", (text,))]
+            f"SELECT id FROM {self.t.memories} WHERE {MENTIONING}", (text,))]
 
     def items_mentioning(self, text: str) -> dict[str, MemoryItem]:
         """The memories ``ids_mentioning`` names (one round trip; not shared, as a point read)."""
         return {row[0]: self._item(row, shared=False) for row in self.conn.execute(
-            f"SELECT {COLUMNS} FROM {self.t.memories} WHERE strpos(history::text, %s) > 0", (text,))}
+            f"SELECT {COLUMNS} FROM {self.t.memories} WHERE {MENTIONING}", (text,))}
 
     def trash_get(self, memory_id: str) -> dict[str, Any] | None:
         row = self.conn.execute(f"SELECT entry FROM {self.t.trash} WHERE id = %s", (memory_id,)).fetchone()
