@@ -209,3 +209,17 @@ async def test_services_start_and_stop_the_hygiene_pass(llm_server, tmp_path):
     finally:
         await services.close()
     assert hygiene._task is None
+
+
+async def test_the_same_routine_on_other_days_is_not_sent_to_the_model_as_duplicates(llm_server, mm, writer,
+                                                                                    retriever, tmp_path):
+    # Moments of a weekly routine and an exam sat twice look alike word for word, but each is its own
+    # event: the pass has nothing to tidy (before, every pair went to the model as "说的是同一件事的条目对").
+    routine = {f"gym{n:04d}": (f"2026年11月{2 + 7 * n}日，用户去健身房练了腿", "瞬间") for n in range(4)}
+    routine |= {"exam0001": ("用户1月9日有高数考试", "时效待办"), "exam0002": ("用户1月16日有高数考试", "时效待办")}
+    seed(mm, routine)
+    hygiene = hygiene_for(writer, retriever, tmp_path)
+    report = await hygiene.run_once()
+    assert report.changes == [] and llm_server.requests == []
+    assert report.summary()[0] == "记忆很整齐，无需整理"
+    hygiene.close()

@@ -258,3 +258,37 @@ def test_the_writer_listing_benchmark_runs_and_both_duplicate_searches_find_the_
     assert out["turns"] == 4 and out["probes"] == 20 and out["listing"]["mean_ms"] > 0
     found = out["duplicate_probe"]
     assert found["lookalikes"]["pairs"] == found["candidates"]["pairs"] == 10
+
+
+ROUTINE = {"g0001": ("2026年11月2日，用户去健身房练了腿", "瞬间"), "g0002": ("2026年11月9日，用户去健身房练了腿", "瞬间"),
+           "e0001": ("用户12月9日有高数考试", "时效待办"), "e0002": ("用户12月23日有高数考试", "时效待办"),
+           "d0001": ("2026年11月20日，用户在学校看到了今年的第一场雪", "瞬间"),
+           "d0002": ("2026年11月20日，用户和室友去吃了火锅", "瞬间"),
+           "b0001": ("用户的生日是3月5日", "身份"), "b0002": ("用户的生日是5月3日", "身份"),
+           "s0001": ("用户12月9日（周三）有高数考试", "时效待办")}
+
+
+def paired(flags) -> set[frozenset[str]]:
+    return {frozenset((mid, hint.removeprefix("可能重复："))) for mid, hints in flags.items()
+            for hint in hints if hint.startswith("可能重复：")}
+
+
+def test_dated_events_on_other_days_are_not_duplicates_however_alike_their_words(mm, retriever):
+    # The same routine on two days, an exam on two dates: two events each, never "likely duplicates"
+    # (the writer and the tidy-up pass would be invited to merge them). Two moments of one day share
+    # their date, not what they say. A fact naming a day is compared by its words: the two birthdays
+    # still pair up (a contradiction to look at), and so does the same to-do written twice.
+    def check(pairs: set[frozenset[str]]) -> None:
+        assert frozenset(("b0001", "b0002")) in pairs and frozenset(("e0001", "s0001")) in pairs
+        for a, b in (("g0001", "g0002"), ("e0001", "e0002"), ("s0001", "e0002"), ("d0001", "d0002")):
+            assert frozenset((a, b)) not in pairs, (a, b)
+
+    mm.import_items({mid: MemoryItem(text, theme, latest_update_time=OLD) for mid, (text, theme) in ROUTINE.items()})
+    check(paired(read_listing(mm, "随便聊聊", None, now=NOW).flags))  # a small store: every pair compared
+    fill(mm, recent=60)  # a large one: the turn's memories probed for look-alikes
+    pairs: set[frozenset[str]] = set()
+    for turn in ("我又去健身房练腿了", "下周的高数考试好难", "今天下雪了还吃了火锅", "我的生日是哪天来着"):
+        listing = read_listing(mm, turn, lambda: retriever, now=NOW, dup_probes=9)
+        assert listing.selection == "related"
+        pairs |= paired(listing.flags)
+    check(pairs)

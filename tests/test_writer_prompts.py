@@ -44,7 +44,10 @@ def test_moments_and_new_sections_are_back_as_in_the_seed(tmp_path):
     for section in ("身份", "音乐", "品味", "地点与路径", "瞬间", "时效待办"):
         assert f"“{section}”" in prompts._CORE_PRINCIPLES or section in prompts._CORE_PRINCIPLES.split("16.")[1]
         assert f'"{section}"' in create
-    assert "用户明确要求新建" in create and "即时观察和感受" in create
+    # when a new section may be opened is said once, in rule 16, which the docstring points to
+    rule = prompts._CORE_PRINCIPLES.split("16.")[1].split("\n")[0]
+    assert "用户明确要求新建" in rule and "1–4 个汉字" in rule and "规则 16" in create and "即时观察和感受" in create
+    assert "用户明确要求新建" not in create
     assert "瞬间" in prompts.HYGIENE_SYSTEM and "flag_conflict" in prompts.HYGIENE_SYSTEM
 
 

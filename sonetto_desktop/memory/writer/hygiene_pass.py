@@ -92,9 +92,9 @@ def collect_work(ops: MemoryOperations, index: WriterIndex, source: CandidateSou
     items = dict(read_items(ops.store, expired))
     if source is not None:
         probes = index.updated_since(since, PROBES_MAX) if since else index.recent(PROBES_MAX)
-        texts = {mid: item.description for mid, item in read_items(ops.store, probes).items()
-                 if mid not in items}
-        found = similar_pairs(source, texts, k=4, threshold=PAIR_AT, subject=subject, exclude=expired)
+        probed = {mid: item for mid, item in read_items(ops.store, probes).items() if mid not in items}
+        found = similar_pairs(source, {mid: item.description for mid, item in probed.items()}, k=4, threshold=PAIR_AT,
+                              subject=subject, exclude=expired, themes={mid: item.theme for mid, item in probed.items()})
         items.update(read_items(ops.store, [m for a, b, _ in found for m in (a, b) if m not in items]))
         for a, b, score in found:
             if a in items and b in items and (score >= PAIR_ANY_THEME_AT or items[a].theme == items[b].theme):

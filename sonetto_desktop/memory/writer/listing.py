@@ -33,7 +33,7 @@ from itertools import combinations
 from typing import Any, Callable, Mapping
 
 from ..stores.base import BaseMemoryManager
-from .dupes import DUPLICATE_AT, CandidateSource, shared, similar_pairs, wording
+from .dupes import DUPLICATE_AT, CandidateSource, different_events, shared, similar_pairs, wording
 from .index import WriterIndex, read_items
 
 log = logging.getLogger(__name__)
@@ -213,7 +213,8 @@ def _read_listing(mm: BaseMemoryManager, index: WriterIndex, turn_text: str | No
         items = read_items(mm, index.ids())
         words = {mid: wording(str(item.description), subject) for mid, item in items.items()}
         pairs = [(a, b, s) for a, b in combinations(sorted(words), 2)
-                 if (s := shared(words[a], words[b])) >= DUPLICATE_AT]
+                 if (s := shared(words[a], words[b])) >= DUPLICATE_AT
+                 and not different_events(items[a].description, items[a].theme, items[b].description, items[b].theme)]
         _pair_flags(sorted(pairs, key=lambda p: -p[2]), flags)
         _due_flags(index, list(items), now, flags)
         frozen = {mid: tuple(v) for mid, v in flags.items()}
@@ -243,7 +244,7 @@ def _read_listing(mm: BaseMemoryManager, index: WriterIndex, turn_text: str | No
     if source is not None and dup_probes > 0:
         probes = {mid: str(items[mid].description) for mid in related or () if mid in items}
         probes = dict(list(probes.items())[:dup_probes])
-        pairs = similar_pairs(source, probes, subject=subject)
+        pairs = similar_pairs(source, probes, subject=subject, themes={mid: items[mid].theme for mid in probes})
         items.update(read_items(mm, [m for a, b, _ in pairs for m in (a, b) if m not in items]))
         _pair_flags([p for p in pairs if p[0] in items and p[1] in items], flags)
     items.update(read_items(mm, [mid for mid in index.recent(recent_n) if mid not in items]))
