@@ -9,7 +9,7 @@ import threading
 
 import pytest
 import shiboken6
-from PySide6.QtCore import QDate, Qt
+from PySide6.QtCore import QDate, QPoint, Qt
 
 from history_helpers import bad_values_export, fixture, remember_each_line, shanghai  # noqa: F401 - a fixture
 from shell_fixtures import app_settings, running_app
@@ -458,6 +458,46 @@ def test_the_previews_number_columns_show_their_whole_header(qtbot, qapp, langua
             assert widget.headerItem().text(3) == "Characters"
     finally:
         remove_translators(qapp, translators)
+
+
+def test_the_preview_lists_oldest_first_and_sorts_by_a_clicked_column_as_numbers(qtbot):
+    """A history of many conversations is read in the order of its days: the list shows them so, and
+    a click on a header sorts by that column — turns and characters as numbers ("9" before "11",
+    "9,800" before "2.1万"), the order kept when the plan changes (new dates, a row unticked)."""
+    from dataclasses import replace
+    from datetime import date
+
+    from sonetto_desktop.ui.dialogs.history_preview import ConversationList
+
+    widget = ConversationList()
+    qtbot.addWidget(widget)
+    plan = make_plan(read_history(fixture("chatgpt_conversations.json")))
+    first = plan.rows[0]
+    plan.rows = [replace(first, id=f"c{n}", title=title, first_day=day, last_day=day, exchanges=turns, characters=chars)
+                 for n, (title, day, turns, chars) in enumerate([
+                     ("买房的事", date(2023, 9, 10), 11, 21_000), ("about a trip", date(2022, 2, 2), 9, 9_800),
+                     ("看病的事", date(2023, 1, 5), 2, 640), ("Zoo", date(2022, 12, 31), 30, 123_456)])]
+    widget.show_plan(plan, set())
+
+    def titles() -> list[str]:
+        return [item.text(0) for item in widget.rows()]
+
+    assert titles() == ["about a trip", "Zoo", "看病的事", "买房的事"]  # by their first day
+    widget.resize(700, 300)
+    widget.show()
+    qtbot.waitExposed(widget)
+    header = widget.header()
+    x = header.sectionViewportPosition(2) + header.sectionSize(2) // 2
+    qtbot.mouseClick(header.viewport(), Qt.MouseButton.LeftButton, pos=QPoint(x, header.height() // 2))  # 轮数
+    assert widget.sortColumn() == 2
+    assert [item.text(2) for item in widget.rows()] in (["2", "9", "11", "30"], ["30", "11", "9", "2"])
+    widget.sortByColumn(3, Qt.SortOrder.AscendingOrder)
+    assert [item.text(3) for item in widget.rows()] == ["640", "9800", "2.1万", "12.3万"]
+    widget.show_plan(plan, {"c2"})  # a new plan: the person's order stays, the unticked row too
+    assert [item.text(3) for item in widget.rows()] == ["640", "9800", "2.1万", "12.3万"]
+    assert widget.unticked() == {"c2"} and widget.rows()[0].checkState(0) == Qt.CheckState.Unchecked
+    widget.sortByColumn(0, Qt.SortOrder.DescendingOrder)
+    assert titles()[0] == "看病的事" and titles()[-1] == "about a trip"
 
 
 async def test_undo_says_how_many_memories_and_can_be_redone_and_undone_again(qapp, tmp_path, llm_server, wait):

@@ -1,7 +1,9 @@
 """The preview of a history import (File → 导入聊天记录…): what the file holds and what will be imported.
 
 - :class:`ConversationList`: one row per conversation — its title, days, turns within the dates,
-  characters and state — with a check box to import it or not. Conversations imported before are
+  characters and state — with a check box to import it or not; oldest first (the order the import
+  reads them in), sorted by any column its header is clicked on (numbers as numbers), the order kept
+  when the plan changes. Conversations imported before are
   shown 已导入 and cannot be ticked; one on the "don't import" list is unticked and says which entry
   keeps it out; its context menu adds the title to that list, or takes the entry off it.
 - :class:`SavedMemoryList`: ChatGPT's saved memories, each with a check box, its theme (a guess
@@ -27,6 +29,7 @@ from sonetto_desktop.history_import.saved_memories import too_long
 from ..i18n import ui_language
 
 _ID = Qt.ItemDataRole.UserRole
+_SORT = Qt.ItemDataRole.UserRole + 1  # what a column sorts by, where its text would sort wrong ("9" > "11", "2.1万")
 THEMES = ("身份", "品味", "地点与路径", "音乐", "瞬间", "时效待办")
 
 
@@ -75,6 +78,18 @@ def _days(row: ConversationRow) -> str:
     return f"{row.first_day.isoformat()} – {row.last_day.isoformat()}"
 
 
+class _Row(QTreeWidgetItem):
+    """A conversation's row: sorts by the value a column shows (``_SORT``), else by its text."""
+
+    def __lt__(self, other: QTreeWidgetItem) -> bool:
+        tree = self.treeWidget()
+        column = tree.sortColumn() if tree is not None else 0
+        mine, theirs = self.data(column, _SORT), other.data(column, _SORT)
+        if mine is None or theirs is None:
+            return self.text(column).casefold() < other.text(column).casefold()
+        return mine < theirs
+
+
 class ConversationList(QTreeWidget):
     """See the module docstring. ``selection_changed``: the person ticked or unticked something;
     ``dont_import_requested(title)`` / ``allow_requested(entry text)``: the context menu's choices."""
@@ -97,6 +112,8 @@ class ConversationList(QTreeWidget):
         self.customContextMenuRequested.connect(self._menu)
         self.itemChanged.connect(self._on_item_changed)
         self.setColumnWidth(0, 260)
+        self.setSortingEnabled(True)
+        self.sortByColumn(1, Qt.SortOrder.AscendingOrder)  # oldest first: the order the import reads them in
         self._fit_columns()
         self._filling = False
         self.menu: QMenu | None = None
@@ -104,12 +121,16 @@ class ConversationList(QTreeWidget):
     def show_plan(self, plan: Plan, unticked: set[str]) -> None:
         """Rows for ``plan``; ``unticked``: conversations the person left out."""
         self._filling = True
+        self.setSortingEnabled(False)  # one sort after the rows are in, by the column the person chose
         try:
             self.clear()
             for row in plan.rows:
-                item = QTreeWidgetItem([row.title, _days(row), str(row.exchanges), amount(row.characters),
-                                        _state_text(row)])
+                item = _Row([row.title, _days(row), str(row.exchanges), amount(row.characters), _state_text(row)])
                 item.setData(0, _ID, row.id)
+                item.setData(1, _SORT, (row.first_day.isoformat() if row.first_day else "",
+                                        row.last_day.isoformat() if row.last_day else ""))
+                item.setData(2, _SORT, row.exchanges)
+                item.setData(3, _SORT, row.characters)
                 item.setToolTip(0, row.title)
                 item.setData(4, _ID, row.blocked_by)
                 blocked = row.state in ("imported", "dont_import", "out_of_range")
@@ -125,6 +146,7 @@ class ConversationList(QTreeWidget):
                     item.setTextAlignment(column, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                 self.addTopLevelItem(item)
         finally:
+            self.setSortingEnabled(True)
             self._filling = False
         self._fit_columns()
 
