@@ -92,3 +92,31 @@ def test_a_combo_box_popup_shows_every_item(theme, qtbot, mode, combo):
                 row, box.itemText(row), rect, viewport)
     finally:
         box.hidePopup()
+
+
+@pytest.mark.parametrize("mode", ["light", "dark"])
+def test_a_disabled_primary_button_does_not_look_clickable(theme, qtbot, mode):
+    """The import preview's 开始导入 (a #PrimaryButton) stayed accent-blue when there was nothing to
+    import and a click did nothing: disabled, it takes the disabled colour as a default button does."""
+    from PySide6.QtWidgets import QPushButton
+
+    theme.set_setting(mode)
+    button = QPushButton("开始导入")
+    button.setObjectName("PrimaryButton")
+    qtbot.addWidget(button)
+    button.resize(120, 34)
+    button.show()
+    qtbot.waitExposed(button)
+
+    def middle() -> str:
+        image = button.grab().toImage()
+        return image.pixelColor(6, image.height() // 2).name()  # inside the border, left of the text
+
+    accent = middle()
+    button.setEnabled(False)
+    QCoreApplication.processEvents()
+    disabled = middle()
+    assert disabled != accent
+    button.setEnabled(True)
+    QCoreApplication.processEvents()
+    assert middle() == accent
