@@ -5,7 +5,7 @@ combo box's popup shows every item (the theme and language lists were cut at the
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import QCoreApplication
+from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QAbstractItemView, QFileDialog
 
@@ -120,3 +120,40 @@ def test_a_disabled_primary_button_does_not_look_clickable(theme, qtbot, mode):
     button.setEnabled(True)
     QCoreApplication.processEvents()
     assert middle() == accent
+
+
+@pytest.mark.parametrize("mode", ["light", "dark"])
+def test_a_conversation_imported_before_reads_greyed_in_the_preview(theme, qtbot, mode):
+    """已导入 rows cannot be ticked: their text takes the muted colour (the dialogs' list rule gave
+    every row the text colour, disabled or not)."""
+    from dataclasses import replace
+
+    from history_helpers import fixture
+    from sonetto_desktop.history_import.plan import make_plan
+    from sonetto_desktop.history_import.sources import read_history
+    from sonetto_desktop.ui.dialogs.history_preview import ConversationList
+
+    theme.set_setting(mode)
+    widget = ConversationList()
+    qtbot.addWidget(widget)
+    plan = make_plan(read_history(fixture("chatgpt_conversations.json")))
+    plan.rows = [replace(plan.rows[0], id="new", title="搬家去杭州的事"),
+                 replace(plan.rows[0], id="old", title="搬家去杭州的事", state="imported")]
+    widget.show_plan(plan, set())
+    widget.resize(700, 200)
+    widget.show()
+    qtbot.waitExposed(widget)
+    image = widget.viewport().grab().toImage()
+    ratio = image.width() / max(1, widget.viewport().width())
+
+    def ink(item) -> int:
+        """How far the title's strongest pixel is from the background, in lightness."""
+        rect = widget.visualItemRect(item)
+        background = image.pixelColor(int((rect.right() - 2) * ratio), int(rect.center().y() * ratio)).lightness()
+        x0, x1 = int((rect.left() + 30) * ratio), int((rect.left() + 200) * ratio)
+        return max(abs(image.pixelColor(x, y).lightness() - background)
+                   for x in range(x0, x1) for y in range(int(rect.top() * ratio), int(rect.bottom() * ratio)))
+
+    pending, imported = widget.rows()
+    assert imported.text(4) == "已导入" and not imported.flags() & Qt.ItemFlag.ItemIsEnabled
+    assert ink(imported) < ink(pending) - 40
