@@ -2,11 +2,26 @@
 
 from __future__ import annotations
 
+import math
+
 from PySide6.QtCore import QEvent, QObject, QSize, Qt, Signal
-from PySide6.QtGui import QKeyEvent
+from PySide6.QtGui import QFont, QFontMetrics, QKeyEvent, QTextLayout
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPlainTextEdit, QToolButton, QVBoxLayout, QWidget
 
 from ..widgets.icons import icon
+
+
+def _line_height(font: QFont) -> float:
+    """The height of a line of text in ``font``, a Chinese one included (set in the fallback CJK font,
+    taller than the font's own line spacing)."""
+    tallest = 0.0
+    for sample in ("Sonetto", "和 Sonetto 说点什么"):
+        layout = QTextLayout(sample, font)
+        layout.beginLayout()
+        line = layout.createLine()
+        layout.endLayout()
+        tallest = max(tallest, line.height())
+    return max(tallest, float(QFontMetrics(font).lineSpacing()))
 
 
 class Composer(QWidget):
@@ -30,8 +45,8 @@ class Composer(QWidget):
         self.input.setPlaceholderText(self.tr("和 Sonetto 说点什么…（Enter 发送，Shift+Enter 换行）"))
         self.input.setTabChangesFocus(True)
         self.input.installEventFilter(self)
-        line = self.input.fontMetrics().lineSpacing()
-        self.input.setFixedHeight(int(line * min(max_lines, 3) + 18))
+        self._lines = min(max_lines, 3)
+        self._fit_input()
         self.input.textChanged.connect(self._on_text_changed)
         layout.addWidget(self.input, 1)
 
@@ -140,7 +155,21 @@ class Composer(QWidget):
     def _update_buttons(self) -> None:
         self.send_button.setEnabled(self._enabled and not self._busy and bool(self.text().strip()))
 
+    def _fit_input(self) -> None:
+        """The input as tall as its lines of Chinese, its document's margins and what the style sheet's
+        border and padding take (the font's line spacing plus 18 px was short: a Chinese line, in the
+        CJK fallback font, is taller than a Latin one, and the third line was cut)."""
+        editor = self.input
+        editor.ensurePolished()
+        margins = editor.contentsMargins()
+        # (+ 1: QPlainTextEdit counts a line as shown when it ends a pixel inside the viewport)
+        height = (self._lines * _line_height(editor.font()) + 2 * editor.document().documentMargin() + 1
+                  + margins.top() + margins.bottom())
+        editor.setFixedHeight(math.ceil(height))
+
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self.input and event.type() in (QEvent.Type.StyleChange, QEvent.Type.FontChange):
+            self._fit_input()
         if watched is self.input and event.type() == QEvent.Type.KeyPress:
             key_event: QKeyEvent = event  # type: ignore[assignment]
             if key_event.key() == Qt.Key.Key_Escape and self._editing:

@@ -1,0 +1,39 @@
+"""The message input shows three whole lines (the placeholder too) in either theme, whatever the
+style sheet's padding and border add: it was four pixels short, so a narrow window cut the third
+line of the placeholder ("和 Sonetto 说点什么…（Enter 发送，Shift+Enter 换行）") in half."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtGui import QPalette
+
+from sonetto_desktop.ui.chat.composer import Composer
+from sonetto_desktop.ui.theme import ThemeController
+
+
+@pytest.fixture
+def theme(qapp):
+    controller = ThemeController(qapp, "light")
+    yield controller
+    qapp.setStyleSheet("")
+    qapp.setPalette(QPalette())
+    controller.deleteLater()
+
+
+@pytest.mark.parametrize("mode", ["light", "dark"])
+def test_the_input_shows_three_whole_lines(theme, qtbot, mode):
+    theme.set_setting(mode)
+    composer = Composer()
+    qtbot.addWidget(composer)
+    composer.resize(260, 120)  # a narrow window: the placeholder takes three lines
+    composer.show()
+    qtbot.waitExposed(composer)
+    editor = composer.input
+    editor.setPlainText("第一行\n第二行\n第三行")
+    assert editor.verticalScrollBar().maximum() == 0  # three lines of Chinese need no scrolling
+    editor.setPlainText("第一行\n第二行\n第三行\n第四行")
+    assert editor.verticalScrollBar().maximum() == 1  # and the input is no taller: a fourth scrolls
+    editor.setPlainText("第一行\n第二行\n第三行")
+    editor.setFocus()
+    qtbot.waitUntil(editor.hasFocus)
+    assert editor.verticalScrollBar().maximum() == 0  # the focus ring changes no size
