@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import QLabel, QTabWidget
+from PySide6.QtWidgets import QLabel
 
 from helpers import pick
 from sonetto_desktop.config.secrets import mcp_token
@@ -69,8 +69,7 @@ async def test_the_token_appears_when_the_page_is_opened(qtbot, wait):
     qtbot.addWidget(d)
     d.show()
     assert d.mcp_page.token.text() == ""
-    tabs = d.findChild(QTabWidget)
-    tabs.setCurrentWidget(d.mcp_page)
+    d.show_page(d.mcp_page)
     await wait(lambda: d.mcp_page.token.text() != "")
     assert d.mcp_page.token.text() == mcp_token(create=False)
     d.close()

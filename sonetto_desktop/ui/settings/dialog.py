@@ -14,8 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Qt, QUrl, Signal
-from PySide6.QtGui import QDesktopServices
+from PySide6.QtGui import QDesktopServices, QGuiApplication
 from PySide6.QtWidgets import (
+    QScrollArea,
     QCheckBox,
     QComboBox,
     QDialog,
@@ -71,15 +72,19 @@ class SettingsDialog(QDialog):
         self._save_path = save_path
         self.last_result = None
 
+        # Every page with more than a few rows scrolls: the dialog is as tall as its tallest page's
+        # minimum, and 其他应用 alone made it 642 px, its 保存 off a 600-px-high screen.
         tabs = QTabWidget(self)
-        tabs.addTab(self._model_tab(), self.tr("模型"))
-        tabs.addTab(self._memory_tab(), self.tr("记忆"))
+        self._tabs = tabs
+        self._fitted = False
+        tabs.addTab(scrolling(self._model_tab()), self.tr("模型"))
+        tabs.addTab(scrolling(self._memory_tab()), self.tr("记忆"))
         self.recall_page = RecallPage(self, builtin=builtin, bank=bank)  # the recall budget and the embeddings model (own module)
-        tabs.addTab(scrolling(self.recall_page), self.recall_page.title())  # taller than the dialog with the endpoint
+        tabs.addTab(scrolling(self.recall_page), self.recall_page.title())
         self.postgres_page = PostgresPage(self)  # the multi-device backend's fields (its own module)
-        tabs.addTab(self.postgres_page, self.postgres_page.title())
+        tabs.addTab(scrolling(self.postgres_page), self.postgres_page.title())
         self.mcp_page = McpPage(self)  # other AI apps through the MCP server (its own module)
-        tabs.addTab(self.mcp_page, self.mcp_page.title())
+        tabs.addTab(scrolling(self.mcp_page), self.mcp_page.title())
         tabs.addTab(self._look_tab(), self.tr("外观"))
         self.error_label = QLabel(self)
         self.error_label.setObjectName("HintLabel")
@@ -302,6 +307,35 @@ class SettingsDialog(QDialog):
     def dirty(self) -> bool:
         """Anything changed that closing would lose."""
         return self.current_settings() != self._loaded
+
+    def show_page(self, page: QWidget) -> QScrollArea:
+        """Bring the tab holding ``page`` (e.g. ``mcp_page``) to the front; its scroll area."""
+        for i in range(self._tabs.count()):
+            area = self._tabs.widget(i)
+            if isinstance(area, QScrollArea) and area.widget() is page:
+                self._tabs.setCurrentIndex(i)
+                return area
+        raise ValueError("not a page of this dialog")
+
+    def showEvent(self, event: Any) -> None:
+        if not self._fitted:  # once: later the person's own size stands
+            self._fitted = True
+            self._fit_to_screen()
+        super().showEvent(event)
+
+    def _fit_to_screen(self) -> None:
+        """As tall as the tallest page needs (a scroll area asks for at most ~24 lines), within the
+        screen's free height: on a small screen the pages scroll and 保存 stays on the screen."""
+        areas = [self._tabs.widget(i) for i in range(self._tabs.count())]
+        pages = [area.widget() for area in areas if isinstance(area, QScrollArea)]
+        if not pages:
+            return
+        hint = self.sizeHint()
+        natural = hint.height() - max(area.sizeHint().height() for area in areas) \
+            + max(page.sizeHint().height() for page in pages)
+        screen = self.screen() or QGuiApplication.primaryScreen()
+        free = screen.availableGeometry().height() - 48 if screen is not None else natural  # the frame's title bar
+        self.resize(max(self.width(), hint.width()), max(self.minimumSizeHint().height(), min(natural, free)))
 
     def reject(self) -> None:
         guard_reject(self, self.dirty, super().reject)
