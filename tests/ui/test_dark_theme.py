@@ -157,3 +157,29 @@ def test_a_conversation_imported_before_reads_greyed_in_the_preview(theme, qtbot
     pending, imported = widget.rows()
     assert imported.text(4) == "已导入" and not imported.flags() & Qt.ItemFlag.ItemIsEnabled
     assert ink(imported) < ink(pending) - 40
+
+
+@pytest.mark.parametrize("mode", ["light", "dark"])
+def test_a_disabled_button_sinks_into_the_window(theme, qtbot, mode):
+    """A plain button that cannot be clicked (回收站's 永久删除 with nothing chosen, 历史's 打开这段对话
+    for an imported memory) showed the enabled button's face with grey text: now it is flat, the
+    window's colour."""
+    from PySide6.QtWidgets import QPushButton
+
+    from sonetto_desktop.ui.theme import tokens
+
+    theme.set_setting(mode)
+    button = QPushButton("永久删除")
+    qtbot.addWidget(button)
+    button.resize(120, 34)
+    button.show()
+    qtbot.waitExposed(button)
+
+    def face() -> str:
+        image = button.grab().toImage()
+        return image.pixelColor(6, image.height() // 2).name()
+
+    enabled = face()
+    button.setEnabled(False)
+    QCoreApplication.processEvents()
+    assert face() == tokens(mode)["window_bg"] != enabled
