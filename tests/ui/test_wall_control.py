@@ -390,3 +390,19 @@ async def test_undo_of_a_bulk_action_refuses_when_a_card_changed_since(wall, pop
     said = _toast(wall, "operation-failed").text
     assert "「喜欢手冲咖啡，加一点奶」" in said and coffee not in said  # the card by its text, not its id
     assert populated_store.get(herb).theme == "家人" and populated_store.get(coffee).theme == "家人"  # nothing undone
+
+
+async def test_every_entry_of_a_cards_menu_has_its_icon(wall, populated_store, wait):
+    """置顶 / 取消置顶 was the one entry without an icon: its text stood out of the column."""
+    await wall.reload()
+    coffee = wall.section("品味").proxy.ids()[-1]
+    for _ in range(2):  # 置顶, then 取消置顶
+        menu = wall.actions.context_menu(coffee, [coffee])
+        entries = [action for action in menu.actions() if not action.isSeparator()]
+        assert entries and all(not action.icon().isNull() for action in entries), \
+            [action.text() for action in entries if action.icon().isNull()]
+        pin = _menu_actions(menu).get("pin") or _menu_actions(menu)["unpin"]
+        pinned = pin.objectName() == "pin"
+        pin.trigger()
+        menu.close()
+        await wait(lambda pinned=pinned: populated_store.get(coffee).pinned == pinned, message="pinned or unpinned")

@@ -381,7 +381,7 @@ class WallActions(QObject):
             merge,
             "move",
             ("lock" if lock else "unlock", "lock" if lock else "unlock", lock_text, lambda: self.lock_cards(selected, lock)),
-            ("pin" if pin else "unpin", None, pin_text, lambda: self.pin_cards(selected, pin)),
+            ("pin" if pin else "unpin", "pin", pin_text, lambda: self.pin_cards(selected, pin)),
             None,
             ("delete", "trash", delete_text, lambda: self.delete_cards(selected)),
             ("copy", "copy", QCoreApplication.translate("MemoryWall", "复制"), lambda: self.copy_card(memory_id)),
