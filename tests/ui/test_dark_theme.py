@@ -148,7 +148,7 @@ def test_a_conversation_imported_before_reads_greyed_in_the_preview(theme, qtbot
 
     def ink(item) -> int:
         """How far the title's strongest pixel is from the background, in lightness."""
-        rect = widget.visualItemRect(item)
+        rect = widget.visualRect(item.index)
         background = image.pixelColor(int((rect.right() - 2) * ratio), int(rect.center().y() * ratio)).lightness()
         x0, x1 = int((rect.left() + 30) * ratio), int((rect.left() + 200) * ratio)
         return max(abs(image.pixelColor(x, y).lightness() - background)

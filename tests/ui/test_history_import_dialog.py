@@ -9,7 +9,7 @@ import threading
 
 import pytest
 import shiboken6
-from PySide6.QtCore import QDate, QPoint, Qt
+from PySide6.QtCore import QCoreApplication, QDate, QPoint, Qt
 
 from history_helpers import bad_values_export, fixture, remember_each_line, shanghai  # noqa: F401 - a fixture
 from shell_fixtures import app_settings, running_app
@@ -449,13 +449,13 @@ def test_the_previews_number_columns_show_their_whole_header(qtbot, qapp, langua
         header = widget.header()
         metrics = header.fontMetrics()
         for column in (1, 2, 3):
-            text = widget.headerItem().text(column)
+            text = widget.model().headerData(column, Qt.Orientation.Horizontal)
             assert metrics.horizontalAdvance(text) <= header.sectionSize(column), (text, header.sectionSize(column))
             assert header.sectionSizeHint(column) <= header.sectionSize(column), text  # text, margins and all
             for item in widget.rows():
                 assert widget.fontMetrics().horizontalAdvance(item.text(column)) <= header.sectionSize(column)
         if language == "en":
-            assert widget.headerItem().text(3) == "Characters"
+            assert widget.model().headerData(3, Qt.Orientation.Horizontal) == "Characters"
     finally:
         remove_translators(qapp, translators)
 
@@ -500,7 +500,7 @@ def test_the_preview_lists_oldest_first_and_sorts_by_a_clicked_column_as_numbers
     assert titles()[0] == "看病的事" and titles()[-1] == "about a trip"
     widget.filter("的事")  # the title filter holds through a sort; so do the ticks
     header.setSortIndicator(2, Qt.SortOrder.DescendingOrder)
-    assert [item.text(0) for item in widget.rows() if not item.isHidden()] == ["买房的事", "看病的事"]
+    assert [item.text(0) for item in widget.rows()] == ["买房的事", "看病的事"]  # the rows shown
     assert widget.unticked() == {"c2"}
 
 
@@ -617,3 +617,43 @@ async def test_closing_the_window_lets_the_read_export_go(qapp, tmp_path, llm_se
         await wait(lambda: not dialog.isVisible(), message="the window closed")
         gc.collect()
         assert gone() is None and dialog.history is None and dialog.plan is None
+
+
+def test_a_long_preview_sorts_and_filters_without_visiting_every_row(qtbot, monkeypatch):
+    """A 2 GB export has ~100,000 conversations: a sort or a filter must not call into Python for
+    each row (QTreeWidget's sort compared in Python; a tree view laid every row out, asking each its
+    flags). Here 5,000 rows: what a click and a keystroke ask of the model stays near the rows on
+    screen. (Times: bench/ui_preview_list.py.)"""
+    from dataclasses import replace
+    from datetime import date, timedelta
+
+    from sonetto_desktop.ui.dialogs import history_preview
+
+    plan = make_plan(read_history(fixture("chatgpt_conversations.json")))
+    plan.rows = [replace(plan.rows[0], id=f"c{n}", title=f"对话{n * 7919 % 5000}", first_day=date(2022, 1, 1) + timedelta(days=n % 700),
+                         last_day=None, exchanges=n % 37 + 1, characters=n * 31 % 90_000) for n in range(5000)]
+    widget = history_preview.ConversationList()
+    qtbot.addWidget(widget)
+    widget.resize(700, 400)
+    widget.show()
+    qtbot.waitExposed(widget)
+    widget.show_plan(plan, set())
+    calls = {"n": 0}
+    model = widget.model()
+    for name in ("data", "flags"):
+        real = getattr(model, name)
+        monkeypatch.setattr(model, name, lambda *a, real=real: (calls.__setitem__("n", calls["n"] + 1), real(*a))[1])
+
+    def asked(action) -> int:
+        calls["n"] = 0
+        action()
+        QCoreApplication.processEvents()
+        widget.viewport().repaint()
+        return calls["n"]
+
+    assert asked(widget.viewport().update) > 20  # the rows on screen are asked for (the count counts)
+    assert asked(lambda: widget.header().setSortIndicator(3, Qt.SortOrder.DescendingOrder)) < 2000
+    assert widget.rows()[0].row.characters == max(row.characters for row in plan.rows)
+    assert asked(lambda: widget.filter("对话12")) < 2000
+    assert all("对话12" in row.text(0) for row in widget.rows()) and len(widget.rows()) == 111
+    assert asked(lambda: widget.set_all(False)) < 2000 and len(widget.unticked()) == 111

@@ -520,7 +520,7 @@ class HistoryImportDialog(QDialog):
             self._summary_timer.start()
 
     def _visible_ids(self) -> set[str]:
-        return {item.data(0, Qt.ItemDataRole.UserRole) for item in self.conversations.rows()}
+        return self.conversations.ids()
 
     async def refresh_plan(self) -> Plan | None:
         """A new plan for the current dates and ticks (in a worker), shown when it is still current."""

@@ -19,8 +19,9 @@ from __future__ import annotations
 from datetime import date
 from typing import Any
 
-from PySide6.QtCore import QCoreApplication, QEvent, Qt, Signal
-from PySide6.QtWidgets import QComboBox, QMenu, QTreeWidget, QTreeWidgetItem, QWidget
+from PySide6.QtCore import QAbstractTableModel, QCoreApplication, QEvent, QModelIndex, QObject, Qt, Signal
+from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHeaderView, QMenu, QTableView, QTreeWidget,
+                               QTreeWidgetItem, QWidget)
 
 from sonetto_desktop.history_import.model import SavedMemory
 from sonetto_desktop.history_import.plan import ConversationRow, Plan
@@ -91,7 +92,192 @@ def _sort_key(row: ConversationRow, column: int) -> Any:
     return row.title.casefold()
 
 
-class ConversationList(QTreeWidget):
+_BLOCKED = ("imported", "dont_import", "out_of_range")  # states whose row cannot be ticked
+_HEADERS = ("对话", "日期", "轮数", "字数", "状态")
+
+
+def _headers() -> tuple[str, ...]:
+    """The columns' titles in the UI's language (each spelled out for lupdate)."""
+    return (QCoreApplication.translate("HistoryPreview", "对话"), QCoreApplication.translate("HistoryPreview", "日期"),
+            QCoreApplication.translate("HistoryPreview", "轮数"), QCoreApplication.translate("HistoryPreview", "字数"),
+            QCoreApplication.translate("HistoryPreview", "状态"))
+_RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
+_NO_FLAGS = Qt.ItemFlag.NoItemFlags
+_IMPORTED_FLAGS = Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemNeverHasChildren
+_SHOWN_FLAGS = _IMPORTED_FLAGS | Qt.ItemFlag.ItemIsEnabled
+_TICK_FLAGS = _SHOWN_FLAGS | Qt.ItemFlag.ItemIsUserCheckable
+
+
+class ConversationModel(QAbstractTableModel):
+    """The plan's conversations as a table: each row's texts made when it is first drawn, its tick
+    kept by id, sorted and filtered in Python over plain lists (a 2 GB export has ~100,000
+    conversations: items per row, sorted by Python comparisons and hidden one by one, took seconds
+    per click or keystroke). ``ticked``: the person ticked or unticked a row."""
+
+    ticked = Signal()
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._rows: list[ConversationRow] = []  # the plan's, in its order
+        self._shown: list[int] = []  # indices into _rows: filtered, sorted
+        self._unticked: set[str] = set()
+        self._texts: dict[int, tuple[str, ...]] = {}
+        self._filter = ""
+        self._sort = (1, Qt.SortOrder.AscendingOrder)  # oldest first: the order the import reads them in
+
+    def set_plan(self, rows: list[ConversationRow], unticked: set[str]) -> None:
+        self.beginResetModel()
+        self._rows, self._texts = list(rows), {}
+        self._unticked = {row.id for row in rows if row.id in unticked and row.state not in _BLOCKED}
+        self._arrange()
+        self.endResetModel()
+
+    def row_at(self, index: QModelIndex) -> ConversationRow | None:
+        return self._rows[self._shown[index.row()]] if index.isValid() and index.row() < len(self._shown) else None
+
+    def shown(self) -> list[ConversationRow]:
+        return [self._rows[i] for i in self._shown]
+
+    def ids(self) -> set[str]:
+        return {row.id for row in self._rows}
+
+    def unticked(self) -> set[str]:
+        return set(self._unticked)
+
+    def is_ticked(self, row: ConversationRow) -> bool:
+        return row.state not in _BLOCKED and row.id not in self._unticked
+
+    def tick(self, row: ConversationRow, ticked: bool) -> None:
+        if row.state in _BLOCKED or self.is_ticked(row) == ticked:
+            return
+        (self._unticked.discard if ticked else self._unticked.add)(row.id)
+        at = self._position(row)
+        if at is not None:
+            self.dataChanged.emit(self.index(at, 0), self.index(at, 0), [Qt.ItemDataRole.CheckStateRole])
+        self.ticked.emit()
+
+    def tick_shown(self, ticked: bool) -> None:
+        """Every row the filter shows, at once (one signal)."""
+        for i in self._shown:
+            row = self._rows[i]
+            if row.state not in _BLOCKED:
+                (self._unticked.discard if ticked else self._unticked.add)(row.id)
+        if self._shown:
+            self.dataChanged.emit(self.index(0, 0), self.index(len(self._shown) - 1, 0), [Qt.ItemDataRole.CheckStateRole])
+        self.ticked.emit()
+
+    def set_filter(self, text: str) -> None:
+        if text == self._filter:
+            return
+        self.beginResetModel()
+        self._filter = text
+        self._arrange()
+        self.endResetModel()
+
+    def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
+        self.layoutAboutToBeChanged.emit()
+        self._sort = (column, order)
+        self._arrange()
+        self.layoutChanged.emit()
+
+    def _arrange(self) -> None:
+        wanted = self._filter.strip().casefold()
+        rows = self._rows
+        shown = [i for i, row in enumerate(rows) if not wanted or wanted in row.title.casefold()]
+        column, order = self._sort
+        shown.sort(key=lambda i: _sort_key(rows[i], column), reverse=order == Qt.SortOrder.DescendingOrder)
+        self._shown = shown
+
+    def _position(self, row: ConversationRow) -> int | None:
+        for at, i in enumerate(self._shown):
+            if self._rows[i] is row:
+                return at
+        return None
+
+    def retranslate(self) -> None:
+        self._texts = {}
+        self.headerDataChanged.emit(Qt.Orientation.Horizontal, 0, len(_HEADERS) - 1)
+        if self._shown:
+            self.dataChanged.emit(self.index(0, 0), self.index(len(self._shown) - 1, len(_HEADERS) - 1))
+
+    # ── QAbstractTableModel ──────────────────────────────────────────────
+
+    def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self._shown)
+
+    def columnCount(self, parent: QModelIndex = QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(_HEADERS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole and 0 <= section < len(_HEADERS):
+            return _headers()[section]
+        return None
+
+    def flags(self, index: QModelIndex) -> Qt.ItemFlag:
+        # called for every row whenever the view lays the list out: a lookup, no enum arithmetic
+        at = index.row()
+        if not 0 <= at < len(self._shown):
+            return _NO_FLAGS
+        state = self._rows[self._shown[at]].state
+        if state == "imported":  # imported before: greyed
+            return _IMPORTED_FLAGS
+        if state in _BLOCKED or index.column():  # not to be ticked; its menu still opens
+            return _SHOWN_FLAGS
+        return _TICK_FLAGS
+
+    def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        row = self.row_at(index)
+        if row is None:
+            return None
+        column = index.column()
+        if role == Qt.ItemDataRole.DisplayRole:
+            i = self._shown[index.row()]
+            texts = self._texts.get(i)
+            if texts is None:
+                texts = self._texts[i] = (row.title, _days(row), str(row.exchanges), amount(row.characters),
+                                          _state_text(row))
+            return texts[column]
+        if role == Qt.ItemDataRole.CheckStateRole and column == 0:
+            return Qt.CheckState.Checked if self.is_ticked(row) else Qt.CheckState.Unchecked
+        if role == Qt.ItemDataRole.TextAlignmentRole and column in (2, 3):
+            return _RIGHT
+        if role == Qt.ItemDataRole.ToolTipRole and column == 0:
+            return row.title
+        if role == _ID and column == 0:
+            return row.id
+        return None
+
+    def setData(self, index: QModelIndex, value: Any, role: int = Qt.ItemDataRole.EditRole) -> bool:
+        row = self.row_at(index)
+        if row is None or role != Qt.ItemDataRole.CheckStateRole or index.column() != 0 or row.state in _BLOCKED:
+            return False
+        self.tick(row, value in (Qt.CheckState.Checked, Qt.CheckState.Checked.value))
+        return True
+
+
+class ConversationRowView:
+    """One shown row of a :class:`ConversationList`, read and ticked as a person sees it."""
+
+    def __init__(self, model: ConversationModel, row: ConversationRow, at: int) -> None:
+        self._model, self.row, self.index = model, row, model.index(at, 0)
+
+    def text(self, column: int) -> str:
+        return str(self._model.data(self._model.index(self.index.row(), column)))
+
+    def data(self, column: int, role: int) -> Any:
+        return self._model.data(self._model.index(self.index.row(), column), role)
+
+    def checkState(self, column: int = 0) -> Qt.CheckState:
+        return Qt.CheckState.Checked if self._model.is_ticked(self.row) else Qt.CheckState.Unchecked
+
+    def setCheckState(self, column: int, state: Qt.CheckState) -> None:
+        self._model.tick(self.row, state == Qt.CheckState.Checked)
+
+    def flags(self) -> Qt.ItemFlag:
+        return self._model.flags(self.index)
+
+
+class ConversationList(QTableView):
     """See the module docstring. ``selection_changed``: the person ticked or unticked something;
     ``dont_import_requested(title)`` / ``allow_requested(entry text)``: the context menu's choices."""
 
@@ -104,75 +290,45 @@ class ConversationList(QTreeWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("HistoryConversations")
-        self.setRootIsDecorated(False)
-        self.setUniformRowHeights(True)
+        # a table, not a tree: a tree view lays out every row whenever the rows change (three calls
+        # into Python per row: ~0.7 s at 100,000 conversations); a table draws only the rows on screen
+        self.setShowGrid(False)
+        self.setWordWrap(False)
         self.setAlternatingRowColors(True)
-        self.setHeaderLabels([QCoreApplication.translate("HistoryPreview", "对话"), QCoreApplication.translate("HistoryPreview", "日期"), QCoreApplication.translate("HistoryPreview", "轮数"), QCoreApplication.translate("HistoryPreview", "字数"), QCoreApplication.translate("HistoryPreview", "状态")])
+        self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.verticalHeader().hide()
+        self.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        self.horizontalHeader().setResizeContentsPrecision(0)  # a column's width: measured on the rows on screen
+        self.horizontalHeader().setStretchLastSection(True)
+        self.horizontalHeader().setDefaultAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
+        self._fit_rows()
+        self.conversations = ConversationModel(self)
+        self.setModel(self.conversations)
         self.setAccessibleName(QCoreApplication.translate("HistoryPreview", "要导入的对话"))
         self.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.customContextMenuRequested.connect(self._menu)
-        self.itemChanged.connect(self._on_item_changed)
+        self.conversations.ticked.connect(self.selection_changed)
         self.setColumnWidth(0, 260)
-        # Sorted here, not by QTreeWidget (whose sort would call back into Python per comparison: seconds
-        # for the ~100,000 conversations of a 2 GB export): a click on a header flips its indicator,
-        # and the rows are put in order in one pass. Oldest first: the order the import reads them in.
-        header = self.header()
-        header.setSectionsClickable(True)
-        header.setSortIndicatorShown(True)
-        header.setSortIndicator(1, Qt.SortOrder.AscendingOrder)
-        header.sortIndicatorChanged.connect(self._sort)
-        self._rows: dict[str, ConversationRow] = {}
-        self._filter = ""
+        self.setSortingEnabled(True)  # the model sorts its lists (one Python sort per click)
+        self.sortByColumn(1, Qt.SortOrder.AscendingOrder)
         self._fit_columns()
-        self._filling = False
         self.menu: QMenu | None = None
 
     def show_plan(self, plan: Plan, unticked: set[str]) -> None:
         """Rows for ``plan``; ``unticked``: conversations the person left out."""
-        self._filling = True
-        self._rows = {row.id: row for row in plan.rows}
-        items: list[QTreeWidgetItem] = []
-        try:
-            self.clear()
-            for row in self._in_order(plan.rows):
-                item = QTreeWidgetItem([row.title, _days(row), str(row.exchanges), amount(row.characters),
-                                        _state_text(row)])
-                item.setData(0, _ID, row.id)
-                item.setToolTip(0, row.title)
-                item.setData(4, _ID, row.blocked_by)
-                blocked = row.state in ("imported", "dont_import", "out_of_range")
-                flags = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
-                if not blocked:
-                    flags |= Qt.ItemFlag.ItemIsUserCheckable
-                item.setFlags(flags)
-                checked = not blocked and row.id not in unticked
-                item.setCheckState(0, Qt.CheckState.Checked if checked else Qt.CheckState.Unchecked)
-                if blocked:
-                    item.setDisabled(row.state == "imported")
-                for column in (2, 3):
-                    item.setTextAlignment(column, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-                items.append(item)
-            self.addTopLevelItems(items)
-        finally:
-            self._filling = False
+        self.conversations.set_plan(plan.rows, unticked)
         self._fit_columns()
 
-    def _in_order(self, rows: list[ConversationRow]) -> list[ConversationRow]:
-        """``rows`` in the order the header's indicator says (a stable sort: ties keep the file's order)."""
-        header = self.header()
-        column = header.sortIndicatorSection()
-        descending = header.sortIndicatorOrder() == Qt.SortOrder.DescendingOrder
-        return sorted(rows, key=lambda row: _sort_key(row, column), reverse=descending)
+    def clear(self) -> None:
+        self.conversations.set_plan([], set())
 
-    def _sort(self, *_: Any) -> None:
-        """The rows in the order the person clicked for, moved in one pass (ticks and hidden rows kept)."""
-        if not self._rows:
-            return
-        items = self.invisibleRootItem().takeChildren()
-        by_id = {item.data(0, _ID): item for item in items}
-        self.addTopLevelItems([by_id[row.id] for row in self._in_order(list(self._rows.values()))])
-        if self._filter.strip():
-            self.filter(self._filter)  # the title filter, applied again to the rows as they are now
+    def header(self) -> QHeaderView:
+        """The column headers (a click sorts by that column)."""
+        return self.horizontalHeader()
+
+    def _fit_rows(self) -> None:
+        """Rows as tall as a line of Chinese and a little air, as a list's are."""
+        self.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
 
     def _fit_columns(self) -> None:
         """Dates, turns and characters as wide as their header or their widest value, whichever is
@@ -184,51 +340,44 @@ class ConversationList(QTreeWidget):
 
     def changeEvent(self, event: Any) -> None:  # a new language or font: the headers' widths change
         super().changeEvent(event)
+        if event.type() == QEvent.Type.LanguageChange:
+            self.conversations.retranslate()
+        if event.type() in (QEvent.Type.FontChange, QEvent.Type.StyleChange):
+            self._fit_rows()
         if event.type() in (QEvent.Type.LanguageChange, QEvent.Type.FontChange, QEvent.Type.StyleChange):
             self._fit_columns()
 
-    def rows(self) -> list[QTreeWidgetItem]:
-        return [self.topLevelItem(i) for i in range(self.topLevelItemCount())]
+    def rows(self) -> list[ConversationRowView]:
+        """The rows the filter shows, in the order shown."""
+        return [ConversationRowView(self.conversations, row, at) for at, row in enumerate(self.conversations.shown())]
+
+    def ids(self) -> set[str]:
+        """Every conversation of the plan (shown or filtered out)."""
+        return self.conversations.ids()
 
     def unticked(self) -> set[str]:
         """Conversations the person can tick but did not."""
-        return {item.data(0, _ID) for item in self.rows()
-                if item.flags() & Qt.ItemFlag.ItemIsUserCheckable and item.checkState(0) != Qt.CheckState.Checked}
+        return self.conversations.unticked()
 
     def set_all(self, checked: bool) -> None:
-        self._filling = True
-        try:
-            for item in self.rows():
-                if item.flags() & Qt.ItemFlag.ItemIsUserCheckable and not item.isHidden():
-                    item.setCheckState(0, Qt.CheckState.Checked if checked else Qt.CheckState.Unchecked)
-        finally:
-            self._filling = False
-        self.selection_changed.emit()
+        """Tick or untick every row the filter shows."""
+        self.conversations.tick_shown(checked)
 
     def filter(self, text: str) -> None:
-        self._filter = text
-        wanted = text.strip().casefold()
-        for item in self.rows():
-            hide = bool(wanted) and wanted not in item.text(0).casefold()
-            if item.isHidden() != hide:  # (setHidden relays the view out: 100,000 of them took 1.3 s)
-                item.setHidden(hide)
-
-    def _on_item_changed(self, _item: QTreeWidgetItem, column: int) -> None:
-        if column == 0 and not self._filling:
-            self.selection_changed.emit()
+        self.conversations.set_filter(text)
 
     def _menu(self, pos: Any) -> None:
-        item = self.itemAt(pos)
-        if item is None:
+        row = self.conversations.row_at(self.indexAt(pos))
+        if row is None:
             return
         menu = QMenu(self)
         menu.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        blocked_by = item.data(4, _ID)
-        if blocked_by:
+        if row.blocked_by:
+            blocked_by = row.blocked_by
             menu.addAction(QCoreApplication.translate("HistoryPreview", "从不导入列表里移除“{0}”").format(blocked_by),
                            lambda: self.allow_requested.emit(blocked_by))
         else:
-            title = item.text(0)
+            title = row.title
             menu.addAction(QCoreApplication.translate("HistoryPreview", "以后都不导入这个标题"), lambda: self.dont_import_requested.emit(title))
         self.menu = menu
         menu.popup(self.viewport().mapToGlobal(pos))
