@@ -657,3 +657,35 @@ def test_a_long_preview_sorts_and_filters_without_visiting_every_row(qtbot, monk
     assert asked(lambda: widget.filter("对话12")) < 2000
     assert all("对话12" in row.text(0) for row in widget.rows()) and len(widget.rows()) == 111
     assert asked(lambda: widget.set_all(False)) < 2000 and len(widget.unticked()) == 111
+
+
+def test_the_preview_list_is_used_from_the_keyboard(qtbot):
+    """Arrows move from row to row, Space ticks or unticks the row, Tab leaves the list for the next
+    control (a table view's Tab walked its cells)."""
+    from PySide6.QtWidgets import QLineEdit, QVBoxLayout, QWidget
+
+    from sonetto_desktop.ui.dialogs.history_preview import ConversationList
+
+    window = QWidget()
+    qtbot.addWidget(window)
+    widget = ConversationList(window)
+    after = QLineEdit(window)
+    column = QVBoxLayout(window)
+    column.addWidget(widget)
+    column.addWidget(after)
+    widget.show_plan(make_plan(read_history(fixture("chatgpt_conversations.json"))), set())
+    window.show()
+    qtbot.waitExposed(window)
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow)
+    widget.setFocus()
+    qtbot.waitUntil(widget.hasFocus)
+    widget.setCurrentIndex(widget.model().index(0, 0))
+    qtbot.keyClick(widget, Qt.Key.Key_Down)
+    assert widget.currentIndex().row() == 1
+    qtbot.keyClick(widget, Qt.Key.Key_Space)
+    assert widget.unticked() == {widget.rows()[1].data(0, Qt.ItemDataRole.UserRole)}
+    qtbot.keyClick(widget, Qt.Key.Key_Space)
+    assert widget.unticked() == set()
+    qtbot.keyClick(widget, Qt.Key.Key_Tab)
+    qtbot.waitUntil(after.hasFocus, timeout=1000)

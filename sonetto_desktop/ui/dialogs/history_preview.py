@@ -296,6 +296,8 @@ class ConversationList(QTableView):
         self.setWordWrap(False)
         self.setAlternatingRowColors(True)
         self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.setTabKeyNavigation(False)  # Tab leaves the list (a table's Tab walks its cells); Space ticks
         self.verticalHeader().hide()
         self.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
         self.horizontalHeader().setResizeContentsPrecision(0)  # a column's width: measured on the rows on screen
