@@ -119,3 +119,18 @@ def wall(service, qtbot):
 def wait():
     """``await wait(predicate, timeout=5.0, message="")``: the polling helper as a fixture."""
     return wait_until
+
+
+@pytest.fixture
+def theme(qapp):
+    """The app's theme controller, light to begin with; the application's style sheet and palette
+    put back after the test."""
+    from PySide6.QtGui import QPalette
+
+    from sonetto_desktop.ui.theme import ThemeController
+
+    controller = ThemeController(qapp, "light")
+    yield controller
+    qapp.setStyleSheet("")
+    qapp.setPalette(QPalette())
+    controller.deleteLater()

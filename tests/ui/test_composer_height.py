@@ -5,19 +5,8 @@ line of the placeholder ("和 Sonetto 说点什么…（Enter 发送，Shift+Ent
 from __future__ import annotations
 
 import pytest
-from PySide6.QtGui import QPalette
 
 from sonetto_desktop.ui.chat.composer import Composer
-from sonetto_desktop.ui.theme import ThemeController
-
-
-@pytest.fixture
-def theme(qapp):
-    controller = ThemeController(qapp, "light")
-    yield controller
-    qapp.setStyleSheet("")
-    qapp.setPalette(QPalette())
-    controller.deleteLater()
 
 
 @pytest.mark.parametrize("mode", ["light", "dark"])

@@ -11,17 +11,7 @@ from PySide6.QtWidgets import QAbstractItemView, QFileDialog
 
 from sonetto_desktop.config.settings import Settings
 from sonetto_desktop.ui.settings.dialog import SettingsDialog
-from sonetto_desktop.ui.theme import ThemeController
 from sonetto_desktop.ui.wall.outline import COLOR_ROLE, THEME_ROLE
-
-
-@pytest.fixture
-def theme(qapp):
-    controller = ThemeController(qapp, "light")
-    yield controller
-    qapp.setStyleSheet("")
-    qapp.setPalette(QPalette())
-    controller.deleteLater()
 
 
 def _outline_colours(wall) -> dict[str, str]:
@@ -94,32 +84,39 @@ def test_a_combo_box_popup_shows_every_item(theme, qtbot, mode, combo):
         box.hidePopup()
 
 
-@pytest.mark.parametrize("mode", ["light", "dark"])
-def test_a_disabled_primary_button_does_not_look_clickable(theme, qtbot, mode):
-    """The import preview's 开始导入 (a #PrimaryButton) stayed accent-blue when there was nothing to
-    import and a click did nothing: disabled, it takes the disabled colour as a default button does."""
+def _shown_button(qtbot, text: str, name: str = ""):
+    """A push button on screen, and a function reading the colour of its face (inside the border,
+    left of the text)."""
     from PySide6.QtWidgets import QPushButton
 
-    theme.set_setting(mode)
-    button = QPushButton("开始导入")
-    button.setObjectName("PrimaryButton")
+    button = QPushButton(text)
+    button.setObjectName(name)
     qtbot.addWidget(button)
     button.resize(120, 34)
     button.show()
     qtbot.waitExposed(button)
 
-    def middle() -> str:
+    def face() -> str:
         image = button.grab().toImage()
-        return image.pixelColor(6, image.height() // 2).name()  # inside the border, left of the text
+        return image.pixelColor(6, image.height() // 2).name()
 
-    accent = middle()
+    return button, face
+
+
+@pytest.mark.parametrize("mode", ["light", "dark"])
+def test_a_disabled_primary_button_does_not_look_clickable(theme, qtbot, mode):
+    """The import preview's 开始导入 (a #PrimaryButton) stayed accent-blue when there was nothing to
+    import and a click did nothing: disabled, it takes the disabled colour as a default button does."""
+    theme.set_setting(mode)
+    button, face = _shown_button(qtbot, "开始导入", "PrimaryButton")
+    accent = face()
     button.setEnabled(False)
     QCoreApplication.processEvents()
-    disabled = middle()
+    disabled = face()
     assert disabled != accent
     button.setEnabled(True)
     QCoreApplication.processEvents()
-    assert middle() == accent
+    assert face() == accent
 
 
 @pytest.mark.parametrize("mode", ["light", "dark"])
@@ -164,21 +161,10 @@ def test_a_disabled_button_sinks_into_the_window(theme, qtbot, mode):
     """A plain button that cannot be clicked (回收站's 永久删除 with nothing chosen, 历史's 打开这段对话
     for an imported memory) showed the enabled button's face with grey text: now it is flat, the
     window's colour."""
-    from PySide6.QtWidgets import QPushButton
-
     from sonetto_desktop.ui.theme import tokens
 
     theme.set_setting(mode)
-    button = QPushButton("永久删除")
-    qtbot.addWidget(button)
-    button.resize(120, 34)
-    button.show()
-    qtbot.waitExposed(button)
-
-    def face() -> str:
-        image = button.grab().toImage()
-        return image.pixelColor(6, image.height() // 2).name()
-
+    button, face = _shown_button(qtbot, "永久删除")
     enabled = face()
     button.setEnabled(False)
     QCoreApplication.processEvents()
