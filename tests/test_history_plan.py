@@ -151,3 +151,20 @@ def test_dry_run_for_people_and_bad_files(tmp_path):
     result = _history_cli("--store", str(store), "import", str(bad), "--dry-run")
     assert result.returncode == 2 and result.stderr.startswith("error: ") and "不是完整的 JSON" in result.stderr
     assert result.stderr.count("\n") == 1 and not (tmp_path / "memory.imports").exists()
+
+
+def test_a_historys_days_are_known_as_it_is_read_and_a_plan_says_how_far_it_got():
+    """The preview shows the file's dates before its first plan (a 2 GB export's takes minutes) and
+    says how many conversations the plan has read so far."""
+    chats = [_chat(f"c{n}", datetime(2023, 1 + n % 12, 1 + n % 27, 9), [("问", "答")]) for n in range(30)]
+    chats.append(Conversation("empty", "没有消息", []))
+    history = History("jsonl", chats)
+    first, last = history.conversations.days
+    days = [m.time.date() for chat in chats for m in chat.messages]
+    assert (first, last) == (min(days), max(days)) == (date(2023, 1, 1), date(2023, 12, 24))
+    told: list[tuple[int, int]] = []
+    plan = make_plan(history, progress=lambda done, total: told.append((done, total)))
+    assert (plan.first_day, plan.last_day) == (first, last)
+    assert told[0] == (0, 31) and all(total == 31 for _, total in told)
+    assert [done for done, _ in told] == sorted(done for done, _ in told) and len(told) >= 4
+    assert History("jsonl", [Conversation("empty", "", [])]).conversations.days == (None, None)

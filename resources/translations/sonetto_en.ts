@@ -16,17 +16,17 @@
         <translation>{0}×</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/card_delegate.py" line="512" />
+        <location filename="../../sonetto_desktop/ui/wall/card_delegate.py" line="513" />
         <source>合并</source>
         <translation>Merge</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_model.py" line="58" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_model.py" line="59" />
         <source>用到 {0} 次</source>
         <translation>Used {0}×</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_model.py" line="67" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_model.py" line="68" />
         <source>用到 {0} 次：Sonetto 在对话中想起并用上这条记忆的次数（“用到最多”按它排序）。</source>
         <translation>Used {0}×: how many times Sonetto recalled this memory and used it in a conversation (“Most used” sorts by it).</translation>
     </message>
@@ -34,22 +34,22 @@
 <context>
     <name>ChatController</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/controller.py" line="167" />
+        <location filename="../../sonetto_desktop/ui/chat/controller.py" line="168" />
         <source>重命名失败：</source>
         <translation>Rename failed: </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/controller.py" line="257" />
+        <location filename="../../sonetto_desktop/ui/chat/controller.py" line="259" />
         <source>已停止</source>
         <translation>Stopped</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/controller.py" line="261" />
+        <location filename="../../sonetto_desktop/ui/chat/controller.py" line="263" />
         <source>出错了：</source>
         <translation>Something went wrong: </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/controller.py" line="264" />
+        <location filename="../../sonetto_desktop/ui/chat/controller.py" line="266" />
         <source>回复意外中断了。</source>
         <translation>The reply stopped unexpectedly.</translation>
     </message>
@@ -276,27 +276,27 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>Composer</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/composer.py" line="30" />
+        <location filename="../../sonetto_desktop/ui/chat/composer.py" line="45" />
         <source>和 Sonetto 说点什么…（Enter 发送，Shift+Enter 换行）</source>
         <translation>Talk to Sonetto… (Enter to send, Shift+Enter: new line)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/composer.py" line="42" />
+        <location filename="../../sonetto_desktop/ui/chat/composer.py" line="57" />
         <source>发送 (Enter)</source>
         <translation>Send (Enter)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/composer.py" line="48" />
+        <location filename="../../sonetto_desktop/ui/chat/composer.py" line="63" />
         <source>停止回复</source>
         <translation>Stop the reply</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/composer.py" line="64" />
+        <location filename="../../sonetto_desktop/ui/chat/composer.py" line="79" />
         <source>正在编辑一条消息：发送后会替换它和之后的对话，那几轮让 Sonetto 记下的变化也会撤销（可以再恢复）</source>
         <translation>Editing a message: sending replaces it and everything after it, and what Sonetto noted from those turns is taken back (it can be brought back)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/composer.py" line="69" />
+        <location filename="../../sonetto_desktop/ui/chat/composer.py" line="84" />
         <source>取消编辑</source>
         <translation>Cancel editing</translation>
     </message>
@@ -882,7 +882,7 @@ Talk about anything — I'll remember what matters to you.</translation>
     <message>
         <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="245" />
         <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="289" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="710" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="745" />
         <source>撤销已导入的部分</source>
         <translation>Undo what was imported</translation>
     </message>
@@ -928,7 +928,7 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="294" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="852" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="887" />
         <source>撤销这次导入</source>
         <translation>Undo this import</translation>
     </message>
@@ -1007,177 +1007,182 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
         <translation>Counting…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="489" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="517" />
+        <source>正在计算…（已读 {0} / {1} 个对话）</source>
+        <translation>Counting… ({0} of {1} conversations read)</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="524" />
         <source>跳过 {0} 个读不了的对话：</source>
         <translation>Left out {0} conversations that cannot be read:</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="492" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="527" />
         <source>…另有 {0} 个</source>
         <translation>… and {0} more</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="499" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="534" />
         <source>还没有配置模型：请先在设置里填写模型，导入要由模型来读。</source>
         <translation>No model is configured: set one in Settings first; a model reads the import.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="502" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="537" />
         <source>审核模式已开启：导入的结果会进入审核箱，由你确认后才写入。</source>
         <translation>Review mode is on: what the import finds goes to the review inbox and is written only once you approve it.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="535" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="570" />
         <source>没能算出要导入的内容：{0}</source>
         <translation>Could not work out what to import: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="552" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="587" />
         <source>已导入过的 {0} 轮</source>
         <translation>{0} turns imported before</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="554" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="589" />
         <source>不导入列表里的 {0} 个对话</source>
         <translation>{0} conversations on the don’t-import list</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="556" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="591" />
         <source>日期范围外的 {0} 轮</source>
         <translation>{0} turns outside the dates</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="559" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="594" />
         <source>系统提示、工具调用、改写前的分支、空白等 {0} 条消息</source>
         <translation>{0} messages such as system prompts, tool calls, branches edited away and blanks</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="560" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="595" />
         <source>不导入：{0}</source>
         <translation>Not imported: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="562" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="597" />
         <source>{0} 处疑似密码、密钥或证件号会在发送给模型前隐去</source>
         <translation>{0} likely passwords, keys or ID numbers are hidden before the model sees them</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="572" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="587" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="607" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="622" />
         <source>没有保存：{0}</source>
         <translation>Not saved: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="595" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="630" />
         <source>ChatGPT 已保存的记忆</source>
         <translation>ChatGPT saved memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="596" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="631" />
         <source>每条直接成为一条记忆（不经模型），可以改主题或取消勾选。</source>
         <translation>Each becomes one memory as it is (no model reads it); you can change its theme or untick it.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="603" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="638" />
         <source>导入</source>
         <translation>Import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="618" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="653" />
         <source>审核模式已开启：它们会进入审核箱，由你确认后才写入。</source>
         <translation>Review mode is on: they go to the review inbox and are written only once you approve them.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="625" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="660" />
         <source>导入 {0} 条记忆</source>
         <translation>Import {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="633" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="668" />
         <source>没有导入：{0}</source>
         <translation>Not imported: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="706" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="741" />
         <source>导入已停止</source>
         <translation>Import stopped</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="707" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="742" />
         <source>已导入的部分要保留吗？保留的话，以后再导入同一个文件会接着导入剩下的。</source>
         <translation>Keep what was imported? If you keep it, importing the same file again goes on with the rest.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="709" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="744" />
         <source>保留已导入的部分</source>
         <translation>Keep what was imported</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="745" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="780" />
         <source>删除它新建的 {0} 条记忆</source>
         <translation>delete the {0} memories it created</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="747" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="782" />
         <source>把它改过的 {0} 条记忆恢复原样</source>
         <translation>put back the {0} memories it changed</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="749" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="784" />
         <source>找回它删掉的 {0} 条记忆</source>
         <translation>bring back the {0} memories it deleted</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="751" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="786" />
         <source>撤销这次导入？</source>
         <translation>Undo this import?</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="751" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="786" />
         <source>撤销会影响 {0} 条记忆：{1}。撤销之后还可以重做。</source>
         <translation>Undoing touches {0} memories: {1}. You can redo it afterwards.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="752" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="787" />
         <source>，</source>
         <translation>, </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="752" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="787" />
         <source>撤销导入</source>
         <translation>Undo the import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="784" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="819" />
         <source>重做这次导入</source>
         <translation>Redo this import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="791" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="796" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="826" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="831" />
         <source>无法重做：{0}</source>
         <translation>Cannot redo: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="793" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="828" />
         <source>无法重做：撤销之后这些记忆都被改过了</source>
         <translation>Cannot redo: every one of these memories was changed after the undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="845" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="880" />
         <source>……还有 {0} 张</source>
         <translation>…and {0} more</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="847" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="882" />
         <source>无法撤销：这次导入写下的 {0} 条记忆之后都被改过，撤销会丢掉那些修改。</source>
         <translation>Cannot undo: all {0} memories the import wrote were changed afterwards, and undoing would lose those changes.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="741" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="822" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="834" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="864" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="776" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="857" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="869" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="899" />
         <source>无法撤销：{0}</source>
         <translation>Cannot undo: {0}</translation>
     </message>
@@ -1185,124 +1190,124 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>HistoryPreview</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="45" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="49" />
         <source>约 {0}{1}</source>
         <translation>about {0}{1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="47" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="51" />
         <source>费用：未设置单价</source>
         <translation>cost: no price set</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="49" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="53" />
         <source>%n 个对话</source>
         <translation><numerusform>1 conversation</numerusform><numerusform>%n conversations</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="50" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="54" />
         <source>%n 轮</source>
         <translation><numerusform>1 turn</numerusform><numerusform>%n turns</numerusform></translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="51" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="55" />
         <source>{0} · {1} 字 · 约 {2} tokens · {3}</source>
         <translation>{0} · {1} characters · about {2} tokens · {3}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="58" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="62" />
         <source>已导入</source>
         <translation>Imported</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="60" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="64" />
         <source>已导入 {0} 轮，其余待导入</source>
         <translation>{0} turns imported, the rest to import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="62" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="66" />
         <source>不导入（列表里的“{0}”）</source>
         <translation>Not imported (“{0}” on the list)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="64" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="68" />
         <source>不在日期范围内</source>
         <translation>Outside the dates</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="66" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="70" />
         <source>不导入</source>
         <translation>Not imported</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="67" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="71" />
         <source>推断的分支</source>
         <translation>Branch guessed</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="67" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="71" />
         <source>待导入</source>
         <translation>To import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="94" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="101" />
         <source>对话</source>
         <translation>Conversation</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="94" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="198" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="101" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="398" />
         <source>日期</source>
         <translation>Date</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="94" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="102" />
         <source>轮数</source>
         <translation>Turns</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="94" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="102" />
         <source>字数</source>
         <translation>Characters</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="94" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="103" />
         <source>状态</source>
         <translation>State</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="95" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="309" />
         <source>要导入的对话</source>
         <translation>Conversations to import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="179" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="379" />
         <source>从不导入列表里移除“{0}”</source>
         <translation>Remove “{0}” from the don’t-import list</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="183" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="383" />
         <source>以后都不导入这个标题</source>
         <translation>Never import this title</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="198" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="398" />
         <source>记忆</source>
         <translation>Memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="198" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="224" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="398" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="424" />
         <source>主题</source>
         <translation>Theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="199" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="399" />
         <source>要导入的已保存记忆</source>
         <translation>Saved memories to import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="218" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="418" />
         <source>太长了（{0} 字），一条记忆最多 500 字</source>
         <translation>Too long ({0} characters); a memory holds at most 500</translation>
     </message>
@@ -2027,248 +2032,248 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>MemoryWall</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="349" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="350" />
         <source>正在载入记忆…</source>
         <translation>Loading memories…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="288" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="289" />
         <source>记忆库暂时无法读取，卡片墙是空的；没有任何内容被改动。</source>
         <translation>The memory store cannot be read right now, so the wall is empty; nothing was changed.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="290" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="291" />
         <source>还没有记忆。和 Sonetto 聊聊，或点「新建」写下一条。</source>
         <translation>No memories yet. Chat with Sonetto, or click “New” to write one.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="292" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="293" />
         <source>没有「{0}」的记忆。</source>
         <translation>No memories for “{0}”.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="294" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="295" />
         <source>正在准备拼音搜索…（第一次用拼音搜很多记忆时要几秒）</source>
         <translation>Getting pinyin search ready… (the first pinyin search over many memories takes a few seconds)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="296" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="297" />
         <source>没有和「{0}」匹配的记忆。</source>
         <translation>No memory matches “{0}”.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="322" />
         <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="323" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="324" />
         <source>1 条</source>
         <translation>1 memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="308" />
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="334" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="309" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="335" />
         <source>排序中 {0}%</source>
         <translation>Sorting {0}%</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="308" />
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="336" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="309" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="337" />
         <source>筛选中 {0}%</source>
         <translation>Filtering {0}%</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="309" />
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="338" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="310" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="339" />
         <source>载入中 {0}%</source>
         <translation>Loading {0}%</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="345" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="346" />
         <source>正在排序… {0} / {1}</source>
         <translation>Sorting… {0} / {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="345" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="346" />
         <source>正在排序…</source>
         <translation>Sorting…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="347" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="348" />
         <source>正在筛选… {0} / {1}</source>
         <translation>Filtering… {0} / {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="347" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="348" />
         <source>正在筛选…</source>
         <translation>Filtering…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="349" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="350" />
         <source>正在载入记忆… {0} / {1}</source>
         <translation>Loading memories… {0} / {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="319" />
         <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="320" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="321" />
         <source>{0} / {1} 条</source>
         <translation>{0} of {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="322" />
         <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="323" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="324" />
         <source>{0} 条</source>
         <translation>{0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="145" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="146" />
         <source>这条记忆已经不在了（可能刚被删除或合并）。可以把你写的内容另存为一条新记忆。</source>
         <translation>This memory is gone (it may have just been deleted or merged). You can save what you wrote as a new memory.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="203" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="204" />
         <source>已删除：{0}</source>
         <translation>Deleted: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="205" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="206" />
         <source>已删除 {0} 条记忆</source>
         <translation>Deleted {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="209" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="210" />
         <source>撤销</source>
         <translation>Undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="254" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="255" />
         <source>已经在「{0}」里了。要合并，就把它拖到另一张卡片上。</source>
         <translation>Already in “{0}”. To merge, drop it on another card.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="280" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="281" />
         <source>移动到新主题</source>
         <translation>Move to a new theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="281" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="282" />
         <source>新主题的名字：</source>
         <translation>Name of the new theme:</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="287" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="288" />
         <source>移动到…</source>
         <translation>Move to…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="298" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="299" />
         <source>新主题…</source>
         <translation>New theme…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="310" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="311" />
         <source>展开</source>
         <translation>Expand</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="311" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="312" />
         <source>折叠</source>
         <translation>Collapse</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="314" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="315" />
         <source>重命名主题…</source>
         <translation>Rename theme…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="317" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="318" />
         <source>更改颜色…</source>
         <translation>Change colour…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="320" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="321" />
         <source>恢复默认颜色</source>
         <translation>Default colour</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="329" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="330" />
         <source>「{0}」的颜色</source>
         <translation>Colour of “{0}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="346" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="347" />
         <source>已选 {0} 条，其中 {1} 条不在视野内</source>
         <translation>{0} selected, {1} of them out of sight</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="352" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="353" />
         <source>删除</source>
         <translation>Delete</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="354" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="355" />
         <source>删除 {0} 条</source>
         <translation>Delete {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="358" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="359" />
         <source>锁定</source>
         <translation>Lock</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="359" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="360" />
         <source>锁定 {0} 条</source>
         <translation>Lock {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="361" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="362" />
         <source>解锁</source>
         <translation>Unlock</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="362" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="363" />
         <source>解锁 {0} 条</source>
         <translation>Unlock {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="365" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="366" />
         <source>置顶</source>
         <translation>Pin to the top</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="366" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="367" />
         <source>置顶 {0} 条</source>
         <translation>Pin {0} to the top</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="368" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="369" />
         <source>取消置顶</source>
         <translation>Unpin</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="369" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="370" />
         <source>取消置顶 {0} 条</source>
         <translation>Unpin {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="371" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="372" />
         <source>合并这 2 条</source>
         <translation>Merge these 2</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="377" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="378" />
         <source>编辑</source>
         <translation>Edit</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="378" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="379" />
         <source>历史</source>
         <translation>History</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="374" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="375" />
         <source>与…合并</source>
         <translation>Merge with…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="386" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="387" />
         <source>复制</source>
         <translation>Copy</translation>
     </message>
@@ -3159,189 +3164,189 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>SettingsDialog</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="64" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="65" />
         <source>设置</source>
         <translation>Settings</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="75" />
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="134" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="80" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="139" />
         <source>模型</source>
         <translation>Model</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="76" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="81" />
         <source>记忆</source>
         <translation>Memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="83" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="88" />
         <source>外观</source>
         <translation>Appearance</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="88" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="93" />
         <source>保存</source>
         <translation>Save</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="89" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="94" />
         <source>取消</source>
         <translation>Cancel</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="107" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="112" />
         <source>留空时 Sonetto 会从记忆里知道</source>
         <translation>Leave empty and Sonetto learns it from the memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="112" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="117" />
         <source>本地模型可以留空</source>
         <translation>Leave empty for local models</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="122" />
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="149" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="127" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="154" />
         <source> 秒</source>
         <translation> s</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="123" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="128" />
         <source>测试连接</source>
         <translation>Test connection</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="131" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="136" />
         <source>你希望 Sonetto 怎么称呼你</source>
         <translation>What should Sonetto call you</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="132" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="137" />
         <source>服务地址</source>
         <translation>Endpoint URL</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="133" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="138" />
         <source>API 密钥</source>
         <translation>API key</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="135" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="140" />
         <source>温度</source>
         <translation>Temperature</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="136" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="141" />
         <source>请求超时</source>
         <translation>Request timeout</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="144" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="149" />
         <source>混合（推荐）</source>
         <translation>Hybrid (recommended)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="144" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="149" />
         <source>本地检索（快，不用模型）</source>
         <translation>Local search (fast, no model)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="145" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="150" />
         <source>模型检索</source>
         <translation>Model search</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="155" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="160" />
         <source>切换后会把现有记忆（含历史和回收站）完整迁移过去，旧文件保留。</source>
         <translation>Switching moves every memory (with history and trash) to the new store; the old file is kept.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="159" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="164" />
         <source>Sonetto 的记忆变化先交给我审核（审核模式）</source>
         <translation>Let me review Sonetto's memory changes first (review mode)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="161" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="166" />
         <source>不要记住的内容…</source>
         <translation>Things not to remember…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="165" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="170" />
         <source>选择…</source>
         <translation>Choose…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="167" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="172" />
         <source>打开数据文件夹</source>
         <translation>Open data folder</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="172" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="177" />
         <source>回忆方式</source>
         <translation>Recall</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="173" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="178" />
         <source>回忆超时</source>
         <translation>Recall timeout</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="174" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="179" />
         <source>存储方式</source>
         <translation>Storage</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="176" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="181" />
         <source>回收站保留</source>
         <translation>Keep deleted memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="177" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="182" />
         <source>记忆写入</source>
         <translation>Memory writing</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="179" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="184" />
         <source>数据文件夹</source>
         <translation>Data folder</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="187" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="192" />
         <source>跟随系统</source>
         <translation>Follow the system</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="187" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="192" />
         <source>浅色</source>
         <translation>Light</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="187" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="192" />
         <source>深色</source>
         <translation>Dark</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="192" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="197" />
         <source>主题</source>
         <translation>Theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="193" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="198" />
         <source>语言</source>
         <translation>Language</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="270" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="275" />
         <source>无法保存设置：</source>
         <translation>Cannot save the settings: </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="283" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="288" />
         <source>正在连接…</source>
         <translation>Connecting…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="310" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="344" />
         <source>选择数据文件夹</source>
         <translation>Choose the data folder</translation>
     </message>
@@ -3451,7 +3456,7 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>SonettoApp</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="311" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="314" />
         <source>对话功能启动失败：%1。记忆墙仍可使用；请检查数据目录后重启。</source>
         <translation>Chat could not start: %1. The memory wall still works; check the data folder, then restart.</translation>
     </message>
@@ -3532,7 +3537,7 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
         <translation>Undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="480" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="499" />
         <source>无法使用新的数据文件夹 {0}：{1}。仍在使用原来的记忆库。</source>
         <translation>Cannot use the new data folder {0}: {1}. Still using the previous memory store.</translation>
     </message>

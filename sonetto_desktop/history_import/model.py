@@ -131,6 +131,8 @@ class SpilledConversations:
         self._heads: list[tuple[Any, ...]] = []  # ConversationHead's fields
         self._derived: dict[str, array] = {}  # kind -> offset, length per conversation (-1: not made)
         self._last: tuple[int, Conversation] | None = None  # the conversation last read back
+        self._first_day: date | None = None  # the earliest and latest day of any conversation (``days``)
+        self._last_day: date | None = None
         for conversation in items:
             self.append(conversation)
 
@@ -150,8 +152,19 @@ class SpilledConversations:
     def append(self, conversation: Conversation) -> None:
         data = pickle.dumps(conversation, pickle.HIGHEST_PROTOCOL)
         self._spans.extend((self._write(data), len(data)))
-        self._heads.append((conversation.id, conversation.title, conversation.first_day, conversation.last_day,
-                            len(conversation.messages), conversation.guessed_branch))
+        first, last = conversation.first_day, conversation.last_day
+        self._heads.append((conversation.id, conversation.title, first, last, len(conversation.messages),
+                            conversation.guessed_branch))
+        for day in (first, last):
+            if day is not None:
+                self._first_day = day if self._first_day is None else min(self._first_day, day)
+                self._last_day = day if self._last_day is None else max(self._last_day, day)
+
+    @property
+    def days(self) -> tuple[date | None, date | None]:
+        """The first and the last day any conversation has ((None, None): no dated message), kept as
+        they are read: known before any plan."""
+        return self._first_day, self._last_day
 
     def head(self, index: int) -> ConversationHead:
         return ConversationHead._make(self._heads[index])

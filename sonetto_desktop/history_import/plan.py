@@ -25,7 +25,7 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import date, datetime
-from typing import Iterable, Protocol
+from typing import Callable, Iterable, Protocol
 
 from ..memory.retrieval.token_count import FAMILIES
 from ..memory.token_estimate import estimate_tokens_unrounded
@@ -309,9 +309,12 @@ def exchange_chars(exchange: Exchange) -> int:
 
 def make_plan(history: History, *, since: date | None = None, until: date | None = None,
               selected: Iterable[str] | None = None, imported: set[str] | frozenset[str] = frozenset(),
-              dont_import: TitleFilter | None = None, memories: int = 0, price: Price | None = None) -> Plan:
+              dont_import: TitleFilter | None = None, memories: int = 0, price: Price | None = None,
+              progress: Callable[[int, int], None] | None = None) -> Plan:
     """See the module docstring. ``selected``: conversation ids to import (None: all); ``imported``:
-    keys earlier imports wrote; ``memories``: how many the store holds now (for the estimate).
+    keys earlier imports wrote; ``memories``: how many the store holds now (for the estimate);
+    ``progress(done, total)``: told every few conversations (a first plan of a large export reads
+    every conversation back: minutes for 2 GB).
 
     The plan holds no text (issue 37): a conversation is read back from the history's spill file
     once, its exchanges' figures are kept on disk beside it (a later plan of other dates or another
@@ -319,13 +322,15 @@ def make_plan(history: History, *, since: date | None = None, until: date | None
     chosen = None if selected is None else set(selected)
     plan = Plan(history.source, history.label, skipped_messages=Counter(history.skipped), price=price)
     conversations = history.conversations
-    days = [d for h in conversations.heads for d in (h.first_day, h.last_day) if d is not None]
-    plan.first_day, plan.last_day = (min(days), max(days)) if days else (None, None)
+    plan.first_day, plan.last_day = conversations.days
     source = history.source
     pending: list[Batch] = []
+    total = len(conversations)
     for index, head in enumerate(conversations.heads):
         if index % YIELD_EVERY == 0:
             time.sleep(0)  # let the app's main thread have the GIL between conversations
+            if progress is not None:
+                progress(index, total)
         figures, no_user = conversations.derived(f"figures:{source}", index,
                                                  lambda c: conversation_figures(source, c))
         if no_user:

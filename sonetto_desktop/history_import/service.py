@@ -144,14 +144,16 @@ class HistoryImports:
         return history
 
     async def plan(self, history: History, *, since: date | None = None, until: date | None = None,
-                   selected: list[str] | None = None) -> Plan:
-        """The plan for these choices, made in a worker (the ledger and the lists are files)."""
+                   selected: list[str] | None = None, progress: Callable[[int, int], None] | None = None) -> Plan:
+        """The plan for these choices, made in a worker (the ledger and the lists are files);
+        ``progress(done, total)`` is called from that worker every few conversations."""
         services = self.services
         ledger, dont_import, price = self.ledger, self.dont_import, self.price()
 
         def make() -> Plan:
             return make_plan(history, since=since, until=until, selected=selected, imported=ledger.imported_keys(),
-                             dont_import=dont_import, memories=services.store.count(), price=price)
+                             dont_import=dont_import, memories=services.store.count(), price=price,
+                             progress=progress)
 
         return await run_blocking(make)
 

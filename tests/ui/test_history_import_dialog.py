@@ -108,6 +108,36 @@ async def test_preview_progress_pause_and_undo_from_the_window(qapp, tmp_path, l
         await wait(lambda: not dialog.isVisible(), message="closed")
 
 
+async def test_while_the_first_plan_is_made_the_files_dates_show_and_its_progress_is_said(qapp, tmp_path, llm_server,
+                                                                                            wait, monkeypatch):
+    """A 2 GB export's first plan takes minutes: meanwhile the dates are the file's (they showed
+    2000-01-01), the choices wait (a date changed then was lost), and the summary says how many
+    conversations the plan has read."""
+    import asyncio
+
+    gate = threading.Event()
+    real = service_module.make_plan
+
+    def slow(history, **kw):
+        kw["progress"](1, 2)  # as make_plan says it, from the worker
+        gate.wait(10)
+        return real(history, **kw)
+
+    monkeypatch.setattr(service_module, "make_plan", slow)
+    async with running_app(qapp, app_settings(tmp_path / "data", llm_server)) as app:
+        dialog = app.history_imports.open_dialog(app.window)
+        opening = asyncio.ensure_future(dialog.open_path(fixture("chatgpt_conversations.json")))
+        await wait(lambda: "已读 1 / 2 个对话" in dialog.summary.text(), message="the planning's progress")
+        assert dialog.stack.currentWidget() is dialog.preview_page
+        assert (dialog.since.date(), dialog.until.date()) == (QDate(2024, 5, 1), QDate(2024, 6, 1))
+        assert not dialog.since.isEnabled() and not dialog.filter_box.isEnabled() and not dialog.none_button.isEnabled()
+        gate.set()
+        assert await opening
+        assert dialog.since.isEnabled() and dialog.filter_box.isEnabled() and dialog.none_button.isEnabled()
+        assert dialog.summary.text().startswith("2 个对话 · 3 轮")
+        dialog.reject()
+
+
 async def test_a_file_that_cannot_be_read_says_why_in_place(qapp, tmp_path, llm_server, wait):
     bad = tmp_path / "conversations.json"
     bad.write_text('[{"mapping": ', encoding="utf-8")

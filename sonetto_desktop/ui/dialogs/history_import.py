@@ -468,18 +468,53 @@ class HistoryImportDialog(QDialog):
         self.summary.setText(self.tr("正在计算…"))
         self.start_button.setEnabled(False)  # (until this file's plan says there is something to import)
         self._set_mode_note()
-        self.stack.setCurrentWidget(self.preview_page)
-        first = await self.actions.imports.plan(history)
-        if not shiboken6.isValid(self):
-            return
+        # The file's dates are known as soon as it is read; the choices wait for the first plan (a
+        # 2 GB export's takes minutes: its progress is said where the summary goes).
+        first_day, last_day = history.conversations.days
         for edit in (self.since, self.until):
             edit.blockSignals(True)
-            edit.setDateRange(_qdate(first.first_day), _qdate(first.last_day))
-        self.since.setDate(_qdate(first.first_day))
-        self.until.setDate(_qdate(first.last_day))
+            edit.setDateRange(_qdate(first_day), _qdate(last_day))
+        self.since.setDate(_qdate(first_day))
+        self.until.setDate(_qdate(last_day))
         for edit in (self.since, self.until):
             edit.blockSignals(False)
+        self._set_choosing(False)
+        self.stack.setCurrentWidget(self.preview_page)
+        try:
+            first = await self.actions.imports.plan(history, progress=self._planning_progress(len(history.conversations)))
+        finally:
+            if shiboken6.isValid(self):
+                self._set_choosing(True)
+        if not shiboken6.isValid(self):
+            return
         self._show_plan(first)
+
+    def _set_choosing(self, enabled: bool) -> None:
+        """The dates, the filter and 全选 / 全不选: off while the first plan is made."""
+        for widget in (self.since, self.until, self.filter_box, self.all_button, self.none_button):
+            widget.setEnabled(enabled)
+
+    def _planning_progress(self, total: int) -> Any:
+        """A ``progress(done, total)`` for the planning worker: each whole percent said on the Qt
+        thread (the worker cannot touch widgets)."""
+        import asyncio
+
+        loop = asyncio.get_running_loop()
+        said = [-1]
+
+        def told(done: int, total: int = total) -> None:
+            percent = done * 100 // max(total, 1)
+            if percent != said[0]:
+                said[0] = percent
+                loop.call_soon_threadsafe(self._say_planning, done, total)
+
+        return told
+
+    def _say_planning(self, done: int, total: int) -> None:
+        if not shiboken6.isValid(self) or self.plan is not None:
+            return  # gone, or the plan came first
+        numbers = (f"{done:,}", f"{total:,}") if ui_language() == "en" else (str(done), str(total))
+        self.summary.setText(self.tr("正在计算…（已读 {0} / {1} 个对话）").format(*numbers))
 
     def _bad_lines(self, history: History) -> list[str]:
         """The conversations left out because they could not be read: which, and why (the first few)."""
