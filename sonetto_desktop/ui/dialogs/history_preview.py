@@ -147,11 +147,12 @@ class ConversationModel(QAbstractTableModel):
     def is_ticked(self, row: ConversationRow) -> bool:
         return row.state not in _BLOCKED and row.id not in self._unticked
 
-    def tick(self, row: ConversationRow, ticked: bool) -> None:
+    def tick(self, row: ConversationRow, ticked: bool, at: int | None = None) -> None:
+        """Tick or untick ``row`` (``at``: where it is shown, if known)."""
         if row.state in _BLOCKED or self.is_ticked(row) == ticked:
             return
         (self._unticked.discard if ticked else self._unticked.add)(row.id)
-        at = self._position(row)
+        at = self._position(row) if at is None else at
         if at is not None:
             self.dataChanged.emit(self.index(at, 0), self.index(at, 0), [Qt.ItemDataRole.CheckStateRole])
         self.ticked.emit()
@@ -251,7 +252,7 @@ class ConversationModel(QAbstractTableModel):
         row = self.row_at(index)
         if row is None or role != Qt.ItemDataRole.CheckStateRole or index.column() != 0 or row.state in _BLOCKED:
             return False
-        self.tick(row, value in (Qt.CheckState.Checked, Qt.CheckState.Checked.value))
+        self.tick(row, value in (Qt.CheckState.Checked, Qt.CheckState.Checked.value), index.row())
         return True
 
 
@@ -271,7 +272,7 @@ class ConversationRowView:
         return Qt.CheckState.Checked if self._model.is_ticked(self.row) else Qt.CheckState.Unchecked
 
     def setCheckState(self, column: int, state: Qt.CheckState) -> None:
-        self._model.tick(self.row, state == Qt.CheckState.Checked)
+        self._model.tick(self.row, state == Qt.CheckState.Checked, self.index.row())
 
     def flags(self) -> Qt.ItemFlag:
         return self._model.flags(self.index)
@@ -304,12 +305,12 @@ class ConversationList(QTableView):
         self.horizontalHeader().setStretchLastSection(True)
         self.horizontalHeader().setDefaultAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
         self._fit_rows()
-        self.conversations = ConversationModel(self)
-        self.setModel(self.conversations)
+        self._model = ConversationModel(self)
+        self.setModel(self._model)
         self.setAccessibleName(QCoreApplication.translate("HistoryPreview", "要导入的对话"))
         self.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.customContextMenuRequested.connect(self._menu)
-        self.conversations.ticked.connect(self.selection_changed)
+        self._model.ticked.connect(self.selection_changed)
         self.setColumnWidth(0, 260)
         self.setSortingEnabled(True)  # the model sorts its lists (one Python sort per click)
         self.sortByColumn(1, Qt.SortOrder.AscendingOrder)
@@ -318,11 +319,11 @@ class ConversationList(QTableView):
 
     def show_plan(self, plan: Plan, unticked: set[str]) -> None:
         """Rows for ``plan``; ``unticked``: conversations the person left out."""
-        self.conversations.set_plan(plan.rows, unticked)
+        self._model.set_plan(plan.rows, unticked)
         self._fit_columns()
 
     def clear(self) -> None:
-        self.conversations.set_plan([], set())
+        self._model.set_plan([], set())
 
     def header(self) -> QHeaderView:
         """The column headers (a click sorts by that column)."""
@@ -343,7 +344,7 @@ class ConversationList(QTableView):
     def changeEvent(self, event: Any) -> None:  # a new language or font: the headers' widths change
         super().changeEvent(event)
         if event.type() == QEvent.Type.LanguageChange:
-            self.conversations.retranslate()
+            self._model.retranslate()
         if event.type() in (QEvent.Type.FontChange, QEvent.Type.StyleChange):
             self._fit_rows()
         if event.type() in (QEvent.Type.LanguageChange, QEvent.Type.FontChange, QEvent.Type.StyleChange):
@@ -351,25 +352,25 @@ class ConversationList(QTableView):
 
     def rows(self) -> list[ConversationRowView]:
         """The rows the filter shows, in the order shown."""
-        return [ConversationRowView(self.conversations, row, at) for at, row in enumerate(self.conversations.shown())]
+        return [ConversationRowView(self._model, row, at) for at, row in enumerate(self._model.shown())]
 
     def ids(self) -> set[str]:
         """Every conversation of the plan (shown or filtered out)."""
-        return self.conversations.ids()
+        return self._model.ids()
 
     def unticked(self) -> set[str]:
         """Conversations the person can tick but did not."""
-        return self.conversations.unticked()
+        return self._model.unticked()
 
     def set_all(self, checked: bool) -> None:
         """Tick or untick every row the filter shows."""
-        self.conversations.tick_shown(checked)
+        self._model.tick_shown(checked)
 
     def filter(self, text: str) -> None:
-        self.conversations.set_filter(text)
+        self._model.set_filter(text)
 
     def _menu(self, pos: Any) -> None:
-        row = self.conversations.row_at(self.indexAt(pos))
+        row = self._model.row_at(self.indexAt(pos))
         if row is None:
             return
         menu = QMenu(self)
