@@ -91,6 +91,28 @@ def test_a_big_export_is_read_without_ever_holding_it_whole(tmp_path):
     assert peak < size / 5, f"peak {peak / 1024 ** 2:.1f} MB reading a {size / 1024 ** 2:.1f} MB file"
 
 
+def test_a_long_read_says_how_far_it_got_in_each_file(tmp_path):
+    """A 2 GB export reads for half a minute or more: the reader says, file by file, how many of its
+    bytes it has taken (the dialog's bar), from a file or from inside a zip; a look at a file's start
+    to tell its format is not counted."""
+    path = tmp_path / "conversations.json"
+    path.write_text(json.dumps([_chatgpt(f"c{n}", f"对话{n}", 1714550400 + n, "你好" * 20_000) for n in range(40)],
+                               ensure_ascii=False), encoding="utf-8")
+    size = path.stat().st_size
+    told: list[tuple[str, int, int]] = []
+    history = read_history(path, progress=lambda name, done, total: told.append((name, done, total)))
+    assert len(history.conversations) == 40 and len(told) >= 4
+    assert {name for name, _, _ in told} == {"conversations.json"} and {total for _, _, total in told} == {size}
+    assert [done for _, done, _ in told] == sorted(done for _, done, _ in told) and told[-1][1] == size
+    packed = tmp_path / "export.zip"
+    with zipfile.ZipFile(packed, "w") as archive:  # stored: this text packs like a zip bomb
+        archive.write(path, "conversations.json")
+        archive.writestr("chat.html", "<html></html>")
+    told.clear()
+    read_history(packed, progress=lambda name, done, total: told.append((name, done, total)))
+    assert {name for name, _, _ in told} == {"conversations.json"} and told[-1][1:] == (size, size)
+
+
 # ── bad values: the conversation is left out, named, and the rest read ─────────
 
 

@@ -855,7 +855,7 @@ Talk about anything — I'll remember what matters to you.</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="223" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="326" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="329" />
         <source>粘贴的记忆</source>
         <translation>Pasted memories</translation>
     </message>
@@ -881,8 +881,8 @@ Talk about anything — I'll remember what matters to you.</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="245" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="289" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="745" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="291" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="771" />
         <source>撤销已导入的部分</source>
         <translation>Undo what was imported</translation>
     </message>
@@ -912,277 +912,282 @@ conversation: which chat it belongs to; role: user or assistant (system and tool
 Optional: title (the chat’s title), id (the message’s id, which recognises it on a second import). Lines may come in any order; blank lines are fine.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="273" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="275" />
         <source>没有粘贴：内容有 {0} 字，ChatGPT 的已保存记忆一般只有几千字（最多 {1} 字）。请只复制“管理记忆”里的列表。</source>
         <translation>Not pasted: that is {0} characters, and ChatGPT's saved memories are a few thousand (at most {1}). Copy only the list under “Manage memories”.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="286" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="288" />
         <source>有一次没有完成的导入：{0} · {1}，已写入 {2}/{3} 轮</source>
         <translation>An import was not finished: {0} · {1}, {2}/{3} turns written</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="291" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="293" />
         <source>上次导入：{0} · {1}，写入 {2} 轮，新记忆 {3} 条，更新 {4} 条</source>
         <translation>Last import: {0} · {1}, {2} turns read, {3} new memories, {4} updated</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="294" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="887" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="296" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="913" />
         <source>撤销这次导入</source>
         <translation>Undo this import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="302" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="304" />
         <source>选择聊天记录</source>
         <translation>Choose a chat export</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="308" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="310" />
         <source>聊天记录 (*.zip *.json *.jsonl *.md *.txt)</source>
         <translation>Chat exports (*.zip *.json *.jsonl *.md *.txt)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="308" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="310" />
         <source>所有文件 (*)</source>
         <translation>All files (*)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="346" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="350" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="367" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="349" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="353" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="370" />
         <source>读不了 {0}：{1}</source>
         <translation>Cannot read {0}: {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="378" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="395" />
+        <source>正在读取 {0}：%p%</source>
+        <translation>Reading {0}: %p%</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="404" />
         <source>返回</source>
         <translation>Back</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="379" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="405" />
         <source>取消</source>
         <translation>Cancel</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="405" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="431" />
         <source>从</source>
         <translation>From</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="405" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="419" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="431" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="445" />
         <source>到</source>
         <translation>to</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="411" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="413" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="437" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="439" />
         <source>按标题筛选</source>
         <translation>Filter by title</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="414" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="440" />
         <source>全选</source>
         <translation>Select all</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="415" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="441" />
         <source>全不选</source>
         <translation>Select none</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="417" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="443" />
         <source>日期从</source>
         <translation>Dates from</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="438" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="464" />
         <source>开始导入</source>
         <translation>Start importing</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="468" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="494" />
         <source>正在计算…</source>
         <translation>Counting…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="517" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="543" />
         <source>正在计算…（已读 {0} / {1} 个对话）</source>
         <translation>Counting… ({0} of {1} conversations read)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="524" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="550" />
         <source>跳过 {0} 个读不了的对话：</source>
         <translation>Left out {0} conversations that cannot be read:</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="527" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="553" />
         <source>…另有 {0} 个</source>
         <translation>… and {0} more</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="534" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="560" />
         <source>还没有配置模型：请先在设置里填写模型，导入要由模型来读。</source>
         <translation>No model is configured: set one in Settings first; a model reads the import.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="537" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="563" />
         <source>审核模式已开启：导入的结果会进入审核箱，由你确认后才写入。</source>
         <translation>Review mode is on: what the import finds goes to the review inbox and is written only once you approve it.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="570" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="596" />
         <source>没能算出要导入的内容：{0}</source>
         <translation>Could not work out what to import: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="587" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="613" />
         <source>已导入过的 {0} 轮</source>
         <translation>{0} turns imported before</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="589" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="615" />
         <source>不导入列表里的 {0} 个对话</source>
         <translation>{0} conversations on the don’t-import list</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="591" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="617" />
         <source>日期范围外的 {0} 轮</source>
         <translation>{0} turns outside the dates</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="594" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="620" />
         <source>系统提示、工具调用、改写前的分支、空白等 {0} 条消息</source>
         <translation>{0} messages such as system prompts, tool calls, branches edited away and blanks</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="595" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="621" />
         <source>不导入：{0}</source>
         <translation>Not imported: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="597" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="623" />
         <source>{0} 处疑似密码、密钥或证件号会在发送给模型前隐去</source>
         <translation>{0} likely passwords, keys or ID numbers are hidden before the model sees them</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="607" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="622" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="633" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="648" />
         <source>没有保存：{0}</source>
         <translation>Not saved: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="630" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="656" />
         <source>ChatGPT 已保存的记忆</source>
         <translation>ChatGPT saved memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="631" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="657" />
         <source>每条直接成为一条记忆（不经模型），可以改主题或取消勾选。</source>
         <translation>Each becomes one memory as it is (no model reads it); you can change its theme or untick it.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="638" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="664" />
         <source>导入</source>
         <translation>Import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="653" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="679" />
         <source>审核模式已开启：它们会进入审核箱，由你确认后才写入。</source>
         <translation>Review mode is on: they go to the review inbox and are written only once you approve them.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="660" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="686" />
         <source>导入 {0} 条记忆</source>
         <translation>Import {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="668" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="694" />
         <source>没有导入：{0}</source>
         <translation>Not imported: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="741" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="767" />
         <source>导入已停止</source>
         <translation>Import stopped</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="742" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="768" />
         <source>已导入的部分要保留吗？保留的话，以后再导入同一个文件会接着导入剩下的。</source>
         <translation>Keep what was imported? If you keep it, importing the same file again goes on with the rest.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="744" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="770" />
         <source>保留已导入的部分</source>
         <translation>Keep what was imported</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="780" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="806" />
         <source>删除它新建的 {0} 条记忆</source>
         <translation>delete the {0} memories it created</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="782" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="808" />
         <source>把它改过的 {0} 条记忆恢复原样</source>
         <translation>put back the {0} memories it changed</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="784" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="810" />
         <source>找回它删掉的 {0} 条记忆</source>
         <translation>bring back the {0} memories it deleted</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="786" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="812" />
         <source>撤销这次导入？</source>
         <translation>Undo this import?</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="786" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="812" />
         <source>撤销会影响 {0} 条记忆：{1}。撤销之后还可以重做。</source>
         <translation>Undoing touches {0} memories: {1}. You can redo it afterwards.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="787" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="813" />
         <source>，</source>
         <translation>, </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="787" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="813" />
         <source>撤销导入</source>
         <translation>Undo the import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="819" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="845" />
         <source>重做这次导入</source>
         <translation>Redo this import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="826" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="831" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="852" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="857" />
         <source>无法重做：{0}</source>
         <translation>Cannot redo: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="828" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="854" />
         <source>无法重做：撤销之后这些记忆都被改过了</source>
         <translation>Cannot redo: every one of these memories was changed after the undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="880" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="906" />
         <source>……还有 {0} 张</source>
         <translation>…and {0} more</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="882" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="908" />
         <source>无法撤销：这次导入写下的 {0} 条记忆之后都被改过，撤销会丢掉那些修改。</source>
         <translation>Cannot undo: all {0} memories the import wrote were changed afterwards, and undoing would lose those changes.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="776" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="857" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="869" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="899" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="802" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="883" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="895" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="925" />
         <source>无法撤销：{0}</source>
         <translation>Cannot undo: {0}</translation>
     </message>
@@ -1256,7 +1261,7 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="101" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="398" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="399" />
         <source>日期</source>
         <translation>Date</translation>
     </message>
@@ -1276,38 +1281,38 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
         <translation>State</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="309" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="310" />
         <source>要导入的对话</source>
         <translation>Conversations to import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="379" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="380" />
         <source>从不导入列表里移除“{0}”</source>
         <translation>Remove “{0}” from the don’t-import list</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="383" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="384" />
         <source>以后都不导入这个标题</source>
         <translation>Never import this title</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="398" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="399" />
         <source>记忆</source>
         <translation>Memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="398" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="424" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="399" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="425" />
         <source>主题</source>
         <translation>Theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="399" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="400" />
         <source>要导入的已保存记忆</source>
         <translation>Saved memories to import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="418" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="419" />
         <source>太长了（{0} 字），一条记忆最多 500 字</source>
         <translation>Too long ({0} characters); a memory holds at most 500</translation>
     </message>

@@ -134,9 +134,11 @@ class HistoryImports:
 
     # ── reading and planning ──────────────────────────────────────────
 
-    async def read(self, path: str | Path, fmt: str | None = None) -> History:
-        """Parse ``path`` in a worker (``HistoryFormatError``: nothing was done)."""
-        return await run_blocking(read_history, Path(path), fmt)
+    async def read(self, path: str | Path, fmt: str | None = None,
+                   progress: Callable[[str, int, int], None] | None = None) -> History:
+        """Parse ``path`` in a worker (``HistoryFormatError``: nothing was done); ``progress(name,
+        done, size)`` is called from that worker as each file is read."""
+        return await run_blocking(read_history, Path(path), fmt, progress)
 
     async def read_pasted(self, text: str) -> History:
         history = await run_blocking(from_text, text)

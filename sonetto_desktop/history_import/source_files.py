@@ -61,6 +61,9 @@ class Source:
     read_bytes: int = 0  # everything read so far (``MAX_TOTAL_BYTES``)
     _hashed: set[str] = field(default_factory=set)
     kinds: dict[str, str | None] = field(default_factory=dict)  # what each file was found to be (``sniff``)
+    #: ``on_read(name, done, size)``: told after each chunk a reader takes of a file (its bytes so far
+    #: and its size), so a long read can say how far it got.
+    on_read: Callable[[str, int, int], None] | None = None
 
     @property
     def names(self) -> list[str]:
@@ -115,6 +118,8 @@ class Source:
                             "not a chat export")
                     if hasher is not None:
                         hasher.update(raw)
+                    if self.on_read is not None and hashed:
+                        self.on_read(name, count, member.size)
                     yield raw
         except (zipfile.BadZipFile, EOFError, zlib.error, NotImplementedError) as exc:
             raise HistoryFormatError(f"zip 里的 {name} 读不出来（{exc}）",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from .formats import HistoryFormat, all_formats, format_named, names
@@ -48,13 +49,16 @@ def detect(source: Source) -> str:
                              f"{name} holds no chat history (no {_listed(files, False)})")
 
 
-def read_history(path: str | Path, fmt: str | None = None) -> History:
+def read_history(path: str | Path, fmt: str | None = None,
+                 progress: Callable[[str, int, int], None] | None = None) -> History:
     """Read ``path`` as ``fmt`` (default: detected). Blocking; raises ``HistoryFormatError`` (the
-    file is not a readable history: nothing was done) or ``OSError``."""
+    file is not a readable history: nothing was done) or ``OSError``. ``progress(name, done, size)``:
+    told as the reader takes each file (``Source.on_read``)."""
     if fmt is not None and fmt not in names():
         raise HistoryFormatError(f"不认识的格式 {fmt}", f"unknown format {fmt}")
     source = open_source(path)
     chosen: HistoryFormat = format_named(fmt or detect(source))  # type: ignore[assignment]
+    source.on_read = progress
     history = chosen.read(source)
     history.source = chosen.name
     history.digest = source.digest

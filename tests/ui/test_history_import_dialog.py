@@ -138,6 +138,35 @@ async def test_while_the_first_plan_is_made_the_files_dates_show_and_its_progres
         dialog.reject()
 
 
+async def test_a_long_read_shows_how_far_it_got(qapp, tmp_path, llm_server, wait, monkeypatch):
+    """While a big export is read (half a minute or more for 2 GB) the bar says which file and how
+    far: it was a busy bar that never moved."""
+    import asyncio
+
+    gate = threading.Event()
+    real = service_module.read_history
+
+    def slow(path, fmt=None, progress=None):
+        progress("export/conversations.json", 412, 1000)  # as the reader says it, from the worker
+        gate.wait(10)
+        return real(path, fmt, progress)
+
+    monkeypatch.setattr(service_module, "read_history", slow)
+    async with running_app(qapp, app_settings(tmp_path / "data", llm_server)) as app:
+        dialog = app.history_imports.open_dialog(app.window)
+        opening = asyncio.ensure_future(dialog.open_path(fixture("chatgpt_conversations.json")))
+        await wait(lambda: dialog.busy.maximum() == 1000, message="a bar that moves")
+        assert dialog.busy.value() == 412 and dialog.busy.text() == "正在读取 conversations.json：41%"
+        gate.set()
+        assert await opening
+        assert not dialog.busy.isVisibleTo(dialog)
+        dialog.stack.setCurrentWidget(dialog.source_page)
+        dialog._set_busy(True)  # the next read starts as a busy bar again, until its reader says more
+        assert dialog.busy.maximum() == 0
+        dialog._set_busy(False)
+        dialog.reject()
+
+
 async def test_a_file_that_cannot_be_read_says_why_in_place(qapp, tmp_path, llm_server, wait):
     bad = tmp_path / "conversations.json"
     bad.write_text('[{"mapping": ', encoding="utf-8")
