@@ -22,6 +22,14 @@ from typing import Any, Iterator, NamedTuple, TypeVar
 from .formats import format_named, label_of
 
 
+class Stopped(Exception):
+    """A read or a plan the person no longer waits for (取消读取, the dialog closed), raised in its
+    worker by its progress callback so the worker ends at once instead of reading a 2 GB export to
+    the end (and holding the app's exit, which waits for its worker threads). An ``Exception``: the
+    app's executor threads end on anything else (qasync's catch ``Exception``), and no reader catches
+    ``Exception`` around a conversation (each names what it takes for a bad value)."""
+
+
 class HistoryFormatError(ValueError):
     """The file is not a history we can read. ``zh`` / ``en``: one line saying why (and where)."""
 

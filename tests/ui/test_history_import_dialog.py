@@ -167,6 +167,55 @@ async def test_a_long_read_shows_how_far_it_got(qapp, tmp_path, llm_server, wait
         dialog.reject()
 
 
+async def test_a_read_or_a_plan_nobody_waits_for_stops_in_its_worker(qapp, tmp_path, llm_server, wait, monkeypatch):
+    """取消读取, or closing the dialog while the first plan is made: the worker stops at once instead
+    of reading a 2 GB export to its end (minutes of a core, and the app's exit waits for it)."""
+    import asyncio
+
+    from sonetto_desktop.history_import.model import Stopped
+
+    outcomes: list[str] = []
+    gate = threading.Event()
+
+    def spied(real, first: tuple, then: tuple):
+        """``real``, telling its progress ``first``, waiting for the person, then telling ``then``."""
+        def run(*args, **kw):
+            told = kw["progress"] if "progress" in kw else args[-1]
+            try:
+                told(*first)
+                gate.wait(10)  # the person cancels now
+                told(*then)
+                outcomes.append("went on")
+                return real(*args, **kw)
+            except Stopped:
+                outcomes.append("stopped")
+                raise
+        return run
+
+    real_read, real_plan = service_module.read_history, service_module.make_plan
+    monkeypatch.setattr(service_module, "read_history",
+                        spied(real_read, ("conversations.json", 1, 10), ("conversations.json", 2, 10)))
+    async with running_app(qapp, app_settings(tmp_path / "data", llm_server)) as app:
+        dialog = app.history_imports.open_dialog(app.window)
+        opening = asyncio.ensure_future(dialog.open_path(fixture("chatgpt_conversations.json")))
+        await wait(lambda: dialog.busy.maximum() == 1000, message="reading")
+        dialog.cancel_read.click()
+        gate.set()
+        assert not await opening
+        await wait(lambda: outcomes == ["stopped"], message="the reading worker stopped")
+        assert dialog.stack.currentWidget() is dialog.source_page and not dialog.busy.isVisibleTo(dialog)
+
+        gate.clear()
+        monkeypatch.setattr(service_module, "read_history", real_read)
+        monkeypatch.setattr(service_module, "make_plan", spied(real_plan, (1, 10), (2, 10)))
+        opening = asyncio.ensure_future(dialog.open_path(fixture("chatgpt_conversations.json")))
+        await wait(lambda: "已读 1 / 10" in dialog.summary.text(), message="planning")
+        dialog.reject()
+        gate.set()
+        await wait(lambda: outcomes == ["stopped", "stopped"], message="the planning worker stopped")
+        await asyncio.gather(opening, return_exceptions=True)
+
+
 async def test_a_file_that_cannot_be_read_says_why_in_place(qapp, tmp_path, llm_server, wait):
     bad = tmp_path / "conversations.json"
     bad.write_text('[{"mapping": ', encoding="utf-8")

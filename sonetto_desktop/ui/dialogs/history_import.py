@@ -21,6 +21,7 @@ the dialog closes (后台运行).
 from __future__ import annotations
 
 import logging
+import threading
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -46,7 +47,7 @@ from PySide6.QtWidgets import (
 from ..widgets.tasks import task_scope
 from sonetto_desktop.aio import start_thread, trim_heap
 from sonetto_desktop.history_import.formats import all_formats
-from sonetto_desktop.history_import.model import History, HistoryFormatError
+from sonetto_desktop.history_import.model import History, HistoryFormatError, Stopped
 from sonetto_desktop.history_import.plan import Plan
 from sonetto_desktop.history_import.saved_memories import MAX_TEXT_CHARS as MAX_PASTE_CHARS
 from sonetto_desktop.memory.undo import NothingToUndo, UndoConflict
@@ -123,6 +124,8 @@ class HistoryImportDialog(QDialog):
         self._summary_timer.setInterval(SUMMARY_DELAY_MS)
         self._summary_timer.timeout.connect(lambda: self._spawn(self.refresh_plan()))
         self._connect_progress()
+        self._work_stop = threading.Event()  # set: the worker reading or planning for this dialog stops
+        self.finished.connect(lambda _code: self._stop_work())
         self.finished.connect(lambda _code: self._tasks.cancel_all())
         self.finished.connect(self._let_go)
         if actions.running is not None:
@@ -316,13 +319,21 @@ class HistoryImportDialog(QDialog):
         await self.open_path(Path(chosen[0]))
 
     def _cancel_reading(self) -> None:
+        self._stop_work()
         if self._reading is not None:
             self._reading.cancel()
+
+    def _stop_work(self) -> threading.Event:
+        """Stop the read or first plan still running in a worker (its progress callback raises
+        ``Stopped`` there at its next call); the token of the next one."""
+        self._work_stop.set()
+        self._work_stop = threading.Event()
+        return self._work_stop
 
     async def open_path(self, path: Path, fmt: str | None = None) -> bool:
         """Read ``path`` (in a worker) and show the preview; False (the reason shown) when it cannot be read."""
         fmt = fmt if fmt is not None else self.format_box.currentData()
-        progress = self._reading_progress()
+        progress = self._reading_progress(self._stop_work())
         return await self._read(lambda: self.actions.imports.read(path, fmt, progress), path.name)
 
     async def open_pasted(self, text: str) -> bool:
@@ -336,7 +347,7 @@ class HistoryImportDialog(QDialog):
         self._reading = self._tasks.spawn(reader(), name="read-history", awaited=True)
         try:
             history = await self._reading
-        except asyncio.CancelledError:
+        except (asyncio.CancelledError, Stopped):
             if shiboken6.isValid(self):
                 self._set_busy(False)
             if asyncio.current_task() is not None and asyncio.current_task().cancelling():
@@ -371,15 +382,18 @@ class HistoryImportDialog(QDialog):
             return False
         return True
 
-    def _reading_progress(self) -> Any:
+    def _reading_progress(self, stop: threading.Event) -> Any:
         """A ``progress(name, done, size)`` for the reading worker: each tenth of a percent of a file
-        said on the Qt thread (a 2 GB export reads for half a minute or more)."""
+        said on the Qt thread (a 2 GB export reads for half a minute or more); ``Stopped`` once
+        ``stop`` is set."""
         import asyncio
 
         loop = asyncio.get_running_loop()
         said: list[Any] = [None]
 
         def told(name: str, done: int, size: int) -> None:
+            if stop.is_set():
+                raise Stopped
             step = (name, done * 1000 // max(size, 1))
             if step != said[0]:
                 said[0] = step
@@ -506,8 +520,11 @@ class HistoryImportDialog(QDialog):
             edit.blockSignals(False)
         self._set_choosing(False)
         self.stack.setCurrentWidget(self.preview_page)
+        progress = self._planning_progress(len(history.conversations), self._stop_work())
         try:
-            first = await self.actions.imports.plan(history, progress=self._planning_progress(len(history.conversations)))
+            first = await self.actions.imports.plan(history, progress=progress)
+        except Stopped:  # another file was opened, or the dialog closed: that plan is nobody's now
+            return
         finally:
             if shiboken6.isValid(self):
                 self._set_choosing(True)
@@ -520,15 +537,17 @@ class HistoryImportDialog(QDialog):
         for widget in (self.since, self.until, self.filter_box, self.all_button, self.none_button):
             widget.setEnabled(enabled)
 
-    def _planning_progress(self, total: int) -> Any:
+    def _planning_progress(self, total: int, stop: threading.Event) -> Any:
         """A ``progress(done, total)`` for the planning worker: each whole percent said on the Qt
-        thread (the worker cannot touch widgets)."""
+        thread (the worker cannot touch widgets); ``Stopped`` once ``stop`` is set."""
         import asyncio
 
         loop = asyncio.get_running_loop()
         said = [-1]
 
         def told(done: int, total: int = total) -> None:
+            if stop.is_set():
+                raise Stopped
             percent = done * 100 // max(total, 1)
             if percent != said[0]:
                 said[0] = percent
