@@ -520,13 +520,13 @@ class HistoryImportDialog(QDialog):
             edit.blockSignals(False)
         self._set_choosing(False)
         self.stack.setCurrentWidget(self.preview_page)
-        progress = self._planning_progress(len(history.conversations), self._stop_work())
+        stop = self._stop_work()
         try:
-            first = await self.actions.imports.plan(history, progress=progress)
+            first = await self.actions.imports.plan(history, progress=self._planning_progress(len(history.conversations), stop))
         except Stopped:  # another file was opened, or the dialog closed: that plan is nobody's now
             return
         finally:
-            if shiboken6.isValid(self):
+            if shiboken6.isValid(self) and not stop.is_set():  # (a newer file's plan decides for itself)
                 self._set_choosing(True)
         if not shiboken6.isValid(self):
             return
