@@ -135,3 +135,27 @@ def session_store_fixture(name: str = "store"):
         await s.close()
 
     return store
+
+
+#: Where a thread with nothing to do waits (a pool worker's queue, a server's select, a sleep).
+_WAITING = frozenset({"wait", "get", "select", "poll", "_wait_for_tstate_lock", "serve_forever", "accept", "sleep"})
+
+
+def other_threads_idle() -> bool:
+    """Every other thread of the process is waiting: nothing else makes objects while a test counts
+    what the collector tracks (a thread another test left working, a recall build or an embeddings
+    pass finishing, added hundreds of objects to such counts in CI)."""
+    import sys
+    import threading
+
+    me = threading.get_ident()
+    return all(frame.f_code.co_name in _WAITING for ident, frame in sys._current_frames().items() if ident != me)
+
+
+def wait_for_quiet(seconds: float = 5.0) -> None:
+    """Block until :func:`other_threads_idle` (at most ``seconds``)."""
+    import time
+
+    deadline = time.monotonic() + seconds
+    while not other_threads_idle() and time.monotonic() < deadline:
+        time.sleep(0.05)

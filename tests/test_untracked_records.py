@@ -20,6 +20,7 @@ from typing import Any, Callable
 
 import pytest
 
+from helpers import wait_for_quiet
 from sonetto_desktop.memory.item import MemoryItem
 from sonetto_desktop.memory.retrieval.listing import RecallListing
 from sonetto_desktop.memory.stores.sqlite import SqliteMemoryManager
@@ -56,6 +57,7 @@ def _tracked_growth(tmp_path, build: Callable[[SqliteMemoryManager], Any]) -> tu
     for n in (SMALL, SMALL, LARGE):
         mm = _store(tmp_path / f"m{len(kept)}.db", n)
         try:
+            wait_for_quiet()  # what another test's leftover thread makes is not the structure's
             gc.collect()
             before = len(gc.get_objects())
             held = build(mm)
