@@ -160,7 +160,34 @@ def main(argv: list[str] | None = None) -> int:
         runner_main = run_self_test(qapp)
     else:
         runner_main = _run(qapp, args)
-    with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(qapp)) as runner:
+    runner = asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(qapp))
+    try:
         code = runner.run(runner_main)
+    except RuntimeError as exc:
+        if LOOP_STOPPED in str(exc):
+            _exit_now(exc)
+        runner.close()
+        raise
+    except BaseException:
+        runner.close()
+        raise
+    runner.close()
     qapp.processEvents()
     return int(code)
+
+
+#: What asyncio and qasync say when the event loop stops before the app's main coroutine is done:
+#: Qt's own loop was quit from under it, as its X11 plugin does when the display goes away.
+LOOP_STOPPED = "Event loop stopped before Future completed"
+
+
+def _exit_now(exc: BaseException) -> None:
+    """The window system went away before the ordered shutdown could run, and Qt's loop will not run
+    again to run it: end the process now. Left to the interpreter's exit it never ended (a database
+    connection's worker thread, waiting for a close that could no longer come, kept it alive holding
+    the memory store). What was acknowledged is on disk already: the stores and the writer's journal
+    are made to survive a kill at any moment, which this is."""
+    log.critical("the window system went away before Sonetto could shut down (%s): exiting now", exc)
+    logging.shutdown()
+    sys.stderr.flush()
+    os._exit(1)

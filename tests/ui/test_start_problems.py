@@ -109,3 +109,29 @@ def test_a_missing_x11_library_is_one_line_naming_the_package():
     assert missing_library_problem("undefined symbol: xcb_foo") is None
     assert xcb_problem() is None  # this machine's plugin loads
     assert "cannot be loaded" in xcb_problem(__file__)  # not a library at all: said, not Qt's abort
+
+
+def test_the_process_ends_when_qts_loop_is_quit_from_under_it(tmp_path, llm_server):
+    """The X server went away (a logout, a crash): Qt's X11 plugin quits the event loop before the
+    ordered shutdown can run. The process lingered for ever, holding the memory store (the chat's
+    session database thread waited for a close that never came); now it logs why and ends, with
+    what was acknowledged on disk. Run as a child process: the app's own main, offscreen."""
+    from sonetto_desktop.config.settings import Settings
+
+    env = dict(os.environ, SONETTO_DATA_DIR=str(tmp_path / "d"), SONETTO_CONFIG_DIR=str(tmp_path / "c"),
+               PYTHONPATH=str(ROOT), QT_QPA_PLATFORM="offscreen")
+    env.pop("PYTHONUNBUFFERED", None)
+    (tmp_path / "c").mkdir()
+    settings = Settings(base_url=llm_server.base_url, model="test-model", store_backend="sqlite",
+                        retrieval_mode="mechanical", embeddings_source="off")  # (a local server needs no key)
+    settings.save(tmp_path / "c" / "settings.json", with_secret=False)
+    child = subprocess.Popen([sys.executable, str(ROOT / "tests" / "display_gone_child.py"), "5"], cwd=ROOT, env=env,
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        out, _ = child.communicate(timeout=90)
+    except subprocess.TimeoutExpired:
+        child.kill()
+        out, _ = child.communicate()
+        raise AssertionError("the process did not end after Qt's loop was quit:\n" + out[-2000:]) from None
+    assert "quitting Qt's loop" in out
+    assert child.returncode == 1 and "the window system went away before Sonetto could shut down" in out, out[-2000:]
