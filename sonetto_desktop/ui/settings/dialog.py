@@ -51,6 +51,10 @@ from ..memory_service import call
 from ...ops import Failed
 
 
+#: The settings dialog's height when the screen has room (px): its tallest pages (回忆, 其他应用) scroll.
+OPEN_HEIGHT = 640
+
+
 class SettingsDialog(QDialog):
     settings_saved = Signal(object)  # Settings
     connection_tested = Signal(object)  # ConnectionResult
@@ -324,18 +328,14 @@ class SettingsDialog(QDialog):
         super().showEvent(event)
 
     def _fit_to_screen(self) -> None:
-        """As tall as the tallest page needs (a scroll area asks for at most ~24 lines), within the
-        screen's free height: on a small screen the pages scroll and 保存 stays on the screen."""
-        areas = [self._tabs.widget(i) for i in range(self._tabs.count())]
-        pages = [area.widget() for area in areas if isinstance(area, QScrollArea)]
-        if not pages:
-            return
+        """``OPEN_HEIGHT`` tall (what it opened at before its pages scrolled: the short pages are not
+        stretched to the tallest one's ~1,000 px), within the screen's free height: on a small screen
+        the pages scroll and 保存 stays on the screen."""
         hint = self.sizeHint()
-        natural = hint.height() - max(area.sizeHint().height() for area in areas) \
-            + max(page.sizeHint().height() for page in pages)
         screen = self.screen() or QGuiApplication.primaryScreen()
-        free = screen.availableGeometry().height() - 48 if screen is not None else natural  # the frame's title bar
-        self.resize(max(self.width(), hint.width()), max(self.minimumSizeHint().height(), min(natural, free)))
+        free = screen.availableGeometry().height() - 48 if screen is not None else OPEN_HEIGHT  # the title bar
+        height = max(self.minimumSizeHint().height(), min(max(hint.height(), OPEN_HEIGHT), free))
+        self.resize(max(self.width(), hint.width()), height)
 
     def reject(self) -> None:
         guard_reject(self, self.dirty, super().reject)
