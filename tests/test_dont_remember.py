@@ -105,13 +105,14 @@ async def test_a_secret_in_an_entry_reaches_neither_its_file_nor_the_writer_prom
     raw["entries"].append({"id": "old1", "text": "my PIN is 9017, don't remember it", "created_at": ""})
     path.write_text(json.dumps(raw, ensure_ascii=False), encoding="utf-8")
 
-    mm.add("用户喜欢猫", "品味")
+    cat = mm.add("用户喜欢猫", "品味")
     llm_server.add_text("本轮无需记录")
     consumer = MemoryConsumer(make_llm(), MemoryOperations(mm, dont_remember=DontRememberList(path)))
     await consumer.consume("s", "t", [{"role": "user", "content": "今天去银行办卡了"}])
     prompt = llm_server.requests[-1]["messages"][-1]["content"]
-    assert "## 用户要求不要记住的内容" in prompt and "银行卡密码" in prompt
-    assert not any(value in prompt for value in ("4821", "七七三一零", "hunter2024", "9017"))
+    assert "## 用户要求不要记住的内容" in prompt and "银行卡密码" in prompt and cat in prompt
+    # (the memory's id is 8 random hex digits: one in ~6,500 holds "4821" or "9017", e.g. "a94821c0"; CI failed once)
+    assert not any(value in prompt.replace(cat, "") for value in ("4821", "七七三一零", "hunter2024", "9017"))
 
     assert forget.match_any("用户的银行卡密码是她的生日") == card  # what it is about is still refused
     assert forget.match_any("用户的门锁密码换过了") == door
