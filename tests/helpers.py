@@ -159,3 +159,12 @@ def wait_for_quiet(seconds: float = 5.0) -> None:
     deadline = time.monotonic() + seconds
     while not other_threads_idle() and time.monotonic() < deadline:
         time.sleep(0.05)
+
+
+async def quiet(seconds: float = 5.0) -> None:
+    """:func:`wait_for_quiet` without blocking the event loop (the test's own loop keeps running)."""
+    import time
+
+    deadline = time.monotonic() + seconds
+    while not other_threads_idle() and time.monotonic() < deadline:
+        await asyncio.sleep(0.05)

@@ -9,11 +9,9 @@ A real wall over a real store at two sizes; counted with ``gc.get_objects()`` af
 
 from __future__ import annotations
 
-import asyncio
 import gc
-import time
 
-from helpers import other_threads_idle
+from helpers import quiet
 from service_fixtures import memory_service_over
 from sonetto_desktop.memory.stores.sqlite import SqliteMemoryManager
 from test_wall_loading import _items, _wall, loaded, shown_ids
@@ -23,14 +21,6 @@ SMALL, LARGE = 300, 3_000
 PER_CARD = 0.1
 
 
-async def _quiet(seconds: float = 5.0) -> None:
-    """Wait (a while at most) for the threads other tests of this process left working (a recall
-    build, an embeddings pass finishing) to go idle: what they make is not the wall's."""
-    deadline = time.monotonic() + seconds
-    while not other_threads_idle() and time.monotonic() < deadline:
-        await asyncio.sleep(0.05)
-
-
 async def _tracked_by_wall(tmp_path, qtbot, wait, cards: int) -> int:
     tmp_path.mkdir(parents=True, exist_ok=True)
     store = SqliteMemoryManager(tmp_path / f"w{cards}.db")  # (a store that keeps no copy of its memories)
@@ -38,7 +28,7 @@ async def _tracked_by_wall(tmp_path, qtbot, wait, cards: int) -> int:
     service_of = memory_service_over(store)
     service = next(service_of)
     try:
-        await _quiet()
+        await quiet()  # what another test's leftover thread makes is not the wall's
         gc.collect()
         before = len(gc.get_objects())
         wall = _wall(service, qtbot)

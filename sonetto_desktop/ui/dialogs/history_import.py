@@ -333,7 +333,8 @@ class HistoryImportDialog(QDialog):
     async def open_path(self, path: Path, fmt: str | None = None) -> bool:
         """Read ``path`` (in a worker) and show the preview; False (the reason shown) when it cannot be read."""
         fmt = fmt if fmt is not None else self.format_box.currentData()
-        progress = self._reading_progress(self._stop_work())
+        progress = self._worker_progress(self._stop_work(), self._say_reading,
+                                         lambda name, done, size: (name, done * 1000 // max(size, 1)))
         return await self._read(lambda: self.actions.imports.read(path, fmt, progress), path.name)
 
     async def open_pasted(self, text: str) -> bool:
@@ -382,22 +383,22 @@ class HistoryImportDialog(QDialog):
             return False
         return True
 
-    def _reading_progress(self, stop: threading.Event) -> Any:
-        """A ``progress(name, done, size)`` for the reading worker: each tenth of a percent of a file
-        said on the Qt thread (a 2 GB export reads for half a minute or more); ``Stopped`` once
-        ``stop`` is set."""
+    def _worker_progress(self, stop: threading.Event, say: Any, step: Any) -> Any:
+        """A progress callback for a reading or planning worker: ``Stopped`` there once ``stop`` is
+        set; else ``say(*args)`` on the Qt thread (the worker cannot touch widgets) each time
+        ``step(*args)`` changes (a tenth of a percent of a file, a percent of a plan)."""
         import asyncio
 
         loop = asyncio.get_running_loop()
         said: list[Any] = [None]
 
-        def told(name: str, done: int, size: int) -> None:
+        def told(*args: Any) -> None:
             if stop.is_set():
                 raise Stopped
-            step = (name, done * 1000 // max(size, 1))
-            if step != said[0]:
-                said[0] = step
-                loop.call_soon_threadsafe(self._say_reading, name, done, size)
+            key = step(*args)
+            if key != said[0]:
+                said[0] = key
+                loop.call_soon_threadsafe(say, *args)
 
         return told
 
@@ -522,7 +523,8 @@ class HistoryImportDialog(QDialog):
         self.stack.setCurrentWidget(self.preview_page)
         stop = self._stop_work()
         try:
-            first = await self.actions.imports.plan(history, progress=self._planning_progress(len(history.conversations), stop))
+            progress = self._worker_progress(stop, self._say_planning, lambda done, total: done * 100 // max(total, 1))
+            first = await self.actions.imports.plan(history, progress=progress)
         except Stopped:  # another file was opened, or the dialog closed: that plan is nobody's now
             return
         finally:
@@ -536,24 +538,6 @@ class HistoryImportDialog(QDialog):
         """The dates, the filter and 全选 / 全不选: off while the first plan is made."""
         for widget in (self.since, self.until, self.filter_box, self.all_button, self.none_button):
             widget.setEnabled(enabled)
-
-    def _planning_progress(self, total: int, stop: threading.Event) -> Any:
-        """A ``progress(done, total)`` for the planning worker: each whole percent said on the Qt
-        thread (the worker cannot touch widgets); ``Stopped`` once ``stop`` is set."""
-        import asyncio
-
-        loop = asyncio.get_running_loop()
-        said = [-1]
-
-        def told(done: int, total: int = total) -> None:
-            if stop.is_set():
-                raise Stopped
-            percent = done * 100 // max(total, 1)
-            if percent != said[0]:
-                said[0] = percent
-                loop.call_soon_threadsafe(self._say_planning, done, total)
-
-        return told
 
     def _say_planning(self, done: int, total: int) -> None:
         if not shiboken6.isValid(self) or self.plan is not None:

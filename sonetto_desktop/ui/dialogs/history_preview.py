@@ -93,7 +93,7 @@ def _sort_key(row: ConversationRow, column: int) -> Any:
 
 
 _BLOCKED = ("imported", "dont_import", "out_of_range")  # states whose row cannot be ticked
-_HEADERS = ("对话", "日期", "轮数", "字数", "状态")
+_COLUMNS = 5  # title, days, turns, characters, state (``_headers``)
 
 
 def _headers() -> tuple[str, ...]:
@@ -197,9 +197,9 @@ class ConversationModel(QAbstractTableModel):
 
     def retranslate(self) -> None:
         self._texts = {}
-        self.headerDataChanged.emit(Qt.Orientation.Horizontal, 0, len(_HEADERS) - 1)
+        self.headerDataChanged.emit(Qt.Orientation.Horizontal, 0, _COLUMNS - 1)
         if self._shown:
-            self.dataChanged.emit(self.index(0, 0), self.index(len(self._shown) - 1, len(_HEADERS) - 1))
+            self.dataChanged.emit(self.index(0, 0), self.index(len(self._shown) - 1, _COLUMNS - 1))
 
     # ── QAbstractTableModel ──────────────────────────────────────────────
 
@@ -207,10 +207,10 @@ class ConversationModel(QAbstractTableModel):
         return 0 if parent.isValid() else len(self._shown)
 
     def columnCount(self, parent: QModelIndex = QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(_HEADERS)
+        return 0 if parent.isValid() else _COLUMNS
 
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole and 0 <= section < len(_HEADERS):
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole and 0 <= section < _COLUMNS:
             return _headers()[section]
         return None
 
@@ -286,7 +286,7 @@ class ConversationList(QTableView):
     dont_import_requested = Signal(str)
     allow_requested = Signal(str)
 
-    COLUMNS = 5
+    COLUMNS = _COLUMNS
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
