@@ -10,6 +10,7 @@ import itertools
 import json
 from datetime import datetime, timedelta
 
+import pytest
 
 from helpers import retriever_fixture
 from llm_payloads import listed_memories
@@ -292,3 +293,25 @@ def test_dated_events_on_other_days_are_not_duplicates_however_alike_their_words
         assert listing.selection == "related"
         pairs |= paired(listing.flags)
     check(pairs)
+
+
+@pytest.mark.parametrize(("a", "b", "different"), [
+    ("2025年3月2日，用户去看了樱花", "2026年3月2日，用户去看了樱花", True),  # the same day of two years
+    ("用户12月4日有高数考试", "2025年12月4日，用户有高数考试", False),  # a year one of them leaves out
+    ("用户3号有高数考试", "用户5号有高数考试", True),  # a bare day of the month
+    ("用户3号有高数考试", "用户12月3日有高数考试", False),
+    ("2026 年 12 月 10 日，用户去看了樱花", "2026年12月11日，用户去看了樱花", True),  # written with spaces
+    ("2026-12-03 用户去看了樱花", "2026年12月3日，用户去看了樱花", False),
+    ("用户12月3日-12月5日去杭州出差", "用户12月4日去杭州出差", False),  # a day within a range
+    ("用户12月3日至5日去杭州出差", "用户12月6日去杭州出差", True),
+    ("用户12月30日-1月2日去三亚", "用户1月1日在三亚", False),  # a range over the new year
+    ("用户12月30日-1月2日去三亚", "用户1月5日在三亚", True),
+    ("用户今天坐3号线去上班", "用户今天坐5号线去上班", False),  # a metro line, a building: no day
+    ("用户住在5号楼", "用户住在7号楼", False),
+])
+def test_which_days_make_two_dated_events_different(a, b, different):
+    from sonetto_desktop.memory.writer.dupes import different_events
+
+    assert different_events(a, "瞬间", b, "时效待办") is different
+    assert different_events(b, "时效待办", a, "瞬间") is different
+    assert not different_events(a, "身份", b, "瞬间")  # a fact naming a day is compared by its words

@@ -213,7 +213,42 @@ async def test_a_read_or_a_plan_nobody_waits_for_stops_in_its_worker(qapp, tmp_p
         dialog.reject()
         gate.set()
         await wait(lambda: outcomes == ["stopped", "stopped"], message="the planning worker stopped")
-        await asyncio.gather(opening, return_exceptions=True)
+        assert await opening is True  # the file was read; the plan nobody waited for ended quietly
+
+
+async def test_a_plan_that_ends_after_its_file_was_left_is_not_shown_over_the_next(qapp, tmp_path, llm_server,
+                                                                                   wait, monkeypatch):
+    """The first plan of a file passes its last progress check, then takes a while to end (a big
+    export's sorting and estimate); meanwhile the person goes back and opens another file. That plan
+    comes back without ``Stopped``: it must not replace the new file's plan and rows (开始导入 would
+    import the other file with the first one's ticks)."""
+    import asyncio
+
+    gate = threading.Event()
+    real = service_module.make_plan
+    made: list[str] = []
+
+    def slow_end(history, **kw):
+        plan = real(history, **kw)  # every progress check passed: nothing had stopped it yet
+        made.append(history.source)
+        if len(made) == 1:
+            gate.wait(10)
+        return plan
+
+    monkeypatch.setattr(service_module, "make_plan", slow_end)
+    async with running_app(qapp, app_settings(tmp_path / "data", llm_server)) as app:
+        dialog = app.history_imports.open_dialog(app.window)
+        first = asyncio.ensure_future(dialog.open_path(fixture("chatgpt_conversations.json")))
+        await wait(lambda: made == ["chatgpt"], message="the first file's plan made, not yet back")
+        dialog.stack.setCurrentWidget(dialog.source_page)  # 返回
+        assert await dialog.open_path(fixture("claude_conversations.json"))
+        second = {row.id for row in dialog.plan.rows}
+        assert dialog.history.source == dialog.plan.source == "claude"
+        gate.set()
+        assert await first
+        assert dialog.plan.source == dialog.history.source == "claude"
+        assert dialog.conversations.ids() == second
+        dialog.reject()
 
 
 async def test_a_file_that_cannot_be_read_says_why_in_place(qapp, tmp_path, llm_server, wait):
@@ -598,7 +633,9 @@ def test_the_preview_lists_oldest_first_and_sorts_by_a_clicked_column_as_numbers
     x = header.sectionViewportPosition(2) + header.sectionSize(2) // 2
     qtbot.mouseClick(header.viewport(), Qt.MouseButton.LeftButton, pos=QPoint(x, header.height() // 2))  # 轮数
     assert header.sortIndicatorSection() == 2
-    assert [item.text(2) for item in widget.rows()] in (["2", "9", "11", "30"], ["30", "11", "9", "2"])
+    by_turns = ["2", "9", "11", "30"]  # (which way a first click sorts is the style's)
+    assert [item.text(2) for item in widget.rows()] == (
+        by_turns if header.sortIndicatorOrder() == Qt.SortOrder.AscendingOrder else by_turns[::-1])
     header.setSortIndicator(3, Qt.SortOrder.AscendingOrder)
     assert [item.text(3) for item in widget.rows()] == ["640", "9800", "2.1万", "12.3万"]
     widget.show_plan(plan, {"c2"})  # a new plan: the person's order stays, the unticked row too
@@ -797,3 +834,62 @@ def test_the_preview_list_is_used_from_the_keyboard(qtbot):
     assert widget.unticked() == set()
     qtbot.keyClick(widget, Qt.Key.Key_Tab)
     qtbot.waitUntil(after.hasFocus, timeout=1000)
+
+
+def test_space_ticks_the_row_whichever_of_its_cells_was_clicked(qtbot):
+    """Rows are selected whole, but the current cell is the one clicked (a date, a count) or reached
+    with the arrows: Space ticks or unticks that row all the same (the list it replaced did)."""
+    from PySide6.QtWidgets import QVBoxLayout, QWidget
+
+    from sonetto_desktop.ui.dialogs.history_preview import ConversationList
+
+    window = QWidget()
+    qtbot.addWidget(window)
+    widget = ConversationList(window)
+    QVBoxLayout(window).addWidget(widget)
+    widget.show_plan(make_plan(read_history(fixture("chatgpt_conversations.json"))), set())
+    window.show()
+    qtbot.waitExposed(window)
+    widget.setFocus()
+    qtbot.waitUntil(widget.hasFocus)
+    first = widget.rows()[0].row.id
+    qtbot.mouseClick(widget.viewport(), Qt.MouseButton.LeftButton, pos=widget.visualRect(widget.model().index(0, 2)).center())
+    assert widget.selectionModel().isRowSelected(0) and widget.currentIndex().column() == 2
+    qtbot.keyClick(widget, Qt.Key.Key_Space)
+    assert widget.unticked() == {first}
+    qtbot.keyClick(widget, Qt.Key.Key_Right)
+    qtbot.keyClick(widget, Qt.Key.Key_Space)
+    assert widget.unticked() == set()
+
+
+def test_sorting_keeps_the_selected_conversation_selected(qtbot):
+    """A header click moves the rows: the selection and the current row go with their conversation
+    (else another one is selected, and Space ticks it)."""
+    from dataclasses import replace
+    from datetime import date
+
+    from PySide6.QtWidgets import QVBoxLayout, QWidget
+
+    from sonetto_desktop.ui.dialogs.history_preview import ConversationList
+
+    window = QWidget()
+    qtbot.addWidget(window)
+    widget = ConversationList(window)
+    QVBoxLayout(window).addWidget(widget)
+    plan = make_plan(read_history(fixture("chatgpt_conversations.json")))
+    plan.rows = [replace(plan.rows[0], id=f"c{n}", title=title, first_day=date(2023, 1, 1 + n), last_day=None)
+                 for n, title in enumerate(["b", "c", "a"])]
+    widget.show_plan(plan, set())
+    window.show()
+    qtbot.waitExposed(window)
+    widget.setFocus()
+    widget.setCurrentIndex(widget.model().index(0, 1))  # "b" (c0), the oldest; its date cell
+    model = widget.model()
+    widget.header().setSortIndicator(0, Qt.SortOrder.AscendingOrder)  # by title: a, b, c
+    assert [r.row.id for r in widget.rows()] == ["c2", "c0", "c1"]
+    assert model.row_at(widget.currentIndex()).id == "c0" and widget.currentIndex().column() == 1
+    assert [model.row_at(i).id for i in widget.selectionModel().selectedRows()] == ["c0"]
+    widget.header().setSortIndicator(0, Qt.SortOrder.DescendingOrder)  # c, b, a
+    assert model.row_at(widget.currentIndex()).id == "c0" and widget.currentIndex().row() == 1
+    qtbot.keyClick(widget, Qt.Key.Key_Space)
+    assert widget.unticked() == {"c0"}

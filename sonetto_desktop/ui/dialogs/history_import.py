@@ -338,6 +338,7 @@ class HistoryImportDialog(QDialog):
         return await self._read(lambda: self.actions.imports.read(path, fmt, progress), path.name)
 
     async def open_pasted(self, text: str) -> bool:
+        self._stop_work()  # (a file's read or first plan still running is nobody's now)
         return await self._read(lambda: self.actions.imports.read_pasted(text), self.tr("粘贴的记忆"))
 
     async def _read(self, reader: Any, name: str) -> bool:
@@ -530,7 +531,9 @@ class HistoryImportDialog(QDialog):
         finally:
             if shiboken6.isValid(self) and not stop.is_set():  # (a newer file's plan decides for itself)
                 self._set_choosing(True)
-        if not shiboken6.isValid(self):
+        # A plan past its last progress check comes back even when it was stopped meanwhile (another
+        # file opened, the dialog closed): it is nobody's plan then, and never shown over the new file.
+        if stop.is_set() or not shiboken6.isValid(self):
             return
         self._show_plan(first)
 
@@ -576,15 +579,11 @@ class HistoryImportDialog(QDialog):
 
     def _plan_later(self) -> None:
         if self.plan is not None:
-            self._unticked = self.conversations.unticked() | {
-                r.id for r in self.plan.rows if r.state == "unselected" and r.id not in self._visible_ids()}
+            self._unticked = self.conversations.unticked()  # (every row's tick, filtered out or not)
             if not any(r.state in ("new", "partly", "unselected") and r.exchanges > r.already
                        and r.id not in self._unticked for r in self.plan.rows):
                 self.start_button.setEnabled(False)  # nothing ticked: at once, not when the new plan comes
             self._summary_timer.start()
-
-    def _visible_ids(self) -> set[str]:
-        return self.conversations.ids()
 
     async def refresh_plan(self) -> Plan | None:
         """A new plan for the current dates and ticks (in a worker), shown when it is still current."""

@@ -177,8 +177,22 @@ class ConversationModel(QAbstractTableModel):
 
     def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
         self.layoutAboutToBeChanged.emit()
+        # the view's selection and current row follow their conversation to its new place
+        kept = self.persistentIndexList()
+        sources = [(self._shown[index.row()], index.column()) if index.row() < len(self._shown) else (-1, 0)
+                   for index in kept]
         self._sort = (column, order)
         self._arrange()
+        if kept:
+            wanted = {source for source, _ in sources}
+            place: dict[int, int] = {}
+            for at, i in enumerate(self._shown):
+                if i in wanted:
+                    place[i] = at
+                    if len(place) == len(wanted):
+                        break
+            self.changePersistentIndexList(kept, [self.index(place[source], column) if source in place else QModelIndex()
+                                                  for source, column in sources])
         self.layoutChanged.emit()
 
     def _arrange(self) -> None:
@@ -349,6 +363,18 @@ class ConversationList(QTableView):
             self._fit_rows()
         if event.type() in (QEvent.Type.LanguageChange, QEvent.Type.FontChange, QEvent.Type.StyleChange):
             self._fit_columns()
+
+    def keyPressEvent(self, event: Any) -> None:
+        """Space ticks or unticks the current row, whichever of its cells is current (rows are
+        selected whole; a table's own Space toggles only a checkable cell, the title's)."""
+        if event.key() == Qt.Key.Key_Space and not event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier:
+            current = self.currentIndex()
+            row = self._model.row_at(current)
+            if row is not None:
+                self._model.tick(row, not self._model.is_ticked(row), current.row())
+                event.accept()
+                return
+        super().keyPressEvent(event)
 
     def rows(self) -> list[ConversationRowView]:
         """The rows the filter shows, in the order shown."""
