@@ -233,3 +233,22 @@ def test_issue36_bench_fills_what_memory_recall_plans(monkeypatch):
             new = i36.shown(qd, b, i36.r_lex, block="later") - set(qd.stable[b])  # a later one: NEW_SHARE
             assert sum(qd.tokens[m] + 7 for m in new) <= int(i36.NEW_SHARE * b) < sum(
                 qd.tokens[m] + 7 for m in whole - set(qd.stable[b]))
+
+
+def test_the_dense_views_bench_scores_each_way_as_it_says():
+    import numpy as np
+
+    from bench.recall_dense_views import variants
+
+    rng = np.random.default_rng(36)
+    bank = rng.normal(size=(50, 8))
+    bank /= np.linalg.norm(bank, axis=1, keepdims=True)
+    q, p = (v / np.linalg.norm(v) for v in rng.normal(size=(2, 8)))
+    ways = variants()
+    assert np.allclose(ways["e5 (the app)"](bank, q, p), bank @ q)
+    nearest = np.argsort(-(bank @ q))[:3]
+    moved = q + 0.3 * bank[nearest].mean(axis=0)
+    assert np.allclose(ways["feedback m=3 a=0.3"](bank, q, p), bank @ (moved / np.linalg.norm(moved)))
+    mixed = q + 0.5 * p
+    assert np.allclose(ways["query + 0.5 passage"](bank, q, p), bank @ (mixed / np.linalg.norm(mixed)))
+    assert np.allclose(ways["better of the two"](bank, q, p), np.maximum(bank @ q, bank @ p))
