@@ -195,3 +195,29 @@ def test_a_value_after_a_full_width_colon_leaves_the_colon():
     """"小林：hunter2就是他的wifi密码": the value is hidden, the colon before it (read as ":") stays."""
     hidden, count = redact_secrets("小林：hunter2就是他的wifi密码")
     assert count == 1 and hidden.startswith("小林：") and "hunter2" not in hidden
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("我把路由器的初始密码改成了Hunter2024", "Hunter2024"),  # changed to: the new one is someone's
+    ("路由器默认设置我都改了，wifi密码是Hunter2024", "Hunter2024"),  # the example word is another clause's
+    ("常见问题解决了，密码是Hunter2024", "Hunter2024"),
+    ("I feel like my password is Hunter2024 now", "Hunter2024"),
+    ("I changed the default password to Hunter2024", "Hunter2024"),
+    ("我的OpenAI接口用的是sk-proj-abcdefghijklmnopqrstuvwxyz123456", "sk-proj-abcdefghijklmnopqrstuvwxyz123456"),
+    ("配置里写AKIAIOSFODNN7EXAMPLE登录", "AKIAIOSFODNN7EXAMPLE"),  # a key right after and before Chinese text
+    ("用ghp_abcdefghijklmnopqrstuvwxyz0123456789登录", "ghp_abcdefghijklmnopqrstuvwxyz0123456789"),
+    ("my pin 4421", "4421"),
+    ("debit card pin 4421", "4421"),
+])
+def test_a_secret_next_to_an_example_word_or_chinese_text_is_hidden(text, value):
+    from sonetto_desktop.memory.writer.turns import format_turn, normalize_turn
+
+    assert value not in redact_secrets(text)[0]
+    assert find_secret(text) is not None
+    assert value not in format_turn(normalize_turn([{"role": "user", "content": text}]))  # what the writer reads
+
+
+@pytest.mark.parametrize("text", ["路由器的默认密码是admin", "初始密码是123456，第一次登录要改", "the default password is admin123",
+                                  "比如密码 abc123 就太简单了", "the pin 2 of the chip", "a pin 12 mm long"])
+def test_an_example_password_and_a_pin_that_is_no_code_stay(text):
+    assert redact_secrets(text) == (text, 0)

@@ -70,9 +70,10 @@ _CARD_RUN = re.compile(r"(?<![\dA-Za-z])\d(?:[ -]?\d){15,18}(?![\dA-Za-z])")
 _ID_RUN = re.compile(r"(?<![\dA-Za-z])(\d{6})(\d{8})\d{3}[\dXx](?![\dA-Za-z])")
 _PRIVATE_KEY_BLOCK = re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|\Z)")
 _KEY_SHAPES = re.compile(
-    r"\b(?:sk|pk|rk)-[A-Za-z0-9_\-]{16,}|\bgh[pousr]_[A-Za-z0-9]{20,}|\bgithub_pat_[A-Za-z0-9_]{20,}"
-    r"|\bglpat-[A-Za-z0-9_\-]{16,}|\bAKIA[0-9A-Z]{16}\b|\bAIza[0-9A-Za-z_\-]{30,}|\bxox[abpr]-[A-Za-z0-9-]{10,}"
-    r"|\bhf_[A-Za-z0-9]{24,}|\beyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{6,}")
+    # (ASCII edges, not \b: a Chinese character is a word character, so "用的是sk-…" has no \b before the key)
+    r"(?<![A-Za-z0-9_])(?:(?:sk|pk|rk)-[A-Za-z0-9_\-]{16,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}"
+    r"|glpat-[A-Za-z0-9_\-]{16,}|AKIA[0-9A-Z]{16}(?![A-Za-z0-9_])|AIza[0-9A-Za-z_\-]{30,}|xox[abpr]-[A-Za-z0-9-]{10,}"
+    r"|hf_[A-Za-z0-9]{24,}|eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{6,})")
 #: Words that name a digit run a bank card's number (within a few characters before it).
 _BANK_WORDS = re.compile(r"银行卡|信用卡|借记卡|储蓄卡|工资卡|bank\s*card|credit\s*card|debit\s*card", re.IGNORECASE)
 _CARD_WORDS = re.compile(r"卡号|card\s*(?:no|number)", re.IGNORECASE)
@@ -198,7 +199,7 @@ _LABELS: tuple[tuple[str, _Label], ...] = (
      r"(?:combos?|combinations?)|(?:combos?|combinations?)(?=\s+(?:for|to|of|on)\s+(?:\S+\s+){0,3}?(?:lock|padlock|"
      r"safe|locker|vault|suitcase|briefcase))"
      r"|(?-i:PIN)(?:\s*(?:codes?|numbers?|no\.?|#))?|pin(?:\s*(?:codes?|numbers?))?(?=\s*(?:[:=#：]|is\b|was\b|['’]s\b"
-     r"|是|为|$|[,.;!?])))", _Label(PASSWORD, "code")),
+     r"|是|为|$|[,.;!?]|\d{4,8}(?![\d.,:/-]))))", _Label(PASSWORD, "code")),
     (r"codes?(?=\s+(?:for|to|of|on|at)\s+(?:\S+\s+){0,3}?(?:" + _LOCKABLE + r")\b)",
      _Label(PASSWORD, "code", not_after=r"zip|postal|post|area|country|error|status|promo|discount|coupon|source|qr|"
                                         r"bar|dress|morse|tax|product|language|exit|return|colou?r|html|css|python|"
@@ -275,9 +276,18 @@ _GENERIC = re.compile(r"\b(?:most|least|worst|best|common|popular|typical|exampl
 #: Plain words that follow "password is" without being one (and words no value is).
 #: Words right before a label that make its value an example, not anyone's secret ("the default
 #: password is admin123", "例如密码 abc123").
+#: The cue must be the label's own word (the same clause, no one's possessive between: "I feel like my
+#: password is …", "路由器默认设置我都改了，wifi密码是 …" are someone's secret).
 _EXAMPLE = re.compile(r"\b(?:e\.g\.|example|examples|sample|default|dummy|fake|demo|placeholder|commonest|common|"
-                      r"typical|popular|like)[,:]?\s+(?:[\w-]+\s+)?$|示例|例如|比如|举例|举个例子|默认|常见|初始",
+                      r"typical|popular)[,:]?\s+(?:(?!(?:my|our|his|her|their|mine)\b)[\w-]+\s+)?$"
+                      r"|(?:示例|例如|比如|举例|举个例子|默认|常见|初始|出厂)[^，。；！？,;.!?\n我你他她]{0,6}$",
                       re.IGNORECASE)
+#: A value the label is changed to is the new one: "初始密码改成了 …", "changed the default password to …".
+_CHANGED_TO = re.compile(r"\s*(?:已经|已|被|都)?(?:改成|改为|改作|换成|换为|设成|设为|设置成|设置为|更新为|更新成|重置为|重置成|"
+                         r"修改为|修改成)|\s+(?:was\s+|is\s+|has\s+been\s+)?(?:changed|set|updated|reset)\s+to\b",
+                         re.IGNORECASE)
+_CHANGE_VERB = re.compile(r"\b(?:changed|changing|change|set|setting|updated|reset|switched)\b[^.;!?]*$", re.IGNORECASE)
+_TO = re.compile(r"\s+to\b", re.IGNORECASE)
 #: What a value in a piece of code is instead: a call, an index, a template, an attribute, a name.
 _CODE_LIKE = re.compile(r"[()\[\]{}]|^[$%<]|^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+$|^[a-z]+(?:_[a-z]+)+$")
 _NOT_VALUES = frozenset("""
@@ -466,7 +476,9 @@ def _passphrase(text: str, at: int) -> tuple[int, int] | None:
 def _after(text: str, match: re.Match[str], label: _Label) -> tuple[int, int] | None:
     """The value a label names after itself ("X 是 V", "the X for Y is V", "set the X to V", "X V")."""
     end = match.end()
-    if _EXAMPLE.search(text, max(0, match.start() - 24), match.start()):
+    before = max(0, match.start() - 24)
+    if _EXAMPLE.search(text, before, match.start()) and not (
+            _CHANGED_TO.match(text, end) or _TO.match(text, end) and _CHANGE_VERB.search(text, before, match.start())):
         return None  # "the default password is admin123": an example, nobody's secret
     english = match.group().isascii()
     frames = ("zh", "zh_next") if not english else ("en", "en_to", "en_next", "zh", "zh_next")
