@@ -394,3 +394,31 @@ def test_a_first_build_reports_its_progress_and_its_end(tmp_path, monkeypatch, b
     assert heard == []
     r.close()
     mm.close()
+
+
+def test_a_reload_during_a_background_diff_keeps_the_changes_named_meanwhile(tmp_path, monkeypatch):
+    """A big bank diffs itself against the store in the background after a reload; changes named
+    while it runs are left to the queue. A second reload then threw that queue away: a deleted memory
+    stayed in the index (recalled from the trash), an edited one kept its old text."""
+    mm = SqliteMemoryManager(tmp_path / "m.sqlite3")
+    dog = mm.add("小周养了一只柴犬叫豆豆。", "身份")
+    cat = mm.add("小周的猫叫年糕。", "身份")
+    mm.add("小周对海鲜过敏。", "品味")
+    r = MechanicalRetriever(mm, now=lambda: NOW, index_path=False)
+    assert ids(r.retrieve("柴犬")) == [dog]
+    monkeypatch.setattr(index_lifecycle, "SYNC_BUILD_MAX", 2)  # stands for a bank of more than 2,000
+    gate, real = threading.Event(), index_lifecycle.card_fields
+    monkeypatch.setattr(index_lifecycle, "card_fields", lambda store: (gate.wait(10), real(store))[1])
+    r.invalidate()
+    r.retrieve("x")  # the reload's diff starts, held before it reads the store
+    mm.delete(dog, "不要了")
+    mm.update(cat, "改名", new_description="小周的猫叫汤圆。")
+    r.invalidate()
+    r.retrieve("x")  # a second reload while the first diff runs
+    gate.set()
+    r._life.join_worker()
+    assert r.retrieve("柴犬") == [] and ids(r.retrieve("汤圆")) == [cat] and r.retrieve("年糕") == []
+    r.invalidate()
+    assert r.retrieve("柴犬") == [] and ids(r.retrieve("汤圆")) == [cat]  # and once more after the diff
+    r.close()
+    mm.close()

@@ -160,3 +160,17 @@ def test_no_dates_in_plain_text():
 )
 def test_month_parts_and_fixed_holidays(text, expected):
     assert spans(text) == expected
+
+
+def test_a_day_no_calendar_has_is_no_date_and_a_year_in_chinese_digits_counts():
+    from sonetto_desktop.memory.retrieval.time_expressions import date_spans_in_text
+
+    assert resolve_time_ranges("9999年12月31日之后", date(2026, 1, 1)) == []  # (was OverflowError)
+    assert resolve_time_ranges("0000年1月5日", date(2026, 1, 1)) == []  # not this year's 1月5日 either
+    assert date_spans_in_text("旧表格上的日期写着0000年1月。", date(2026, 1, 1)) == []  # (was ValueError)
+    got = resolve_time_ranges("二〇二四年三月五日我去了哪", date(2025, 6, 1))
+    assert [(r.start, r.end) for r in got] == [(date(2024, 3, 5), date(2024, 3, 5))]  # not 2025-03-05
+    assert [(r.start, r.end) for r in resolve_time_ranges("2024 年 3 月 5 日", date(2025, 6, 1))] == [
+        (date(2024, 3, 5), date(2024, 3, 5))]
+    got = resolve_time_ranges("去年12月5日", date(2026, 12, 6))  # a relative year before a day is as it was
+    assert (date(2026, 12, 5), date(2026, 12, 5)) in [(r.start, r.end) for r in got]

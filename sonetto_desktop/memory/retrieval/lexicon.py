@@ -344,9 +344,20 @@ def traditional_table() -> dict[int, str]:
     return {ord(line[0]): line[2:] for line in text.splitlines() if line and not line.startswith("#")}
 
 
+@functools.lru_cache(maxsize=1)
+def _query_table() -> dict[int, str]:
+    """``traditional_table`` and full-width ASCII (ＡＢＣ１２３！: a Chinese keyboard's full-width
+    mode) -> ASCII, the ideographic space -> a space."""
+    table = dict(traditional_table())
+    table.update({code: chr(code - 0xFEE0) for code in range(0xFF01, 0xFF5F)})
+    table[0x3000] = " "
+    return table
+
+
 def simplified(text: str) -> str:
-    """``text`` with traditional characters written simplified (memories are mostly simplified)."""
-    return text.translate(traditional_table())
+    """``text`` as memories are mostly written: traditional characters simplified, full-width letters,
+    digits and signs as ASCII ("ｓｗｉｔｃｈ" finds a memory about a Switch, "１２月５日" is a date)."""
+    return text.translate(_query_table())
 
 
 def english_words(text: str, lexicon: Lexicon) -> dict[str, float]:

@@ -164,23 +164,33 @@ class MechanicalRetriever:
                 slot = self._docs.slot_of.get(mid)
                 if slot is not None:
                     self._docs.hit[slot] = hit
-            if diff_all and len(self._docs) > lc.SYNC_BUILD_MAX:
-                if not self._life.busy():
-                    self._life.begin_background(self._life.version_token())
+            if diff_all and len(self._docs) > lc.SYNC_BUILD_MAX and not self._life.busy():
+                self._life.begin_background(self._life.version_token())  # it reads the store as it is now
+            elif diff_all and len(self._docs) > lc.SYNC_BUILD_MAX:
+                # A reload while a background diff runs: that diff read the store before it and leaves the
+                # changes named since to the queue, so they are applied now (dropping them left a deleted
+                # memory in the index), and the whole store is looked at again once it ends.
+                with self._pending_lock:
+                    self._diff_all = True
+                self._apply(pending)
             elif diff_all:
                 self._diff_inline()
             else:
-                for mid, state in pending.items():
-                    item = self._item(mid, state)
-                    if item is None:
-                        self._drop(mid)
-                    else:
-                        self._install(self._prepare(mid, item, tokenize=False))  # tokenized only if changed
+                self._apply(pending)
         except BaseException:
             self.invalidate()  # the store could not be read (locked, corrupt): try again next query
             raise
         if self._postings.needs_compaction():
             self._compact()
+
+    def _apply(self, pending: dict[str, Any]) -> None:
+        """Install or drop the memories the change feed named (lock held)."""
+        for mid, state in pending.items():
+            item = self._item(mid, state)
+            if item is None:
+                self._drop(mid)
+            else:
+                self._install(self._prepare(mid, item, tokenize=False))  # tokenized only if changed
 
     # ── installing memories ───────────────────────────────────────────────
 
@@ -211,7 +221,11 @@ class MechanicalRetriever:
         batch = list(batch)
         for p, keys in zip(batch, tok.batch_keys([p.text for p in batch]), strict=True):
             p.keys = keys
-            p.spans = [(s.start, s.end) for s in date_spans_in_text(p.text, p.updated or self._now())]
+            try:
+                p.spans = [(s.start, s.end) for s in date_spans_in_text(p.text, p.updated or self._now())]
+            except Exception:  # one memory's odd date never takes recall of every other one down
+                log.warning("recall index: the dates of memory %s could not be read", p.id, exc_info=True)
+                p.spans = []
 
     def _install(self, p: _Prepared, bulk: bool = False) -> None:
         docs = self._docs

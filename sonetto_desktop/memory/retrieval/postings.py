@@ -24,6 +24,7 @@ import numpy as np
 
 TF_MAX = 255
 COMPACT_AFTER = 512  # delta documents (or dead slots) tolerated before compaction, at least
+EXACT_BELOW = 2_000  # ... except that a bank smaller than this keeps no dead document (see needs_compaction)
 FLUSH_AFTER = 100_000  # staged postings merged into the base at once, at least (and a quarter of the base)
 MERGE_CHUNK = 1 << 15  # base terms merged with new postings per step (bounds a flush's temporary arrays)
 
@@ -179,7 +180,13 @@ class Postings:
         self._norm = None
 
     def needs_compaction(self) -> bool:
+        """Whether to fold the delta and drop the dead now. A dead base document still counts in its
+        terms' document frequencies until then, which in a small bank moves a word's rarity a lot
+        (two memories, one edited: the edited one's own words read as common and fell under recall's
+        floor): a bank under ``EXACT_BELOW`` documents is compacted at its first dead one (a few ms)."""
         dead = self.n_slots - self.n_live
+        if dead and self.n_live < EXACT_BELOW:
+            return True
         return (len(self.delta_docs) > max(COMPACT_AFTER, self.n_live // 16)
                 or dead > max(COMPACT_AFTER, self.n_slots // 8))
 

@@ -32,7 +32,7 @@ from __future__ import annotations
 import calendar
 import re
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta
+from datetime import MAXYEAR, MINYEAR, date, datetime, timedelta
 
 RECENT_DAYS = 14
 
@@ -54,6 +54,7 @@ class DateRange:
 
 _DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
 _NUM = r"[0-9]{1,3}|[零〇一二两三四五六七八九十百]{1,4}"
+_YEAR = r"(?P<y>\d{4}|[零〇一二三四五六七八九]{4})"  # 2024, 二〇二四
 _WEEKDAY = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6, "末": 5,
             "1": 0, "2": 1, "3": 2, "4": 3, "5": 4, "6": 5, "7": 6}
 
@@ -207,9 +208,14 @@ def _h_week(m: re.Match, today: date) -> DateRange:
     return _deadline(DateRange(monday, monday + timedelta(days=6), m.group(0)), m, today)
 
 
+def _year(text: str) -> int:
+    """A year written in digits (2024) or digit by digit in Chinese (二〇二四)."""
+    return int(text) if text.isdigit() else int("".join(str(_DIGITS[ch]) for ch in text))
+
+
 def _h_full_date(m: re.Match, today: date) -> DateRange | None:
     """YYYY年M月D日 and ISO dates (parse_number reads both digit and Chinese parts)."""
-    d = _safe_date(int(m.group("y")), parse_number(m.group("m")) or 0, parse_number(m.group("d")) or 0)
+    d = _safe_date(_year(m.group("y")), parse_number(m.group("m")) or 0, parse_number(m.group("d")) or 0)
     return None if d is None else _deadline(DateRange(d, d, m.group(0)), m, today)
 
 
@@ -225,7 +231,8 @@ def _h_year_month(m: re.Match, today: date) -> DateRange | None:
     month = parse_number(m.group("m"))
     if not month or month > 12:
         return None
-    return _month_range(int(m.group("y")), month, m.group(0))
+    year = _year(m.group("y"))
+    return _month_range(year, month, m.group(0)) if MINYEAR <= year <= MAXYEAR else None
 
 
 def _h_month(m: re.Match, today: date) -> list[DateRange] | None:
@@ -284,10 +291,11 @@ def _h_recent(m: re.Match, today: date) -> DateRange:
 
 
 _PATTERNS: list[tuple[re.Pattern[str], object]] = [
-    (re.compile(r"(?P<y>\d{4})年(?P<m>" + _NUM + r")月(?P<d>" + _NUM + r")[日号]" + _BEFORE + _AFTER), _h_full_date),
+    (re.compile(_YEAR + r"\s*年\s*(?P<m>" + _NUM + r")\s*月\s*(?P<d>" + _NUM + r")\s*[日号]" + _BEFORE + _AFTER), _h_full_date),
     (re.compile(r"(?P<y>\d{4})[-/.](?P<m>\d{1,2})[-/.](?P<d>\d{1,2})" + _BEFORE + _AFTER), _h_full_date),
-    (re.compile(r"(?P<y>\d{4})年(?P<m>" + _NUM + r")月(?!" + r"[0-9零〇一二两三四五六七八九十])"), _h_year_month),
-    (re.compile(r"(?P<m>" + _NUM + r")月(?P<d>" + _NUM + r")[日号]" + _BEFORE + _AFTER), _h_month_day),
+    (re.compile(_YEAR + r"\s*年\s*(?P<m>" + _NUM + r")\s*月(?!" + r"[0-9零〇一二两三四五六七八九十])"), _h_year_month),
+    # (not after a year: one no calendar has, "0000年1月5日", is no date at all, not this year's 1月5日)
+    (re.compile(r"(?<!\d年)(?<!\d)(?P<m>" + _NUM + r")月(?P<d>" + _NUM + r")[日号]" + _BEFORE + _AFTER), _h_month_day),
     (re.compile(r"(?<![年\d])(?P<m>[0-9]{1,2}|十[一二]?|[一二三四五六七八九])(?:月份|月)(?![0-9零〇一二两三四五六七八九十底初中]|[日号])"),
      _h_month),
     (re.compile(r"(?P<n>" + _NUM + r")(?P<unit>天|周|个星期|星期|个礼拜|礼拜|个月)(?P<dir>以后|之后|后|以前|之前|前|以内|之内|内)"),
@@ -324,7 +332,10 @@ def resolve_time_ranges(text: str, now: datetime | date) -> list[DateRange]:
             span = m.span()
             if any(span[0] < end and start < span[1] for start, end in taken):
                 continue
-            result = handler(m, today)  # type: ignore[operator]
+            try:
+                result = handler(m, today)  # type: ignore[operator]
+            except (ValueError, OverflowError):  # a day no calendar has (year 0, past 9999): no date
+                result = None
             if result is None:
                 continue
             taken.append(span)
@@ -375,7 +386,7 @@ def date_spans_in_text(text: str, ref: datetime | date) -> list[DateRange]:
             spans.append(DateRange(d, d, m.group(0)))
     for m in _DOC_YM.finditer(text):
         month = int(m.group("m"))
-        if 1 <= month <= 12 and free(m.span()):
+        if 1 <= month <= 12 and MINYEAR <= int(m.group("y")) <= MAXYEAR and free(m.span()):
             taken.append(m.span())
             spans.append(_month_range(int(m.group("y")), month, m.group(0)))
     for m in _DOC_M.finditer(text):
