@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from sonetto_desktop.history_import.ledger import DONE, UNDONE, ImportLedger, ImportState, batch_turn_id
-from sonetto_desktop.history_import.runner import (count_by_conversation, count_changes, redo_import, undo_conversation,
+from sonetto_desktop.history_import.runner import (conversation_turns, count_by_conversation, count_changes, redo_import, undo_conversation,
                                                    undo_import)
 from sonetto_desktop.memory.undo import UndoConflict
 from sonetto_desktop.memory import YamlMemoryManager
@@ -84,6 +84,9 @@ def test_one_conversation_is_undone_alone_and_its_undo_taken_back(imported):
     after = _texts(ops)
     assert [(cid, title) for cid, title, _ in ledger.conversations(import_id)] == [("c-move", "搬家"), ("c-run", "跑步")]
     assert count_by_conversation(ops, ledger, import_id) == {"c-move": (1, 1, 0), "c-run": (1, 0, 0)}
+    # one conversation's count, as count_changes takes it (a TurnSet of its batches; was (0, 0, 0))
+    assert count_changes(ops, conversation_turns(ledger, import_id, "c-move")) == (1, 1, 0)
+    assert count_changes(ops, conversation_turns(ledger, import_id, "c-run")) == (1, 0, 0)
 
     result = undo_conversation(ops, ledger, import_id, "c-move")
     assert _texts(ops) == ["用户住在成都", "用户每天早上跑步"]  # its new memory gone, its change taken back

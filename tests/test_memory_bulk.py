@@ -97,3 +97,13 @@ def test_forget_today_reads_times_written_with_their_offset(mm):
                                           (now - timedelta(days=7)).isoformat(timespec="seconds"))})
     today = datetime.now().replace(hour=0, minute=0, second=0, microsecond=0)
     assert MemoryOperations(mm).forget_written_by("agent", today).ids == ["aware001"]
+
+
+def test_forget_today_reads_a_time_at_the_calendars_edge(mm):
+    """A time of year 1 with an offset cannot be moved to local time (OverflowError): the whole
+    'delete what Sonetto wrote today' failed over it."""
+    now = datetime.now().astimezone()
+    mm.import_items({"aware001": _written("用户今天去了西湖", "agent", now.isoformat(timespec="seconds")),
+                     "edge0001": _written("很久以前的一条", "agent", "0001-01-01T00:00:00+01:00")})
+    today = datetime.now().replace(hour=0, minute=0, second=0, microsecond=0)
+    assert MemoryOperations(mm).forget_written_by("agent", today).ids == ["aware001"]

@@ -46,7 +46,7 @@ from ..memory import kinds
 from ..memory.events import EventFeed
 from ..memory.operations import MemoryOperations
 from ..memory.review import ReviewInbox
-from ..memory.undo import NothingToUndo, TurnSet
+from ..memory.undo import NothingToUndo, TurnSet, turn_text
 from ..memory.writer.secret_filter import redact_secrets
 from .ledger import DONE, PAUSED, RUNNING, UNDONE, ImportLedger, ImportState, batch_seq, batch_turn_id, new_import_id
 from .formats import format_named
@@ -599,7 +599,8 @@ def count_changes(ops: MemoryOperations, import_id: str) -> tuple[int, int, int]
         return isinstance(turn_id, str) and (turn_id == import_id or turn_id.startswith(group))
 
     created = updated = 0
-    for item in ops.items_mentioning(import_id).values():  # (the memories its batches changed, not every one)
+    text = turn_text(import_id)  # (a TurnSet's name, "imp-…/conversation", is in no turn id: its members' start is)
+    for item in (ops.items_mentioning(text) if text else ops.all_items()).values():  # (not every memory)
         own = [e for e in item.own_history() if of_it(e.get("turn_id"))]
         if not own:
             continue

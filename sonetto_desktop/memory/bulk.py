@@ -67,7 +67,12 @@ def ids_in_theme(ops: MemoryOperations, theme: str) -> list[str]:
 def _local(when: datetime | None) -> datetime | None:
     """A stored time as the local wall-clock time ``since`` is in (a time written with its offset, by
     hand or another program, is converted rather than compared with a naive one, which raises)."""
-    return when.astimezone().replace(tzinfo=None) if when is not None and when.tzinfo is not None else when
+    if when is None or when.tzinfo is None:
+        return when
+    try:
+        return when.astimezone().replace(tzinfo=None)
+    except (OverflowError, ValueError):  # at the calendar's edge (0001-01-01T00:00+01:00): as written
+        return when.replace(tzinfo=None)
 
 
 def ids_written_by(ops: MemoryOperations, actor: str, since: datetime) -> list[str]:
