@@ -107,6 +107,45 @@ def test_a_local_store_moves_onto_an_empty_server_and_back(local, pg_url, pg_sch
         server.close()
 
 
+def test_a_memory_with_a_nul_moves_onto_the_server_and_a_cut_off_move_leaves_nothing(pg_url, pg_schema, tmp_path,
+                                                                                        monkeypatch):
+    """SQLite and YAML keep a NUL in a text, PostgreSQL refuses it: the move failed, and it had
+    committed the trash before the memories, so the server held a trash, was no longer empty, and the
+    move was never tried again (the server's store stayed without memories). A NUL becomes U+FFFD on the
+    server; memories and trash move in one transaction."""
+    from sonetto_desktop.memory.stores.postgres.transaction import PgTransaction
+
+    desk = tmp_path / "desk"
+    desk.mkdir()
+    src = SqliteMemoryManager(desk / "memory.db")
+    cat = src.add("用户喜欢猫", "品味")
+    odd = src.add("备注\x00二进制", "品味", reason="带\x00的理由")
+    gone = src.add("下周出差", "时效待办")
+    src.delete(gone, "取消了")
+    src.close()
+    location = PgLocation(pg_url, pg_schema)
+
+    def cut_off(self, items):  # the connection drops while the memories are written
+        raise OSError("server closed the connection unexpectedly")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(PgTransaction, "put_new", cut_off)
+        server, report = open_postgres_store(desk, location, device="desk")
+        assert report is None and server.count() == 0 and server.list_trash() == []  # nothing half moved
+        server.close()
+    assert (desk / "memory.db").exists()
+    server, report = open_postgres_store(desk, location, device="desk")  # the next start moves them
+    try:
+        assert report is not None and (report.items, report.trash) == (2, 1)
+        assert server.get(cat).description == "用户喜欢猫"
+        assert server.get(odd).description == "备注\ufffd二进制"
+        assert [t["id"] for t in server.list_trash()] == [gone]
+        server.update(odd, "改\x00一下", new_description="备注\x00又改了")  # a later write with a NUL too
+        assert server.get(odd).description == "备注\ufffd又改了"
+    finally:
+        server.close()
+
+
 async def test_switching_the_backend_in_the_settings_moves_the_memories(pg_url, pg_schema, tmp_path):
     settings = Settings(data_dir=str(tmp_path / "data"), retrieval_mode="mechanical", store_backend="sqlite")
     services = await AppServices.open(settings=settings, watch=False)

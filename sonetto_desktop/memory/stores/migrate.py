@@ -80,7 +80,16 @@ def _noop(step: str) -> None:
 # ── copying one store into another ─────────────────────────────────────────────────────────────
 
 
-def _copy(items: dict, trash: dict, dst_mm: BaseMemoryManager, progress: Progress) -> None:
+def _copy(items: dict, trash: dict, dst_mm: BaseMemoryManager, progress: Progress, *, at_once: bool = False) -> None:
+    """``at_once``: one transaction for both (a server's store: a copy that fails or is cut off
+    leaves nothing behind; two left the trash there, and a store with a trash is not empty, so the
+    move was never tried again)."""
+    if at_once:
+        with dst_mm._transaction() as txn:
+            txn.trash_put_many({memory_id: copy.deepcopy(entry) for memory_id, entry in trash.items()})
+            txn.put_new(items)
+        progress("items_copied")
+        return
     with dst_mm._transaction() as txn:  # the trash first, as the red-team's crash case had it
         txn.trash_put_many({memory_id: copy.deepcopy(entry) for memory_id, entry in trash.items()})
     progress("trash_copied")
@@ -89,18 +98,23 @@ def _copy(items: dict, trash: dict, dst_mm: BaseMemoryManager, progress: Progres
     progress("items_copied")
 
 
-def migrate_store(src_mm: BaseMemoryManager, dst_mm: BaseMemoryManager) -> MigrationReport:
+def migrate_store(src_mm: BaseMemoryManager, dst_mm: BaseMemoryManager, *, at_once: bool = False,
+                  clean: Callable[[Any], Any] | None = None) -> MigrationReport:
     """Copy every item and trash entry of ``src_mm`` into the empty store ``dst_mm``, then verify.
 
     Raises :class:`MigrationError` when the destination already holds memories (a merge is not a
     migration) or when the copy does not read back identical; ``ValueError``/``StoreCorrupt`` from
-    reading a broken source propagate unchanged. The source is only read.
+    reading a broken source propagate unchanged. The source is only read. ``at_once``: memories and
+    trash in one transaction; ``clean``: what the destination makes of a memory it is given (a server
+    writes a NUL as U+FFFD), so the copy is compared with that.
     """
     items = src_mm.all_items()
     trash = src_mm._load_trash()
     if dst_mm.count() or dst_mm.list_trash():
         raise MigrationError("the destination store is not empty; refusing to mix two stores")
-    _copy(items, trash, dst_mm, _noop)
+    if clean is not None:
+        items = {memory_id: clean(item) for memory_id, item in items.items()}
+    _copy(items, trash, dst_mm, _noop, at_once=at_once)
     _verify(items, trash, dst_mm)
     dst_mm._publish(MemoryChange(kinds.RELOAD, (), "user", "migrate"))  # views re-read once
     return MigrationReport(items=len(items), trash=len(trash))

@@ -14,6 +14,7 @@ from functools import partial
 from typing import Any, Callable
 
 from ...changes import MemoryChange
+from .text import no_nul
 
 _dumps = partial(json.dumps, ensure_ascii=False, default=str)
 
@@ -27,8 +28,8 @@ NOTIFY_MAX_BYTES = 7000
 def notify_payload(change: MemoryChange, origin: str, device: str) -> str:
     """The NOTIFY text of a change (``seq`` is added by the server): kind, ids, actor, device, turn id,
     reason. The full record (with the cards' states) is in the change log under the same ``seq``."""
-    summary: dict[str, Any] = {"origin": origin, "device": device, "kind": change.kind, "ids": list(change.ids),
-                               "actor": change.actor, "turn_id": change.turn_id, "reason": change.reason[:200]}
+    summary: dict[str, Any] = no_nul({"origin": origin, "device": device, "kind": change.kind, "ids": list(change.ids),
+                                      "actor": change.actor, "turn_id": change.turn_id, "reason": change.reason[:200]})
     text = _dumps(summary)
     while len(text.encode()) > NOTIFY_MAX_BYTES and summary["ids"]:
         summary["ids"] = summary["ids"][: len(summary["ids"]) // 2]
@@ -54,7 +55,7 @@ class PgChangeLog:
     def append(self, write: Callable[[str, Any], Any], change: MemoryChange) -> None:
         """The change's row and its NOTIFY, in one statement given to ``write`` (a connection's
         ``execute``, or a transaction's that sends it with the commit); both take effect at commit."""
-        record = change.to_dict()
+        record = no_nul(change.to_dict())  # (jsonb refuses \u0000)
         record["extra"] = {**record["extra"], "device": self.device}
         write(
             f"WITH row AS (INSERT INTO {self.changes} (origin, device, kind, turn_id, record)"

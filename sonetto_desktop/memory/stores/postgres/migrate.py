@@ -22,6 +22,7 @@ from ..backends import file_backends
 from ..base import BaseMemoryManager
 from ..migrate import MigrationReport, make_store, migrate_store, store_path
 from .location import PgLocation
+from .text import clean_item
 
 log = logging.getLogger(__name__)
 
@@ -63,7 +64,7 @@ def open_postgres_store(data_dir: str | Path, location: PgLocation, *, device: s
                 try:
                     if _is_empty(source):
                         continue
-                    report = migrate_store(source, store)
+                    report = migrate_store(source, store, at_once=True, clean=clean_item)
                 finally:
                     source.close()
         except Exception as exc:  # noqa: BLE001 - keep both stores as they are; say so in the log

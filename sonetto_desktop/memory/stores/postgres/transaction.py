@@ -17,6 +17,7 @@ from ..transaction import Transaction
 from ..validation import item_from_fields, sound_row, trash_entry_problem
 from .log import PgChangeLog
 from .problems import BadRecords
+from .text import clean_item, no_nul
 
 _dumps = partial(json.dumps, ensure_ascii=False, default=str)
 COLUMNS = ", ".join(record.COLUMNS)  # what an item is read from
@@ -54,7 +55,7 @@ def trash_row(memory_id: str, entry: dict[str, Any]) -> tuple:
     off by any amount without making an entry older for anyone."""
     deleted = parse_time(entry.get("deleted_at"))
     age = (datetime.now(deleted.tzinfo) - deleted).total_seconds() if deleted is not None else 0.0
-    return memory_id, _dumps(entry), entry.get("deleted_at"), max(age, 0.0)
+    return memory_id, _dumps(no_nul(entry)), entry.get("deleted_at"), max(age, 0.0)
 
 
 def _parse_entry(text: Any) -> tuple[dict[str, Any] | None, str | None]:
@@ -68,7 +69,7 @@ def _parse_entry(text: Any) -> tuple[dict[str, Any] | None, str | None]:
 
 
 def item_row(memory_id: str, item: MemoryItem) -> tuple:
-    return record.item_row(memory_id, item)
+    return record.item_row(memory_id, clean_item(item))  # (a NUL in a text: U+FFFD, see text.py)
 
 
 class DeferredWrites:
