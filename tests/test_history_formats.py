@@ -88,6 +88,27 @@ def test_chatgpt_memory_snapshot_and_spoken_words(tmp_path):
         ("User runs every morning.", date(2024, 9, 29)), ("User lives in Hangzhou.", date(2024, 9, 30))]
 
 
+def test_a_memory_snapshot_past_the_saved_memory_limits_keeps_its_first_entries_and_the_chats(tmp_path):
+    """1,101 entries, or more than 100,000 characters: the export's conversations are read, the
+    snapshot's first 1,000 entries kept and the rest left out with a note (the whole export was refused)."""
+    conversations = json.loads(fixture("chatgpt_conversations.json").read_text(encoding="utf-8"))
+    chart = conversations[1]
+    for count, filler in ((1101, ""), (300, "x" * 400)):
+        chart["mapping"]["n-a2"]["message"]["content"] = {
+            "content_type": "model_editable_context",
+            "model_set_context": "\n".join(f"{i}. [2024-05-01]. User fact {i} {filler}" for i in range(1, count + 1))}
+        path = tmp_path / "conversations.json"
+        path.write_text(json.dumps([conversations[0], chart]), encoding="utf-8")
+        history = read_history(path)
+        assert [c.title for c in history.conversations] == ["搬家去杭州", "Plot a chart"]
+        kept = history.saved_memories
+        assert [m.text.split()[2] for m in kept] == [str(i) for i in range(1, len(kept) + 1)]  # the first ones
+        assert len(kept) == 1000 if count > 1000 else 200 < len(kept) < count  # 100,000 characters: ~232
+        assert kept[-1].day == date(2024, 5, 1)
+        (note,) = [zh for zh, _ in history.notes if "记忆快照" in zh]
+        assert f"只读取了前 {len(kept)} 条" in note
+
+
 def test_deepseek_export_best_effort():
     history = read_history(fixture("deepseek_conversations.json"))
     assert history.source == "deepseek" and history.best_effort

@@ -69,7 +69,15 @@ def read(source: Source) -> History:
                 history.conversations.append(conversation)
         stream.finish()
     if memory_text:
-        history.saved_memories = saved_memories.parse(memory_text)
+        history.saved_memories, cut = saved_memories.parse_snapshot(memory_text)
+        if cut:
+            kept = len(history.saved_memories)
+            history.notes.append((
+                f"ChatGPT 的记忆快照超过 {saved_memories.MAX_ENTRIES} 条或 {saved_memories.MAX_TEXT_CHARS:,} 字，"
+                f"只读取了前 {kept} 条已保存的记忆，其余的没有导入（对话照常读取）",
+                f"ChatGPT's memory snapshot holds more than {saved_memories.MAX_ENTRIES} entries or "
+                f"{saved_memories.MAX_TEXT_CHARS:,} characters: only its first {kept} saved memories were read, "
+                "the rest are left out (the conversations are read as usual)"))
     history.note_guessed_branches("{0} 个对话没有记录保留的分支，按每步最新的回复推断",
                                   "{0} conversations do not say which branch was kept; the latest reply at each "
                                   "step was taken")
