@@ -163,6 +163,22 @@ def test_cherry_version_3_messages_keep_their_text_on_the_message(tmp_path):
     assert texts_of(conv) == [("user", "我在学吉他"), ("assistant", "加油")]
 
 
+def test_cherry_topic_names_that_cannot_be_read_leave_the_topics_read(tmp_path):
+    """The saved state's assistants null, a list, or holding odd values: the topics are read, named
+    by their first message (names are a nicety; they refused the whole backup)."""
+    odd_states = [None, [], [{"topics": [{"id": "topic-1", "name": "x"}]}], 5,
+                  {"defaultAssistant": [], "assistants": {"topics": 1}}, {"assistants": [{"topics": {"id": 1}}, 7]}]
+    for assistants in odd_states:
+        data = _cherry_data()
+        persist = json.loads(data["localStorage"]["persist:cherry-studio"])
+        persist["assistants"] = json.dumps(assistants)
+        data["localStorage"]["persist:cherry-studio"] = json.dumps(persist)
+        path = tmp_path / "data.json"
+        path.write_text(json.dumps(data), encoding="utf-8")
+        (conv,) = read_history(path).conversations
+        assert conv.id == "topic-1" and conv.title == "我对花生过敏，周末想做一道不放花生的宫保鸡丁。"[:30], assistants
+
+
 def test_cherry_folder_backup_and_unknown_versions_are_refused_clearly(tmp_path):
     direct = tmp_path / "cherry-studio.202601010000.zip"
     with zipfile.ZipFile(direct, "w") as zf:
