@@ -67,6 +67,32 @@ def test_a_member_past_the_size_limit_is_refused_before_it_is_read(tmp_path, mon
     assert opened == [] and "too large" in caught.value.en
 
 
+def test_a_zip_with_a_password_is_refused_with_a_clear_line(tmp_path):
+    """A raw RuntimeError naming a ZipInfo was shown; the zip tool's own password zip when it is
+    there, else the same flag set by hand (zipfile reads both as needing a password)."""
+    import shutil
+    import subprocess
+
+    (tmp_path / "conversations.json").write_text(json.dumps([{"id": "c", "mapping": {}}]), encoding="utf-8")
+    path = tmp_path / "export.zip"
+    if shutil.which("zip"):
+        subprocess.run(["zip", "-q", "-P", "pw", path.name, "conversations.json"], cwd=tmp_path, check=True)
+    else:
+        with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_STORED) as archive:
+            archive.write(tmp_path / "conversations.json", "conversations.json")
+        data = bytearray(path.read_bytes())
+        for signature, flags in ((b"PK\x03\x04", 6), (b"PK\x01\x02", 8)):
+            at = data.index(signature) + flags
+            data[at] |= 0x1
+        path.write_bytes(bytes(data))
+    assert zipfile.ZipFile(path).infolist()[0].flag_bits & 0x1
+    for fmt in (None, "chatgpt"):
+        with pytest.raises(HistoryFormatError) as caught:
+            read_history(path, fmt)
+        assert "设了密码" in caught.value.zh and "conversations.json" in caught.value.zh
+        assert "without a password" in caught.value.en and "ZipInfo" not in caught.value.en
+
+
 def test_a_big_export_is_read_without_ever_holding_it_whole(tmp_path):
     """20+ MB of conversations the import leaves out (tool output): reading them must not cost the file's size."""
     path = tmp_path / "conversations.json"

@@ -13,6 +13,8 @@ counted again while reading, whatever a damaged header claims):
 - a zip member that unpacks to more than ``MAX_RATIO`` times its packed size (beyond the first
   ``RATIO_FROM_BYTES``) is a zip bomb: real exports are text and JSON, a few times smaller packed.
 
+A zip member with a password is refused when it is to be read, saying so (``Source.check``).
+
 Everything read in full is hashed (``digest``): an import knows the exact file it came from.
 """
 
@@ -48,6 +50,7 @@ class Member:
 
     size: int
     packed: int | None = None
+    encrypted: bool = False  # a zip member with a password (``Source.check``: refused, said plainly)
 
 
 @dataclass
@@ -84,6 +87,11 @@ class Source:
     def check(self, name: str) -> Member:
         """``name``'s member, or ``HistoryFormatError`` when its declared size breaks a limit."""
         member = self.members[name]
+        if member.encrypted:
+            raise HistoryFormatError(
+                f"{self.path.name} 里的 {name} 设了密码，读不了：请重新导出，不要给 zip 加密码",
+                f"{name} in {self.path.name} is encrypted (password-protected) and cannot be read: "
+                "export it again without a password")
         if member.size > MAX_MEMBER_BYTES:
             raise too_big(name, member.size)
         if member.packed is not None and member.size > RATIO_FROM_BYTES and member.size > MAX_RATIO * max(
@@ -160,7 +168,8 @@ def open_source(path: str | Path) -> Source:
             raise HistoryFormatError(f"{path.name} 不是完好的 zip 文件（{exc}）",
                                      f"{path.name} is not a sound zip file ({exc})") from None
         infos = {i.filename: i for i in archive.infolist() if not i.is_dir()}
-        members = {name: Member(info.file_size, info.compress_size) for name, info in sorted(infos.items())}
+        members = {name: Member(info.file_size, info.compress_size, bool(info.flag_bits & 0x1))
+                   for name, info in sorted(infos.items())}
         return Source(path, members, lambda name: archive.open(infos[name]))
     if not path.is_file():
         raise FileNotFoundError(2, "No such file", str(path))
