@@ -268,6 +268,24 @@ def test_old_sonetto_export_without_markers_is_read_by_guessing(tmp_path):
     assert history.notes and "旧版" in history.notes[0][0]
 
 
+def test_an_old_sonetto_export_with_an_impossible_date_names_the_file_and_line(tmp_path):
+    """2024-02-30 gave a bare "day is out of range for month". The file is one conversation, so as for
+    any value no chat can have (a time in 2099) it is refused, saying which file and line."""
+    path = tmp_path / "old.md"
+    for stamp, said in (("2024-02-30 09:05", "不是有效的日期时间"), ("2099-01-01 09:05", "不合理")):
+        path.write_text("# 周末计划\n\n**你** · 2024-02-01 09:00\n\n去爬山吗？\n\n---\n\n"
+                        f"**Sonetto** · {stamp}\n\n好呀\n", encoding="utf-8")
+        with pytest.raises(HistoryFormatError) as caught:
+            read_history(path)
+        assert caught.value.zh.startswith("old.md 读不了：第 9 行：") and stamp in caught.value.zh and said in caught.value.zh
+        assert caught.value.en.startswith("old.md cannot be read: line 9: ")
+    marked = tmp_path / "new.md"
+    marked.write_text("# t\n\n<!-- sonetto:chat key=\"ab\" -->\n\n<!-- sonetto:ab role=\"user\" time=\"2099-01-01T09:00:00\" -->\n"
+                      "你好\n<!-- sonetto:ab end -->\n", encoding="utf-8")
+    with pytest.raises(HistoryFormatError, match="new.md 读不了：第 5 行："):
+        read_history(marked)
+
+
 def test_saved_memories_text():
     history = read_history(fixture("chatgpt_saved_memories.txt"), "chatgpt-memories")
     assert history.source == "chatgpt-memories" and not history.conversations
