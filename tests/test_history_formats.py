@@ -57,6 +57,33 @@ def test_chatgpt_split_export_is_read_in_file_order(tmp_path):
     assert [c.title for c in history.conversations] == ["搬家去杭州", "Plot a chart"]
 
 
+def test_two_chatgpt_exports_in_one_zip_are_both_read_and_said(tmp_path):
+    """Two exports' folders in one zip, or a whole conversations.json beside -000/-001 parts: every
+    file is read (the shallowest alone was, the rest ignored without a word), the preview says so,
+    and a conversation in both is planned once."""
+    from sonetto_desktop.history_import.plan import make_plan
+
+    move, chart = json.loads(fixture("chatgpt_conversations.json").read_text(encoding="utf-8"))
+    layouts = {"folders.zip": {"export-2024-06/conversations.json": [move, chart],
+                               "export-2024-01/conversations.json": [move]},
+               "beside.zip": {"conversations-000.json": [move], "conversations.json": [move],
+                              "conversations-001.json": [chart]}}
+    for name, members in layouts.items():
+        path = tmp_path / name
+        with zipfile.ZipFile(path, "w") as zf:
+            for member, listed in members.items():
+                zf.writestr(member, json.dumps(listed))
+        history = read_history(path)
+        assert sorted(c.title for c in history.conversations) == sorted(
+            c["title"] for listed in members.values() for c in listed)
+        (note,) = [zh for zh, _ in history.notes if "不止一份导出" in zh]
+        assert all(member in note for member in members)
+        plan = make_plan(history)
+        assert plan.turns == 3 and len(plan.rows) == 2 and plan.skipped_duplicates == 2  # as the one export alone
+    order = read_history(tmp_path / "beside.zip")
+    assert [c.title for c in order.conversations] == ["搬家去杭州", "搬家去杭州", "Plot a chart"]  # whole, 000, 001
+
+
 def test_chatgpt_without_current_node_guesses_the_latest_branch_and_says_so(tmp_path):
     conversations = json.loads(fixture("chatgpt_conversations.json").read_text(encoding="utf-8"))
     move = copy.deepcopy(conversations[0])

@@ -39,6 +39,7 @@ def read(source: Source) -> History:
     if stream.peek() != "{":
         raise HistoryFormatError(f"{name} {_NOT_CHERRY[0]}", f"{name} {_NOT_CHERRY[1]}")
     history = History("cherry")
+    source.note_unread(history, name)
     version: Any = None
     local_storage: Any = None
     topics: list[tuple[int, Any]] | None = None

@@ -42,6 +42,8 @@ MAX_RATIO = 100
 RATIO_FROM_BYTES = 1024 ** 2
 #: A file that is read whole (``text_of``).
 MAX_TEXT_BYTES = 32 * 1024 ** 2
+#: Files not read that a note names (``Source.note_unread``).
+NAMED_UNREAD = 5
 
 
 @dataclass(frozen=True)
@@ -80,6 +82,25 @@ class Source:
         """The shallowest file called ``basename`` (an export zip may hold one folder level)."""
         found = [n for n in self.members if n.rsplit("/", 1)[-1] == basename]
         return min(found, key=lambda n: n.count("/")) if found else None
+
+    def same_named(self, name: str) -> list[str]:
+        """The other files called as ``name`` is, in other folders (a second export in one zip)."""
+        base = name.rsplit("/", 1)[-1]
+        return [n for n in self.members if n != name and n.rsplit("/", 1)[-1] == base]
+
+    def note_unread(self, history: History, name: str) -> None:
+        """Say in ``history``'s notes which files called as ``name`` is were not read (a reader that
+        reads one export's file: the others would be ignored without a word)."""
+        others = self.same_named(name)
+        if not others:
+            return
+        shown = others[:NAMED_UNREAD]
+        more_zh = f" 等 {len(others)} 个" if len(others) > len(shown) else ""
+        more_en = f" and {len(others) - len(shown)} more" if len(others) > len(shown) else ""
+        history.notes.append((
+            f"{self.path.name} 里有不止一份导出：只读取了 {name}，没有读取 {'、'.join(shown)}{more_zh}（请分开导入）",
+            f"{self.path.name} holds more than one export: only {name} was read, not {', '.join(shown)}{more_en} "
+            "(import them one at a time)"))
 
     def matching(self, pattern: re.Pattern[str]) -> list[str]:
         return [n for n in self.members if pattern.search(n.rsplit("/", 1)[-1])]
