@@ -208,3 +208,21 @@ def test_a_conversation_the_export_holds_twice_is_planned_once(tmp_path):
     again = make_plan(read_history(path), imported=imported)
     assert {r.id: r.state for r in again.rows} == {"A1": "new", "B1": "imported"}
     assert again.skipped_already_imported == 1 and again.turns == 2
+
+
+def test_never_import_this_title_keeps_that_title_out_and_latin_entries_match_whole_words(tmp_path):
+    """An entry added from a title is kept with its secret values hidden and cut at 200 characters
+    with "…": it still keeps that title out. A Latin entry matches whole words only ("hi" is not in
+    "This is Philosophy"); a Chinese one any part of a title."""
+    at = datetime(2024, 5, 1, 8)
+    titles = {"secret": "wifi 密码是 hunter2024", "long": "长" * 250, "hi": "hi", "philosophy": "This is Philosophy",
+              "say": "Say HI!", "temp": "临时：密码找回", "other_secret": "wifi 密码是 letmein99", "ip": "ship it"}
+    history = History("chatgpt", [_chat(c, at, [(f"q {c}", "a")], title=t) for c, t in titles.items()])
+    dont = DontImportList(tmp_path / "dont_import.json")
+    for title in ("wifi 密码是 hunter2024", "长" * 250, "hi", "临时"):
+        dont.add(title)  # the preview's 以后都不导入这个标题, and one typed
+    assert "hunter2024" not in (tmp_path / "dont_import.json").read_text(encoding="utf-8")
+    states = {r.id: r.state for r in make_plan(history, dont_import=dont).rows}
+    assert states == {"secret": "dont_import", "long": "dont_import", "hi": "dont_import", "philosophy": "new",
+                      "say": "dont_import", "temp": "dont_import", "other_secret": "dont_import", "ip": "new"}
+    # (another password in the same words is the same entry once hidden: what the list can know)
