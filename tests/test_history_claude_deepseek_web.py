@@ -63,6 +63,19 @@ def test_claude_export_zip_is_recognised_beside_its_other_files(tmp_path):
     assert history.source == "claude" and len(history.conversations) == 2 and history.digest
 
 
+def test_a_second_claude_export_in_the_zip_is_named_as_not_read(tmp_path):
+    """Claude's reader reads one export: another conversations.json in the zip is said, not ignored."""
+    path = tmp_path / "two.zip"
+    with zipfile.ZipFile(path, "w") as zf:
+        zf.writestr("data-2025-03/conversations.json", fixture("claude_conversations.json").read_bytes())
+        zf.writestr("data-2025-06/conversations.json", fixture("claude_conversations.json").read_bytes())
+    history = read_history(path)
+    assert history.source == "claude" and len(history.conversations) == 2
+    (zh, en), = [note for note in history.notes if "不止一份导出" in note[0]]
+    assert "只读取了 data-2025-03/conversations.json，没有读取 data-2025-06/conversations.json" in zh
+    assert "not data-2025-06/conversations.json" in en
+
+
 def test_claude_single_conversation_follows_the_leaf_the_page_names(tmp_path):
     conversation = _claude()[0]
     conversation["current_leaf_message_uuid"] = "019d0000-0000-7000-8000-000000000004"  # the first reply was kept

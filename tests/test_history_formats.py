@@ -57,6 +57,33 @@ def test_chatgpt_split_export_is_read_in_file_order(tmp_path):
     assert [c.title for c in history.conversations] == ["搬家去杭州", "Plot a chart"]
 
 
+def test_two_chatgpt_exports_in_one_zip_are_both_read_and_said(tmp_path):
+    """Two exports' folders in one zip, or a whole conversations.json beside -000/-001 parts: every
+    file is read (the shallowest alone was, the rest ignored without a word), the preview says so,
+    and a conversation in both is planned once."""
+    from sonetto_desktop.history_import.plan import make_plan
+
+    move, chart = json.loads(fixture("chatgpt_conversations.json").read_text(encoding="utf-8"))
+    layouts = {"folders.zip": {"export-2024-06/conversations.json": [move, chart],
+                               "export-2024-01/conversations.json": [move]},
+               "beside.zip": {"conversations-000.json": [move], "conversations.json": [move],
+                              "conversations-001.json": [chart]}}
+    for name, members in layouts.items():
+        path = tmp_path / name
+        with zipfile.ZipFile(path, "w") as zf:
+            for member, listed in members.items():
+                zf.writestr(member, json.dumps(listed))
+        history = read_history(path)
+        assert sorted(c.title for c in history.conversations) == sorted(
+            c["title"] for listed in members.values() for c in listed)
+        (note,) = [zh for zh, _ in history.notes if "不止一份导出" in zh]
+        assert all(member in note for member in members)
+        plan = make_plan(history)
+        assert plan.turns == 3 and len(plan.rows) == 2 and plan.skipped_duplicates == 2  # as the one export alone
+    order = read_history(tmp_path / "beside.zip")
+    assert [c.title for c in order.conversations] == ["搬家去杭州", "搬家去杭州", "Plot a chart"]  # whole, 000, 001
+
+
 def test_chatgpt_without_current_node_guesses_the_latest_branch_and_says_so(tmp_path):
     conversations = json.loads(fixture("chatgpt_conversations.json").read_text(encoding="utf-8"))
     move = copy.deepcopy(conversations[0])
@@ -86,6 +113,27 @@ def test_chatgpt_memory_snapshot_and_spoken_words(tmp_path):
     assert texts_of(history.conversations[0]) == [("user", "我每天早上跑步。")]
     assert [(m.text, m.day) for m in history.saved_memories] == [
         ("User runs every morning.", date(2024, 9, 29)), ("User lives in Hangzhou.", date(2024, 9, 30))]
+
+
+def test_a_memory_snapshot_past_the_saved_memory_limits_keeps_its_first_entries_and_the_chats(tmp_path):
+    """1,101 entries, or more than 100,000 characters: the export's conversations are read, the
+    snapshot's first 1,000 entries kept and the rest left out with a note (the whole export was refused)."""
+    conversations = json.loads(fixture("chatgpt_conversations.json").read_text(encoding="utf-8"))
+    chart = conversations[1]
+    for count, filler in ((1101, ""), (300, "x" * 400)):
+        chart["mapping"]["n-a2"]["message"]["content"] = {
+            "content_type": "model_editable_context",
+            "model_set_context": "\n".join(f"{i}. [2024-05-01]. User fact {i} {filler}" for i in range(1, count + 1))}
+        path = tmp_path / "conversations.json"
+        path.write_text(json.dumps([conversations[0], chart]), encoding="utf-8")
+        history = read_history(path)
+        assert [c.title for c in history.conversations] == ["搬家去杭州", "Plot a chart"]
+        kept = history.saved_memories
+        assert [m.text.split()[2] for m in kept] == [str(i) for i in range(1, len(kept) + 1)]  # the first ones
+        assert len(kept) == 1000 if count > 1000 else 200 < len(kept) < count  # 100,000 characters: ~232
+        assert kept[-1].day == date(2024, 5, 1)
+        (note,) = [zh for zh, _ in history.notes if "记忆快照" in zh]
+        assert f"只读取了前 {len(kept)} 条" in note
 
 
 def test_deepseek_export_best_effort():
@@ -140,6 +188,22 @@ def test_cherry_version_3_messages_keep_their_text_on_the_message(tmp_path):
     (conv,) = read_history(path).conversations
     assert conv.title == "我在学吉他"  # no saved name: its first message
     assert texts_of(conv) == [("user", "我在学吉他"), ("assistant", "加油")]
+
+
+def test_cherry_topic_names_that_cannot_be_read_leave_the_topics_read(tmp_path):
+    """The saved state's assistants null, a list, or holding odd values: the topics are read, named
+    by their first message (names are a nicety; they refused the whole backup)."""
+    odd_states = [None, [], [{"topics": [{"id": "topic-1", "name": "x"}]}], 5,
+                  {"defaultAssistant": [], "assistants": {"topics": 1}}, {"assistants": [{"topics": {"id": 1}}, 7]}]
+    for assistants in odd_states:
+        data = _cherry_data()
+        persist = json.loads(data["localStorage"]["persist:cherry-studio"])
+        persist["assistants"] = json.dumps(assistants)
+        data["localStorage"]["persist:cherry-studio"] = json.dumps(persist)
+        path = tmp_path / "data.json"
+        path.write_text(json.dumps(data), encoding="utf-8")
+        (conv,) = read_history(path).conversations
+        assert conv.id == "topic-1" and conv.title == "我对花生过敏，周末想做一道不放花生的宫保鸡丁。"[:30], assistants
 
 
 def test_cherry_folder_backup_and_unknown_versions_are_refused_clearly(tmp_path):
@@ -229,6 +293,24 @@ def test_old_sonetto_export_without_markers_is_read_by_guessing(tmp_path):
     (conv,) = history.conversations
     assert texts_of(conv) == [("user", "去爬山吗？"), ("assistant", "好呀"), ("user", "讲个故事"), ("assistant", "从前")]
     assert history.notes and "旧版" in history.notes[0][0]
+
+
+def test_an_old_sonetto_export_with_an_impossible_date_names_the_file_and_line(tmp_path):
+    """2024-02-30 gave a bare "day is out of range for month". The file is one conversation, so as for
+    any value no chat can have (a time in 2099) it is refused, saying which file and line."""
+    path = tmp_path / "old.md"
+    for stamp, said in (("2024-02-30 09:05", "不是有效的日期时间"), ("2099-01-01 09:05", "不合理")):
+        path.write_text("# 周末计划\n\n**你** · 2024-02-01 09:00\n\n去爬山吗？\n\n---\n\n"
+                        f"**Sonetto** · {stamp}\n\n好呀\n", encoding="utf-8")
+        with pytest.raises(HistoryFormatError) as caught:
+            read_history(path)
+        assert caught.value.zh.startswith("old.md 读不了：第 9 行：") and stamp in caught.value.zh and said in caught.value.zh
+        assert caught.value.en.startswith("old.md cannot be read: line 9: ")
+    marked = tmp_path / "new.md"
+    marked.write_text("# t\n\n<!-- sonetto:chat key=\"ab\" -->\n\n<!-- sonetto:ab role=\"user\" time=\"2099-01-01T09:00:00\" -->\n"
+                      "你好\n<!-- sonetto:ab end -->\n", encoding="utf-8")
+    with pytest.raises(HistoryFormatError, match="new.md 读不了：第 5 行："):
+        read_history(marked)
 
 
 def test_saved_memories_text():

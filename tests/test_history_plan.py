@@ -168,3 +168,61 @@ def test_a_historys_days_are_known_as_it_is_read_and_a_plan_says_how_far_it_got(
     assert told[0] == (0, 31) and all(total == 31 for _, total in told)
     assert [done for done, _ in told] == sorted(done for done, _ in told) and len(told) >= 4
     assert History("jsonl", [Conversation("empty", "", [])]).conversations.days == (None, None)
+
+
+def _chatgpt(cid: str, title: str, pairs: list[tuple[str, str]], start: int) -> dict:
+    """A ChatGPT export's conversation: one branch of user / assistant nodes."""
+    mapping = {"root": {"id": "root", "parent": None, "children": [], "message": None}}
+    parent = "root"
+    for i, (asked, answered) in enumerate(pairs):
+        for role, text, n in (("user", asked, f"{cid}-u{i}"), ("assistant", answered, f"{cid}-a{i}")):
+            mapping[parent]["children"].append(n)
+            mapping[n] = {"id": n, "parent": parent, "children": [], "message": {
+                "id": n, "author": {"role": role}, "create_time": start + 60 * i + (5 if role == "assistant" else 0),
+                "content": {"content_type": "text", "parts": [text]}}}
+            parent = n
+    return {"id": cid, "title": title, "create_time": start, "current_node": parent, "mapping": mapping}
+
+
+def test_a_conversation_the_export_holds_twice_is_planned_once(tmp_path):
+    """Overlapping conversations-000/-001.json parts, and one list naming a conversation twice: each
+    turn is counted and batched once, the conversation is one row, and the plan says how many
+    repeated turns it dropped."""
+    import zipfile
+
+    a = _chatgpt("A1", "柯基", [("我养了一只叫年糕的柯基", "好可爱")], 1704100000)
+    a_later = _chatgpt("A1", "柯基", [("我养了一只叫年糕的柯基", "好可爱"), ("它三岁了", "好")], 1704100000)
+    b = _chatgpt("B1", "搬家", [("我搬去杭州了", "恭喜")], 1717200000)
+    path = tmp_path / "export.zip"
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr("conversations-000.json", json.dumps([a]))
+        z.writestr("conversations-001.json", json.dumps([a_later, b, b]))
+    plan = make_plan(read_history(path))
+    texts = [m.text for batch in plan.batches for e in batch.exchanges for m in e.messages if m.role == "user"]
+    assert sorted(texts) == ["它三岁了", "我养了一只叫年糕的柯基", "我搬去杭州了"]
+    assert plan.turns == 3 and plan.skipped_duplicates == 2 and plan.to_json()["skipped_duplicates"] == 2
+    rows = {r.id: r for r in plan.rows}
+    assert len(plan.rows) == 2 and (rows["A1"].to_import, rows["A1"].exchanges, rows["A1"].state) == (2, 2, "new")
+    assert plan.characters == sum(len(m.text) for b in plan.batches for e in b.exchanges for m in e.messages)
+    imported = {k for batch in plan.batches for k in batch.keys if batch.conversation_id == "B1"}
+    again = make_plan(read_history(path), imported=imported)
+    assert {r.id: r.state for r in again.rows} == {"A1": "new", "B1": "imported"}
+    assert again.skipped_already_imported == 1 and again.turns == 2
+
+
+def test_never_import_this_title_keeps_that_title_out_and_latin_entries_match_whole_words(tmp_path):
+    """An entry added from a title is kept with its secret values hidden and cut at 200 characters
+    with "…": it still keeps that title out. A Latin entry matches whole words only ("hi" is not in
+    "This is Philosophy"); a Chinese one any part of a title."""
+    at = datetime(2024, 5, 1, 8)
+    titles = {"secret": "wifi 密码是 hunter2024", "long": "长" * 250, "hi": "hi", "philosophy": "This is Philosophy",
+              "say": "Say HI!", "temp": "临时：密码找回", "other_secret": "wifi 密码是 letmein99", "ip": "ship it"}
+    history = History("chatgpt", [_chat(c, at, [(f"q {c}", "a")], title=t) for c, t in titles.items()])
+    dont = DontImportList(tmp_path / "dont_import.json")
+    for title in ("wifi 密码是 hunter2024", "长" * 250, "hi", "临时"):
+        dont.add(title)  # the preview's 以后都不导入这个标题, and one typed
+    assert "hunter2024" not in (tmp_path / "dont_import.json").read_text(encoding="utf-8")
+    states = {r.id: r.state for r in make_plan(history, dont_import=dont).rows}
+    assert states == {"secret": "dont_import", "long": "dont_import", "hi": "dont_import", "philosophy": "new",
+                      "say": "dont_import", "temp": "dont_import", "other_secret": "dont_import", "ip": "new"}
+    # (another password in the same words is the same entry once hidden: what the list can know)

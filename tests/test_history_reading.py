@@ -67,6 +67,32 @@ def test_a_member_past_the_size_limit_is_refused_before_it_is_read(tmp_path, mon
     assert opened == [] and "too large" in caught.value.en
 
 
+def test_a_zip_with_a_password_is_refused_with_a_clear_line(tmp_path):
+    """A raw RuntimeError naming a ZipInfo was shown; the zip tool's own password zip when it is
+    there, else the same flag set by hand (zipfile reads both as needing a password)."""
+    import shutil
+    import subprocess
+
+    (tmp_path / "conversations.json").write_text(json.dumps([{"id": "c", "mapping": {}}]), encoding="utf-8")
+    path = tmp_path / "export.zip"
+    if shutil.which("zip"):
+        subprocess.run(["zip", "-q", "-P", "pw", path.name, "conversations.json"], cwd=tmp_path, check=True)
+    else:
+        with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_STORED) as archive:
+            archive.write(tmp_path / "conversations.json", "conversations.json")
+        data = bytearray(path.read_bytes())
+        for signature, flags in ((b"PK\x03\x04", 6), (b"PK\x01\x02", 8)):
+            at = data.index(signature) + flags
+            data[at] |= 0x1
+        path.write_bytes(bytes(data))
+    assert zipfile.ZipFile(path).infolist()[0].flag_bits & 0x1
+    for fmt in (None, "chatgpt"):
+        with pytest.raises(HistoryFormatError) as caught:
+            read_history(path, fmt)
+        assert "设了密码" in caught.value.zh and "conversations.json" in caught.value.zh
+        assert "without a password" in caught.value.en and "ZipInfo" not in caught.value.en
+
+
 def test_a_big_export_is_read_without_ever_holding_it_whole(tmp_path):
     """20+ MB of conversations the import leaves out (tool output): reading them must not cost the file's size."""
     path = tmp_path / "conversations.json"
@@ -89,6 +115,35 @@ def test_a_big_export_is_read_without_ever_holding_it_whole(tmp_path):
         tracemalloc.stop()
     assert history.skipped["tool"] == 1000 and not history.conversations
     assert peak < size / 5, f"peak {peak / 1024 ** 2:.1f} MB reading a {size / 1024 ** 2:.1f} MB file"
+
+
+def test_a_big_json_lines_file_is_read_without_holding_it_whole(tmp_path):
+    """20+ MB of JSON Lines, a conversation's lines spread over the file: its messages wait on disk
+    until the file is read (they were all held: a 357 MB file peaked at 787 MB), it says how far it
+    got, and each conversation comes out whole and in order."""
+    path = tmp_path / "chats.jsonl"
+    with open(path, "w", encoding="utf-8") as fh:
+        for n in range(2400):  # 40 conversations, their lines interleaved, each with its own early time
+            chat, turn = n % 40, n // 40
+            fh.write(json.dumps({"conversation": f"c{chat}", "role": "user" if turn % 2 == 0 else "assistant",
+                                 "content": f"第{turn}句" + "我住在杭州西湖区。" * 500, "id": f"m{n}",
+                                 "time": f"2024-03-{1 + chat % 28:02d}T{10 + turn // 6:02d}:{turn % 6 * 10:02d}:00+08:00"},
+                                ensure_ascii=False) + "\n")
+    size = path.stat().st_size
+    assert size > 20 * 1024 ** 2
+    told: list[int] = []
+    tracemalloc.start()
+    try:
+        history = read_history(path, progress=lambda name, done, total: told.append(done))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < size / 5, f"peak {peak / 1024 ** 2:.1f} MB reading a {size / 1024 ** 2:.1f} MB file"
+    assert len(told) >= 4 and told[-1] == size
+    assert len(history.conversations) == 40 and history.message_count == 2400
+    first = history.conversations[0]
+    assert first.id == "c0" and [m.text.split("句")[0] for m in first.messages] == [f"第{t}" for t in range(60)]
+    assert [c.id for c in history.conversations][:3] == ["c0", "c28", "c1"]  # by their first time, ties as first seen
 
 
 def test_a_long_read_says_how_far_it_got_in_each_file(tmp_path):

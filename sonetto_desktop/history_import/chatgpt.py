@@ -1,6 +1,8 @@
 """ChatGPT's data export (Settings → Data controls → Export data): ``conversations.json`` in the zip,
 or, in newer exports, ``conversations-000.json``, ``conversations-001.json`` … (each a list of the
-same conversations), read in their numeric order.
+same conversations), read in their numeric order. A zip or folder holding more than one export
+(two folders, or a whole file beside parts) is read whole, and the preview says so; a conversation
+in more than one is planned once (``plan``).
 
 A conversation is a tree of message nodes (``mapping``): editing a message or regenerating a reply
 starts a branch. The branch the person kept ends at ``current_node``; it is followed up to the
@@ -27,7 +29,7 @@ from typing import Any
 
 from . import saved_memories
 from .model import Conversation, History, HistoryFormatError, Message, convert_one, from_epoch
-from .source_files import Source, listed_conversations, open_json
+from .source_files import NAMED_UNREAD, Source, listed_conversations, open_json
 
 PART = re.compile(r"^conversations-(\d+)\.json$")
 IMAGE = "[图片]"
@@ -36,14 +38,20 @@ _HIDDEN_CHANNELS = ("commentary", "analysis")
 
 
 def files(source: Source) -> list[str]:
-    """The conversation files: ``conversations.json``, else every ``conversations-NNN.json`` in order."""
+    """The conversation files: every ``conversations.json`` and ``conversations-NNN.json`` (two
+    exports in one zip, each in its folder, or a whole file beside parts), folder by folder, a
+    folder's whole file first, then its parts in their numeric order. A conversation in more than one
+    is planned once (``plan``)."""
     if len(source.names) == 1 and source.names[0] == source.path.name:
         return list(source.names)
-    whole = source.find("conversations.json")
-    if whole is not None:
-        return [whole]
-    parts = source.matching(PART)
-    return sorted(parts, key=lambda n: int(PART.search(n.rsplit("/", 1)[-1]).group(1)))
+    whole = [n for n in source.names if n.rsplit("/", 1)[-1] == "conversations.json"]
+
+    def order(name: str) -> tuple[str, int, int]:
+        folder, _, base = name.rpartition("/")
+        part = PART.search(base)
+        return (folder, 1, int(part.group(1))) if part else (folder, 0, 0)
+
+    return sorted([*whole, *source.matching(PART)], key=order)
 
 
 def read(source: Source) -> History:
@@ -69,7 +77,24 @@ def read(source: Source) -> History:
                 history.conversations.append(conversation)
         stream.finish()
     if memory_text:
-        history.saved_memories = saved_memories.parse(memory_text)
+        history.saved_memories, cut = saved_memories.parse_snapshot(memory_text)
+        if cut:
+            kept = len(history.saved_memories)
+            history.notes.append((
+                f"ChatGPT 的记忆快照超过 {saved_memories.MAX_ENTRIES} 条或 {saved_memories.MAX_TEXT_CHARS:,} 字，"
+                f"只读取了前 {kept} 条已保存的记忆，其余的没有导入（对话照常读取）",
+                f"ChatGPT's memory snapshot holds more than {saved_memories.MAX_ENTRIES} entries or "
+                f"{saved_memories.MAX_TEXT_CHARS:,} characters: only its first {kept} saved memories were read, "
+                "the rest are left out (the conversations are read as usual)"))
+    if len({n.rpartition("/")[0] for n in names}) > 1 or (len(names) > 1 and any(
+            n.rsplit("/", 1)[-1] == "conversations.json" for n in names)):
+        shown = names[:NAMED_UNREAD]
+        more = len(names) - len(shown)
+        history.notes.append((
+            f"{source.path.name} 里有不止一份导出，都读取了：{'、'.join(shown)}{f' 等 {len(names)} 个' if more else ''}"
+            "（同一轮对话只导入一次）",
+            f"{source.path.name} holds more than one export, all read: {', '.join(shown)}"
+            f"{f' and {more} more' if more else ''} (a turn in more than one is imported once)"))
     history.note_guessed_branches("{0} 个对话没有记录保留的分支，按每步最新的回复推断",
                                   "{0} conversations do not say which branch was kept; the latest reply at each "
                                   "step was taken")

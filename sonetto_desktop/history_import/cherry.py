@@ -39,6 +39,7 @@ def read(source: Source) -> History:
     if stream.peek() != "{":
         raise HistoryFormatError(f"{name} {_NOT_CHERRY[0]}", f"{name} {_NOT_CHERRY[1]}")
     history = History("cherry")
+    source.note_unread(history, name)
     version: Any = None
     local_storage: Any = None
     topics: list[tuple[int, Any]] | None = None
@@ -149,12 +150,16 @@ def _topic_names(local_storage: Any) -> dict[str, str]:
     try:
         persist = json.loads(local_storage["persist:cherry-studio"])
         assistants = json.loads(persist["assistants"])
-    except (KeyError, TypeError, ValueError):
+    except (KeyError, TypeError, ValueError, RecursionError):
+        return {}
+    if not isinstance(assistants, dict):  # null, a list…: no names, the topics are read all the same
         return {}
     found: dict[str, str] = {}
-    everyone = [assistants.get("defaultAssistant") or {}, *(assistants.get("assistants") or [])]
+    others = assistants.get("assistants")
+    everyone = [assistants.get("defaultAssistant"), *(others if isinstance(others, list) else [])]
     for assistant in everyone:
-        for topic in (assistant.get("topics") or []) if isinstance(assistant, dict) else []:
+        topics = assistant.get("topics") if isinstance(assistant, dict) else None
+        for topic in topics if isinstance(topics, list) else []:
             if isinstance(topic, dict) and topic.get("id") and str(topic.get("name") or "").strip():
                 found[str(topic["id"])] = " ".join(str(topic["name"]).split())
     return found

@@ -32,6 +32,7 @@ def read(source: Source) -> History:
     name = source.find("conversations.json") or source.names[0]
     stream = open_json(source, name)
     history = History("claude")
+    source.note_unread(history, name)
     history.notes.append(("Claude 没有公开导出格式：按真实导出和公开的解析器读取（尽力而为），思考过程和工具调用不导入",
                           "Claude publishes no export format: read as real exports and public parsers show (best "
                           "effort); thinking and tool calls are left out"))

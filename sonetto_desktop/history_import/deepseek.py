@@ -46,6 +46,7 @@ def read(source: Source) -> History:
     if name is None and len(source.names) == 1:
         name = source.names[0]
     if name is not None:
+        source.note_unread(history, name)
         stream = open_json(source, name)
         if stream.peek() == "{":
             _read_saved(history, name, stream)

@@ -9,11 +9,21 @@
   which recognises it on a re-import; without it the time does).
 - Lines may come in any order (a chat's messages are sorted by time, then by line); blank lines and
   a UTF-8 byte order mark are fine. One bad line refuses the whole file, naming every bad line.
+
+The file is read a line at a time (``lines_of``, which says how far it got: ``Source.on_read``) and
+each message is written to a temporary file as it is read (``_Spilled``): memory holds where each
+conversation's messages are and its first time, never the file's text, and a conversation is put
+together (its messages sorted) only when the whole file has been read (its lines may be anywhere).
 """
 
 from __future__ import annotations
 
 import json
+import os
+import pickle
+import tempfile
+from array import array
+from datetime import datetime
 from typing import Any
 
 from .model import BadValue, Conversation, History, HistoryFormatError, Message, parse_iso
@@ -21,19 +31,72 @@ from .source_files import Source, lines_of
 
 SKIPPED_ROLES = ("system", "tool")
 MAX_LISTED = 5  # bad lines named in the error
+_FLUSH_BYTES = 1024 ** 2  # messages are written to the spill file this many bytes at a time
+
+
+class _Spilled:
+    """The messages read so far, in an unnamed temporary file (deleted when closed); per
+    conversation, in the order first seen: where its messages are, its earliest time and its title."""
+
+    def __init__(self) -> None:
+        self._file = tempfile.TemporaryFile(prefix="sonetto-import-")
+        self._end = 0  # where the next message goes (written or still in ``_buffer``)
+        self._buffer = bytearray()
+        self._written = 0  # the file's length
+        self.spans: dict[str, array] = {}  # conversation -> offset, length of each message's pickle
+        self.first: dict[str, datetime] = {}
+        self.titles: dict[str, str] = {}  # the first title each conversation's lines give
+
+    def add(self, conversation: str, message: Message, number: int) -> None:
+        data = pickle.dumps((message.role, message.text, message.time, message.id, number), pickle.HIGHEST_PROTOCOL)
+        self._buffer += data
+        if len(self._buffer) >= _FLUSH_BYTES:
+            self._flush()
+        self.spans.setdefault(conversation, array("q")).extend((self._end, len(data)))
+        self._end += len(data)
+        if conversation not in self.first or message.time < self.first[conversation]:
+            self.first[conversation] = message.time
+
+    def _flush(self) -> None:
+        os.pwrite(self._file.fileno(), self._buffer, self._written)
+        self._written += len(self._buffer)
+        self._buffer.clear()
+
+    def messages(self, conversation: str) -> list[Message]:
+        """The conversation's messages sorted by time, then by line."""
+        if self._buffer:
+            self._flush()
+        spans = self.spans[conversation]
+        rows = [pickle.loads(os.pread(self._file.fileno(), spans[i + 1], spans[i])) for i in range(0, len(spans), 2)]
+        rows.sort(key=lambda row: (row[2], row[4]))
+        return [Message(role, text, when, mid) for role, text, when, mid, _ in rows]
+
+    def close(self) -> None:
+        self._file.close()
 
 
 def read(source: Source) -> History:
     name = source.names[0]
     history = History("jsonl")
-    rows: dict[str, list[tuple[Message, int]]] = {}
-    titles: dict[str, str] = {}
+    spilled = _Spilled()
+    try:
+        _read_lines(source, name, history, spilled)
+        for cid in sorted(spilled.spans, key=lambda c: spilled.first[c]):  # stable: ties in order first seen
+            ordered = spilled.messages(cid)
+            title = spilled.titles.get(cid) or ordered[0].text.splitlines()[0][:30]
+            history.conversations.append(Conversation(cid, title, ordered))
+    finally:
+        spilled.close()
+    return history
+
+
+def _read_lines(source: Source, name: str, history: History, spilled: _Spilled) -> None:
     listed: list[tuple[int, str, str]] = []  # the first bad lines, named in the error
     bad = 0
     for number, line in enumerate(lines_of(source, name), 1):
         if not line.strip():
             continue
-        problem = _row(line, number, rows, titles, history)
+        problem = _row(line, number, spilled, history)
         if problem is not None:
             bad += 1
             if len(listed) < MAX_LISTED:
@@ -44,20 +107,9 @@ def read(source: Source) -> History:
         en = "; ".join(f"line {n}: {en}" for n, _, en in listed) + (f"; {more} more bad lines" if more else "")
         raise HistoryFormatError(f"{name} 有 {bad} 行读不了，整个文件没有导入：{zh}",
                                  f"{bad} lines of {name} cannot be read; nothing was imported: {en}")
-    made: list[Conversation] = []
-    for cid, messages in rows.items():
-        messages.sort(key=lambda pair: (pair[0].time, pair[1]))
-        ordered = [m for m, _ in messages]
-        title = titles.get(cid) or ordered[0].text.splitlines()[0][:30]
-        made.append(Conversation(cid, title, ordered))
-    made.sort(key=lambda c: c.messages[0].time)
-    for conversation in made:
-        history.conversations.append(conversation)
-    return history
 
 
-def _row(line: str, number: int, rows: dict[str, list[tuple[Message, int]]], titles: dict[str, str],
-         history: History) -> tuple[str, str] | None:
+def _row(line: str, number: int, spilled: _Spilled, history: History) -> tuple[str, str] | None:
     """Add one line's message; (zh, en) saying what is wrong with it, or None."""
     try:
         raw: Any = json.loads(line)
@@ -86,8 +138,8 @@ def _row(line: str, number: int, rows: dict[str, list[tuple[Message, int]]], tit
         return "time 不是 ISO-8601 时间（例如 2023-03-14T21:07:00+08:00）", \
             "time is not an ISO-8601 time (e.g. 2023-03-14T21:07:00+08:00)"
     title = raw.get("title")
-    if isinstance(title, str) and title.strip() and conversation not in titles:
-        titles[conversation] = " ".join(title.split())
+    if isinstance(title, str) and title.strip() and conversation not in spilled.titles:
+        spilled.titles[conversation] = " ".join(title.split())
     if role in SKIPPED_ROLES:
         history.skipped[role] += 1
         return None
@@ -96,5 +148,5 @@ def _row(line: str, number: int, rows: dict[str, list[tuple[Message, int]]], tit
         return None
     mid = raw.get("id")
     message = Message(role, content.strip(), when, str(mid) if isinstance(mid, (str, int)) else "")
-    rows.setdefault(conversation, []).append((message, number))
+    spilled.add(conversation, message, number)
     return None

@@ -9,7 +9,10 @@ of the same file skips them.
 
 What is imported: the exchanges whose user message falls within ``since``..``until`` (local days,
 inclusive), of the selected conversations (all by default), not already imported, of conversations
-whose title is not on the "don't import" list (``dont_import``).
+whose title is not on the "don't import" list (``dont_import``). An exchange the file holds more
+than once (a conversation in two overlapping ``conversations-NNN.json`` parts, in two exports in one
+zip, or listed twice) is planned, counted and sent once (``skipped_duplicates``), and a conversation
+listed again is one row of the preview.
 
 A **batch** is what the writer reads in one run: consecutive exchanges of one conversation on one
 day, at most ``MAX_BATCH_EXCHANGES`` of them and about ``MAX_BATCH_CHARS`` characters as the writer
@@ -230,6 +233,9 @@ class Plan:
     skipped_already_imported: int = 0  # exchanges
     skipped_dont_import: int = 0  # conversations
     skipped_out_of_range: int = 0  # exchanges
+    #: exchanges the file holds more than once (a conversation in two overlapping parts, or listed
+    #: twice): planned, counted and sent once
+    skipped_duplicates: int = 0
     secrets_hidden: int = 0  # secret values hidden from the model (``Batch.render``)
     skipped_messages: Counter = field(default_factory=Counter)
     first_day: date | None = None  # of everything in the file (the preview's date range)
@@ -265,6 +271,7 @@ class Plan:
             "model": model or None,
             "skipped_already_imported": self.skipped_already_imported,
             "skipped_dont_import": self.skipped_dont_import, "skipped_out_of_range": self.skipped_out_of_range,
+            "skipped_duplicates": self.skipped_duplicates,
             "secrets_hidden": self.secrets_hidden,
             "first_day": self.first_day.isoformat() if self.first_day else None,
             "last_day": self.last_day.isoformat() if self.last_day else None,
@@ -325,6 +332,8 @@ def make_plan(history: History, *, since: date | None = None, until: date | None
     plan.first_day, plan.last_day = conversations.days
     source = history.source
     pending: list[Batch] = []
+    seen: set[str] = set()  # the keys of the exchanges planned so far: each is counted and sent once
+    rows: dict[str, ConversationRow] = {}  # by conversation id: a conversation listed again adds to its row
     total = len(conversations)
     for index, head in enumerate(conversations.heads):
         if index % YIELD_EVERY == 0:
@@ -333,11 +342,17 @@ def make_plan(history: History, *, since: date | None = None, until: date | None
                 progress(index, total)
         figures, no_user = conversations.derived(f"figures:{source}", index,
                                                  lambda c: conversation_figures(source, c))
-        if no_user:
+        earlier = rows.get(head.id)
+        if no_user and earlier is None:
             plan.skipped_messages["no_user"] += no_user
-        in_range = [p for p, f in enumerate(figures)
-                    if (since is None or f.day >= since) and (until is None or f.day <= until)]
-        plan.skipped_out_of_range += len(figures) - len(in_range)
+        unique = [p for p, f in enumerate(figures) if f.key not in seen]
+        plan.skipped_duplicates += len(figures) - len(unique)
+        seen.update(figures[p].key for p in unique)
+        if earlier is not None and not unique:
+            continue  # the same conversation again (overlapping parts of an export, or listed twice)
+        in_range = [p for p in unique
+                    if (since is None or figures[p].day >= since) and (until is None or figures[p].day <= until)]
+        plan.skipped_out_of_range += len(unique) - len(in_range)
         fresh = [p for p in in_range if figures[p].key not in imported]
         blocked = dont_import.match_title(head.title) if dont_import is not None else None
         row = ConversationRow(head.id, head.title, head.first_day, head.last_day,
@@ -349,7 +364,8 @@ def make_plan(history: History, *, since: date | None = None, until: date | None
             row.state = "imported"
         elif blocked is not None:
             row.state, row.blocked_by = "dont_import", str(getattr(blocked, "text", blocked))
-            plan.skipped_dont_import += 1
+            if earlier is None or earlier.state != "dont_import":
+                plan.skipped_dont_import += 1
         elif chosen is not None and head.id not in chosen:
             row.state = "unselected"
         else:
@@ -357,15 +373,43 @@ def make_plan(history: History, *, since: date | None = None, until: date | None
             row.to_import = len(fresh)
             pending.extend(_batches(conversations, index, head, source, figures, fresh))
         plan.skipped_already_imported += row.already
-        plan.rows.append(row)
+        if row.to_import:
+            plan.characters += row.characters
+        if earlier is None:
+            rows[head.id] = row
+            plan.rows.append(row)
+        else:
+            _merge(earlier, row)
     # The writer reads history as it happened: batches in the order their exchanges were said.
     pending.sort(key=lambda b: (b.first, b.conversation_id))
     for seq, batch in enumerate(pending):
         batch.seq = seq
     plan.batches = pending
-    plan.characters = sum(row.characters for row in plan.rows if row.to_import)
     _estimate(plan, memories)
     return plan
+
+
+#: A row's states, the one a merged row keeps first (``_merge``): one with exchanges to import is
+#: ``new`` or ``partly`` whatever the other copy's.
+_STATE_ORDER = ("dont_import", "unselected", "imported", "out_of_range")
+
+
+def _merge(into: ConversationRow, row: ConversationRow) -> None:
+    """Add ``row`` (a later copy of the same conversation, its exchanges those the earlier copies
+    did not have) to ``into``: the preview lists each conversation once."""
+    into.exchanges += row.exchanges
+    into.to_import += row.to_import
+    into.characters += row.characters
+    into.already += row.already
+    into.guessed_branch = into.guessed_branch or row.guessed_branch
+    days = [d for d in (into.first_day, into.last_day, row.first_day, row.last_day) if d is not None]
+    if days:
+        into.first_day, into.last_day = min(days), max(days)
+    if into.to_import:
+        into.state, into.blocked_by = ("partly" if into.already else "new"), ""
+    elif row.state in _STATE_ORDER and into.state in _STATE_ORDER and \
+            _STATE_ORDER.index(row.state) < _STATE_ORDER.index(into.state):
+        into.state, into.blocked_by = row.state, row.blocked_by
 
 
 #: Planning lets other threads run (``time.sleep(0)``) after this many conversations.

@@ -7,7 +7,9 @@ its date. Each entry becomes one memory as it is (``runner.import_saved_memories
 A ``.txt`` file is taken for saved memories without being told only when it is in ChatGPT's own
 dated form on every line (``has_signature``); any other text is refused as unrecognised, and read
 as saved memories when the person picks that format. A list longer than ChatGPT keeps
-(``MAX_TEXT_CHARS``, ``MAX_ENTRIES``) is not one.
+(``MAX_TEXT_CHARS``, ``MAX_ENTRIES``) is not one; the snapshot in a ChatGPT export is known to be
+one, and past those limits keeps its first entries (``parse_snapshot``: the preview says the rest
+were left out).
 """
 
 from __future__ import annotations
@@ -54,6 +56,26 @@ def parse(text: str) -> list[SavedMemory]:
     """The entries of a pasted list, in order, without repeats (``HistoryFormatError`` past
     ``MAX_TEXT_CHARS`` or ``MAX_ENTRIES``: not a saved-memory list)."""
     _checked_size(text)
+    found, more = _entries(text)
+    if more:
+        raise HistoryFormatError(f"超过 {MAX_ENTRIES} 条：不像是 ChatGPT 的已保存记忆",
+                                 f"more than {MAX_ENTRIES} entries: not ChatGPT's saved memories")
+    return found
+
+
+def parse_snapshot(text: str) -> tuple[list[SavedMemory], bool]:
+    """The entries of the memory snapshot in a ChatGPT export, and whether some were left out: that
+    it is one is known (it is no pasted text to tell apart), so a snapshot past ``MAX_TEXT_CHARS`` or
+    ``MAX_ENTRIES`` keeps its first entries within them (the export's chats are read all the same)."""
+    cut = len(text) > MAX_TEXT_CHARS
+    if cut:
+        text = text[:MAX_TEXT_CHARS].rsplit("\n", 1)[0]  # whole lines only
+    found, more = _entries(text)
+    return found, cut or more
+
+
+def _entries(text: str) -> tuple[list[SavedMemory], bool]:
+    """The first ``MAX_ENTRIES`` entries of ``text``, and whether it has more."""
     found: list[SavedMemory] = []
     seen: set[str] = set()
     for number, raw in enumerate(text.splitlines(), 1):
@@ -72,12 +94,11 @@ def parse(text: str) -> list[SavedMemory]:
         key = line.casefold()
         if key in seen:
             continue
+        if len(found) >= MAX_ENTRIES:
+            return found, True
         seen.add(key)
         found.append(SavedMemory(line, day, number))
-        if len(found) > MAX_ENTRIES:
-            raise HistoryFormatError(f"超过 {MAX_ENTRIES} 条：不像是 ChatGPT 的已保存记忆",
-                                     f"more than {MAX_ENTRIES} entries: not ChatGPT's saved memories")
-    return found
+    return found, False
 
 
 def too_long(entry: SavedMemory) -> bool:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Callable
 from datetime import datetime
 
 from .model import BadValue, Conversation, History, HistoryFormatError, Message, checked, parse_iso
@@ -59,6 +60,7 @@ def _marked(lines: list[str], key: str, history: History) -> list[Message]:
     while i < len(lines):
         opened = begin.match(lines[i])
         i += 1
+        at = i  # its line number
         if not opened:
             continue
         body: list[str] = []
@@ -67,7 +69,7 @@ def _marked(lines: list[str], key: str, history: History) -> list[Message]:
             i += 1
         if body and _HEADER.match(body[0]):
             body = body[1:]
-        last = parse_iso(opened.group(2)) or last
+        last = _on_line(at, parse_iso, opened.group(2)) or last
         _add(messages, opened.group(1), "\n".join(body).strip("\n").rstrip(), last, history)
     return messages
 
@@ -84,9 +86,25 @@ def _guessed(lines: list[str], history: History) -> list[Message]:
         header = _HEADER.match(lines[start])
         assert header is not None
         if header.group(2):
-            last = checked(datetime.strptime(header.group(2), "%Y-%m-%d %H:%M"), header.group(2))
+            last = _on_line(start + 1, _header_time, header.group(2))
         _add(messages, _SPEAKERS[header.group(1)], "\n".join(body).strip(), last, history)
     return messages
+
+
+def _header_time(text: str) -> datetime:
+    try:
+        moment = datetime.strptime(text, "%Y-%m-%d %H:%M")
+    except ValueError:  # 2024-02-30, 25:00
+        raise BadValue(f"时间 {text} 不是有效的日期时间", f"the time {text} is not a valid date and time") from None
+    return checked(moment, text)
+
+
+def _on_line(number: int, read: Callable[[str], datetime | None], text: str | None) -> datetime | None:
+    """``read(text)``; a ``BadValue`` it raises names the file's line ``number`` (1-based)."""
+    try:
+        return read(text)
+    except BadValue as exc:
+        raise BadValue(f"第 {number} 行：{exc.zh}", f"line {number}: {exc.en}") from None
 
 
 def _after_rule(lines: list[str], i: int) -> bool:

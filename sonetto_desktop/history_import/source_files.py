@@ -13,6 +13,8 @@ counted again while reading, whatever a damaged header claims):
 - a zip member that unpacks to more than ``MAX_RATIO`` times its packed size (beyond the first
   ``RATIO_FROM_BYTES``) is a zip bomb: real exports are text and JSON, a few times smaller packed.
 
+A zip member with a password is refused when it is to be read, saying so (``Source.check``).
+
 Everything read in full is hashed (``digest``): an import knows the exact file it came from.
 """
 
@@ -40,6 +42,8 @@ MAX_RATIO = 100
 RATIO_FROM_BYTES = 1024 ** 2
 #: A file that is read whole (``text_of``).
 MAX_TEXT_BYTES = 32 * 1024 ** 2
+#: Files not read that a note names (``Source.note_unread``).
+NAMED_UNREAD = 5
 
 
 @dataclass(frozen=True)
@@ -48,6 +52,7 @@ class Member:
 
     size: int
     packed: int | None = None
+    encrypted: bool = False  # a zip member with a password (``Source.check``: refused, said plainly)
 
 
 @dataclass
@@ -78,12 +83,36 @@ class Source:
         found = [n for n in self.members if n.rsplit("/", 1)[-1] == basename]
         return min(found, key=lambda n: n.count("/")) if found else None
 
+    def same_named(self, name: str) -> list[str]:
+        """The other files called as ``name`` is, in other folders (a second export in one zip)."""
+        base = name.rsplit("/", 1)[-1]
+        return [n for n in self.members if n != name and n.rsplit("/", 1)[-1] == base]
+
+    def note_unread(self, history: History, name: str) -> None:
+        """Say in ``history``'s notes which files called as ``name`` is were not read (a reader that
+        reads one export's file: the others would be ignored without a word)."""
+        others = self.same_named(name)
+        if not others:
+            return
+        shown = others[:NAMED_UNREAD]
+        more_zh = f" 等 {len(others)} 个" if len(others) > len(shown) else ""
+        more_en = f" and {len(others) - len(shown)} more" if len(others) > len(shown) else ""
+        history.notes.append((
+            f"{self.path.name} 里有不止一份导出：只读取了 {name}，没有读取 {'、'.join(shown)}{more_zh}（请分开导入）",
+            f"{self.path.name} holds more than one export: only {name} was read, not {', '.join(shown)}{more_en} "
+            "(import them one at a time)"))
+
     def matching(self, pattern: re.Pattern[str]) -> list[str]:
         return [n for n in self.members if pattern.search(n.rsplit("/", 1)[-1])]
 
     def check(self, name: str) -> Member:
         """``name``'s member, or ``HistoryFormatError`` when its declared size breaks a limit."""
         member = self.members[name]
+        if member.encrypted:
+            raise HistoryFormatError(
+                f"{self.path.name} 里的 {name} 设了密码，读不了：请重新导出，不要给 zip 加密码",
+                f"{name} in {self.path.name} is encrypted (password-protected) and cannot be read: "
+                "export it again without a password")
         if member.size > MAX_MEMBER_BYTES:
             raise too_big(name, member.size)
         if member.packed is not None and member.size > RATIO_FROM_BYTES and member.size > MAX_RATIO * max(
@@ -160,7 +189,8 @@ def open_source(path: str | Path) -> Source:
             raise HistoryFormatError(f"{path.name} 不是完好的 zip 文件（{exc}）",
                                      f"{path.name} is not a sound zip file ({exc})") from None
         infos = {i.filename: i for i in archive.infolist() if not i.is_dir()}
-        members = {name: Member(info.file_size, info.compress_size) for name, info in sorted(infos.items())}
+        members = {name: Member(info.file_size, info.compress_size, bool(info.flag_bits & 0x1))
+                   for name, info in sorted(infos.items())}
         return Source(path, members, lambda name: archive.open(infos[name]))
     if not path.is_file():
         raise FileNotFoundError(2, "No such file", str(path))

@@ -209,9 +209,7 @@ class DontRememberList:
     def add(self, text: str, *, turn_id: str | None = None) -> DontRemember:
         """A new entry (its secret values hidden: see the module docstring); the same text again is
         the entry that has it."""
-        text = _entry_text(text)
-        if len(text) > MAX_ENTRY_CHARS:
-            text = text[: MAX_ENTRY_CHARS - 1] + "…"
+        text = entry_form(text)
         with self._lock:
             entries = self._load()
             same = next((e for e in entries if e.text == text), None)
@@ -266,6 +264,13 @@ class DontRememberList:
         """The entries as the writer's prompt lists them: secret values hidden, also in entries an
         older version kept whole."""
         return [redact_secrets(e.text)[0] for e in self.entries()]
+
+
+def entry_form(text: str) -> str:
+    """``text`` as ``DontRememberList.add`` keeps it: one line, its secret values hidden, cut to
+    ``MAX_ENTRY_CHARS`` with "…" (``ValueError`` when nothing is left)."""
+    text = _entry_text(text)
+    return text[: MAX_ENTRY_CHARS - 1] + "…" if len(text) > MAX_ENTRY_CHARS else text
 
 
 def _entry_text(text: str) -> str:

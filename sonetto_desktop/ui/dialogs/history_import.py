@@ -617,6 +617,8 @@ class HistoryImportDialog(QDialog):
             skipped.append(self.tr("不导入列表里的 {0} 个对话").format(plan.skipped_dont_import))
         if plan.skipped_out_of_range:
             skipped.append(self.tr("日期范围外的 {0} 轮").format(plan.skipped_out_of_range))
+        if plan.skipped_duplicates:
+            skipped.append(self.tr("文件里重复出现的 {0} 轮（只导入一次）").format(plan.skipped_duplicates))
         left_out = sum(plan.skipped_messages.values())
         if left_out:
             skipped.append(self.tr("系统提示、工具调用、改写前的分支、空白等 {0} 条消息").format(left_out))
