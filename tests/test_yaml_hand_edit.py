@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
+import yaml
 
 from helpers import yaml_on_disk
 from sonetto_desktop.memory import MemoryItem, YamlMemoryManager
@@ -174,6 +175,84 @@ def test_a_file_that_no_longer_parses_is_never_written_over(store):
         store.compact()
     assert store.path.read_text(encoding="utf-8") == "aaaa0001: [unclosed\n"
     store.path.write_text(store.path.read_text(encoding="utf-8").replace("[unclosed", "[fixed]"), encoding="utf-8")
+
+
+# ── a save with a byte order mark, a key YAML reads as another value ──
+
+
+def _on_disk(path: Path) -> dict:
+    """memory.yaml as a plain ``yaml.safe_load`` (SonettoHere's loader) reads it, BOM or not."""
+    return yaml.safe_load(path.read_bytes()) or {}
+
+
+def test_a_save_with_a_byte_order_mark_is_taken_in_and_writes_go_on(store):
+    # Windows Notepad's "UTF-8 with BOM": the first entry's key is no longer "\ufeffaaaa0001"
+    text = store.path.read_text(encoding="utf-8").replace("住在成都", "住在杭州")
+    store.path.write_bytes(b"\xef\xbb\xbf" + text.encode("utf-8"))
+    new = store.add("新的记忆", "品味")  # (was StoreCorrupt: "entry '\ufeffaaaa0001' could not be read")
+    assert store.get("bbbb0002").description == "住在杭州" and store.get("bbbb0002").last_actor == "file"
+    assert all(e.get("actor") != "file" for e in store.get("aaaa0001").history)  # untouched
+    store.close()
+    assert {mid: e["description"] for mid, e in _on_disk(store.path).items()} == {
+        "aaaa0001": "喜欢夏天和猫", "bbbb0002": "住在杭州", new: "新的记忆"}
+    again = YamlMemoryManager(store.path, flush_delay=None)  # reopened on the file with its BOM
+    try:
+        later = again.add("重新打开以后", "品味")
+        assert again.count() == 4
+    finally:
+        again.close()
+    assert set(_on_disk(store.path)) == {"aaaa0001", "bbbb0002", new, later}
+
+
+def test_a_file_with_a_byte_order_mark_keeps_its_entries_text(tmp_path):
+    path = tmp_path / "memory.yaml"
+    path.write_bytes(b"\xef\xbb\xbf" + OTHER_LAYOUT.encode("utf-8"))
+    mm = YamlMemoryManager(path, flush_delay=None)
+    mm.update("bbbb0002", "搬家", new_description="住在上海")
+    mm.close()
+    text = path.read_bytes().decode("utf-8-sig")
+    assert text.startswith("# 我自己整理的记忆（手写）\naaaa0001:\n  description: 喜欢夏天和猫\n  hit: 3\n")
+    assert _on_disk(path)["bbbb0002"]["description"] == "住在上海"
+
+
+def test_a_hand_added_entry_whose_key_reads_as_a_number_is_taken_in(store):
+    # ``001`` is the int 1 to YAML (and to SonettoHere's safe_load): its id is "1", as when the file is
+    # read whole; the entry keyed by text "001" was never found among the parsed ones ("1")
+    with store.path.open("a", encoding="utf-8") as f:
+        f.write("001:\n  description: 早上喝咖啡\n  theme: 习惯\n")
+    new = store.add("新的记忆", "品味")  # (was StoreCorrupt: "entry '001' could not be read")
+    assert store.get("1").description == "早上喝咖啡" and store.get("1").history[0]["reason"] == ADD_REASON
+    store.close()
+    data = _on_disk(store.path)
+    assert {str(mid): e["description"] for mid, e in data.items()} == {
+        "aaaa0001": "喜欢夏天和猫", "bbbb0002": "住在成都", "1": "早上喝咖啡", new: "新的记忆"}
+    assert "1" in data  # written anew (a history added) under the id the store names it by: a string
+    again = YamlMemoryManager(store.path, flush_delay=None)
+    try:
+        again.add("重新打开以后", "品味")
+        assert again.get("1").description == "早上喝咖啡" and again.count() == 5
+    finally:
+        again.close()
+
+
+def test_a_key_that_reads_as_a_number_names_one_memory_whole_or_edited(tmp_path):
+    path = tmp_path / "memory.yaml"
+    entry = "  theme: 习惯\n  history: []\n  latest_update_time: '2026-11-01T10:00:00'\n  hit: 0\n"
+    path.write_text(f"001:\n  description: 早上喝咖啡\n{entry}aaaa0001:\n  description: 喜欢猫\n{entry}",
+                    encoding="utf-8")
+    mm = YamlMemoryManager(path, flush_delay=None)
+    try:
+        assert set(mm.all_items()) == {"1", "aaaa0001"}  # read whole
+        mm.add("新的记忆", "品味")
+        mm.compact()
+        assert path.read_text(encoding="utf-8").startswith("001:\n  description: 早上喝咖啡\n")  # kept as written
+        edit(path, "早上喝咖啡", "早上喝茶")  # then edited by hand: the same memory
+        poll_until_taken(mm)
+        assert mm.get("1").description == "早上喝茶" and mm.count() == 3
+        mm.add("再一条", "品味")
+    finally:
+        mm.close()
+    assert {str(mid) for mid in _on_disk(path)} == set(YamlMemoryManager(path, flush_delay=None).all_items())
 
 
 # ── issue 26 item 3: a file in another valid layout keeps its text ──

@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import threading
 from pathlib import Path
 
 import pytest
@@ -64,6 +65,79 @@ def test_after_close_the_seed_loader_sees_every_write(store):
     assert data[a]["description"] == "关闭前写的" and "m0005" not in data and len(data) == 300
     assert set(data[a]) == {"description", "theme", "history", "latest_update_time", "hit"}
     assert "m0005" in yaml.safe_load(store.trash_path.read_text(encoding="utf-8"))
+
+
+def _closing_while_the_other_swaps(a: YamlMemoryManager, b: YamlMemoryManager, between=None) -> None:
+    """Close ``b`` and ``a`` together, deterministically: ``a`` takes its close's snapshot while ``b``
+    is preparing its files, and ``b`` swaps them in before ``a`` does (``a``'s swap is given up).
+    ``between``: run once ``b`` has snapshotted, before ``a`` closes."""
+    b_prepared, a_prepared = threading.Event(), threading.Event()
+    real_b, real_a = b.writer._prepare, a.writer._prepare
+
+    def b_prepare(snap):  # b's close: snapshot taken, files being prepared (no lock held)
+        prepared = real_b(snap)
+        b_prepared.set()
+        assert a_prepared.wait(10)
+        return prepared
+
+    def a_prepare(snap):  # a's close: snapshot taken; b swaps its files meanwhile (first time only)
+        prepared = real_a(snap)
+        if not a_prepared.is_set():
+            a_prepared.set()
+            closing_b.join(10)
+        return prepared
+
+    b.writer._prepare = b_prepare
+    closing_b = threading.Thread(target=b.close)
+    closing_b.start()
+    assert b_prepared.wait(10)
+    if between is not None:
+        between()
+    a.writer._prepare = a_prepare
+    a.close()
+    closing_b.join(10)
+    assert not closing_b.is_alive()
+
+
+def test_two_instances_closing_together_leave_every_write_in_memory_yaml(tmp_path):
+    # a's rewrite at close was given up (b had replaced the files since its snapshot) and never tried
+    # again (the retry is scheduled, and a closed writer runs none): a's write was only in the log
+    a = YamlMemoryManager(tmp_path / "memory.yaml", flush_delay=None)
+    b = YamlMemoryManager(tmp_path / "memory.yaml", flush_delay=None)
+    by_b = b.add("b 写的", "瞬间")
+    by_a = []
+    _closing_while_the_other_swaps(a, b, lambda: by_a.append(a.add("a 写的", "瞬间")))
+    data = yaml.safe_load(a.path.read_bytes())
+    assert {mid: entry["description"] for mid, entry in data.items()} == {by_b: "b 写的", by_a[0]: "a 写的"}
+    assert len(a.writer.flush_times) == 2  # given up once, then done
+
+
+def test_closing_after_another_instance_wrote_ones_writes_rewrites_nothing_more(tmp_path):
+    a = YamlMemoryManager(tmp_path / "memory.yaml", flush_delay=None)
+    b = YamlMemoryManager(tmp_path / "memory.yaml", flush_delay=None)
+    by_a = a.add("a 写的", "瞬间")
+    b.count()  # b takes a's write in before its close's snapshot: the files b writes hold it
+    _closing_while_the_other_swaps(a, b)
+    assert len(a.writer.flush_times) == 1  # given up once; then b's files were found to hold everything
+    assert yaml.safe_load(a.path.read_bytes())[by_a]["description"] == "a 写的"
+
+
+def test_a_close_whose_rewrite_keeps_being_given_up_ends_and_loses_nothing(tmp_path, monkeypatch):
+    from sonetto_desktop.memory.stores.yaml import writer
+
+    monkeypatch.setattr(writer, "CLOSE_WAIT", 0.3)
+    mm = YamlMemoryManager(tmp_path / "memory.yaml", flush_delay=None)
+    mid = mm.add("一直写不进文件", "瞬间")
+    mm.writer._swap = lambda snap, prepared: False  # another instance replacing the files, every time
+    mm.close()  # returns (bounded), the write in the log
+    assert 1 < len(mm.writer.flush_times) <= writer.CLOSE_TRIES
+    assert mid not in (yaml.safe_load(mm.path.read_bytes()) or {})
+    again = YamlMemoryManager(tmp_path / "memory.yaml", flush_delay=None)
+    try:
+        assert again.get(mid).description == "一直写不进文件"
+    finally:
+        again.close()
+    assert mid in yaml.safe_load(mm.path.read_bytes())
 
 
 def test_another_process_sees_every_committed_write_before_any_compaction(store):

@@ -39,13 +39,15 @@ import yaml
 from ...item import MemoryItem
 from ...record import ADDED, BY_NAME
 from ..validation import item_from_raw, validate_item
-from .safe import load_pairs
+from .safe import BOM, load_pairs, load_yaml
 
 _Dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 _ENTRY_START = re.compile(rb"\n(?=[^\s#])")  # (4x faster than a MULTILINE "^": matters at 30 MB)
 # The key of a chunk's first line: 'single quoted', "double quoted" or plain, then a colon.
 _KEY = re.compile(rb"""\A(?:'((?:[^'\n]|'')*)'|"((?:[^"\\\n]|\\.)*)"|([^\s'"?{}\[\]&*!|>%@`#,:][^\n:]*?))[ \t]*:(?:[ \t\r\n]|\Z)""")
 _MARKERS = (b"---", b"...", b"%")
+_RESOLVER = yaml.resolver.Resolver()  # (the resolver of every safe loader, the C one included)
+_STR_TAG = "tag:yaml.org,2002:str"
 _TEXT = itemgetter(1)  # a Chunk's text
 
 
@@ -145,20 +147,36 @@ def _key_of(chunk: bytes) -> str | None:
             return json.loads(b'"' + double + b'"')
         except ValueError:
             return None
-    return plain.decode("utf-8").strip()
+    return _plain_key(plain.decode("utf-8").strip())
+
+
+def _plain_key(text: str) -> str | None:
+    """The id a plain key names: the text of its value as YAML reads it, as ``parse_items`` does
+    (``001`` is the int 1: id ``"1"``, as a plain ``yaml.safe_load`` gives SonettoHere; ``yes`` is
+    ``"True"``); ``None`` when it does not read."""
+    if _RESOLVER.resolve(yaml.ScalarNode, text, (True, False)) == _STR_TAG:
+        return text  # (nearly every key: one regex or none)
+    try:
+        return str(load_yaml(text))
+    except (yaml.YAMLError, ValueError):
+        return None
 
 
 def split_chunks(raw: bytes, ids: list[str] | None = None) -> tuple[bytes, list[tuple[str | None, bytes]]] | None:
-    """``(preamble, [(key, chunk)])`` of a block-style file in file order (a key ``None`` when it
-    cannot be read without YAML, e.g. a number), or ``None`` when the file does not split (a
-    document marker or directive after the first entry, flow style). Every chunk ends with a newline.
+    """``(preamble, [(key, chunk)])`` of a block-style file in file order, each key the id YAML reads
+    it as (``None`` when it cannot be read alone, e.g. a tagged key), or ``None`` when the file does
+    not split (a document marker or directive after the first entry, flow style). Every chunk ends
+    with a newline. A byte order mark (an editor's "UTF-8 with BOM") belongs to the preamble.
     ``ids``: the keys expected, in order (checked cheaply)."""
-    starts = ([0] if raw[:1] and raw[:1] not in b" \t\r\n#" else []) + [m.end() for m in _ENTRY_START.finditer(raw)]
+    bom = len(BOM) if raw.startswith(BOM) else 0
+    head = raw[bom:bom + 1]
+    starts = ([bom] if head and head not in b" \t\r\n#" else []) + [m.end() for m in _ENTRY_START.finditer(raw)]
     first = 0
     while first < len(starts) and raw.startswith(_MARKERS, starts[first]):
         first += 1  # "---", "%YAML" before the first entry belong to the preamble
     if first == len(starts):
-        return (raw, []) if not raw.strip(b" \t\r\n") or raw.lstrip().startswith((b"#", b"---", b"%")) else None
+        body = raw[bom:]
+        return (raw, []) if not body.strip(b" \t\r\n") or body.lstrip().startswith((b"#", b"---", b"%")) else None
     entries = starts[first:]
     if any(raw.startswith(_MARKERS, at) or raw.startswith((b"{", b"[", b"-", b"?"), at) for at in entries):
         return None

@@ -67,13 +67,19 @@ def _check(text: str, source: str) -> None:
                               "memory files never need them, so it is not read")
 
 
+#: The UTF-8 byte order mark an editor may put before the text ("UTF-8 with BOM"): not part of it.
+BOM = b"\xef\xbb\xbf"
+
+
 def _decode(data: str | bytes, source: str) -> str:
     if isinstance(data, str):
-        return data
+        return data[1:] if data.startswith("\ufeff") else data
     if len(data) > MAX_DOCUMENT_BYTES:
         raise YamlRefused(f"{source} is {len(data) / 1e6:.0f} MB; memory files larger than "
                           f"{MAX_DOCUMENT_BYTES // 1_000_000} MB are not read")
-    return data.decode("utf-8")
+    # (not "utf-8-sig": that codec is imported on first use, which fails in a process that can no
+    # longer read the standard library's files, e.g. the CLI run as another user)
+    return (data[len(BOM):] if data.startswith(BOM) else data).decode("utf-8")
 
 
 def load_yaml(data: str | bytes, source: str = "the document") -> Any:

@@ -59,6 +59,10 @@ CARRY_BYTES = 256 * 1024
 RETRY_DELAY = 5.0
 #: An instance that sees memory.yaml lag the log this long (its writer died before rewriting it) rewrites it.
 LAG_DELAY = 1.0
+#: At close, a rewrite given up (another instance replaced the files meanwhile) is tried again this many
+#: times at most, for this long at most (seconds): the writes stay in the log either way.
+CLOSE_TRIES = 20
+CLOSE_WAIT = 5.0
 
 
 class FileWriter:
@@ -81,6 +85,7 @@ class FileWriter:
         self._due: float | None = None
         self._not_before = 0.0
         self._closed = False
+        self._closing = False  # (close tries again itself: nothing is scheduled for the background thread)
         self._flags_written: bytes | None = None  # the flags sidecar as last written (``format.flags_of``)
         #: Seconds each rewrite took (benchmarks read it).
         self.flush_times: list[float] = []
@@ -95,7 +100,7 @@ class FileWriter:
 
     def schedule(self, delay: float | None = None) -> None:
         """Rewrite in ``delay`` seconds (default: the writer's delay), unless one is due sooner."""
-        if self.delay is None or self._closed:
+        if self.delay is None or self._closed or self._closing:
             return
         due = max(time.monotonic() + (self.delay if delay is None else delay), self._not_before)
         if self._due is not None and self._due <= due:
@@ -346,9 +351,9 @@ class FileWriter:
         with self._flushing:
             if self._closed:
                 return
+            self._closing = True
             try:
-                if self.behind:
-                    self._rewrite(force=False)
+                self._write_at_close()
                 if not self.behind and self.disk.file_known and self.sync.damage is None:
                     with self._lock():
                         if self.sync.keys is None or self.files.keys()[0] != self.sync.keys[0]:
@@ -363,6 +368,24 @@ class FileWriter:
             finally:
                 self._closed = True
                 self._due = None
+
+    def _write_at_close(self) -> None:
+        """Rewrite until the files hold the state: a rewrite is given up when another instance replaced
+        the files between its snapshot and its swap (two instances closing together), and no later one
+        is scheduled once closed, so it is tried again here, from a new snapshot, until it is done or
+        the files another instance wrote hold every write already (not behind once taken in); at most
+        ``CLOSE_TRIES`` times and ``CLOSE_WAIT`` seconds (what is still left is in the log: replayed at
+        the next opening)."""
+        deadline = time.monotonic() + CLOSE_WAIT
+        for _ in range(CLOSE_TRIES):
+            if not self.behind or self._rewrite(force=False):
+                return
+            if time.monotonic() >= deadline:
+                break
+            time.sleep(0.05)
+        if self.behind:
+            log.warning("%s was not rewritten at close (the files kept changing; the log keeps every write)",
+                        self.files.path)
 
 
 class _SavedMeanwhile(Exception):
