@@ -402,6 +402,9 @@ def _print_plan(plan: Plan, history: History, args: argparse.Namespace, services
               f"日期范围外 {plan.skipped_out_of_range} 轮",
               f"skipped: {plan.skipped_already_imported} turns imported before, {plan.skipped_dont_import} "
               f"conversations on the don't-import list, {plan.skipped_out_of_range} turns outside the dates"))
+    if plan.skipped_waiting:
+        print(say(f"未完成的导入里还要写的 {plan.skipped_waiting} 轮留给那次导入（继续它即可）",
+                  f"{plan.skipped_waiting} turns an unfinished import has still to write are left to it (resume it)"))
     if plan.skipped_duplicates:
         print(say(f"文件里重复出现的 {plan.skipped_duplicates} 轮只算一次",
                   f"{plan.skipped_duplicates} turns the file holds more than once are counted once"))

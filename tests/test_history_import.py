@@ -467,3 +467,40 @@ async def test_an_import_shares_the_apps_writer_index_and_the_memories_it_writes
     result = await asyncio.wait_for(imports.wait(), 30)
     assert result.memories_created == 3 and shared.count() == services.memory.count() == 3
     assert shared.full_reads == 1  # built once (by its first query), then following the store
+
+
+def _days_jsonl(path, extra: str = ""):
+    lines = []
+    for d in range(4):
+        lines.append({"conversation": f"day-{d}", "role": "user", "content": f"第{d}天的事",
+                      "time": f"2024-03-{d + 1:02d}T20:00:00+08:00", "id": f"u{d}"})
+        lines.append({"conversation": f"day-{d}", "role": "assistant", "content": "好",
+                      "time": f"2024-03-{d + 1:02d}T20:00:05+08:00", "id": f"a{d}"})
+    path.write_text("\n".join(json.dumps(x, ensure_ascii=False) for x in lines) + extra, encoding="utf-8")
+    return path
+
+
+async def test_chats_an_unfinished_import_has_still_to_write_are_left_to_it(services, imports, llm_server, tmp_path):
+    """An import paused (or running when the app stopped: it goes on at the next start), then the same
+    chats picked again from another copy of the export (a byte different: another file, so a new
+    import): the new plan left them to nobody, and both imports wrote them when the first went on."""
+    llm_server.responder = remember_each_line
+    llm_server.delay = 0.3
+    first = _days_jsonl(tmp_path / "a.jsonl")
+    history = await imports.read(first)
+    await imports.start(await imports.plan(history), history, file_name=first.name)
+    runner = imports.runner
+    await until(lambda: runner.last is not None and runner.last.batches_done >= 1, what="one batch written")
+    paused = await runner.stop(pause=True)
+    assert paused.status == "paused"
+    again = await imports.read(_days_jsonl(tmp_path / "b.jsonl", extra="\n"))
+    assert not await imports.unfinished(again.digest)  # another file: a new import
+    plan = await imports.plan(again)
+    assert plan.skipped_waiting == 4 - paused.batches_done  # the paused one's rest, left to it
+    assert {row.state for row in plan.rows} <= {"imported", "waiting"} and plan.batches == []
+    assert plan.to_json("")["skipped_waiting"] == plan.skipped_waiting
+    await imports.resume(paused.id)
+    await asyncio.wait_for(imports.wait(), 30)
+    sent = [text for body in llm_server.requests if is_writer(body) for _, text in said(body)]
+    assert sorted(t for t in sent if t.endswith("天的事")) == [f"第{d}天的事" for d in range(4)]  # each once
+    assert (await imports.plan(again)).skipped_already_imported == 4 and (await imports.plan(again)).skipped_waiting == 0

@@ -882,7 +882,7 @@ Talk about anything — I'll remember what matters to you.</translation>
     <message>
         <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="248" />
         <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="294" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="775" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="777" />
         <source>撤销已导入的部分</source>
         <translation>Undo what was imported</translation>
     </message>
@@ -928,7 +928,7 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="299" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="917" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="919" />
         <source>撤销这次导入</source>
         <translation>Undo this import</translation>
     </message>
@@ -1048,151 +1048,156 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="617" />
+        <source>未完成的导入里还要写的 {0} 轮（继续那次导入即可）</source>
+        <translation>{0} turns an unfinished import has still to write (resume it)</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="619" />
         <source>不导入列表里的 {0} 个对话</source>
         <translation>{0} conversations on the don’t-import list</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="619" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="621" />
         <source>日期范围外的 {0} 轮</source>
         <translation>{0} turns outside the dates</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="621" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="623" />
         <source>文件里重复出现的 {0} 轮（只导入一次）</source>
         <translation>{0} turns repeated in the file (imported once)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="624" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="626" />
         <source>系统提示、工具调用、改写前的分支、空白等 {0} 条消息</source>
         <translation>{0} messages such as system prompts, tool calls, branches edited away and blanks</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="625" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="627" />
         <source>不导入：{0}</source>
         <translation>Not imported: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="627" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="629" />
         <source>{0} 处疑似密码、密钥或证件号会在发送给模型前隐去</source>
         <translation>{0} likely passwords, keys or ID numbers are hidden before the model sees them</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="637" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="652" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="639" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="654" />
         <source>没有保存：{0}</source>
         <translation>Not saved: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="660" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="662" />
         <source>ChatGPT 已保存的记忆</source>
         <translation>ChatGPT saved memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="661" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="663" />
         <source>每条直接成为一条记忆（不经模型），可以改主题或取消勾选。</source>
         <translation>Each becomes one memory as it is (no model reads it); you can change its theme or untick it.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="668" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="670" />
         <source>导入</source>
         <translation>Import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="683" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="685" />
         <source>审核模式已开启：它们会进入审核箱，由你确认后才写入。</source>
         <translation>Review mode is on: they go to the review inbox and are written only once you approve them.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="690" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="692" />
         <source>导入 {0} 条记忆</source>
         <translation>Import {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="698" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="700" />
         <source>没有导入：{0}</source>
         <translation>Not imported: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="771" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="773" />
         <source>导入已停止</source>
         <translation>Import stopped</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="772" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="774" />
         <source>已导入的部分要保留吗？保留的话，以后再导入同一个文件会接着导入剩下的。</source>
         <translation>Keep what was imported? If you keep it, importing the same file again goes on with the rest.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="774" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="776" />
         <source>保留已导入的部分</source>
         <translation>Keep what was imported</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="810" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="812" />
         <source>删除它新建的 {0} 条记忆</source>
         <translation>delete the {0} memories it created</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="812" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="814" />
         <source>把它改过的 {0} 条记忆恢复原样</source>
         <translation>put back the {0} memories it changed</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="814" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="816" />
         <source>找回它删掉的 {0} 条记忆</source>
         <translation>bring back the {0} memories it deleted</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="816" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="818" />
         <source>撤销这次导入？</source>
         <translation>Undo this import?</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="816" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="818" />
         <source>撤销会影响 {0} 条记忆：{1}。撤销之后还可以重做。</source>
         <translation>Undoing touches {0} memories: {1}. You can redo it afterwards.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="817" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="819" />
         <source>，</source>
         <translation>, </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="817" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="819" />
         <source>撤销导入</source>
         <translation>Undo the import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="849" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="851" />
         <source>重做这次导入</source>
         <translation>Redo this import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="856" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="861" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="858" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="863" />
         <source>无法重做：{0}</source>
         <translation>Cannot redo: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="858" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="860" />
         <source>无法重做：撤销之后这些记忆都被改过了</source>
         <translation>Cannot redo: every one of these memories was changed after the undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="910" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="912" />
         <source>……还有 {0} 张</source>
         <translation>…and {0} more</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="912" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="914" />
         <source>无法撤销：这次导入写下的 {0} 条记忆之后都被改过，撤销会丢掉那些修改。</source>
         <translation>Cannot undo: all {0} memories the import wrote were changed afterwards, and undoing would lose those changes.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="806" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="887" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="899" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="929" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="808" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="889" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="901" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="931" />
         <source>无法撤销：{0}</source>
         <translation>Cannot undo: {0}</translation>
     </message>
@@ -1231,93 +1236,98 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="64" />
+        <source>在未完成的导入里（继续那次导入即可）</source>
+        <translation>In an unfinished import (resume it)</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="66" />
         <source>已导入 {0} 轮，其余待导入</source>
         <translation>{0} turns imported, the rest to import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="66" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="68" />
         <source>不导入（列表里的“{0}”）</source>
         <translation>Not imported (“{0}” on the list)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="68" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="70" />
         <source>不在日期范围内</source>
         <translation>Outside the dates</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="70" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="72" />
         <source>不导入</source>
         <translation>Not imported</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="71" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="73" />
         <source>推断的分支</source>
         <translation>Branch guessed</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="71" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="73" />
         <source>待导入</source>
         <translation>To import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="101" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="103" />
         <source>对话</source>
         <translation>Conversation</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="101" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="425" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="103" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="427" />
         <source>日期</source>
         <translation>Date</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="102" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="104" />
         <source>轮数</source>
         <translation>Turns</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="102" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="104" />
         <source>字数</source>
         <translation>Characters</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="103" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="105" />
         <source>状态</source>
         <translation>State</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="324" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="326" />
         <source>要导入的对话</source>
         <translation>Conversations to import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="406" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="408" />
         <source>从不导入列表里移除“{0}”</source>
         <translation>Remove “{0}” from the don’t-import list</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="410" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="412" />
         <source>以后都不导入这个标题</source>
         <translation>Never import this title</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="425" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="427" />
         <source>记忆</source>
         <translation>Memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="425" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="451" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="427" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="453" />
         <source>主题</source>
         <translation>Theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="426" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="428" />
         <source>要导入的已保存记忆</source>
         <translation>Saved memories to import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="445" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="447" />
         <source>太长了（{0} 字），一条记忆最多 500 字</source>
         <translation>Too long ({0} characters); a memory holds at most 500</translation>
     </message>

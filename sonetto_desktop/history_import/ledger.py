@@ -145,6 +145,18 @@ class ImportLedger:
         return {k for e in self._lines() if e.get("import") not in undone
                 and (e.get("import"), e.get("batch")) not in left_out for k in e["keys"]}
 
+    def waiting_keys(self) -> set[str]:
+        """The keys of the batches unfinished imports (paused, or running when the app stopped) have
+        still to write: a new import of the same chats leaves them to that import, which writes them
+        when it goes on (else both would)."""
+        out: set[str] = set()
+        for state in self.unfinished():
+            written = self.written_batches(state.id)
+            for batch in self.load_batches(state.id):
+                if batch.get("seq") not in written and isinstance(batch.get("keys"), list):
+                    out.update(str(k) for k in batch["keys"])
+        return out
+
     def written_batches(self, import_id: str) -> dict[int, int]:
         """The batches of ``import_id`` written so far: batch -> how many exchanges (turns) it held."""
         return {int(e["batch"]): len(e["keys"]) for e in self._lines()

@@ -231,6 +231,7 @@ class Plan:
     input_tokens: int = 0
     output_tokens: int = 0
     skipped_already_imported: int = 0  # exchanges
+    skipped_waiting: int = 0  # exchanges an unfinished import has still to write (it writes them when it goes on)
     skipped_dont_import: int = 0  # conversations
     skipped_out_of_range: int = 0  # exchanges
     #: exchanges the file holds more than once (a conversation in two overlapping parts, or listed
@@ -269,7 +270,7 @@ class Plan:
             "estimated_output_tokens": self.output_tokens,
             "estimated_cost": None if cost is None else {"amount": round(cost, 4), "currency": self.price.currency},
             "model": model or None,
-            "skipped_already_imported": self.skipped_already_imported,
+            "skipped_already_imported": self.skipped_already_imported, "skipped_waiting": self.skipped_waiting,
             "skipped_dont_import": self.skipped_dont_import, "skipped_out_of_range": self.skipped_out_of_range,
             "skipped_duplicates": self.skipped_duplicates,
             "secrets_hidden": self.secrets_hidden,
@@ -317,9 +318,11 @@ def exchange_chars(exchange: Exchange) -> int:
 def make_plan(history: History, *, since: date | None = None, until: date | None = None,
               selected: Iterable[str] | None = None, imported: set[str] | frozenset[str] = frozenset(),
               dont_import: TitleFilter | None = None, memories: int = 0, price: Price | None = None,
-              progress: Callable[[int, int], None] | None = None) -> Plan:
+              progress: Callable[[int, int], None] | None = None,
+              waiting: set[str] | frozenset[str] = frozenset()) -> Plan:
     """See the module docstring. ``selected``: conversation ids to import (None: all); ``imported``:
-    keys earlier imports wrote; ``memories``: how many the store holds now (for the estimate);
+    keys earlier imports wrote; ``waiting``: keys an unfinished import has still to write (left to
+    it, counted apart: a row of only such exchanges is ``waiting``); ``memories``: how many the store holds now (for the estimate);
     ``progress(done, total)``: told every few conversations (a first plan of a large export reads
     every conversation back: minutes for 2 GB).
 
@@ -353,15 +356,17 @@ def make_plan(history: History, *, since: date | None = None, until: date | None
         in_range = [p for p in unique
                     if (since is None or figures[p].day >= since) and (until is None or figures[p].day <= until)]
         plan.skipped_out_of_range += len(unique) - len(in_range)
-        fresh = [p for p in in_range if figures[p].key not in imported]
+        fresh = [p for p in in_range if figures[p].key not in imported and figures[p].key not in waiting]
+        held = sum(1 for p in in_range if figures[p].key in waiting and figures[p].key not in imported)
         blocked = dont_import.match_title(head.title) if dont_import is not None else None
         row = ConversationRow(head.id, head.title, head.first_day, head.last_day,
-                              len(in_range), 0, sum(figures[p].chars for p in fresh), len(in_range) - len(fresh),
+                              len(in_range), 0, sum(figures[p].chars for p in fresh), len(in_range) - len(fresh) - held,
                               "new", guessed_branch=head.guessed_branch)
+        plan.skipped_waiting += held
         if not in_range:
             row.state = "out_of_range"
         elif not fresh:
-            row.state = "imported"
+            row.state = "waiting" if held else "imported"
         elif blocked is not None:
             row.state, row.blocked_by = "dont_import", str(getattr(blocked, "text", blocked))
             if earlier is None or earlier.state != "dont_import":
@@ -391,7 +396,7 @@ def make_plan(history: History, *, since: date | None = None, until: date | None
 
 #: A row's states, the one a merged row keeps first (``_merge``): one with exchanges to import is
 #: ``new`` or ``partly`` whatever the other copy's.
-_STATE_ORDER = ("dont_import", "unselected", "imported", "out_of_range")
+_STATE_ORDER = ("dont_import", "unselected", "waiting", "imported", "out_of_range")
 
 
 def _merge(into: ConversationRow, row: ConversationRow) -> None:

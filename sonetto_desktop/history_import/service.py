@@ -155,7 +155,7 @@ class HistoryImports:
         def make() -> Plan:
             return make_plan(history, since=since, until=until, selected=selected, imported=ledger.imported_keys(),
                              dont_import=dont_import, memories=services.store.count(), price=price,
-                             progress=progress)
+                             progress=progress, waiting=ledger.waiting_keys())
 
         return await run_blocking(make)
 

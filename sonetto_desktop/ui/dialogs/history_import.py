@@ -613,6 +613,8 @@ class HistoryImportDialog(QDialog):
         skipped = []
         if plan.skipped_already_imported:
             skipped.append(self.tr("已导入过的 {0} 轮").format(plan.skipped_already_imported))
+        if plan.skipped_waiting:
+            skipped.append(self.tr("未完成的导入里还要写的 {0} 轮（继续那次导入即可）").format(plan.skipped_waiting))
         if plan.skipped_dont_import:
             skipped.append(self.tr("不导入列表里的 {0} 个对话").format(plan.skipped_dont_import))
         if plan.skipped_out_of_range:

@@ -60,6 +60,8 @@ def summary_text(plan: Plan, model: str) -> str:
 def _state_text(row: ConversationRow) -> str:
     if row.state == "imported":
         return QCoreApplication.translate("HistoryPreview", "已导入")
+    if row.state == "waiting":
+        return QCoreApplication.translate("HistoryPreview", "在未完成的导入里（继续那次导入即可）")
     if row.state == "partly":
         return QCoreApplication.translate("HistoryPreview", "已导入 {0} 轮，其余待导入").format(row.already)
     if row.state == "dont_import":
@@ -92,7 +94,7 @@ def _sort_key(row: ConversationRow, column: int) -> Any:
     return row.title.casefold()
 
 
-_BLOCKED = ("imported", "dont_import", "out_of_range")  # states whose row cannot be ticked
+_BLOCKED = ("imported", "waiting", "dont_import", "out_of_range")  # states whose row cannot be ticked
 _COLUMNS = 5  # title, days, turns, characters, state (``_headers``)
 
 
