@@ -460,8 +460,8 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>Dialogs</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/widgets/dialogs.py" line="52" />
-        <location filename="../../sonetto_desktop/ui/widgets/dialogs.py" line="75" />
+        <location filename="../../sonetto_desktop/ui/widgets/dialogs.py" line="53" />
+        <location filename="../../sonetto_desktop/ui/widgets/dialogs.py" line="78" />
         <source>取消</source>
         <translation>Cancel</translation>
     </message>
@@ -804,100 +804,100 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>HistoryImportDialog</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="101" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="102" />
         <source>导入聊天记录</source>
         <translation>Import chat history</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="149" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="152" />
         <source>{0} · {1} · {2} 轮</source>
         <translation>{0} · {1} · {2} turns</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="155" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="158" />
         <source>把你在其他应用里的聊天记录交给 Sonetto：它按当时的日期一段段读完，记下关于你的事。导入前可以预览和挑选，导入后可以整体撤销。</source>
         <translation>Give Sonetto your chats from other apps: it reads them piece by piece as of the day they happened and remembers what they say about you. You can preview and choose before importing, and undo the whole import afterwards.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="195" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="198" />
         <source>选择文件…</source>
         <translation>Choose a file…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="196" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="199" />
         <source>选择文件夹…</source>
         <translation>Choose a folder…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="198" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="201" />
         <source>格式</source>
         <translation>Format</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="199" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="202" />
         <source>自动识别格式</source>
         <translation>Detect the format</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="205" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="208" />
         <source>&lt;b&gt;ChatGPT&lt;/b&gt;：设置 → 数据控制 → 导出数据，邮件里的链接下载 zip，选它即可。&lt;br&gt;&lt;b&gt;Claude&lt;/b&gt;：设置 → 隐私 → 导出数据，邮件里的链接下载 zip，选它即可（格式没有公开说明，尽力而为）。&lt;br&gt;&lt;b&gt;DeepSeek&lt;/b&gt;：设置 → 数据管理 → 导出所有历史对话；或用油猴脚本从网页保存的对话 JSON（格式没有公开说明，按公开的解析器读取，尽力而为）。&lt;br&gt;&lt;b&gt;Cherry Studio&lt;/b&gt;：设置 → 数据设置 → 备份，选备份的 zip（含 data.json 的备份）。&lt;br&gt;&lt;b&gt;Kimi 等其他应用&lt;/b&gt;：没有可读的导出，请整理成 JSON Lines（每行一条消息，见下面的“JSON Lines 格式”）。&lt;br&gt;&lt;b&gt;Sonetto&lt;/b&gt;：另一台电脑上对话列表里的“导出为 Markdown…”。</source>
         <translation>&lt;b&gt;ChatGPT&lt;/b&gt;: Settings → Data controls → Export data; download the zip from the emailed link and pick it.&lt;br&gt;&lt;b&gt;Claude&lt;/b&gt;: Settings → Privacy → Export data; download the zip from the emailed link and pick it (the format is not documented; best effort).&lt;br&gt;&lt;b&gt;DeepSeek&lt;/b&gt;: Settings → Data management → Export all chats, or a chat saved as JSON from the web page by a userscript (the format is not documented; read as public parsers do, best effort).&lt;br&gt;&lt;b&gt;Cherry Studio&lt;/b&gt;: Settings → Data settings → Backup; pick the backup zip (one with a data.json).&lt;br&gt;&lt;b&gt;Kimi and other apps&lt;/b&gt;: no readable export; put the chats into JSON Lines (one message per line, see “JSON Lines format” below).&lt;br&gt;&lt;b&gt;Sonetto&lt;/b&gt;: “Export as Markdown…” in the chat list on the other computer.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="160" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="163" />
         <source>JSON Lines 格式…</source>
         <translation>JSON Lines format…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="219" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="222" />
         <source>或者粘贴 ChatGPT 的“已保存的记忆”（设置 → 个性化 → 管理记忆，全选复制），每行一条：</source>
         <translation>Or paste ChatGPT’s saved memories (Settings → Personalization → Manage memories, select all and copy), one per line:</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="223" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="329" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="226" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="342" />
         <source>粘贴的记忆</source>
         <translation>Pasted memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="225" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="228" />
         <source>读取粘贴的记忆</source>
         <translation>Read the pasted memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="235" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="238" />
         <source>正在读取</source>
         <translation>Reading</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="236" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="239" />
         <source>取消读取</source>
         <translation>Stop reading</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="244" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="247" />
         <source>继续这次导入</source>
         <translation>Continue this import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="245" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="291" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="771" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="248" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="294" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="773" />
         <source>撤销已导入的部分</source>
         <translation>Undo what was imported</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="164" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="167" />
         <source>关闭</source>
         <translation>Close</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="248" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="251" />
         <source>JSON Lines 格式</source>
         <translation>JSON Lines format</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="249" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="252" />
         <source>每行一个 JSON 对象，即一条消息：
 
 {0}
@@ -912,282 +912,282 @@ conversation: which chat it belongs to; role: user or assistant (system and tool
 Optional: title (the chat’s title), id (the message’s id, which recognises it on a second import). Lines may come in any order; blank lines are fine.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="275" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="278" />
         <source>没有粘贴：内容有 {0} 字，ChatGPT 的已保存记忆一般只有几千字（最多 {1} 字）。请只复制“管理记忆”里的列表。</source>
         <translation>Not pasted: that is {0} characters, and ChatGPT's saved memories are a few thousand (at most {1}). Copy only the list under “Manage memories”.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="288" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="291" />
         <source>有一次没有完成的导入：{0} · {1}，已写入 {2}/{3} 轮</source>
         <translation>An import was not finished: {0} · {1}, {2}/{3} turns written</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="293" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="296" />
         <source>上次导入：{0} · {1}，写入 {2} 轮，新记忆 {3} 条，更新 {4} 条</source>
         <translation>Last import: {0} · {1}, {2} turns read, {3} new memories, {4} updated</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="296" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="913" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="299" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="915" />
         <source>撤销这次导入</source>
         <translation>Undo this import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="304" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="307" />
         <source>选择聊天记录</source>
         <translation>Choose a chat export</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="310" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="313" />
         <source>聊天记录 (*.zip *.json *.jsonl *.md *.txt)</source>
         <translation>Chat exports (*.zip *.json *.jsonl *.md *.txt)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="310" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="313" />
         <source>所有文件 (*)</source>
         <translation>All files (*)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="349" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="353" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="370" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="362" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="366" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="383" />
         <source>读不了 {0}：{1}</source>
         <translation>Cannot read {0}: {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="395" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="411" />
         <source>正在读取 {0}：%p%</source>
         <translation>Reading {0}: %p%</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="404" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="420" />
         <source>返回</source>
         <translation>Back</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="405" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="421" />
         <source>取消</source>
         <translation>Cancel</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="431" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="447" />
         <source>从</source>
         <translation>From</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="431" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="445" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="447" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="461" />
         <source>到</source>
         <translation>to</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="437" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="439" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="453" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="455" />
         <source>按标题筛选</source>
         <translation>Filter by title</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="440" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="456" />
         <source>全选</source>
         <translation>Select all</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="441" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="457" />
         <source>全不选</source>
         <translation>Select none</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="443" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="459" />
         <source>日期从</source>
         <translation>Dates from</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="464" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="480" />
         <source>开始导入</source>
         <translation>Start importing</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="494" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="510" />
         <source>正在计算…</source>
         <translation>Counting…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="543" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="549" />
         <source>正在计算…（已读 {0} / {1} 个对话）</source>
         <translation>Counting… ({0} of {1} conversations read)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="550" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="556" />
         <source>跳过 {0} 个读不了的对话：</source>
         <translation>Left out {0} conversations that cannot be read:</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="553" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="559" />
         <source>…另有 {0} 个</source>
         <translation>… and {0} more</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="560" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="566" />
         <source>还没有配置模型：请先在设置里填写模型，导入要由模型来读。</source>
         <translation>No model is configured: set one in Settings first; a model reads the import.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="563" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="569" />
         <source>审核模式已开启：导入的结果会进入审核箱，由你确认后才写入。</source>
         <translation>Review mode is on: what the import finds goes to the review inbox and is written only once you approve it.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="596" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="598" />
         <source>没能算出要导入的内容：{0}</source>
         <translation>Could not work out what to import: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="613" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="615" />
         <source>已导入过的 {0} 轮</source>
         <translation>{0} turns imported before</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="615" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="617" />
         <source>不导入列表里的 {0} 个对话</source>
         <translation>{0} conversations on the don’t-import list</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="617" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="619" />
         <source>日期范围外的 {0} 轮</source>
         <translation>{0} turns outside the dates</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="620" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="622" />
         <source>系统提示、工具调用、改写前的分支、空白等 {0} 条消息</source>
         <translation>{0} messages such as system prompts, tool calls, branches edited away and blanks</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="621" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="623" />
         <source>不导入：{0}</source>
         <translation>Not imported: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="623" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="625" />
         <source>{0} 处疑似密码、密钥或证件号会在发送给模型前隐去</source>
         <translation>{0} likely passwords, keys or ID numbers are hidden before the model sees them</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="633" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="648" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="635" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="650" />
         <source>没有保存：{0}</source>
         <translation>Not saved: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="656" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="658" />
         <source>ChatGPT 已保存的记忆</source>
         <translation>ChatGPT saved memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="657" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="659" />
         <source>每条直接成为一条记忆（不经模型），可以改主题或取消勾选。</source>
         <translation>Each becomes one memory as it is (no model reads it); you can change its theme or untick it.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="664" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="666" />
         <source>导入</source>
         <translation>Import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="679" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="681" />
         <source>审核模式已开启：它们会进入审核箱，由你确认后才写入。</source>
         <translation>Review mode is on: they go to the review inbox and are written only once you approve them.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="686" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="688" />
         <source>导入 {0} 条记忆</source>
         <translation>Import {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="694" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="696" />
         <source>没有导入：{0}</source>
         <translation>Not imported: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="767" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="769" />
         <source>导入已停止</source>
         <translation>Import stopped</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="768" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="770" />
         <source>已导入的部分要保留吗？保留的话，以后再导入同一个文件会接着导入剩下的。</source>
         <translation>Keep what was imported? If you keep it, importing the same file again goes on with the rest.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="770" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="772" />
         <source>保留已导入的部分</source>
         <translation>Keep what was imported</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="806" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="808" />
         <source>删除它新建的 {0} 条记忆</source>
         <translation>delete the {0} memories it created</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="808" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="810" />
         <source>把它改过的 {0} 条记忆恢复原样</source>
         <translation>put back the {0} memories it changed</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="810" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="812" />
         <source>找回它删掉的 {0} 条记忆</source>
         <translation>bring back the {0} memories it deleted</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="812" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="814" />
         <source>撤销这次导入？</source>
         <translation>Undo this import?</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="812" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="814" />
         <source>撤销会影响 {0} 条记忆：{1}。撤销之后还可以重做。</source>
         <translation>Undoing touches {0} memories: {1}. You can redo it afterwards.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="813" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="815" />
         <source>，</source>
         <translation>, </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="813" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="815" />
         <source>撤销导入</source>
         <translation>Undo the import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="845" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="847" />
         <source>重做这次导入</source>
         <translation>Redo this import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="852" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="857" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="854" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="859" />
         <source>无法重做：{0}</source>
         <translation>Cannot redo: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="854" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="856" />
         <source>无法重做：撤销之后这些记忆都被改过了</source>
         <translation>Cannot redo: every one of these memories was changed after the undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="906" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="908" />
         <source>……还有 {0} 张</source>
         <translation>…and {0} more</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="908" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="910" />
         <source>无法撤销：这次导入写下的 {0} 条记忆之后都被改过，撤销会丢掉那些修改。</source>
         <translation>Cannot undo: all {0} memories the import wrote were changed afterwards, and undoing would lose those changes.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="802" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="883" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="895" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="925" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="804" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="885" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="897" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="927" />
         <source>无法撤销：{0}</source>
         <translation>Cannot undo: {0}</translation>
     </message>
@@ -1261,7 +1261,7 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="101" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="399" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="425" />
         <source>日期</source>
         <translation>Date</translation>
     </message>
@@ -1281,38 +1281,38 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
         <translation>State</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="310" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="324" />
         <source>要导入的对话</source>
         <translation>Conversations to import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="380" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="406" />
         <source>从不导入列表里移除“{0}”</source>
         <translation>Remove “{0}” from the don’t-import list</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="384" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="410" />
         <source>以后都不导入这个标题</source>
         <translation>Never import this title</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="399" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="425" />
         <source>记忆</source>
         <translation>Memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="399" />
         <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="425" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="451" />
         <source>主题</source>
         <translation>Theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="400" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="426" />
         <source>要导入的已保存记忆</source>
         <translation>Saved memories to import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="419" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="445" />
         <source>太长了（{0} 字），一条记忆最多 500 字</source>
         <translation>Too long ({0} characters); a memory holds at most 500</translation>
     </message>
@@ -3169,184 +3169,185 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>SettingsDialog</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="65" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="69" />
         <source>设置</source>
+        <extracomment>The settings dialog's height when the screen has room (px): its tallest pages (回忆, 其他应用) scroll.</extracomment>
         <translation>Settings</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="80" />
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="139" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="84" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="143" />
         <source>模型</source>
         <translation>Model</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="81" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="85" />
         <source>记忆</source>
         <translation>Memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="88" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="92" />
         <source>外观</source>
         <translation>Appearance</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="93" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="97" />
         <source>保存</source>
         <translation>Save</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="94" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="98" />
         <source>取消</source>
         <translation>Cancel</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="112" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="116" />
         <source>留空时 Sonetto 会从记忆里知道</source>
         <translation>Leave empty and Sonetto learns it from the memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="117" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="121" />
         <source>本地模型可以留空</source>
         <translation>Leave empty for local models</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="127" />
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="154" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="131" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="158" />
         <source> 秒</source>
         <translation> s</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="128" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="132" />
         <source>测试连接</source>
         <translation>Test connection</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="136" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="140" />
         <source>你希望 Sonetto 怎么称呼你</source>
         <translation>What should Sonetto call you</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="137" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="141" />
         <source>服务地址</source>
         <translation>Endpoint URL</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="138" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="142" />
         <source>API 密钥</source>
         <translation>API key</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="140" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="144" />
         <source>温度</source>
         <translation>Temperature</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="141" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="145" />
         <source>请求超时</source>
         <translation>Request timeout</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="149" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="153" />
         <source>混合（推荐）</source>
         <translation>Hybrid (recommended)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="149" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="153" />
         <source>本地检索（快，不用模型）</source>
         <translation>Local search (fast, no model)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="150" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="154" />
         <source>模型检索</source>
         <translation>Model search</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="160" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="164" />
         <source>切换后会把现有记忆（含历史和回收站）完整迁移过去，旧文件保留。</source>
         <translation>Switching moves every memory (with history and trash) to the new store; the old file is kept.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="164" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="168" />
         <source>Sonetto 的记忆变化先交给我审核（审核模式）</source>
         <translation>Let me review Sonetto's memory changes first (review mode)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="166" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="170" />
         <source>不要记住的内容…</source>
         <translation>Things not to remember…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="170" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="174" />
         <source>选择…</source>
         <translation>Choose…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="172" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="176" />
         <source>打开数据文件夹</source>
         <translation>Open data folder</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="177" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="181" />
         <source>回忆方式</source>
         <translation>Recall</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="178" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="182" />
         <source>回忆超时</source>
         <translation>Recall timeout</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="179" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="183" />
         <source>存储方式</source>
         <translation>Storage</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="181" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="185" />
         <source>回收站保留</source>
         <translation>Keep deleted memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="182" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="186" />
         <source>记忆写入</source>
         <translation>Memory writing</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="184" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="188" />
         <source>数据文件夹</source>
         <translation>Data folder</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="192" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="196" />
         <source>跟随系统</source>
         <translation>Follow the system</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="192" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="196" />
         <source>浅色</source>
         <translation>Light</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="192" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="196" />
         <source>深色</source>
         <translation>Dark</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="197" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="201" />
         <source>主题</source>
         <translation>Theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="198" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="202" />
         <source>语言</source>
         <translation>Language</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="275" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="279" />
         <source>无法保存设置：</source>
         <translation>Cannot save the settings: </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="288" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="292" />
         <source>正在连接…</source>
         <translation>Connecting…</translation>
     </message>
@@ -3870,71 +3871,75 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>TrashDialog</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="41" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="46" />
         <source>回收站</source>
         <translation>Trash</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="47" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="52" />
         <source>加载中…</source>
         <translation>Loading…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="55" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="60" />
         <source>恢复</source>
         <translation>Restore</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="56" />
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="138" />
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="140" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="61" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="169" />
         <source>永久删除</source>
         <translation>Delete for good</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="57" />
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="131" />
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="132" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="62" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="158" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="159" />
         <source>清空回收站</source>
         <translation>Empty the trash</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="95" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="103" />
         <source>回收站是空的。</source>
         <translation>The trash is empty.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="95" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="103" />
         <source>{0} 条已删除的记忆</source>
         <translation>Deleted memories: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="131" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="158" />
         <source>永久删除回收站里的全部记忆？此操作无法撤销。</source>
         <translation>Delete every memory in the trash for good? This cannot be undone.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="139" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="166" />
+        <source>永久删除「{0}」？此操作无法撤销。</source>
+        <translation>Delete “{0}” for good? This cannot be undone.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="168" />
         <source>永久删除选中的 {0} 条记忆？此操作无法撤销。</source>
         <translation>Delete the {0} selected memories for good? This cannot be undone.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="156" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="192" />
         <source>并入「{0}」</source>
         <translation>merged into “{0}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="158" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="194" />
         <source>并入另一条记忆（已不在）</source>
         <translation>merged into another memory (no longer there)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="167" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="203" />
         <source>回收站里的记忆会一直保留，直到你永久删除。</source>
         <translation>Deleted memories stay here until you delete them for good.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="168" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="204" />
         <source>删除超过 {0} 天的记忆会在启动时被永久清除。</source>
         <translation>Memories deleted more than {0} days ago are removed for good at start-up.</translation>
     </message>

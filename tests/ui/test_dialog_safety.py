@@ -185,6 +185,80 @@ async def test_trash_says_how_long_it_keeps_memories(service, qtbot, monkeypatch
     assert dialog.retention.isVisible() and "30 天" in dialog.retention.text()
 
 
+async def _trash_with_a_live_delete(service, populated_store, qtbot, wait, monkeypatch):
+    """The cat and the Rust memory in the trash, the person picks the cat, then Sonetto deletes 讨厌香菜
+    (a newer row, listed first): the dialog refills with every row one lower."""
+    from sonetto_desktop.memory.stores import crud
+
+    cat = populated_store.ids["有一只叫年糕的橘猫"]
+    rust = populated_store.ids["正在用 Rust 重写调度服务"]
+    coriander = populated_store.ids["讨厌香菜"]
+    monkeypatch.setattr(crud, "now_iso", lambda: "2024-01-01T10:00:00")  # the person's deletions, earlier today
+    populated_store.delete(cat, "测试")
+    populated_store.delete(rust, "测试")
+    monkeypatch.undo()
+    dialog = _shown(qtbot, TrashDialog(service))
+    await dialog.wait_loaded()
+    dialog.list.setCurrentRow(dialog.ids().index(cat))
+    assert dialog.selected_ids() == [cat]
+    populated_store.delete(coriander, "过时", actor="agent")
+    await wait(lambda: coriander in dialog.ids())
+    await dialog.wait_loaded()
+    return dialog, cat, rust, coriander
+
+
+async def test_trash_selection_stays_on_its_memory_when_the_list_refills(service, populated_store, qtbot, wait,
+                                                                         monkeypatch):
+    dialog, cat, _rust, coriander = await _trash_with_a_live_delete(service, populated_store, qtbot, wait, monkeypatch)
+    assert dialog.selected_ids() == [cat], f"selection jumped to {dialog.selected_ids()}"
+    assert dialog.list.currentItem().data(Qt.ItemDataRole.UserRole) == cat
+    dialog.restore_button.click()
+    await service.drain()
+    assert cat in populated_store.all_items() and coriander not in populated_store.all_items()
+
+
+async def test_trash_keeps_a_multi_selection_when_the_list_refills(service, populated_store, qtbot, wait,
+                                                                   monkeypatch):
+    from sonetto_desktop.memory.stores import crud
+
+    cat, rust = populated_store.ids["有一只叫年糕的橘猫"], populated_store.ids["正在用 Rust 重写调度服务"]
+    monkeypatch.setattr(crud, "now_iso", lambda: "2024-01-01T10:00:00")
+    for memory_id in (cat, rust, populated_store.ids["喜欢手冲咖啡，不加糖"]):
+        populated_store.delete(memory_id, "测试")
+    monkeypatch.undo()
+    dialog = _shown(qtbot, TrashDialog(service))
+    await dialog.wait_loaded()
+    dialog.select_ids([cat, rust])
+    populated_store.delete(populated_store.ids["讨厌香菜"], "过时", actor="agent")
+    await wait(lambda: len(dialog.ids()) == 4)
+    await dialog.wait_loaded()
+    assert sorted(dialog.selected_ids()) == sorted([cat, rust])
+
+
+async def test_delete_forever_after_the_list_refilled_deletes_the_memory_picked(service, populated_store, qtbot,
+                                                                                 wait, monkeypatch):
+    dialog, cat, rust, _ = await _trash_with_a_live_delete(service, populated_store, qtbot, wait, monkeypatch)
+    dialog.purge_button.click()
+    box = _question(dialog, "DestructiveQuestion")
+    assert "有一只叫年糕的橘猫" in box.text()  # one memory: the question names it
+    assert box.textFormat() == Qt.TextFormat.PlainText
+    box.findChild(QPushButton, "DestructiveConfirm").click()
+    await service.drain()
+    trash = {row["id"] for row in populated_store.list_trash()}
+    assert cat not in trash, "the cat, which the person picked, is still in the trash"
+    assert rust in trash, "a memory the person did not pick was deleted for good"
+
+
+async def test_delete_forever_of_a_long_memory_names_it_elided(service, populated_store, qtbot):
+    memory_id = populated_store.add("<b>很长</b>" + "的记忆" * 60, "工作")
+    populated_store.delete(memory_id, "测试")
+    dialog = _shown(qtbot, TrashDialog(service))
+    await dialog.wait_loaded()
+    dialog.purge_button.click()
+    text = _question(dialog, "DestructiveQuestion").text()
+    assert "「<b>很长</b>的记忆" in text and "…」" in text and len(text) < 120
+
+
 def test_esc_on_an_edited_merge_asks_first(qtbot):
     first = make_card("a1", "喜欢咖啡", "品味", 0, "")
     second = make_card("b2", "每天一杯咖啡", "品味", 0, "")
