@@ -599,42 +599,42 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>HistoryDialog</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="84" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="77" />
         <source>{0}（{1}）</source>
         <translation>{0} ({1})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="107" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="100" />
         <source>记忆的历史</source>
         <translation>Memory history</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="114" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="107" />
         <source>加载中…</source>
         <translation>Loading…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="132" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="125" />
         <source>恢复为此版本</source>
         <translation>Restore this version</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="136" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="129" />
         <source>打开这段对话</source>
         <translation>Open that chat</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="138" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="131" />
         <source>在对话里找到引起这次改动的那句话</source>
         <translation>Find the message in the chat that caused this change</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="171" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="164" />
         <source>这条记忆已不存在（可能被删除或合并）。</source>
         <translation>This memory no longer exists (it may have been deleted or merged).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="179" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="172" />
         <source>当前：{0}（{1}）</source>
         <translation>Now: {0} ({1})</translation>
     </message>
@@ -679,85 +679,91 @@ Talk about anything — I'll remember what matters to you.</translation>
         <translation>Another program ({0})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="131" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="124" />
         <source>恢复的原因（可选）</source>
         <translation>Reason for restoring (optional)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="212" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="205" />
         <source>创建</source>
         <translation>Added</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="213" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="206" />
         <source>修改</source>
         <translation>Edited</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="214" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="207" />
         <source>合并</source>
         <translation>Merged</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="215" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="208" />
         <source>恢复旧版本</source>
         <translation>Reverted</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="216" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="209" />
         <source>从回收站恢复</source>
         <translation>Restored</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="217" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="210" />
         <source>锁定</source>
         <translation>Locked</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="218" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="211" />
         <source>解锁</source>
         <translation>Unlocked</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="225" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="218" />
         <source>最初的版本</source>
         <translation>The first version</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="230" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="223" />
         <source> · 来自被合并的记忆</source>
         <translation> · from a merged memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="236" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="289" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="229" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="288" />
         <source>起因：“{0}”</source>
         <translation>Prompted by: “{0}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="270" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="279" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="281" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="263" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="278" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="280" />
         <source>主题：{0}</source>
         <translation>Theme: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="275" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="267" />
+        <source>锁定或解锁不改变内容：这一行没有可恢复的版本。</source>
+        <translation>Locking or unlocking changes no content: this row has no version to restore.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="274" />
         <source>修改前 → 修改后</source>
         <translation>Before → after</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="283" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="282" />
         <source>并入的记忆：{0}</source>
         <translation>Merged-in memory: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="287" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="270" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="286" />
         <source>原因：{0}</source>
         <translation>Reason: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="292" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="291" />
         <source>来自：{0}</source>
         <translation>From: {0}</translation>
     </message>

@@ -158,3 +158,42 @@ async def test_another_ai_apps_change_is_named_after_the_app(service, populated_
     qtbot.addWidget(dialog)
     await dialog.wait_loaded()
     assert "· Cursor（其他应用） · 修改" in dialog.list.item(0).text()  # by the name it gave (sonetto mcp)
+
+
+async def test_revert_after_a_lock_brings_back_the_version_of_the_row(service, populated_store, qtbot):
+    """A lock (or an unlock) makes no version: the rows number versions as the store does (revert takes
+    that number), and a lock's row cannot be reverted to."""
+    memory_id = populated_store.ids["有一只叫年糕的橘猫"]
+    populated_store.set_locked(memory_id, True, actor="user", reason="别改")
+    populated_store.update(memory_id, "猫改名了", new_description="有一只叫汤圆的橘猫", actor="user")
+    populated_store.update(memory_id, "又改了", new_description="有一只叫芝麻的橘猫", actor="user")
+    dialog = HistoryDialog(service, memory_id)
+    qtbot.addWidget(dialog)
+    await dialog.wait_loaded()
+    # rows newest first: 芝麻 (update), 汤圆 (update), lock, create
+    assert [row.version for row in dialog.rows()] == [2, 1, None, 0]
+    texts = [dialog.list.item(i).text() for i in range(dialog.list.count())]
+    assert "猫改名了" in texts[1] and "锁定" in texts[2]
+    dialog.list.setCurrentRow(2)  # the lock
+    assert not dialog.revert_button.isEnabled() and "没有可恢复的版本" in dialog.diff.toPlainText()
+    dialog.list.setCurrentRow(1)  # the row that made it 汤圆
+    assert "汤圆" in dialog.diff.toPlainText()
+    assert dialog.revert_button.isEnabled()
+    dialog.revert_button.click()
+    await service.drain()
+    assert populated_store.get(memory_id).description == "有一只叫汤圆的橘猫"
+
+
+def test_entry_versions_number_each_change_as_versions_does(populated_store):
+    memory_id = populated_store.ids["有一只叫年糕的橘猫"]
+    populated_store.update(memory_id, "改", new_description="有一只叫汤圆的橘猫", actor="user")
+    populated_store.set_locked(memory_id, True, actor="user")
+    populated_store.set_locked(memory_id, False, actor="user")
+    populated_store.update(memory_id, "又改", new_description="有一只叫芝麻的橘猫", actor="user")
+    item = populated_store.get(memory_id)
+    numbers = item.entry_versions()
+    assert numbers == [0, 1, None, None, 2]
+    states = item.versions()
+    for entry, number in zip(item.history, numbers, strict=True):
+        if number is not None and "new_description" in entry:
+            assert states[number]["description"] == entry["new_description"]

@@ -52,24 +52,17 @@ class HistoryRow:
     """One line of the dialog: a change (``entry``), or the first version (``entry`` is None)."""
 
     entry: dict[str, Any] | None
-    version: int | None  # the state after this change; None for absorbed (merged-in) entries
+    version: int | None  # the version this change made (``MemoryItem.entry_versions``, the store's own
+    # numbering, which ``revert`` takes); None for a change that made none (a lock, an unlock, an absorbed entry)
 
 
 def history_rows(item: MemoryItem) -> list[HistoryRow]:
     """Rows newest first; the last row is the memory as first written (version 0): its ``create``
     entry, or (for memories of older files, which have none) a row without an entry."""
-    rows: list[HistoryRow] = []
-    own = [entry for entry in item.history if "from" not in entry]
-    created = bool(own) and own[0].get("action") == kinds.CREATE
-    version = -1 if created else 0
-    for entry in item.history:
-        if "from" in entry:
-            rows.append(HistoryRow(dict(entry), None))
-        else:
-            version += 1
-            rows.append(HistoryRow(dict(entry), version))
+    numbers = item.entry_versions()
+    rows = [HistoryRow(dict(entry), number) for entry, number in zip(item.history, numbers, strict=True)]
     rows.reverse()
-    if not created:
+    if 0 not in numbers:
         rows.append(HistoryRow(None, 0))
     return rows
 
@@ -226,7 +219,7 @@ class HistoryDialog(QDialog):
         else:
             entry = row.entry
             head = f"{_format_time(entry.get('time'))} · {self._actor(entry)} · {self._action(entry)}"
-            if row.version is None:
+            if "from" in entry:
                 head += self.tr(" · 来自被合并的记忆")
             reason = render_reason(str(entry.get("reason") or ""), ui_language())
             reason = reason if len(reason) <= 40 else reason[:39] + "…"  # in full in the diff pane
@@ -270,6 +263,12 @@ class HistoryDialog(QDialog):
             theme = self.tr("主题：{0}").format(escape(first["theme"]))
             return f"<p>{escape(first['description'])}</p><p class='muted'>{theme}</p>"
         entry = row.entry
+        if kinds.flag(entry.get("action")) and "from" not in entry:  # a lock or an unlock: no version of its own
+            parts = ["<p class='muted'>" + escape(self.tr("锁定或解锁不改变内容：这一行没有可恢复的版本。")) + "</p>"]
+            if entry.get("reason"):
+                reason = render_reason(str(entry["reason"]), ui_language())
+                parts.append("<p class='muted'>" + self.tr("原因：{0}").format(escape(reason)) + "</p>")
+            return "".join(parts)
         old_d = str(entry.get("old_description") or "")
         new_d = str(entry.get("new_description") or old_d)
         before_after = escape(self.tr("修改前 → 修改后"))
