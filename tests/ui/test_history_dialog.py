@@ -197,3 +197,24 @@ def test_entry_versions_number_each_change_as_versions_does(populated_store):
     for entry, number in zip(item.history, numbers, strict=True):
         if number is not None and "new_description" in entry:
             assert states[number]["description"] == entry["new_description"]
+
+
+async def test_the_selected_version_stays_selected_when_a_live_change_arrives(service, populated_store, qtbot,
+                                                                             wait):
+    """Rows are newest first: a change made while the dialog is open moves every row down one; the
+    selection stays on the version the person picked, and 恢复为此版本 brings that one back."""
+    memory_id = populated_store.ids["有一只叫年糕的橘猫"]
+    populated_store.update(memory_id, "猫改名了", new_description="有一只叫汤圆的橘猫", actor="user")
+    dialog = HistoryDialog(service, memory_id)
+    qtbot.addWidget(dialog)
+    await dialog.wait_loaded()
+    dialog.list.setCurrentRow(dialog.list.count() - 1)  # 最初的版本: 年糕
+    assert dialog.selected_version() == 0
+    populated_store.update(memory_id, "agent", new_description="有一只叫芝麻的橘猫", actor="agent")  # Sonetto, meanwhile
+    await wait(lambda: dialog.list.count() == 3)
+    await dialog.wait_loaded()
+    assert dialog.selected_version() == 0, "the selection moved to another version"
+    assert dialog.list.currentRow() == 2 and "年糕" in dialog.diff.toPlainText()
+    dialog.revert_button.click()
+    await service.drain()
+    assert populated_store.get(memory_id).description == "有一只叫年糕的橘猫"

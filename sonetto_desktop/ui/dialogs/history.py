@@ -6,7 +6,7 @@ Memory text is data: labels show it as plain text, and the diff pane (our own es
 loads no resources and follows no links.
 
 The dialog reads the memory through :class:`MemoryService` (in a worker) and reloads itself when
-the store reports a change to this memory.
+the store reports a change to this memory; the selected row stays on the same change (version).
 """
 
 from __future__ import annotations
@@ -54,13 +54,16 @@ class HistoryRow:
     entry: dict[str, Any] | None
     version: int | None  # the version this change made (``MemoryItem.entry_versions``, the store's own
     # numbering, which ``revert`` takes); None for a change that made none (a lock, an unlock, an absorbed entry)
+    position: int = -1  # the entry's index in the (append-only) history: the row's identity across reloads;
+    # -1 for the first version without an entry
 
 
 def history_rows(item: MemoryItem) -> list[HistoryRow]:
     """Rows newest first; the last row is the memory as first written (version 0): its ``create``
     entry, or (for memories of older files, which have none) a row without an entry."""
     numbers = item.entry_versions()
-    rows = [HistoryRow(dict(entry), number) for entry, number in zip(item.history, numbers, strict=True)]
+    rows = [HistoryRow(dict(entry), number, position)
+            for position, (entry, number) in enumerate(zip(item.history, numbers, strict=True))]
     rows.reverse()
     if 0 not in numbers:
         rows.append(HistoryRow(None, 0))
@@ -157,7 +160,8 @@ class HistoryDialog(QDialog):
         if not shiboken6.isValid(self):
             return
         self._item = item
-        selected = self.list.currentRow()
+        index = self.list.currentRow()
+        selected = self._rows[index] if 0 <= index < len(self._rows) else None
         self.list.clear()
         if item is None:
             self._rows = []
@@ -174,8 +178,18 @@ class HistoryDialog(QDialog):
         self._rows = history_rows(item)
         for row in self._rows:
             self.list.addItem(self._list_item(row))
-        self.list.setCurrentRow(min(max(selected, 0), len(self._rows) - 1))
+        self.list.setCurrentRow(self._row_of(selected))
         self.loaded.emit()
+
+    def _row_of(self, selected: HistoryRow | None) -> int:
+        """Where ``selected`` (a row before a reload) is now: the same change, found by its place in the
+        history (rows are newest first, so a new change moves every row down one), never by row number;
+        the newest row when it was none or is gone."""
+        if selected is not None:
+            for index, row in enumerate(self._rows):
+                if row.position == selected.position and row.entry == selected.entry:
+                    return index
+        return 0
 
     async def wait_loaded(self) -> None:
         while self._load_task is not None and not self._load_task.done():
