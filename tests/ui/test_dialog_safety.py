@@ -8,6 +8,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox, QPushButton
 
+from shell_fixtures import OFFSCREEN_RAISE, OFFSCREEN_SIZE_HINTS
 from sonetto_desktop.memory.changes import Turn
 from sonetto_desktop.memory.item import MAX_DESCRIPTION_CHARS
 from sonetto_desktop.presentation.cards import make_card
@@ -88,6 +89,48 @@ async def test_history_shows_memory_text_as_plain_text(service, populated_store,
     assert not dialog.diff.openLinks() and not dialog.diff.openExternalLinks()
 
 
+def _as_shown(tip: str) -> str:
+    """A tooltip's text as Qt shows it (it reads a tooltip that looks like markup as rich text)."""
+    from PySide6.QtGui import QTextDocument
+
+    document = QTextDocument()
+    document.setHtml(tip)
+    return document.toPlainText()
+
+
+@pytest.mark.qt_log_ignore(OFFSCREEN_RAISE, OFFSCREEN_SIZE_HINTS)  # the tooltip's window
+async def test_a_cards_tooltip_shows_its_text_as_plain_text(wall, populated_store, wait):
+    """The card's tooltip (a real tooltip event on the card): the tags are shown, not applied; no image is
+    loaded; the line break stays."""
+    from PySide6.QtCore import QEvent
+    from PySide6.QtGui import QHelpEvent, QTextDocument
+    from PySide6.QtWidgets import QApplication, QToolTip
+
+    memory_id = populated_store.add("<b>周五</b>前交报告\n第二行<img src='file:///etc/passwd'>", "工作")
+    await wall.reload()
+    await wait(lambda: not wall.loading() and wall.section("工作") is not None
+               and wall.section("工作").proxy.index_of(memory_id).isValid())
+    view = wall.section("工作").view
+    center = view.visualRect(view.proxy.index_of(memory_id)).center()
+    QApplication.sendEvent(view.viewport(), QHelpEvent(QEvent.Type.ToolTip, center, view.viewport().mapToGlobal(center)))
+    label = next(w for w in QApplication.topLevelWidgets() if w.objectName() == "qtooltip_label")
+    shown = "".join(document.toPlainText() for document in label.findChildren(QTextDocument))
+    QToolTip.hideText()
+    assert shown.startswith("<b>周五</b>前交报告\n第二行<img src='file:///etc/passwd'>\n\n"), shown
+
+
+async def test_trash_and_history_tooltips_show_memory_text_as_plain_text(service, populated_store, qtbot):
+    text = HOSTILE + "\n第二行"
+    memory_id = populated_store.add(text, "测试")
+    history = _shown(qtbot, HistoryDialog(service, memory_id))
+    await history.wait_loaded()
+    assert _as_shown(history.current_label.toolTip()) == text
+    populated_store.delete(memory_id, "测试")
+    trash = _shown(qtbot, TrashDialog(service))
+    await trash.wait_loaded()
+    assert _as_shown(trash.list.item(0).toolTip()) == text
+
+
 def test_merge_shows_memory_text_as_plain_text(qtbot):
     first = make_card("a1", HOSTILE, "测试", 0, "")
     second = make_card("b2", "讨厌香菜", "品味", 0, "")
@@ -118,7 +161,7 @@ async def test_history_shows_the_turn_excerpt(service, populated_store, qtbot):
     await dialog.wait_loaded()
     dialog.list.setCurrentRow(0)
     assert "其实我最近开始吃香菜了" in dialog.diff.toPlainText()
-    assert "其实我最近开始吃香菜了" in dialog.list.item(0).toolTip()
+    assert "其实我最近开始吃香菜了" in _as_shown(dialog.list.item(0).toolTip())
 
 
 # ── item 11: the trash ──────────────────────────────────────────────────

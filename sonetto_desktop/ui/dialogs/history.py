@@ -45,6 +45,7 @@ from ..memory_service import MemoryService
 from ..qt_bridge import disconnect_quietly
 from sonetto_desktop.presentation.relative_time import relative_time
 from ..widgets.tasks import task_scope
+from ..widgets.tooltips import plain_tooltip
 
 
 @dataclass(frozen=True)
@@ -174,7 +175,7 @@ class HistoryDialog(QDialog):
         if len(description) > CURRENT_CHARS:  # a very long memory must not stretch the dialog off screen
             description = description[: CURRENT_CHARS - 1] + "…"
         self.current_label.setText(self.tr("当前：{0}（{1}）").format(description, item.theme))
-        self.current_label.setToolTip(item.description)
+        self.current_label.setToolTip(plain_tooltip(item.description))
         self._rows = history_rows(item)
         for row in self._rows:
             self.list.addItem(self._list_item(row))
@@ -240,7 +241,7 @@ class HistoryDialog(QDialog):
             text = f"{head}\n{reason}" if reason else head
         item = QListWidgetItem(text)
         if row.entry is not None and row.entry.get("excerpt"):
-            item.setToolTip(self.tr("起因：“{0}”").format(str(row.entry["excerpt"])))
+            item.setToolTip(plain_tooltip(self.tr("起因：“{0}”").format(str(row.entry["excerpt"]))))
         lines = text.count("\n") + 1
         item.setSizeHint(QSize(0, lines * self.list.fontMetrics().lineSpacing() + 12))
         item.setData(Qt.ItemDataRole.UserRole, row.version)

@@ -27,6 +27,7 @@ from sonetto_desktop.presentation.reasons import render_reason
 
 from ..widgets.dialogs import destructive_question
 from ..widgets.focus import focus_within, give_focus
+from ..widgets.tooltips import plain_tooltip
 from ..i18n import ui_language
 from ..memory_service import MemoryService
 from ..qt_bridge import disconnect_quietly
@@ -95,7 +96,7 @@ class TrashDialog(QDialog):
             if reason:
                 text += f" · {reason}"
             item = QListWidgetItem(text)
-            item.setToolTip(str(row.get("description") or ""))
+            item.setToolTip(plain_tooltip(str(row.get("description") or "")))
             item.setSizeHint(QSize(0, 2 * self.list.fontMetrics().lineSpacing() + 12))
             item.setData(Qt.ItemDataRole.UserRole, row["id"])
             self.list.addItem(item)
