@@ -2140,147 +2140,162 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
         <translation>This memory is gone (it may have just been deleted or merged). You can save what you wrote as a new memory.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="258" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="248" />
+        <source>合并前，这条记忆刚被改过：{0}</source>
+        <translation>Before the merge, this memory just changed: {0}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="250" />
+        <source>你写的合并内容还在，请对照现在的内容再确认。</source>
+        <translation>Your merged text is still here: check it against the texts as they are now.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="251" />
+        <source>已按现在的内容重新填写，请再确认。</source>
+        <translation>Filled in again from the texts as they are now: please check.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="292" />
         <source>已删除：{0}</source>
         <translation>Deleted: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="260" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="294" />
         <source>已删除 {0} 条记忆</source>
         <translation>Deleted {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="264" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="298" />
         <source>撤销</source>
         <translation>Undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="309" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="343" />
         <source>已经在「{0}」里了。要合并，就把它拖到另一张卡片上。</source>
         <translation>Already in “{0}”. To merge, drop it on another card.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="335" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="369" />
         <source>移动到新主题</source>
         <translation>Move to a new theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="336" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="370" />
         <source>新主题的名字：</source>
         <translation>Name of the new theme:</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="342" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="376" />
         <source>移动到…</source>
         <translation>Move to…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="353" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="387" />
         <source>新主题…</source>
         <translation>New theme…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="365" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="399" />
         <source>展开</source>
         <translation>Expand</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="366" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="400" />
         <source>折叠</source>
         <translation>Collapse</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="369" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="403" />
         <source>重命名主题…</source>
         <translation>Rename theme…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="372" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="406" />
         <source>更改颜色…</source>
         <translation>Change colour…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="375" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="409" />
         <source>恢复默认颜色</source>
         <translation>Default colour</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="384" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="418" />
         <source>「{0}」的颜色</source>
         <translation>Colour of “{0}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="401" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="435" />
         <source>已选 {0} 条，其中 {1} 条不在视野内</source>
         <translation>{0} selected, {1} of them out of sight</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="407" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="441" />
         <source>删除</source>
         <translation>Delete</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="409" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="443" />
         <source>删除 {0} 条</source>
         <translation>Delete {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="413" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="447" />
         <source>锁定</source>
         <translation>Lock</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="414" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="448" />
         <source>锁定 {0} 条</source>
         <translation>Lock {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="416" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="450" />
         <source>解锁</source>
         <translation>Unlock</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="417" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="451" />
         <source>解锁 {0} 条</source>
         <translation>Unlock {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="420" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="454" />
         <source>置顶</source>
         <translation>Pin to the top</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="421" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="455" />
         <source>置顶 {0} 条</source>
         <translation>Pin {0} to the top</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="423" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="457" />
         <source>取消置顶</source>
         <translation>Unpin</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="424" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="458" />
         <source>取消置顶 {0} 条</source>
         <translation>Unpin {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="426" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="460" />
         <source>合并这 2 条</source>
         <translation>Merge these 2</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="432" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="466" />
         <source>编辑</source>
         <translation>Edit</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="433" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="467" />
         <source>历史</source>
         <translation>History</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="429" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="463" />
         <source>与…合并</source>
         <translation>Merge with…</translation>
     </message>
@@ -2325,7 +2340,7 @@ Your theme: {1}</translation>
         <translation>Replace</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="441" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="475" />
         <source>复制</source>
         <translation>Copy</translation>
     </message>
@@ -2333,42 +2348,42 @@ Your theme: {1}</translation>
 <context>
     <name>MergeDialog</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="44" />
+        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="45" />
         <source>{0}（{1}）</source>
         <translation>{0} ({1})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="61" />
+        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="62" />
         <source>合并记忆</source>
         <translation>Merge memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="87" />
+        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="88" />
         <source>合并重复的记忆</source>
         <translation>Merge duplicate memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="92" />
+        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="97" />
         <source>保留</source>
         <translation>Keep</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="93" />
+        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="98" />
         <source>并入</source>
         <translation>Merge in</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="94" />
+        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="99" />
         <source>合并后</source>
         <translation>Merged</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="96" />
+        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="101" />
         <source>主题</source>
         <translation>Theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="97" />
+        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="102" />
         <source>原因</source>
         <translation>Reason</translation>
     </message>

@@ -143,6 +143,49 @@ async def test_failed_merge_reopens_the_merge_dialog_with_the_text(wall, populat
     assert again.description_edit.toPlainText() == "咖啡不加糖，不吃香菜"
     assert populated_store.get(keep).description == "喜欢手冲咖啡"
 
+async def test_a_merge_after_sonetto_rewrote_the_other_memory_opens_again_with_its_new_text(wall, populated_store,
+                                                                                            wait):
+    await wall.reload()
+    keep = populated_store.ids["喜欢手冲咖啡，不加糖"]
+    gone = populated_store.ids["讨厌香菜"]
+    first = wall.actions.merge_cards(keep, gone)
+    assert first.description_edit.toPlainText() == "喜欢手冲咖啡，不加糖；讨厌香菜"
+    populated_store.update(gone, "口味变了", new_description="现在爱吃香菜了", actor="agent")
+    await wait(lambda: wall.model.card(gone)[DESCRIPTION] == "现在爱吃香菜了")
+    first.accept()
+    await wall.service.drain()
+    assert gone in populated_store.all_items(), "merged the stale text; the new text went to the trash unasked"
+    again = wall.actions.active_dialog
+    assert isinstance(again, MergeDialog) and again is not first and not again.isHidden()
+    assert again.description_edit.toPlainText() == "喜欢手冲咖啡，不加糖；现在爱吃香菜了"  # the prefill, renewed
+    assert "现在爱吃香菜了" in again.hint.text()
+    again.accept()
+    await wall.service.drain()
+    assert populated_store.get(keep).description == "喜欢手冲咖啡，不加糖；现在爱吃香菜了"
+    assert gone not in populated_store.all_items()
+
+
+async def test_a_merge_after_sonetto_rewrote_the_kept_memory_keeps_the_persons_text_and_asks_again(wall,
+                                                                                                   populated_store,
+                                                                                                   wait):
+    await wall.reload()
+    keep = populated_store.ids["喜欢手冲咖啡，不加糖"]
+    gone = populated_store.ids["讨厌香菜"]
+    first = wall.actions.merge_cards(keep, gone)
+    first.description_edit.setPlainText("咖啡不加糖，不吃香菜")
+    populated_store.update(keep, "补充", new_description="喜欢手冲咖啡，不加糖，不加奶", actor="agent")
+    await wait(lambda: "不加奶" in wall.model.card(keep)[DESCRIPTION])
+    first.accept()
+    await wall.service.drain()
+    assert gone in populated_store.all_items()
+    again = wall.actions.active_dialog
+    assert isinstance(again, MergeDialog) and again is not first
+    assert again.description_edit.toPlainText() == "咖啡不加糖，不吃香菜"  # what the person wrote is kept
+    assert "不加奶" in again.first_label.text() and "不加奶" in again.hint.text()
+    again.accept()  # seen: now it merges
+    await wall.service.drain()
+    assert populated_store.get(keep).description == "咖啡不加糖，不吃香菜"
+
 
 async def test_a_card_cannot_be_merged_with_itself(wall, populated_store):
     await wall.reload()

@@ -215,8 +215,42 @@ class WallActions(QObject):
         second = self._model.card(gone_id) if gone_id and gone_id != keep_id else None
         candidates = sorted(self._model.cards(), key=lambda c: (c[THEME] != first[THEME], c[THEME], c[DESCRIPTION]))
         dialog = MergeDialog(first, candidates, second=second, themes=self._model.themes(), parent=self._parent())
-        dialog.accepted.connect(lambda: self._after_merge(*dialog.values()))
+        dialog.accepted.connect(lambda: self._merge_if_unchanged(dialog))
         return self._open(dialog)
+
+    def _merge_if_unchanged(self, dialog: MergeDialog) -> Any:
+        """Merge, unless either memory changed while the dialog was open (the kept one's text or theme,
+        the other's text): then nothing is merged and the dialog opens again from the texts as they are
+        now (``_refresh_merge``), so a new text never goes to the trash unseen."""
+        values = dialog.values()
+        changed = []
+        for memory_id, fields in ((values[0], (DESCRIPTION, THEME)), (values[1], (DESCRIPTION,))):
+            was, now = dialog.opened(memory_id), self._model.card(memory_id)
+            if was is not None and now is not None and any(was[f] != now[f] for f in fields):
+                changed.append(now)
+        if changed:
+            return self._refresh_merge(dialog, values, changed)
+        return self._after_merge(*values)
+
+    def _refresh_merge(self, dialog: MergeDialog, values: tuple[str, str, str, str, str],
+                       changed: list[Any]) -> MergeDialog | None:
+        keep_id, gone_id, description, theme, reason = values
+        opened_theme = dialog.opened(keep_id)[THEME]
+        own_text = dialog.own_text()
+        again = self.merge_cards(keep_id, gone_id)  # prefilled from the texts as they are now
+        if again is None:
+            return None
+        if own_text:  # what the person wrote stays; the labels above it show the new texts
+            again.description_edit.setPlainText(description)
+        if theme != opened_theme:
+            again.theme_edit.setText(theme)
+        again.reason_edit.setText(reason)
+        lines = [QCoreApplication.translate("MemoryWall", "合并前，这条记忆刚被改过：{0}").format(
+            _preview(card[DESCRIPTION], 120)) for card in changed]
+        lines.append(QCoreApplication.translate("MemoryWall", "你写的合并内容还在，请对照现在的内容再确认。") if own_text
+                     else QCoreApplication.translate("MemoryWall", "已按现在的内容重新填写，请再确认。"))
+        again.hint.setText("\n".join(lines))
+        return again
 
     def _after_merge(self, keep_id: str, gone_id: str, description: str, theme: str,
                      reason: str) -> "asyncio.Task[Any]":
