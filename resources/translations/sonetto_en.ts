@@ -21,12 +21,12 @@
         <translation>Merge</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_model.py" line="59" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_model.py" line="60" />
         <source>用到 {0} 次</source>
         <translation>Used {0}×</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_model.py" line="68" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_model.py" line="69" />
         <source>用到 {0} 次：Sonetto 在对话中想起并用上这条记忆的次数（“用到最多”按它排序）。</source>
         <translation>Used {0}×: how many times Sonetto recalled this memory and used it in a conversation (“Most used” sorts by it).</translation>
     </message>
@@ -460,8 +460,8 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>Dialogs</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/widgets/dialogs.py" line="52" />
-        <location filename="../../sonetto_desktop/ui/widgets/dialogs.py" line="75" />
+        <location filename="../../sonetto_desktop/ui/widgets/dialogs.py" line="53" />
+        <location filename="../../sonetto_desktop/ui/widgets/dialogs.py" line="78" />
         <source>取消</source>
         <translation>Cancel</translation>
     </message>
@@ -536,62 +536,62 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>EditDialog</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="66" />
+        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="67" />
         <source>新建记忆</source>
         <translation>New memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="66" />
+        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="67" />
         <source>编辑记忆</source>
         <translation>Edit memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="74" />
+        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="75" />
         <source>关于你的一件事，例如：喜欢手冲咖啡，不加糖</source>
         <translation>Something about you, e.g.: likes pour-over coffee, no sugar</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="79" />
+        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="80" />
         <source>主题，例如：品味、工作、家人</source>
         <translation>Theme, e.g.: taste, work, family</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="86" />
+        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="87" />
         <source>为什么这样改（可选，会记入历史）</source>
         <translation>Why this change (optional, kept in the history)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="92" />
+        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="93" />
         <source>内容</source>
         <translation>Text</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="94" />
+        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="95" />
         <source>主题</source>
         <translation>Theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="95" />
+        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="96" />
         <source>原因</source>
         <translation>Reason</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="117" />
+        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="129" />
         <source>内容不能为空。</source>
         <translation>The text cannot be empty.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="119" />
+        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="131" />
         <source>内容太长了：最多 {0} 个字，现在 {1} 个。</source>
         <translation>The text is too long: at most {0} characters, now {1}.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="122" />
+        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="134" />
         <source>主题不能为空。</source>
         <translation>The theme cannot be empty.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="124" />
+        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="136" />
         <source>还没有改动。</source>
         <translation>Nothing has changed yet.</translation>
     </message>
@@ -599,42 +599,42 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>HistoryDialog</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="84" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="81" />
         <source>{0}（{1}）</source>
         <translation>{0} ({1})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="107" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="104" />
         <source>记忆的历史</source>
         <translation>Memory history</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="114" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="111" />
         <source>加载中…</source>
         <translation>Loading…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="132" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="129" />
         <source>恢复为此版本</source>
         <translation>Restore this version</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="136" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="133" />
         <source>打开这段对话</source>
         <translation>Open that chat</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="138" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="135" />
         <source>在对话里找到引起这次改动的那句话</source>
         <translation>Find the message in the chat that caused this change</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="171" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="169" />
         <source>这条记忆已不存在（可能被删除或合并）。</source>
         <translation>This memory no longer exists (it may have been deleted or merged).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="179" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="177" />
         <source>当前：{0}（{1}）</source>
         <translation>Now: {0} ({1})</translation>
     </message>
@@ -679,85 +679,91 @@ Talk about anything — I'll remember what matters to you.</translation>
         <translation>Another program ({0})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="131" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="128" />
         <source>恢复的原因（可选）</source>
         <translation>Reason for restoring (optional)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="212" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="220" />
         <source>创建</source>
         <translation>Added</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="213" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="221" />
         <source>修改</source>
         <translation>Edited</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="214" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="222" />
         <source>合并</source>
         <translation>Merged</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="215" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="223" />
         <source>恢复旧版本</source>
         <translation>Reverted</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="216" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="224" />
         <source>从回收站恢复</source>
         <translation>Restored</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="217" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="225" />
         <source>锁定</source>
         <translation>Locked</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="218" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="226" />
         <source>解锁</source>
         <translation>Unlocked</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="225" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="233" />
         <source>最初的版本</source>
         <translation>The first version</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="230" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="238" />
         <source> · 来自被合并的记忆</source>
         <translation> · from a merged memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="236" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="289" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="244" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="303" />
         <source>起因：“{0}”</source>
         <translation>Prompted by: “{0}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="270" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="279" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="281" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="278" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="293" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="295" />
         <source>主题：{0}</source>
         <translation>Theme: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="275" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="282" />
+        <source>锁定或解锁不改变内容：这一行没有可恢复的版本。</source>
+        <translation>Locking or unlocking changes no content: this row has no version to restore.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="289" />
         <source>修改前 → 修改后</source>
         <translation>Before → after</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="283" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="297" />
         <source>并入的记忆：{0}</source>
         <translation>Merged-in memory: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="287" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="285" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="301" />
         <source>原因：{0}</source>
         <translation>Reason: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="292" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="306" />
         <source>来自：{0}</source>
         <translation>From: {0}</translation>
     </message>
@@ -1576,62 +1582,62 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>ImportPreviewDialog</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="28" />
+        <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="30" />
         <source>导入记忆</source>
         <translation>Import memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="31" />
+        <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="33" />
         <source>新增</source>
         <translation>New</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="31" />
+        <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="33" />
         <source>新增（编号已被占用，换新编号）</source>
         <translation>New (its id is taken; gets a new id)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="31" />
+        <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="33" />
         <source>跳过（已有相同记忆）</source>
         <translation>Skipped (already there)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="37" />
+        <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="39" />
         <source>从 {0} 导入：新增 {1} 条，其中 {2} 条换了新编号；跳过 {3} 条重复的。已有的记忆不会被覆盖。</source>
         <translation>Import from {0}: {1} new, {2} of them with a new id; {3} duplicates skipped. Existing memories are never overwritten.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="42" />
+        <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="44" />
         <source>结果</source>
         <translation>Result</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="42" />
+        <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="44" />
         <source>内容</source>
         <translation>Text</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="42" />
+        <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="44" />
         <source>主题</source>
         <translation>Theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="43" />
+        <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="45" />
         <source>将要导入的记忆</source>
         <translation>Memories to import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="52" />
+        <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="54" />
         <source>（只列出前 {0} 条）</source>
         <translation>(only the first {0} are listed)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="57" />
+        <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="59" />
         <source>导入</source>
         <translation>Import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="62" />
+        <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="64" />
         <source>取消</source>
         <translation>Cancel</translation>
     </message>
@@ -2143,157 +2149,213 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
         <translation>{0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="146" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="183" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="200" />
         <source>这条记忆已经不在了（可能刚被删除或合并）。可以把你写的内容另存为一条新记忆。</source>
         <translation>This memory is gone (it may have just been deleted or merged). You can save what you wrote as a new memory.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="204" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="248" />
+        <source>合并前，这条记忆刚被改过：{0}</source>
+        <translation>Before the merge, this memory just changed: {0}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="250" />
+        <source>你写的合并内容还在，请对照现在的内容再确认。</source>
+        <translation>Your merged text is still here: check it against the texts as they are now.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="251" />
+        <source>已按现在的内容重新填写，请再确认。</source>
+        <translation>Filled in again from the texts as they are now: please check.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="292" />
         <source>已删除：{0}</source>
         <translation>Deleted: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="206" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="294" />
         <source>已删除 {0} 条记忆</source>
         <translation>Deleted {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="210" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="298" />
         <source>撤销</source>
         <translation>Undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="255" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="343" />
         <source>已经在「{0}」里了。要合并，就把它拖到另一张卡片上。</source>
         <translation>Already in “{0}”. To merge, drop it on another card.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="281" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="369" />
         <source>移动到新主题</source>
         <translation>Move to a new theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="282" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="370" />
         <source>新主题的名字：</source>
         <translation>Name of the new theme:</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="288" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="376" />
         <source>移动到…</source>
         <translation>Move to…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="299" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="387" />
         <source>新主题…</source>
         <translation>New theme…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="311" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="399" />
         <source>展开</source>
         <translation>Expand</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="312" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="400" />
         <source>折叠</source>
         <translation>Collapse</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="315" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="403" />
         <source>重命名主题…</source>
         <translation>Rename theme…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="318" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="406" />
         <source>更改颜色…</source>
         <translation>Change colour…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="321" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="409" />
         <source>恢复默认颜色</source>
         <translation>Default colour</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="330" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="418" />
         <source>「{0}」的颜色</source>
         <translation>Colour of “{0}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="347" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="435" />
         <source>已选 {0} 条，其中 {1} 条不在视野内</source>
         <translation>{0} selected, {1} of them out of sight</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="353" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="441" />
         <source>删除</source>
         <translation>Delete</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="355" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="443" />
         <source>删除 {0} 条</source>
         <translation>Delete {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="359" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="447" />
         <source>锁定</source>
         <translation>Lock</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="360" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="448" />
         <source>锁定 {0} 条</source>
         <translation>Lock {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="362" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="450" />
         <source>解锁</source>
         <translation>Unlock</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="363" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="451" />
         <source>解锁 {0} 条</source>
         <translation>Unlock {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="366" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="454" />
         <source>置顶</source>
         <translation>Pin to the top</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="367" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="455" />
         <source>置顶 {0} 条</source>
         <translation>Pin {0} to the top</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="369" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="457" />
         <source>取消置顶</source>
         <translation>Unpin</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="370" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="458" />
         <source>取消置顶 {0} 条</source>
         <translation>Unpin {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="372" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="460" />
         <source>合并这 2 条</source>
         <translation>Merge these 2</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="378" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="466" />
         <source>编辑</source>
         <translation>Edit</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="379" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="467" />
         <source>历史</source>
         <translation>History</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="375" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="463" />
         <source>与…合并</source>
         <translation>Merge with…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="387" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="165" />
+        <source>你编辑这条记忆的时候，它被改过了。</source>
+        <translation>This memory was changed while you were editing it.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="168" />
+        <source>现在的内容：
+{0}
+
+你写的内容：
+{1}</source>
+        <translation>Now:
+{0}
+
+Yours:
+{1}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="171" />
+        <source>现在的主题：{0}
+你写的主题：{1}</source>
+        <translation>Theme now: {0}
+Your theme: {1}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="172" />
+        <source>用你写的覆盖现在的吗？</source>
+        <translation>Replace it with what you wrote?</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="173" />
+        <source>这条记忆刚被改过</source>
+        <translation>This memory just changed</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="174" />
+        <source>覆盖</source>
+        <translation>Replace</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="475" />
         <source>复制</source>
         <translation>Copy</translation>
     </message>
@@ -2301,42 +2363,42 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>MergeDialog</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="44" />
+        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="45" />
         <source>{0}（{1}）</source>
         <translation>{0} ({1})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="61" />
+        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="62" />
         <source>合并记忆</source>
         <translation>Merge memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="87" />
+        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="88" />
         <source>合并重复的记忆</source>
         <translation>Merge duplicate memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="92" />
+        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="97" />
         <source>保留</source>
         <translation>Keep</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="93" />
+        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="98" />
         <source>并入</source>
         <translation>Merge in</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="94" />
+        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="99" />
         <source>合并后</source>
         <translation>Merged</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="96" />
+        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="101" />
         <source>主题</source>
         <translation>Theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="97" />
+        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="102" />
         <source>原因</source>
         <translation>Reason</translation>
     </message>
@@ -3886,71 +3948,75 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>TrashDialog</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="41" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="47" />
         <source>回收站</source>
         <translation>Trash</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="47" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="53" />
         <source>加载中…</source>
         <translation>Loading…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="55" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="61" />
         <source>恢复</source>
         <translation>Restore</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="56" />
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="138" />
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="140" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="62" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="170" />
         <source>永久删除</source>
         <translation>Delete for good</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="57" />
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="131" />
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="132" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="63" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="159" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="160" />
         <source>清空回收站</source>
         <translation>Empty the trash</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="95" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="104" />
         <source>回收站是空的。</source>
         <translation>The trash is empty.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="95" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="104" />
         <source>{0} 条已删除的记忆</source>
         <translation>Deleted memories: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="131" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="159" />
         <source>永久删除回收站里的全部记忆？此操作无法撤销。</source>
         <translation>Delete every memory in the trash for good? This cannot be undone.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="139" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="167" />
+        <source>永久删除「{0}」？此操作无法撤销。</source>
+        <translation>Delete “{0}” for good? This cannot be undone.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="169" />
         <source>永久删除选中的 {0} 条记忆？此操作无法撤销。</source>
         <translation>Delete the {0} selected memories for good? This cannot be undone.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="156" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="193" />
         <source>并入「{0}」</source>
         <translation>merged into “{0}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="158" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="195" />
         <source>并入另一条记忆（已不在）</source>
         <translation>merged into another memory (no longer there)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="167" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="204" />
         <source>回收站里的记忆会一直保留，直到你永久删除。</source>
         <translation>Deleted memories stay here until you delete them for good.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="168" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="205" />
         <source>删除超过 {0} 天的记忆会在启动时被永久清除。</source>
         <translation>Memories deleted more than {0} days ago are removed for good at start-up.</translation>
     </message>
@@ -4009,22 +4075,22 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>UndoRestDialog</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/undo_rest.py" line="43" />
+        <location filename="../../sonetto_desktop/ui/dialogs/undo_rest.py" line="44" />
         <source>保留的卡片</source>
         <translation>Cards kept</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/undo_rest.py" line="53" />
+        <location filename="../../sonetto_desktop/ui/dialogs/undo_rest.py" line="54" />
         <source>撤销之后也可以再撤销它，把这些改动找回来。</source>
         <translation>The undo can itself be undone later to bring these changes back.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/undo_rest.py" line="57" />
+        <location filename="../../sonetto_desktop/ui/dialogs/undo_rest.py" line="58" />
         <source>撤销其余的改动</source>
         <translation>Undo the rest</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/undo_rest.py" line="59" />
+        <location filename="../../sonetto_desktop/ui/dialogs/undo_rest.py" line="60" />
         <source>取消</source>
         <translation>Cancel</translation>
     </message>

@@ -279,9 +279,28 @@ class MemoryItem:
                 app = app or actor
         return app or IMPORTED
 
+    def entry_versions(self) -> list[int | None]:
+        """For each history entry, in order, the version (see ``versions``) it made: its index in
+        ``versions()``. ``None`` for an entry that made none: a lock or an unlock (they change no text
+        or theme) and an absorbed memory's entry. The one numbering of versions: ``versions`` and
+        ``revert`` count by it, and so does the history dialog."""
+        numbers: list[int | None] = []
+        version: int | None = None
+        for entry in self.history:
+            if "from" in entry or kinds.flag(entry.get("action")):
+                numbers.append(None)
+                continue
+            if version is None:  # the first content entry: a create is version 0, any other change version 1
+                version = 0 if entry.get("action") == kinds.CREATE else 1
+            else:
+                version += 1
+            numbers.append(version)
+        return numbers
+
     def versions(self) -> list[dict[str, str]]:
-        """Every state this item had: ``[{description, theme, time}]``, version 0 first."""
-        own = self.content_history()
+        """Every state this item had: ``[{description, theme, time}]``, version 0 first (numbered by
+        ``entry_versions``)."""
+        own = [entry for entry, number in zip(self.history, self.entry_versions(), strict=True) if number is not None]
         if own and own[0].get("action") == kinds.CREATE:  # the created state is version 0
             created, own = own[0], own[1:]
             states = [{"description": created.get("new_description", self.description),

@@ -8,6 +8,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox, QPushButton
 
+from shell_fixtures import OFFSCREEN_RAISE, OFFSCREEN_SIZE_HINTS
 from sonetto_desktop.memory.changes import Turn
 from sonetto_desktop.memory.item import MAX_DESCRIPTION_CHARS
 from sonetto_desktop.presentation.cards import make_card
@@ -88,6 +89,48 @@ async def test_history_shows_memory_text_as_plain_text(service, populated_store,
     assert not dialog.diff.openLinks() and not dialog.diff.openExternalLinks()
 
 
+def _as_shown(tip: str) -> str:
+    """A tooltip's text as Qt shows it (it reads a tooltip that looks like markup as rich text)."""
+    from PySide6.QtGui import QTextDocument
+
+    document = QTextDocument()
+    document.setHtml(tip)
+    return document.toPlainText()
+
+
+@pytest.mark.qt_log_ignore(OFFSCREEN_RAISE, OFFSCREEN_SIZE_HINTS)  # the tooltip's window
+async def test_a_cards_tooltip_shows_its_text_as_plain_text(wall, populated_store, wait):
+    """The card's tooltip (a real tooltip event on the card): the tags are shown, not applied; no image is
+    loaded; the line break stays."""
+    from PySide6.QtCore import QEvent
+    from PySide6.QtGui import QHelpEvent, QTextDocument
+    from PySide6.QtWidgets import QApplication, QToolTip
+
+    memory_id = populated_store.add("<b>周五</b>前交报告\n第二行<img src='file:///etc/passwd'>", "工作")
+    await wall.reload()
+    await wait(lambda: not wall.loading() and wall.section("工作") is not None
+               and wall.section("工作").proxy.index_of(memory_id).isValid())
+    view = wall.section("工作").view
+    center = view.visualRect(view.proxy.index_of(memory_id)).center()
+    QApplication.sendEvent(view.viewport(), QHelpEvent(QEvent.Type.ToolTip, center, view.viewport().mapToGlobal(center)))
+    label = next(w for w in QApplication.topLevelWidgets() if w.objectName() == "qtooltip_label")
+    shown = "".join(document.toPlainText() for document in label.findChildren(QTextDocument))
+    QToolTip.hideText()
+    assert shown.startswith("<b>周五</b>前交报告\n第二行<img src='file:///etc/passwd'>\n\n"), shown
+
+
+async def test_trash_and_history_tooltips_show_memory_text_as_plain_text(service, populated_store, qtbot):
+    text = HOSTILE + "\n第二行"
+    memory_id = populated_store.add(text, "测试")
+    history = _shown(qtbot, HistoryDialog(service, memory_id))
+    await history.wait_loaded()
+    assert _as_shown(history.current_label.toolTip()) == text
+    populated_store.delete(memory_id, "测试")
+    trash = _shown(qtbot, TrashDialog(service))
+    await trash.wait_loaded()
+    assert _as_shown(trash.list.item(0).toolTip()) == text
+
+
 def test_merge_shows_memory_text_as_plain_text(qtbot):
     first = make_card("a1", HOSTILE, "测试", 0, "")
     second = make_card("b2", "讨厌香菜", "品味", 0, "")
@@ -118,7 +161,7 @@ async def test_history_shows_the_turn_excerpt(service, populated_store, qtbot):
     await dialog.wait_loaded()
     dialog.list.setCurrentRow(0)
     assert "其实我最近开始吃香菜了" in dialog.diff.toPlainText()
-    assert "其实我最近开始吃香菜了" in dialog.list.item(0).toolTip()
+    assert "其实我最近开始吃香菜了" in _as_shown(dialog.list.item(0).toolTip())
 
 
 # ── item 11: the trash ──────────────────────────────────────────────────
@@ -183,6 +226,80 @@ async def test_trash_says_how_long_it_keeps_memories(service, qtbot, monkeypatch
     dialog = _shown(qtbot, TrashDialog(service))
     await dialog.wait_loaded()
     assert dialog.retention.isVisible() and "30 天" in dialog.retention.text()
+
+
+async def _trash_with_a_live_delete(service, populated_store, qtbot, wait, monkeypatch):
+    """The cat and the Rust memory in the trash, the person picks the cat, then Sonetto deletes 讨厌香菜
+    (a newer row, listed first): the dialog refills with every row one lower."""
+    from sonetto_desktop.memory.stores import crud
+
+    cat = populated_store.ids["有一只叫年糕的橘猫"]
+    rust = populated_store.ids["正在用 Rust 重写调度服务"]
+    coriander = populated_store.ids["讨厌香菜"]
+    monkeypatch.setattr(crud, "now_iso", lambda: "2024-01-01T10:00:00")  # the person's deletions, earlier today
+    populated_store.delete(cat, "测试")
+    populated_store.delete(rust, "测试")
+    monkeypatch.undo()
+    dialog = _shown(qtbot, TrashDialog(service))
+    await dialog.wait_loaded()
+    dialog.list.setCurrentRow(dialog.ids().index(cat))
+    assert dialog.selected_ids() == [cat]
+    populated_store.delete(coriander, "过时", actor="agent")
+    await wait(lambda: coriander in dialog.ids())
+    await dialog.wait_loaded()
+    return dialog, cat, rust, coriander
+
+
+async def test_trash_selection_stays_on_its_memory_when_the_list_refills(service, populated_store, qtbot, wait,
+                                                                         monkeypatch):
+    dialog, cat, _rust, coriander = await _trash_with_a_live_delete(service, populated_store, qtbot, wait, monkeypatch)
+    assert dialog.selected_ids() == [cat], f"selection jumped to {dialog.selected_ids()}"
+    assert dialog.list.currentItem().data(Qt.ItemDataRole.UserRole) == cat
+    dialog.restore_button.click()
+    await service.drain()
+    assert cat in populated_store.all_items() and coriander not in populated_store.all_items()
+
+
+async def test_trash_keeps_a_multi_selection_when_the_list_refills(service, populated_store, qtbot, wait,
+                                                                   monkeypatch):
+    from sonetto_desktop.memory.stores import crud
+
+    cat, rust = populated_store.ids["有一只叫年糕的橘猫"], populated_store.ids["正在用 Rust 重写调度服务"]
+    monkeypatch.setattr(crud, "now_iso", lambda: "2024-01-01T10:00:00")
+    for memory_id in (cat, rust, populated_store.ids["喜欢手冲咖啡，不加糖"]):
+        populated_store.delete(memory_id, "测试")
+    monkeypatch.undo()
+    dialog = _shown(qtbot, TrashDialog(service))
+    await dialog.wait_loaded()
+    dialog.select_ids([cat, rust])
+    populated_store.delete(populated_store.ids["讨厌香菜"], "过时", actor="agent")
+    await wait(lambda: len(dialog.ids()) == 4)
+    await dialog.wait_loaded()
+    assert sorted(dialog.selected_ids()) == sorted([cat, rust])
+
+
+async def test_delete_forever_after_the_list_refilled_deletes_the_memory_picked(service, populated_store, qtbot,
+                                                                                 wait, monkeypatch):
+    dialog, cat, rust, _ = await _trash_with_a_live_delete(service, populated_store, qtbot, wait, monkeypatch)
+    dialog.purge_button.click()
+    box = _question(dialog, "DestructiveQuestion")
+    assert "有一只叫年糕的橘猫" in box.text()  # one memory: the question names it
+    assert box.textFormat() == Qt.TextFormat.PlainText
+    box.findChild(QPushButton, "DestructiveConfirm").click()
+    await service.drain()
+    trash = {row["id"] for row in populated_store.list_trash()}
+    assert cat not in trash, "the cat, which the person picked, is still in the trash"
+    assert rust in trash, "a memory the person did not pick was deleted for good"
+
+
+async def test_delete_forever_of_a_long_memory_names_it_elided(service, populated_store, qtbot):
+    memory_id = populated_store.add("<b>很长</b>" + "的记忆" * 60, "工作")
+    populated_store.delete(memory_id, "测试")
+    dialog = _shown(qtbot, TrashDialog(service))
+    await dialog.wait_loaded()
+    dialog.purge_button.click()
+    text = _question(dialog, "DestructiveQuestion").text()
+    assert "「<b>很长</b>的记忆" in text and "…」" in text and len(text) < 120
 
 
 def test_esc_on_an_edited_merge_asks_first(qtbot):

@@ -7,6 +7,15 @@ from sonetto_desktop.ui.dialogs.history import HistoryDialog, history_rows
 from sonetto_desktop.ui.dialogs.trash import TrashDialog
 
 
+def _as_shown(tip: str) -> str:
+    """A tooltip's text as Qt shows it (it reads a tooltip that looks like markup as rich text)."""
+    from PySide6.QtGui import QTextDocument
+
+    document = QTextDocument()
+    document.setHtml(tip)
+    return document.toPlainText()
+
+
 def test_diff_html_marks_removed_and_added_text():
     html = diff_html("喜欢喝咖啡", "喜欢喝绿茶")
     assert html == '喜欢喝<span class="del">咖啡</span><span class="ins">绿茶</span>'
@@ -123,7 +132,7 @@ async def test_a_very_long_memory_keeps_the_dialog_on_screen(service, populated_
     qtbot.addWidget(dialog)
     await dialog.wait_loaded()
     assert len(dialog.current_label.text()) < 200 and dialog.current_label.text().endswith("…（长文）")
-    assert dialog.current_label.toolTip() == long_text  # the whole text is still there
+    assert _as_shown(dialog.current_label.toolTip()) == long_text  # the whole text is still there
     assert dialog.sizeHint().height() < 900
 
 
@@ -148,7 +157,7 @@ async def test_trash_rows_keep_a_multi_line_memory_to_one_line(service, populate
     await dialog.wait_loaded()
     text = dialog.list.item(0).text()
     assert text.count("\n") == 1 and text.startswith("第一行 第二行 第三行\n笔记")  # fits the two-line row
-    assert dialog.list.item(0).toolTip() == "第一行\n第二行\n\n第三行"
+    assert _as_shown(dialog.list.item(0).toolTip()) == "第一行\n第二行\n\n第三行"  # as written
 
 
 async def test_another_ai_apps_change_is_named_after_the_app(service, populated_store, qtbot):
@@ -158,3 +167,63 @@ async def test_another_ai_apps_change_is_named_after_the_app(service, populated_
     qtbot.addWidget(dialog)
     await dialog.wait_loaded()
     assert "· Cursor（其他应用） · 修改" in dialog.list.item(0).text()  # by the name it gave (sonetto mcp)
+
+
+async def test_revert_after_a_lock_brings_back_the_version_of_the_row(service, populated_store, qtbot):
+    """A lock (or an unlock) makes no version: the rows number versions as the store does (revert takes
+    that number), and a lock's row cannot be reverted to."""
+    memory_id = populated_store.ids["有一只叫年糕的橘猫"]
+    populated_store.set_locked(memory_id, True, actor="user", reason="别改")
+    populated_store.update(memory_id, "猫改名了", new_description="有一只叫汤圆的橘猫", actor="user")
+    populated_store.update(memory_id, "又改了", new_description="有一只叫芝麻的橘猫", actor="user")
+    dialog = HistoryDialog(service, memory_id)
+    qtbot.addWidget(dialog)
+    await dialog.wait_loaded()
+    # rows newest first: 芝麻 (update), 汤圆 (update), lock, create
+    assert [row.version for row in dialog.rows()] == [2, 1, None, 0]
+    texts = [dialog.list.item(i).text() for i in range(dialog.list.count())]
+    assert "猫改名了" in texts[1] and "锁定" in texts[2]
+    dialog.list.setCurrentRow(2)  # the lock
+    assert not dialog.revert_button.isEnabled() and "没有可恢复的版本" in dialog.diff.toPlainText()
+    dialog.list.setCurrentRow(1)  # the row that made it 汤圆
+    assert "汤圆" in dialog.diff.toPlainText()
+    assert dialog.revert_button.isEnabled()
+    dialog.revert_button.click()
+    await service.drain()
+    assert populated_store.get(memory_id).description == "有一只叫汤圆的橘猫"
+
+
+def test_entry_versions_number_each_change_as_versions_does(populated_store):
+    memory_id = populated_store.ids["有一只叫年糕的橘猫"]
+    populated_store.update(memory_id, "改", new_description="有一只叫汤圆的橘猫", actor="user")
+    populated_store.set_locked(memory_id, True, actor="user")
+    populated_store.set_locked(memory_id, False, actor="user")
+    populated_store.update(memory_id, "又改", new_description="有一只叫芝麻的橘猫", actor="user")
+    item = populated_store.get(memory_id)
+    numbers = item.entry_versions()
+    assert numbers == [0, 1, None, None, 2]
+    states = item.versions()
+    for entry, number in zip(item.history, numbers, strict=True):
+        if number is not None and "new_description" in entry:
+            assert states[number]["description"] == entry["new_description"]
+
+
+async def test_the_selected_version_stays_selected_when_a_live_change_arrives(service, populated_store, qtbot,
+                                                                             wait):
+    """Rows are newest first: a change made while the dialog is open moves every row down one; the
+    selection stays on the version the person picked, and 恢复为此版本 brings that one back."""
+    memory_id = populated_store.ids["有一只叫年糕的橘猫"]
+    populated_store.update(memory_id, "猫改名了", new_description="有一只叫汤圆的橘猫", actor="user")
+    dialog = HistoryDialog(service, memory_id)
+    qtbot.addWidget(dialog)
+    await dialog.wait_loaded()
+    dialog.list.setCurrentRow(dialog.list.count() - 1)  # 最初的版本: 年糕
+    assert dialog.selected_version() == 0
+    populated_store.update(memory_id, "agent", new_description="有一只叫芝麻的橘猫", actor="agent")  # Sonetto, meanwhile
+    await wait(lambda: dialog.list.count() == 3)
+    await dialog.wait_loaded()
+    assert dialog.selected_version() == 0, "the selection moved to another version"
+    assert dialog.list.currentRow() == 2 and "年糕" in dialog.diff.toPlainText()
+    dialog.revert_button.click()
+    await service.drain()
+    assert populated_store.get(memory_id).description == "有一只叫年糕的橘猫"

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import asyncio
 
+from PySide6.QtCore import Qt
+
+from sonetto_desktop.presentation.cards import DESCRIPTION, THEME
 from sonetto_desktop.ui.dialogs.edit import EditDialog
 from sonetto_desktop.ui.dialogs.merge import MergeDialog
 
@@ -51,6 +54,79 @@ async def test_failed_edit_of_an_existing_card_reopens_the_edit_with_the_text(wa
     again.accept()  # the retry works: the dialog still knows the card it edits
     await wait(lambda: populated_store.get(rust).description == "用 Rust 重写完了", message="retried edit")
 
+# ── the card changed while its edit dialog was open ─────────────────────
+
+
+async def test_an_edit_saves_only_the_text_the_person_changed_not_a_stale_theme(wall, populated_store, wait):
+    await wall.reload()
+    rust = populated_store.ids["正在用 Rust 重写调度服务"]
+    dialog = wall.actions.edit_card(rust)
+    populated_store.update(rust, "整理", new_theme="项目", actor="agent")  # Sonetto files it elsewhere meanwhile
+    await wait(lambda: wall.model.card(rust)[THEME] == "项目")
+    dialog.description_edit.setPlainText("用 Rust 重写完了调度服务")  # the person changes only the text
+    dialog.accept()
+    await wall.service.drain()
+    item = populated_store.get(rust)
+    assert item.description == "用 Rust 重写完了调度服务"
+    assert item.theme == "项目", "Sonetto's move was silently undone by the edit (theme field was stale)"
+    assert wall.actions.last_question is None  # nothing to ask: different fields
+
+
+async def test_an_edit_saves_only_the_theme_the_person_changed_not_a_stale_text(wall, populated_store, wait):
+    await wall.reload()
+    rust = populated_store.ids["正在用 Rust 重写调度服务"]
+    dialog = wall.actions.edit_card(rust)
+    populated_store.update(rust, "补充", new_description="正在用 Rust 重写调度服务，下个月上线", actor="agent")
+    await wait(lambda: "上线" in wall.model.card(rust)[DESCRIPTION])
+    dialog.reason_edit.setText("小改")
+    dialog.theme_edit.setText("项目")  # the person only re-files it
+    dialog.accept()
+    await wall.service.drain()
+    item = populated_store.get(rust)
+    assert item.theme == "项目" and item.history[-1]["reason"] == "小改"
+    assert "上线" in item.description, "Sonetto's new text was overwritten without a question"
+
+
+async def _edit_while_sonetto_rewrites(wall, populated_store, wait):
+    await wall.reload()
+    rust = populated_store.ids["正在用 Rust 重写调度服务"]
+    dialog = wall.actions.edit_card(rust)
+    populated_store.update(rust, "补充", new_description="正在用 Rust 重写调度服务，下个月上线", actor="agent")
+    await wait(lambda: "上线" in wall.model.card(rust)[DESCRIPTION])
+    dialog.description_edit.setPlainText("用 Rust 重写完了调度服务")
+    dialog.reason_edit.setText("写完了")
+    dialog.accept()
+    await wait(lambda: wall.actions.last_question is not None and wall.actions.last_question.isVisible(),
+               message="asked")
+    box = wall.actions.last_question
+    assert "下个月上线" in box.text() and "用 Rust 重写完了调度服务" in box.text()  # both texts
+    assert box.textFormat() == Qt.TextFormat.PlainText
+    assert box.defaultButton().text() == "取消"
+    await wall.service.drain()
+    assert "上线" in populated_store.get(rust).description  # nothing written before the answer
+    return rust, box
+
+
+async def test_an_edit_of_text_sonetto_rewrote_meanwhile_asks_and_overwrites_on_yes(wall, populated_store, wait):
+    rust, box = await _edit_while_sonetto_rewrites(wall, populated_store, wait)
+    next(b for b in box.buttons() if b.text() == "覆盖").click()
+    await wait(lambda: populated_store.get(rust).description == "用 Rust 重写完了调度服务", message="overwritten")
+    assert populated_store.get(rust).history[-1]["reason"] == "写完了"
+
+
+async def test_an_edit_of_text_sonetto_rewrote_meanwhile_kept_on_cancel_with_the_typed_text_back(wall, populated_store,
+                                                                                                wait):
+    rust, box = await _edit_while_sonetto_rewrites(wall, populated_store, wait)
+    first = wall.actions.active_dialog
+    box.defaultButton().click()  # 取消
+    await wait(lambda: isinstance(wall.actions.active_dialog, EditDialog) and wall.actions.active_dialog is not first
+               and not wall.actions.active_dialog.isHidden(), message="dialog reopened")
+    again = wall.actions.active_dialog
+    assert again.values() == ("用 Rust 重写完了调度服务", "工作", "写完了")
+    assert again.original()[0] == "正在用 Rust 重写调度服务，下个月上线"  # a second OK asks no more
+    await wall.service.drain()
+    assert populated_store.get(rust).description == "正在用 Rust 重写调度服务，下个月上线"
+
 
 async def test_failed_merge_reopens_the_merge_dialog_with_the_text(wall, populated_store, wait):
     await wall.reload()
@@ -66,6 +142,49 @@ async def test_failed_merge_reopens_the_merge_dialog_with_the_text(wall, populat
     again = wall.actions.active_dialog
     assert again.description_edit.toPlainText() == "咖啡不加糖，不吃香菜"
     assert populated_store.get(keep).description == "喜欢手冲咖啡"
+
+async def test_a_merge_after_sonetto_rewrote_the_other_memory_opens_again_with_its_new_text(wall, populated_store,
+                                                                                            wait):
+    await wall.reload()
+    keep = populated_store.ids["喜欢手冲咖啡，不加糖"]
+    gone = populated_store.ids["讨厌香菜"]
+    first = wall.actions.merge_cards(keep, gone)
+    assert first.description_edit.toPlainText() == "喜欢手冲咖啡，不加糖；讨厌香菜"
+    populated_store.update(gone, "口味变了", new_description="现在爱吃香菜了", actor="agent")
+    await wait(lambda: wall.model.card(gone)[DESCRIPTION] == "现在爱吃香菜了")
+    first.accept()
+    await wall.service.drain()
+    assert gone in populated_store.all_items(), "merged the stale text; the new text went to the trash unasked"
+    again = wall.actions.active_dialog
+    assert isinstance(again, MergeDialog) and again is not first and not again.isHidden()
+    assert again.description_edit.toPlainText() == "喜欢手冲咖啡，不加糖；现在爱吃香菜了"  # the prefill, renewed
+    assert "现在爱吃香菜了" in again.hint.text()
+    again.accept()
+    await wall.service.drain()
+    assert populated_store.get(keep).description == "喜欢手冲咖啡，不加糖；现在爱吃香菜了"
+    assert gone not in populated_store.all_items()
+
+
+async def test_a_merge_after_sonetto_rewrote_the_kept_memory_keeps_the_persons_text_and_asks_again(wall,
+                                                                                                   populated_store,
+                                                                                                   wait):
+    await wall.reload()
+    keep = populated_store.ids["喜欢手冲咖啡，不加糖"]
+    gone = populated_store.ids["讨厌香菜"]
+    first = wall.actions.merge_cards(keep, gone)
+    first.description_edit.setPlainText("咖啡不加糖，不吃香菜")
+    populated_store.update(keep, "补充", new_description="喜欢手冲咖啡，不加糖，不加奶", actor="agent")
+    await wait(lambda: "不加奶" in wall.model.card(keep)[DESCRIPTION])
+    first.accept()
+    await wall.service.drain()
+    assert gone in populated_store.all_items()
+    again = wall.actions.active_dialog
+    assert isinstance(again, MergeDialog) and again is not first
+    assert again.description_edit.toPlainText() == "咖啡不加糖，不吃香菜"  # what the person wrote is kept
+    assert "不加奶" in again.first_label.text() and "不加奶" in again.hint.text()
+    again.accept()  # seen: now it merges
+    await wall.service.drain()
+    assert populated_store.get(keep).description == "咖啡不加糖，不吃香菜"
 
 
 async def test_a_card_cannot_be_merged_with_itself(wall, populated_store):

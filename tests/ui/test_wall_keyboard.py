@@ -87,6 +87,23 @@ async def test_delete_key_deletes_the_current_card_with_an_undo(wall, populated_
     toast.action_button.click()  # 撤销
     await wait(lambda: cat in populated_store.all_items(), message="undone")
 
+async def test_a_revealed_card_is_the_only_selection_so_delete_deletes_only_it(wall, populated_store, qtbot, wait):
+    """reveal() (a toast's "show me", a search result) selects the card as a click would: a card selected
+    earlier in another theme, now out of sight, is no longer selected, and Delete does not take it along."""
+    await _ready(wall, qtbot, wait)
+    coffee = populated_store.ids["喜欢手冲咖啡，不加糖"]  # 品味
+    cat = populated_store.ids["有一只叫年糕的橘猫"]  # 家人
+    wall.select_ids([coffee])  # selected earlier
+    wall.section("品味").set_collapsed(True)  # and then out of sight
+    assert wall.reveal(cat)
+    assert wall.selected_ids() == [cat] and wall.section("品味").view.selected_ids() == []
+    view = wall.section("家人").view
+    assert view.currentIndex().data() == "有一只叫年糕的橘猫"
+    qtbot.keyClick(view, Qt.Key.Key_Delete)
+    await wait(lambda: cat not in populated_store.all_items(), message="deleted")
+    await wall.service.drain()
+    assert coffee in populated_store.all_items(), "an unseen card selected before the reveal was deleted too"
+
 
 async def test_tab_into_the_cards_then_enter_edits_the_first_card(wall, populated_store, qtbot, wait):
     await _ready(wall, qtbot, wait)

@@ -49,7 +49,8 @@ def theme_completer(themes: Iterable[str], parent: QWidget) -> QCompleter:
 
 
 class EditDialog(QDialog):
-    """``values()`` -> (description, theme, reason); OK is enabled only with a description and a theme."""
+    """``values()`` -> (description, theme, reason); ``changes()``: only the fields the person changed.
+    OK is enabled only with a description and a theme."""
 
     def __init__(
         self,
@@ -105,6 +106,17 @@ class EditDialog(QDialog):
             self.theme_edit.text().strip(),
             self.reason_edit.text().strip(),
         )
+
+    def original(self) -> tuple[str, str]:
+        """(description, theme) as the dialog opened with them (stripped)."""
+        return self._original
+
+    def changes(self) -> tuple[str | None, str | None]:
+        """(description, theme) the person changed; ``None`` for a field left as it opened, so a save
+        sends only what they changed (not a stale copy of what Sonetto changed meanwhile)."""
+        description, theme, _ = self.values()
+        return (description if description != self._original[0] else None,
+                theme if theme != self._original[1] else None)
 
     def changed(self) -> bool:
         description, theme, _ = self.values()

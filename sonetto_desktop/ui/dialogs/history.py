@@ -6,7 +6,7 @@ Memory text is data: labels show it as plain text, and the diff pane (our own es
 loads no resources and follows no links.
 
 The dialog reads the memory through :class:`MemoryService` (in a worker) and reloads itself when
-the store reports a change to this memory.
+the store reports a change to this memory; the selected row stays on the same change (version).
 """
 
 from __future__ import annotations
@@ -45,6 +45,7 @@ from ..memory_service import MemoryService
 from ..qt_bridge import disconnect_quietly
 from sonetto_desktop.presentation.relative_time import relative_time
 from ..widgets.tasks import task_scope
+from ..widgets.tooltips import plain_tooltip
 
 
 @dataclass(frozen=True)
@@ -52,24 +53,20 @@ class HistoryRow:
     """One line of the dialog: a change (``entry``), or the first version (``entry`` is None)."""
 
     entry: dict[str, Any] | None
-    version: int | None  # the state after this change; None for absorbed (merged-in) entries
+    version: int | None  # the version this change made (``MemoryItem.entry_versions``, the store's own
+    # numbering, which ``revert`` takes); None for a change that made none (a lock, an unlock, an absorbed entry)
+    position: int = -1  # the entry's index in the (append-only) history: the row's identity across reloads;
+    # -1 for the first version without an entry
 
 
 def history_rows(item: MemoryItem) -> list[HistoryRow]:
     """Rows newest first; the last row is the memory as first written (version 0): its ``create``
     entry, or (for memories of older files, which have none) a row without an entry."""
-    rows: list[HistoryRow] = []
-    own = [entry for entry in item.history if "from" not in entry]
-    created = bool(own) and own[0].get("action") == kinds.CREATE
-    version = -1 if created else 0
-    for entry in item.history:
-        if "from" in entry:
-            rows.append(HistoryRow(dict(entry), None))
-        else:
-            version += 1
-            rows.append(HistoryRow(dict(entry), version))
+    numbers = item.entry_versions()
+    rows = [HistoryRow(dict(entry), number, position)
+            for position, (entry, number) in enumerate(zip(item.history, numbers, strict=True))]
     rows.reverse()
-    if not created:
+    if 0 not in numbers:
         rows.append(HistoryRow(None, 0))
     return rows
 
@@ -164,7 +161,8 @@ class HistoryDialog(QDialog):
         if not shiboken6.isValid(self):
             return
         self._item = item
-        selected = self.list.currentRow()
+        index = self.list.currentRow()
+        selected = self._rows[index] if 0 <= index < len(self._rows) else None
         self.list.clear()
         if item is None:
             self._rows = []
@@ -177,12 +175,22 @@ class HistoryDialog(QDialog):
         if len(description) > CURRENT_CHARS:  # a very long memory must not stretch the dialog off screen
             description = description[: CURRENT_CHARS - 1] + "…"
         self.current_label.setText(self.tr("当前：{0}（{1}）").format(description, item.theme))
-        self.current_label.setToolTip(item.description)
+        self.current_label.setToolTip(plain_tooltip(item.description))
         self._rows = history_rows(item)
         for row in self._rows:
             self.list.addItem(self._list_item(row))
-        self.list.setCurrentRow(min(max(selected, 0), len(self._rows) - 1))
+        self.list.setCurrentRow(self._row_of(selected))
         self.loaded.emit()
+
+    def _row_of(self, selected: HistoryRow | None) -> int:
+        """Where ``selected`` (a row before a reload) is now: the same change, found by its place in the
+        history (rows are newest first, so a new change moves every row down one), never by row number;
+        the newest row when it was none or is gone."""
+        if selected is not None:
+            for index, row in enumerate(self._rows):
+                if row.position == selected.position and row.entry == selected.entry:
+                    return index
+        return 0
 
     async def wait_loaded(self) -> None:
         while self._load_task is not None and not self._load_task.done():
@@ -226,14 +234,14 @@ class HistoryDialog(QDialog):
         else:
             entry = row.entry
             head = f"{_format_time(entry.get('time'))} · {self._actor(entry)} · {self._action(entry)}"
-            if row.version is None:
+            if "from" in entry:
                 head += self.tr(" · 来自被合并的记忆")
             reason = render_reason(str(entry.get("reason") or ""), ui_language())
             reason = reason if len(reason) <= 40 else reason[:39] + "…"  # in full in the diff pane
             text = f"{head}\n{reason}" if reason else head
         item = QListWidgetItem(text)
         if row.entry is not None and row.entry.get("excerpt"):
-            item.setToolTip(self.tr("起因：“{0}”").format(str(row.entry["excerpt"])))
+            item.setToolTip(plain_tooltip(self.tr("起因：“{0}”").format(str(row.entry["excerpt"]))))
         lines = text.count("\n") + 1
         item.setSizeHint(QSize(0, lines * self.list.fontMetrics().lineSpacing() + 12))
         item.setData(Qt.ItemDataRole.UserRole, row.version)
@@ -270,6 +278,12 @@ class HistoryDialog(QDialog):
             theme = self.tr("主题：{0}").format(escape(first["theme"]))
             return f"<p>{escape(first['description'])}</p><p class='muted'>{theme}</p>"
         entry = row.entry
+        if kinds.flag(entry.get("action")) and "from" not in entry:  # a lock or an unlock: no version of its own
+            parts = ["<p class='muted'>" + escape(self.tr("锁定或解锁不改变内容：这一行没有可恢复的版本。")) + "</p>"]
+            if entry.get("reason"):
+                reason = render_reason(str(entry["reason"]), ui_language())
+                parts.append("<p class='muted'>" + self.tr("原因：{0}").format(escape(reason)) + "</p>")
+            return "".join(parts)
         old_d = str(entry.get("old_description") or "")
         new_d = str(entry.get("new_description") or old_d)
         before_after = escape(self.tr("修改前 → 修改后"))

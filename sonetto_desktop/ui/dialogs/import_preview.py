@@ -18,6 +18,8 @@ from PySide6.QtWidgets import (
 
 from sonetto_desktop.memory.import_preview import NEW, NEW_ID, SKIPPED, ImportPreview
 
+from ..widgets.tooltips import plain_tooltip
+
 SHOWN_ROWS = 2000  # a huge file still opens at once; the counts cover everything
 
 
@@ -44,7 +46,7 @@ class ImportPreviewDialog(QDialog):
         for row in preview.rows[:SHOWN_ROWS]:
             text = " ".join(row.description.split())
             item = QTreeWidgetItem([labels.get(row.outcome, row.outcome), text, row.theme])
-            item.setToolTip(1, row.description)
+            item.setToolTip(1, plain_tooltip(row.description))
             item.setData(0, Qt.ItemDataRole.UserRole, row.outcome)
             self.list.addTopLevelItem(item)
         self.list.setColumnWidth(0, 170)

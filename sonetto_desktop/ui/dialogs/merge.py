@@ -1,5 +1,6 @@
 """MergeDialog: merge two memories into one. Prefilled with both texts; the first card is kept
-(with both histories), the second goes to the trash. Memory text is shown as plain text only
+(with both histories), the second goes to the trash. The caller checks on OK that neither memory
+changed since the dialog opened (``opened``), else opens it again from the texts as they are now. Memory text is shown as plain text only
 (never parsed as HTML), and the merged text has the domain's length limit with a counter."""
 
 from __future__ import annotations
@@ -87,6 +88,10 @@ class MergeDialog(QDialog):
         self.reason_edit = QLineEdit(self.tr("合并重复的记忆"), self)
         self.reason_edit.setMaxLength(MAX_REASON_CHARS)
         self.reason_edit.setObjectName("MergeReason")
+        self.hint = QLabel(self)
+        self.hint.setObjectName("DialogHint")
+        self.hint.setTextFormat(Qt.TextFormat.PlainText)  # may quote memory text
+        self.hint.setWordWrap(True)
 
         form = QFormLayout()
         form.addRow(self.tr("保留"), self.first_label)
@@ -95,7 +100,7 @@ class MergeDialog(QDialog):
         form.addRow("", self.counter)
         form.addRow(self.tr("主题"), self.theme_edit)
         form.addRow(self.tr("原因"), self.reason_edit)
-        self.buttons = finish_form(self, form)
+        self.buttons = finish_form(self, form, self.hint)
 
         self.second_combo.currentIndexChanged.connect(self._on_second_changed)
         self.description_edit.textChanged.connect(self._validate)
@@ -118,6 +123,14 @@ class MergeDialog(QDialog):
             self.theme_edit.text().strip(),
             self.reason_edit.text().strip(),
         )
+
+    def opened(self, memory_id: str) -> Card | None:
+        """The card ``memory_id`` as the dialog opened with it (the kept one or a candidate)."""
+        return self._first if memory_id == self._first[ID] else self._cards.get(memory_id)
+
+    def own_text(self) -> bool:
+        """The person wrote the merged text themselves (it is not the prefill of the two texts)."""
+        return self.description_edit.toPlainText().strip() not in ("", self._prefilled)
 
     def _on_second_changed(self, *_: object) -> None:
         second = self._cards.get(self.second_id() or "")

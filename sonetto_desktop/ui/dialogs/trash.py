@@ -1,9 +1,11 @@
 """TrashDialog: deleted (and merged-away) memories — restore them, or delete them for good.
 
-The first row is selected once the list loads, so 恢复 works at once; after a restore the row that
-took the restored one's place is selected, and the keyboard focus stays where it was (the list or
-恢复), never landing on 清空回收站 while the list refills. Deleting for good (one entry
-or the whole trash) is never a default button and always asks, with 取消 as the default answer.
+The first row is selected once the list loads, so 恢复 works at once. When the list refills (a live
+change: Sonetto deleted or restored something meanwhile) the selection stays on the same memories, by
+id, never by row number; only when none of them is left (after a restore) the row that took the
+restored one's place is selected. The keyboard focus stays where it was (the list or 恢复), never
+landing on 清空回收站 while the list refills. Deleting for good (one entry or the whole trash) is never
+a default button and always asks, with 取消 as the default answer; for one memory the question names it.
 A merged-away memory names the memory it went into by its text, never by its id. The retention
 policy (``trash_retention_days``) is said under the list when the app knows it.
 """
@@ -14,7 +16,7 @@ import asyncio
 from typing import Any
 
 import shiboken6
-from PySide6.QtCore import QCoreApplication, QSize, Qt, Signal
+from PySide6.QtCore import QCoreApplication, QItemSelectionModel, QSize, Qt, Signal
 from PySide6.QtWidgets import QApplication, QDialog, QLabel, QListWidget, QListWidgetItem, QWidget
 
 from sonetto_desktop import ops
@@ -25,11 +27,15 @@ from sonetto_desktop.presentation.reasons import render_reason
 
 from ..widgets.dialogs import destructive_question
 from ..widgets.focus import focus_within, give_focus
+from ..widgets.tooltips import plain_tooltip
 from ..i18n import ui_language
 from ..memory_service import MemoryService
 from ..qt_bridge import disconnect_quietly
 from sonetto_desktop.presentation.relative_time import relative_time
 from ..widgets.list_dialog import ListDialogFrame
+
+
+QUESTION_CHARS = 60  # a memory named in a question: its text up to here
 
 
 class TrashDialog(QDialog):
@@ -76,6 +82,9 @@ class TrashDialog(QDialog):
             return
         had_focus = QApplication.focusWidget() if focus_within(self) else None
         was_at = self.list.currentRow()
+        was_selected = set(self.selected_ids())
+        current = self.list.currentItem()
+        was_current = current.data(Qt.ItemDataRole.UserRole) if current is not None else None
         self._filling = True  # no button is disabled (and no focus moved on) while the list refills
         self._rows = rows
         self.list.clear()
@@ -87,13 +96,14 @@ class TrashDialog(QDialog):
             if reason:
                 text += f" · {reason}"
             item = QListWidgetItem(text)
-            item.setToolTip(str(row.get("description") or ""))
+            item.setToolTip(plain_tooltip(str(row.get("description") or "")))
             item.setSizeHint(QSize(0, 2 * self.list.fontMetrics().lineSpacing() + 12))
             item.setData(Qt.ItemDataRole.UserRole, row["id"])
             self.list.addItem(item)
         self.summary.setText(
             self.tr("回收站是空的。") if not self._rows else self.tr("{0} 条已删除的记忆").format(len(self._rows))
         )
+        self._reselect(was_selected, was_current)
         if self.list.count() and not self.list.selectedItems():
             # 恢复 works without a click on a row first; after a restore, on the row that took its place
             self.list.setCurrentRow(min(max(was_at, 0), self.list.count() - 1))
@@ -102,6 +112,24 @@ class TrashDialog(QDialog):
         if had_focus is not None:
             give_focus(had_focus, lambda: self.list)
         self.loaded.emit()
+
+    def _reselect(self, ids: set[str], current_id: str | None) -> None:
+        """Select the rows of ``ids`` that are still in the list (the current row on ``current_id`` if
+        it still is, else on the first of them): a refill must not move the selection to other memories."""
+        current: QListWidgetItem | None = None
+        for index in range(self.list.count()):
+            item = self.list.item(index)
+            memory_id = item.data(Qt.ItemDataRole.UserRole)
+            if memory_id not in ids:
+                continue
+            if current is None or memory_id == current_id:
+                current = item
+        if current is None:
+            return
+        self.list.setCurrentItem(current, QItemSelectionModel.SelectionFlag.NoUpdate)
+        for index in range(self.list.count()):
+            item = self.list.item(index)
+            item.setSelected(item.data(Qt.ItemDataRole.UserRole) in ids)
 
     async def wait_loaded(self) -> None:
         while self._load_task is not None and not self._load_task.done():
@@ -132,12 +160,21 @@ class TrashDialog(QDialog):
                              self.tr("清空回收站"), self.empty_trash)
 
     def _on_purge_clicked(self) -> None:
-        ids = self.selected_ids()
+        ids = self.selected_ids()  # taken now: the question acts on these even if the list refills meanwhile
         if not ids:
             return
-        destructive_question(self, self.tr("永久删除"),
-                             self.tr("永久删除选中的 {0} 条记忆？此操作无法撤销。").format(len(ids)),
-                             self.tr("永久删除"), lambda: [self._service.submit(ops.PurgeTrash(mid)) for mid in ids])
+        if len(ids) == 1:
+            text = self.tr("永久删除「{0}」？此操作无法撤销。").format(self._short_text(ids[0]))
+        else:
+            text = self.tr("永久删除选中的 {0} 条记忆？此操作无法撤销。").format(len(ids))
+        destructive_question(self, self.tr("永久删除"), text, self.tr("永久删除"),
+                             lambda: [self._service.submit(ops.PurgeTrash(mid)) for mid in ids])
+
+    def _short_text(self, memory_id: str) -> str:
+        """The memory's text on one line, elided past ``QUESTION_CHARS`` (for a question that names it)."""
+        row = next((row for row in self._rows if row["id"] == memory_id), None)
+        text = " ".join(str(row.get("description") or "").split()) if row is not None else memory_id
+        return text if len(text) <= QUESTION_CHARS else text[:QUESTION_CHARS - 1] + "…"
 
     def _reason_text(self, row: dict[str, Any], kept: dict[str, Any]) -> str:
         """The row's reason; for a merged-away memory, the text of the memory it went into (never its id)."""

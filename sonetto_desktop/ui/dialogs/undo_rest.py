@@ -25,6 +25,7 @@ from sonetto_desktop.memory.undo import UndoPreview
 from sonetto_desktop.presentation.undo_words import kept_headline, kept_line, rest_line
 
 from ..i18n import ui_language
+from ..widgets.tooltips import plain_tooltip
 
 
 class UndoRestDialog(QDialog):
@@ -45,7 +46,7 @@ class UndoRestDialog(QDialog):
         self.cards.setSelectionMode(QListWidget.SelectionMode.NoSelection)
         for touched in sorted(preview.kept, key=lambda t: (t.description, t.memory_id)):
             item = QListWidgetItem(kept_line(touched, lang), self.cards)
-            item.setToolTip(touched.description)  # the whole text (the line may be cut)
+            item.setToolTip(plain_tooltip(touched.description))  # the whole text (the line may be cut)
         self.rest = QLabel(rest_line(preview.effects, lang, "will"), self)
         self.rest.setObjectName("ImportNote")
         self.rest.setWordWrap(True)

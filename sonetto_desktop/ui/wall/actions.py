@@ -14,12 +14,13 @@ import shiboken6
 
 from PySide6.QtCore import QCoreApplication, QObject, Qt, Signal
 from PySide6.QtGui import QColor, QGuiApplication
-from PySide6.QtWidgets import QColorDialog, QDialog, QInputDialog, QLineEdit, QMenu, QWidget
+from PySide6.QtWidgets import QColorDialog, QDialog, QInputDialog, QLineEdit, QMenu, QMessageBox, QWidget
 
 from sonetto_desktop.memory.reasons import reason_text
 from sonetto_desktop import ops
 
 from ..widgets.deferred import alive
+from ..widgets.dialogs import Question
 from ..widgets.owner import Owner
 from ..dialogs.edit import EditDialog
 from ..dialogs.history import HistoryDialog
@@ -31,6 +32,9 @@ from ..dialogs.merge import MergeDialog
 from ..notices.toasts import ToastOverlay
 from ..dialogs.trash import TrashDialog
 from ..widgets.tasks import task_scope
+
+
+QUESTION_CHARS = 300  # a memory's text quoted in a question: up to here (the box stays on screen)
 
 
 def _preview(text: str, limit: int = 24) -> str:
@@ -62,6 +66,7 @@ class WallActions(QObject):
         self._tasks = task_scope(self, "wall-actions")
         self.active_dialog: QDialog | None = None
         self.bulk: Any = None  # the wall's WallBulk (several cards, whole themes)
+        self.last_question: QMessageBox | None = None  # the last "changed meanwhile" question (tests)
 
     def _keep(self, coro: Any) -> "asyncio.Task[Any]":
         """Run ``coro`` as a task held until it is done (the loop keeps only weak references)."""
@@ -127,12 +132,61 @@ class WallActions(QObject):
         dialog = EditDialog(
             description=card[DESCRIPTION], theme=card[THEME], themes=self._model.themes(), parent=self._parent()
         )
-        dialog.accepted.connect(lambda: self._after_edit(memory_id, *dialog.values()))
+        dialog.accepted.connect(lambda: self._after_edit(memory_id, dialog))
         return self._open(dialog)
 
-    def _after_edit(self, memory_id: str, description: str, theme: str, reason: str) -> "asyncio.Task[Any]":
-        write = self._service.submit(ops.EditMemory(memory_id, description, theme, reason))
-        return self._keep(self._edit(write, memory_id, description, theme, reason))
+    def _after_edit(self, memory_id: str, dialog: EditDialog) -> "asyncio.Task[Any]":
+        """Save what the person changed, and only that: a field they left alone is not sent, so a change
+        Sonetto made to it while the dialog was open stays. A field they changed that was also changed
+        meanwhile is not overwritten unasked (``_ask_overwrite``)."""
+        typed = dialog.values()
+        description, theme = dialog.changes()
+        opened = dialog.original()
+        card = self._model.card(memory_id)  # the card as it is now (the model follows the store's changes)
+        clashes: list[tuple[str, str, str]] = []  # (field, now, typed)
+        if card is not None:
+            if description is not None and card[DESCRIPTION] not in (opened[0], description):
+                clashes.append((DESCRIPTION, card[DESCRIPTION], description))
+            if theme is not None and card[THEME] not in (opened[1], theme):
+                clashes.append((THEME, card[THEME], theme))
+        if clashes:
+            return self._keep(self._ask_overwrite(memory_id, description, theme, typed, clashes))
+        return self._save_edit(memory_id, description, theme, typed)
+
+    def _save_edit(self, memory_id: str, description: str | None, theme: str | None,
+                   typed: tuple[str, str, str]) -> "asyncio.Task[Any]":
+        write = self._service.submit(ops.EditMemory(memory_id, description, theme, typed[2]))
+        return self._keep(self._edit(write, memory_id, *typed))
+
+    async def _ask_overwrite(self, memory_id: str, description: str | None, theme: str | None,
+                             typed: tuple[str, str, str], clashes: list[tuple[str, str, str]]) -> Any:
+        """The memory changed while the person edited it, in a field they changed too: show both texts and
+        ask. 覆盖 saves theirs; 取消 writes nothing and opens the edit again with what they typed."""
+        parts = [QCoreApplication.translate("MemoryWall", "你编辑这条记忆的时候，它被改过了。")]
+        for field, now, mine in clashes:
+            if field == DESCRIPTION:
+                parts.append(QCoreApplication.translate("MemoryWall", "现在的内容：\n{0}\n\n你写的内容：\n{1}").format(
+                    _preview(now, QUESTION_CHARS), _preview(mine, QUESTION_CHARS)))
+            else:
+                parts.append(QCoreApplication.translate("MemoryWall", "现在的主题：{0}\n你写的主题：{1}").format(now, mine))
+        parts.append(QCoreApplication.translate("MemoryWall", "用你写的覆盖现在的吗？"))
+        question = Question(self._parent(), QCoreApplication.translate("MemoryWall", "这条记忆刚被改过"), "\n\n".join(parts),
+                            QCoreApplication.translate("MemoryWall", "覆盖"), QMessageBox.Icon.Warning)
+        self.last_question = question.box
+        if await question.answer():
+            if shiboken6.isValid(self):
+                return await self._save_edit(memory_id, description, theme, typed)
+            return None
+        if alive(self):
+            dialog = self.edit_card(memory_id)  # from the card as it is now, with what the person typed
+            if dialog is None:
+                self._reopen_add(*typed, QCoreApplication.translate(
+                    "MemoryWall", "这条记忆已经不在了（可能刚被删除或合并）。可以把你写的内容另存为一条新记忆。"))
+            else:
+                dialog.description_edit.setPlainText(typed[0])
+                dialog.theme_edit.setText(typed[1])
+                dialog.reason_edit.setText(typed[2])
+        return None
 
     async def _edit(self, write: "asyncio.Task[bool | None]", memory_id: str, description: str, theme: str,
                     reason: str) -> bool | None:
@@ -161,8 +215,42 @@ class WallActions(QObject):
         second = self._model.card(gone_id) if gone_id and gone_id != keep_id else None
         candidates = sorted(self._model.cards(), key=lambda c: (c[THEME] != first[THEME], c[THEME], c[DESCRIPTION]))
         dialog = MergeDialog(first, candidates, second=second, themes=self._model.themes(), parent=self._parent())
-        dialog.accepted.connect(lambda: self._after_merge(*dialog.values()))
+        dialog.accepted.connect(lambda: self._merge_if_unchanged(dialog))
         return self._open(dialog)
+
+    def _merge_if_unchanged(self, dialog: MergeDialog) -> Any:
+        """Merge, unless either memory changed while the dialog was open (the kept one's text or theme,
+        the other's text): then nothing is merged and the dialog opens again from the texts as they are
+        now (``_refresh_merge``), so a new text never goes to the trash unseen."""
+        values = dialog.values()
+        changed = []
+        for memory_id, fields in ((values[0], (DESCRIPTION, THEME)), (values[1], (DESCRIPTION,))):
+            was, now = dialog.opened(memory_id), self._model.card(memory_id)
+            if was is not None and now is not None and any(was[f] != now[f] for f in fields):
+                changed.append(now)
+        if changed:
+            return self._refresh_merge(dialog, values, changed)
+        return self._after_merge(*values)
+
+    def _refresh_merge(self, dialog: MergeDialog, values: tuple[str, str, str, str, str],
+                       changed: list[Any]) -> MergeDialog | None:
+        keep_id, gone_id, description, theme, reason = values
+        opened_theme = dialog.opened(keep_id)[THEME]
+        own_text = dialog.own_text()
+        again = self.merge_cards(keep_id, gone_id)  # prefilled from the texts as they are now
+        if again is None:
+            return None
+        if own_text:  # what the person wrote stays; the labels above it show the new texts
+            again.description_edit.setPlainText(description)
+        if theme != opened_theme:
+            again.theme_edit.setText(theme)
+        again.reason_edit.setText(reason)
+        lines = [QCoreApplication.translate("MemoryWall", "合并前，这条记忆刚被改过：{0}").format(
+            _preview(card[DESCRIPTION], 120)) for card in changed]
+        lines.append(QCoreApplication.translate("MemoryWall", "你写的合并内容还在，请对照现在的内容再确认。") if own_text
+                     else QCoreApplication.translate("MemoryWall", "已按现在的内容重新填写，请再确认。"))
+        again.hint.setText("\n".join(lines))
+        return again
 
     def _after_merge(self, keep_id: str, gone_id: str, description: str, theme: str,
                      reason: str) -> "asyncio.Task[Any]":

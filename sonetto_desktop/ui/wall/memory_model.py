@@ -35,6 +35,7 @@ from sonetto_desktop.presentation.cards import (ACTOR, DESCRIPTION, HIT, ID, LOC
                                                 card_from_item, card_from_state)
 from ..widgets.deferred import alive
 from ..widgets.tasks import app_scope
+from ..widgets.tooltips import plain_tooltip
 from ..memory_service import MemoryService
 from sonetto_desktop.presentation.relative_time import relative_time
 from sonetto_desktop.presentation.authors import author_tooltip, lock_tooltip
@@ -138,7 +139,7 @@ class MemoryCardModel(QAbstractListModel):
             return card[DESCRIPTION]
         if role == Qt.ItemDataRole.ToolTipRole:
             lines = [uses_tooltip(card[HIT]), author_tooltip(card[ACTOR])] + ([lock_tooltip()] if card[LOCKED] else [])
-            return card[DESCRIPTION] + "\n\n" + "\n".join(lines)
+            return plain_tooltip(card[DESCRIPTION] + "\n\n" + "\n".join(lines))  # the memory as written, never markup
         if role == CardRole.Id:
             return card[ID]
         if role == CardRole.Theme:

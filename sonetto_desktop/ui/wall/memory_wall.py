@@ -403,7 +403,7 @@ class MemoryWall(QWidget):
         return self.actions.handle_drop(ids, theme, target_id)
 
     def reveal(self, memory_id: str) -> bool:
-        """Scroll to the card, select it and make it glow. A card not loaded yet is revealed when it
+        """Scroll to the card, make it the only selected card and make it glow. A card not loaded yet is revealed when it
         arrives; a card hidden by the search clears the search; a collapsed theme opens. Returns
         whether it was shown now."""
         card = self.model.card(memory_id)
@@ -428,7 +428,8 @@ class MemoryWall(QWidget):
             return False
         self.set_collapsed(card[THEME], False)
         view = section.view
-        view.setCurrentIndex(index)
+        self.theme_sections.select_only(memory_id)  # the only selection, as a click makes it: a Delete
+        # then deletes this card, not cards selected earlier in themes out of sight
         view.setFocus(Qt.FocusReason.OtherFocusReason)
         self.model.flash(memory_id)
         # during a pass: not the selection from before it, and back to this card as the wall grows

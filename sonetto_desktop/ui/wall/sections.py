@@ -224,16 +224,22 @@ class WallSections(QObject):
         """A right click on a card outside the selection selects only that card (as file managers
         do): the menu acts on what the person sees, not on cards selected earlier elsewhere."""
         if memory_id not in self.selected_ids():
-            for section in self._sections.values():
-                if section.view.selectionModel().hasSelection():
-                    section.view.clearSelection()
-            card = self._model.card(memory_id)
-            section = self._sections.get(card[THEME]) if card is not None else None
-            index = section.proxy.index_of(memory_id) if section is not None else None
-            if index is not None and index.isValid():
-                section.view.selectionModel().setCurrentIndex(
-                    index, QItemSelectionModel.SelectionFlag.ClearAndSelect)
+            self.select_only(memory_id)
         self.context_requested.emit(memory_id, global_pos)
+
+    def select_only(self, memory_id: str) -> bool:
+        """Make the card ``memory_id`` the whole selection and the current card of its section, as a
+        plain click does: every other section's selection is cleared. Returns whether it is shown."""
+        for section in self._sections.values():
+            if section.view.selectionModel().hasSelection():
+                section.view.clearSelection()
+        card = self._model.card(memory_id)
+        section = self._sections.get(card[THEME]) if card is not None else None
+        index = section.proxy.index_of(memory_id) if section is not None else None
+        if index is None or not index.isValid():
+            return False
+        section.view.selectionModel().setCurrentIndex(index, QItemSelectionModel.SelectionFlag.ClearAndSelect)
+        return True
 
     def unseen(self, ids: list[str]) -> list[str]:
         """Those of ``ids`` whose card is not in sight: in a collapsed or hidden section, or

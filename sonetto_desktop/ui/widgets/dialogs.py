@@ -45,6 +45,7 @@ def destructive_question(parent: QWidget, title: str, text: str, confirm: str,
     if box is None:
         box = QMessageBox(QMessageBox.Icon.Warning, "", "", QMessageBox.StandardButton.NoButton, parent)
         box.setObjectName("DestructiveQuestion")
+        box.setTextFormat(Qt.TextFormat.PlainText)  # the question may quote memory text: data, never markup
         yes = box.addButton("", QMessageBox.ButtonRole.DestructiveRole)
         yes.setObjectName("DestructiveConfirm")
         yes.setAutoDefault(False)
@@ -70,7 +71,9 @@ class Question:
 
     def __init__(self, parent: QWidget, title: str, text: str, confirm: str,
                  icon: QMessageBox.Icon = QMessageBox.Icon.Question) -> None:
-        self.box = QMessageBox(icon, title, text, QMessageBox.StandardButton.NoButton, parent)
+        self.box = QMessageBox(icon, title, "", QMessageBox.StandardButton.NoButton, parent)
+        self.box.setTextFormat(Qt.TextFormat.PlainText)  # the question may quote memory text: data, never markup
+        self.box.setText(text)
         self.confirm = self.box.addButton(confirm, QMessageBox.ButtonRole.DestructiveRole)
         cancel = self.box.addButton(QCoreApplication.translate("Dialogs", "取消"), QMessageBox.ButtonRole.RejectRole)
         self.box.setDefaultButton(cancel)
