@@ -40,7 +40,7 @@ from .history_import.ledger import DONE, UNDONE, ImportLedger, imports_dir
 from .history_import.formats import all_formats
 from .history_import.formats import names as format_names
 from .history_import.model import History, HistoryFormatError
-from .history_import.plan import Plan, Price
+from .history_import.plan import MAX_MESSAGE_CHARS, Plan, Price
 from .history_import.runner import ImportElsewhere, ImportProgress, ImportResult
 from .history_import.service import HistoryImports
 from .memory.changes import CLI
@@ -411,6 +411,10 @@ def _print_plan(plan: Plan, history: History, args: argparse.Namespace, services
     if plan.secrets_hidden:
         print(say(f"{plan.secrets_hidden} 处疑似密码、密钥或证件号会在发送给模型前隐去",
                   f"{plan.secrets_hidden} likely passwords, keys or ID numbers are hidden before the model sees them"))
+    if plan.long_messages:
+        print(say(f"{plan.long_messages} 条很长的消息只读开头和结尾（每条约 {MAX_MESSAGE_CHARS} 字）",
+                  f"{plan.long_messages} very long messages are read only at their start and end "
+                  f"(about {MAX_MESSAGE_CHARS} characters each)"))
     if history.saved_memories:
         print(say(f"另有 {len(history.saved_memories)} 条已保存的记忆", f"and {len(history.saved_memories)} saved memories"))
     for row in plan.rows:

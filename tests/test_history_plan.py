@@ -226,3 +226,26 @@ def test_never_import_this_title_keeps_that_title_out_and_latin_entries_match_wh
     assert states == {"secret": "dont_import", "long": "dont_import", "hi": "dont_import", "philosophy": "new",
                       "say": "dont_import", "temp": "dont_import", "other_secret": "dont_import", "ip": "new"}
     # (another password in the same words is the same entry once hidden: what the list can know)
+
+
+def test_the_estimate_counts_what_the_writer_reads_of_a_very_long_message():
+    """A pasted 200,000-character text was counted whole while the writer reads its head and tail
+    (~4,000 characters): an estimate ~40 times what the model is sent. The plan says how many
+    messages are read so."""
+    from sonetto_desktop.memory.writer.turns import format_turn
+
+    t = datetime(2024, 5, 1, 8)
+    pasted = "请帮我总结：" + "我住在杭州西湖区，每天跑步五公里。" * 12000
+    short = "我养了一只柯基"
+    history = History("chatgpt", [
+        Conversation("p", "doc", [Message("user", pasted, t, "u"), Message("assistant", "好", t, "a")]),
+        Conversation("q", "dog", [Message("user", short, t + timedelta(days=1), "u2"),
+                                  Message("assistant", "好", t + timedelta(days=1), "a2")])])
+    plan = make_plan(history)
+    sent = format_turn([{"role": "user", "content": pasted}, {"role": "assistant", "content": "好"}])
+    assert len(sent) - 50 < plan.characters < len(sent) + 200  # the writer's clipped text, and the short chat
+    assert plan.long_messages == 1
+    assert plan.to_json("")["long_messages"] == 1
+    whole = make_plan(History("chatgpt", [Conversation("q", "dog", [Message("user", short, t, "u2"),
+                                                                    Message("assistant", "好", t, "a2")])]))
+    assert plan.input_tokens < whole.input_tokens + 6000  # was ~160,000 more

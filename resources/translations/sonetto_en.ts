@@ -888,7 +888,7 @@ Talk about anything — I'll remember what matters to you.</translation>
     <message>
         <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="248" />
         <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="294" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="777" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="780" />
         <source>撤销已导入的部分</source>
         <translation>Undo what was imported</translation>
     </message>
@@ -934,7 +934,7 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="299" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="919" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="922" />
         <source>撤销这次导入</source>
         <translation>Undo this import</translation>
     </message>
@@ -1088,122 +1088,127 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
         <translation>{0} likely passwords, keys or ID numbers are hidden before the model sees them</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="639" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="654" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="632" />
+        <source>{0} 条很长的消息只读开头和结尾（每条约 {1} 字）</source>
+        <translation>{0} very long messages are read only at their start and end (about {1} characters each)</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="642" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="657" />
         <source>没有保存：{0}</source>
         <translation>Not saved: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="662" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="665" />
         <source>ChatGPT 已保存的记忆</source>
         <translation>ChatGPT saved memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="663" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="666" />
         <source>每条直接成为一条记忆（不经模型），可以改主题或取消勾选。</source>
         <translation>Each becomes one memory as it is (no model reads it); you can change its theme or untick it.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="670" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="673" />
         <source>导入</source>
         <translation>Import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="685" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="688" />
         <source>审核模式已开启：它们会进入审核箱，由你确认后才写入。</source>
         <translation>Review mode is on: they go to the review inbox and are written only once you approve them.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="692" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="695" />
         <source>导入 {0} 条记忆</source>
         <translation>Import {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="700" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="703" />
         <source>没有导入：{0}</source>
         <translation>Not imported: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="773" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="776" />
         <source>导入已停止</source>
         <translation>Import stopped</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="774" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="777" />
         <source>已导入的部分要保留吗？保留的话，以后再导入同一个文件会接着导入剩下的。</source>
         <translation>Keep what was imported? If you keep it, importing the same file again goes on with the rest.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="776" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="779" />
         <source>保留已导入的部分</source>
         <translation>Keep what was imported</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="812" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="815" />
         <source>删除它新建的 {0} 条记忆</source>
         <translation>delete the {0} memories it created</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="814" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="817" />
         <source>把它改过的 {0} 条记忆恢复原样</source>
         <translation>put back the {0} memories it changed</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="816" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="819" />
         <source>找回它删掉的 {0} 条记忆</source>
         <translation>bring back the {0} memories it deleted</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="818" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="821" />
         <source>撤销这次导入？</source>
         <translation>Undo this import?</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="818" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="821" />
         <source>撤销会影响 {0} 条记忆：{1}。撤销之后还可以重做。</source>
         <translation>Undoing touches {0} memories: {1}. You can redo it afterwards.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="819" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="822" />
         <source>，</source>
         <translation>, </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="819" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="822" />
         <source>撤销导入</source>
         <translation>Undo the import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="851" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="854" />
         <source>重做这次导入</source>
         <translation>Redo this import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="858" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="863" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="861" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="866" />
         <source>无法重做：{0}</source>
         <translation>Cannot redo: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="860" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="863" />
         <source>无法重做：撤销之后这些记忆都被改过了</source>
         <translation>Cannot redo: every one of these memories was changed after the undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="912" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="915" />
         <source>……还有 {0} 张</source>
         <translation>…and {0} more</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="914" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="917" />
         <source>无法撤销：这次导入写下的 {0} 条记忆之后都被改过，撤销会丢掉那些修改。</source>
         <translation>Cannot undo: all {0} memories the import wrote were changed afterwards, and undoing would lose those changes.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="808" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="889" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="901" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="931" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="811" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="892" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="904" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="934" />
         <source>无法撤销：{0}</source>
         <translation>Cannot undo: {0}</translation>
     </message>

@@ -33,6 +33,7 @@ from typing import Callable, Iterable, Protocol
 from ..memory.retrieval.token_count import FAMILIES
 from ..memory.token_estimate import estimate_tokens_unrounded
 from ..memory.writer.secret_filter import redact_secrets
+from ..memory.writer.turns import MAX_MESSAGE_CHARS, read_of_message
 from .model import Conversation, ConversationHead, History, Message, SpilledConversations
 
 MAX_BATCH_EXCHANGES = 6
@@ -169,6 +170,7 @@ class ExchangeFigures:
     chars: int
     tokens: float
     hidden: int
+    clipped: int = 0  # the person's messages longer than the writer reads (it reads their head and tail)
 
     @property
     def day(self) -> date:
@@ -176,13 +178,19 @@ class ExchangeFigures:
 
 
 def _figure(exchange: Exchange) -> ExchangeFigures:
+    """The exchange's figures as the writer reads it: a reply clipped here (``REPLY_CHARS``), a
+    person's message past ``MAX_MESSAGE_CHARS`` by the writer (a pasted 200,000-character text was
+    estimated whole: 40 times what the model is sent)."""
     tokens = 0.0
-    hidden = 0
+    hidden = clipped = 0
     for msg in exchange.messages:
         line, found = _rendered(msg)
-        tokens += text_tokens(line["content"])
+        content = line["content"]
+        if msg.role == "user" and len(msg.text) > MAX_MESSAGE_CHARS:
+            content, clipped = read_of_message(content), clipped + 1
+        tokens += text_tokens(content)
         hidden += found
-    return ExchangeFigures(exchange.key, exchange.time, exchange_chars(exchange), tokens, hidden)
+    return ExchangeFigures(exchange.key, exchange.time, exchange_chars(exchange), tokens, hidden, clipped)
 
 
 def conversation_figures(source: str, conversation: Conversation) -> tuple[list[ExchangeFigures], int]:
@@ -238,6 +246,7 @@ class Plan:
     #: twice): planned, counted and sent once
     skipped_duplicates: int = 0
     secrets_hidden: int = 0  # secret values hidden from the model (``Batch.render``)
+    long_messages: int = 0  # the person's messages the writer reads only the head and tail of
     skipped_messages: Counter = field(default_factory=Counter)
     first_day: date | None = None  # of everything in the file (the preview's date range)
     last_day: date | None = None
@@ -273,7 +282,7 @@ class Plan:
             "skipped_already_imported": self.skipped_already_imported, "skipped_waiting": self.skipped_waiting,
             "skipped_dont_import": self.skipped_dont_import, "skipped_out_of_range": self.skipped_out_of_range,
             "skipped_duplicates": self.skipped_duplicates,
-            "secrets_hidden": self.secrets_hidden,
+            "secrets_hidden": self.secrets_hidden, "long_messages": self.long_messages,
             "first_day": self.first_day.isoformat() if self.first_day else None,
             "last_day": self.last_day.isoformat() if self.last_day else None,
         }
@@ -312,7 +321,9 @@ def clip(text: str, limit: int) -> str:
 
 
 def exchange_chars(exchange: Exchange) -> int:
-    return sum(len(clip(m.text, REPLY_CHARS)) if m.role == "assistant" else len(m.text) for m in exchange.messages)
+    """Its characters as the writer reads them (a long reply clipped here, a long message by the writer)."""
+    return sum(len(clip(m.text, REPLY_CHARS)) if m.role == "assistant" else len(read_of_message(m.text))
+               for m in exchange.messages)
 
 
 def make_plan(history: History, *, since: date | None = None, until: date | None = None,
@@ -377,6 +388,7 @@ def make_plan(history: History, *, since: date | None = None, until: date | None
             row.state = "partly" if row.already else "new"
             row.to_import = len(fresh)
             pending.extend(_batches(conversations, index, head, source, figures, fresh))
+            plan.long_messages += sum(figures[p].clipped for p in fresh)
         plan.skipped_already_imported += row.already
         if row.to_import:
             plan.characters += row.characters

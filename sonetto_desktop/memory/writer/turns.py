@@ -55,6 +55,12 @@ def normalize_turn(turn_messages: Any) -> list[dict[str, str]]:
     return out
 
 
+def read_of_message(text: str) -> str:
+    """What the writer reads of one person's message (``format_turn``: at most ``MAX_MESSAGE_CHARS``,
+    the head and the tail of a longer one)."""
+    return _clip(text, MAX_MESSAGE_CHARS)
+
+
 def _clip(text: str, limit: int) -> str:
     """Keep the head and the tail of an over-long text, saying how much was left out."""
     if len(text) <= limit:

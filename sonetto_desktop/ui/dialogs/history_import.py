@@ -48,7 +48,7 @@ from ..widgets.tasks import task_scope
 from sonetto_desktop.aio import start_thread, trim_heap
 from sonetto_desktop.history_import.formats import all_formats
 from sonetto_desktop.history_import.model import History, HistoryFormatError, Stopped
-from sonetto_desktop.history_import.plan import Plan
+from sonetto_desktop.history_import.plan import MAX_MESSAGE_CHARS, Plan
 from sonetto_desktop.history_import.saved_memories import MAX_TEXT_CHARS as MAX_PASTE_CHARS
 from sonetto_desktop.memory.undo import NothingToUndo, UndoConflict
 from sonetto_desktop.ops import Failed
@@ -628,6 +628,9 @@ class HistoryImportDialog(QDialog):
         if plan.secrets_hidden:
             text += ("\n" if text else "") + self.tr("{0} 处疑似密码、密钥或证件号会在发送给模型前隐去").format(
                 plan.secrets_hidden)
+        if plan.long_messages:
+            text += ("\n" if text else "") + self.tr("{0} 条很长的消息只读开头和结尾（每条约 {1} 字）").format(
+                plan.long_messages, MAX_MESSAGE_CHARS)
         self.skipped.setText(text)
         self.start_button.setEnabled(bool(plan.batches) and self.actions.imports.configured
                                      and self.actions.running is None)
