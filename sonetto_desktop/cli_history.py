@@ -402,6 +402,12 @@ def _print_plan(plan: Plan, history: History, args: argparse.Namespace, services
               f"日期范围外 {plan.skipped_out_of_range} 轮",
               f"skipped: {plan.skipped_already_imported} turns imported before, {plan.skipped_dont_import} "
               f"conversations on the don't-import list, {plan.skipped_out_of_range} turns outside the dates"))
+    left_out = sum(plan.skipped_messages.values())
+    if left_out:  # (a conversation whose every message is one of these is not listed at all)
+        kinds = "、".join(f"{k} {n}" for k, n in sorted(plan.skipped_messages.items()) if n)
+        print(say(f"不读的消息 {left_out} 条（系统提示、工具调用、改写前的分支、空白等：{kinds}）",
+                  f"{left_out} messages not read (system prompts, tool calls, earlier branches, blank, …: "
+                  f"{kinds.replace('、', ', ')})"))
     if plan.skipped_waiting:
         print(say(f"未完成的导入里还要写的 {plan.skipped_waiting} 轮留给那次导入（继续它即可）",
                   f"{plan.skipped_waiting} turns an unfinished import has still to write are left to it (resume it)"))

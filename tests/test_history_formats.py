@@ -98,6 +98,26 @@ def test_chatgpt_without_current_node_guesses_the_latest_branch_and_says_so(tmp_
     assert history.notes and "推断" in history.notes[0][0]
 
 
+def test_chatgpt_conversation_whose_parents_make_a_loop_is_read_not_dropped(tmp_path):
+    """No current_node, and no root: the parents make a loop (a damaged or hand-edited export). The
+    conversation was dropped whole, its messages counted only as another branch's."""
+    def message(mid, role, text, stamp):
+        return {"id": mid, "author": {"role": role}, "create_time": stamp,
+                "content": {"content_type": "text", "parts": [text]}}
+
+    chat = {"id": "c1", "title": "Loop", "create_time": 1714550400, "mapping": {
+        "root": {"id": "root", "parent": "c1-a", "children": ["c1-u"], "message": None},
+        "c1-u": {"id": "c1-u", "parent": "root", "children": ["c1-a"],
+                 "message": message("c1-u", "user", "I live in Paris", 1714550400)},
+        "c1-a": {"id": "c1-a", "parent": "c1-u", "children": [],
+                 "message": message("c1-a", "assistant", "Nice city", 1714550405)}}}
+    path = tmp_path / "conversations.json"
+    path.write_text(json.dumps([chat]), encoding="utf-8")
+    history = read_history(path)
+    (conv,) = history.conversations
+    assert [m.text for m in conv.messages] == ["I live in Paris", "Nice city"]
+
+
 def test_chatgpt_memory_snapshot_and_spoken_words(tmp_path):
     conversations = json.loads(fixture("chatgpt_conversations.json").read_text(encoding="utf-8"))
     chart = conversations[1]

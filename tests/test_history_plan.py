@@ -146,6 +146,9 @@ def test_dry_run_for_people_and_bad_files(tmp_path):
                           "--since", "2023-09-01", "--price-in", "2", "--price-out", "8")
     assert result.returncode == 0, result.stderr
     assert "1 个对话 · 1 轮" in result.stdout and "约 ¥0.0" in result.stdout and "日期范围外 2 轮" in result.stdout
+    chatgpt = _history_cli("--store", str(store), "import", str(fixture("chatgpt_conversations.json")), "--dry-run")
+    assert chatgpt.returncode == 0, chatgpt.stderr
+    assert "不读的消息" in chatgpt.stdout and "other_branch" in chatgpt.stdout  # the messages left out are said
     bad = tmp_path / "conversations.json"
     bad.write_text("[{\"mapping\": {}, ", encoding="utf-8")
     result = _history_cli("--store", str(store), "import", str(bad), "--dry-run")

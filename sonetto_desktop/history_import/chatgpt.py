@@ -193,7 +193,9 @@ def _kept_branch(mapping: dict[str, Any], current: Any) -> tuple[list[str], bool
              if isinstance(node, dict) and (node.get("parent") is None or node.get("parent") not in mapping)]
     path = []
     seen = set()
-    node = roots[0] if roots else None
+    # no root (the parents make a loop, as a hand-edited or damaged export can): from the oldest node,
+    # so the conversation is read, not dropped whole as "another branch"
+    node = roots[0] if roots else min(mapping, key=lambda nid: _created(mapping[nid]), default=None)
     while isinstance(node, str) and node in mapping and node not in seen:
         seen.add(node)
         path.append(node)
