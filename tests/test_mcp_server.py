@@ -65,6 +65,30 @@ async def test_read_only_mode_refuses_writes_and_follows_the_settings_live(_isol
         assert payload(await mcp.call_tool("search_memories", {"query": "杭州"}))["memories"][0]["id"] == mid
 
 
+async def test_a_model_changed_or_removed_in_the_app_is_followed_by_a_running_server(llm_server):
+    """A new key is the one sent from the next call on; a model the person removed gets nothing more
+    (hybrid search answers offline), without restarting the server."""
+    from llm_server import TextResponse
+    from sonetto_desktop.config.settings import Settings
+
+    llm_server.default = TextResponse("[]")
+    settings = Settings.load()
+    settings.base_url, settings.model, settings.api_key = llm_server.base_url, "test-model", "sk-old-123456"
+    settings.save()
+    async with stdio_session("Cursor") as mcp:
+        payload(await mcp.call_tool("add_memory", {"description": "小林的血压偏高", "theme": "健康"}))
+        settings.api_key = "sk-new-654321"
+        settings.save()  # the person replaces the key in the app
+        payload(await mcp.call_tool("search_memories", {"query": "血压", "mode": "hybrid"}))
+        keys = {h.get("authorization") or h.get("Authorization") for h in llm_server.headers}
+        assert keys == {"Bearer sk-new-654321"}, keys
+        save_settings(base_url="", model="")  # the person removes the model in the app
+        before = len(llm_server.requests)
+        found = payload(await mcp.call_tool("search_memories", {"query": "血压", "mode": "hybrid"}))
+        assert len(llm_server.requests) == before, "the memories went to the removed model"
+        assert [m["description"] for m in found["memories"]] == ["小林的血压偏高"]  # answered offline
+
+
 async def test_a_locked_memory_and_the_dont_remember_list_refuse(_isolated_user_dirs):
     services = await AppServices.open(watch=False)
     try:

@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from sonetto_desktop.config.secrets import MCP_TOKEN, load_secret, mcp_token, new_mcp_token
-from sonetto_desktop.config.settings import Settings
+from sonetto_desktop.config.settings import Settings, load_settings
 from sonetto_desktop.mcp_server.access import (MAX_CLIENT_CHARS, Access, AccessDenied, actor_for, allowed_clients,
                                                client_label)
 from sonetto_desktop.mcp_server.snippets import CLIENTS, http_snippet, launch_command, stdio_snippet
@@ -176,3 +176,38 @@ def test_a_launched_server_is_told_which_data_folder_to_serve(tmp_path, monkeypa
     for client in CLIENTS:
         entry = json.loads(stdio_snippet(client, command, args, env))["mcpServers"]["sonetto"]
         assert entry["env"] == env and entry["command"] == command
+
+
+async def test_the_settings_follower_skips_a_damaged_file_or_a_failed_apply_and_keeps_following(caplog):
+    """What ``sonetto mcp`` runs to follow the app's saves: a file that cannot be read, or settings that
+    cannot be applied, are logged and the previous ones stay; the next good save is applied."""
+    from sonetto_desktop.config.settings import SETTINGS_FILE
+    from sonetto_desktop.config.settings_watch import SettingsFollower
+    from sonetto_desktop.config.paths import config_dir
+
+    Settings().save()
+    current = load_settings()  # what the server runs with: the environment's overrides on top
+    applied: list[Settings] = []
+    fail = [False]
+
+    async def apply(new: Settings) -> None:
+        if fail[0]:
+            raise RuntimeError("the store cannot be opened")
+        nonlocal current
+        current = new
+        applied.append(new)
+
+    follower = SettingsFollower(lambda: current, apply, settle=0.0)
+    assert await follower.refresh() is False  # the settings in use are the saved ones
+    (config_dir() / SETTINGS_FILE).write_text("{not json", encoding="utf-8")
+    assert await follower.refresh() is False and current.review_mode is False
+    assert "cannot be read" in caplog.text
+    fail[0] = True
+    Settings(review_mode=True).save()
+    assert await follower.refresh() is False and current.review_mode is False
+    assert "could not apply" in caplog.text
+    fail[0] = False
+    Settings(review_mode=True, recall_timeout=3.0).save()
+    assert await follower.refresh() is True
+    assert current.review_mode is True and current.recall_timeout == 3.0 and len(applied) == 1
+    assert await follower.refresh() is False  # nothing changed since (the settle look finds the same)

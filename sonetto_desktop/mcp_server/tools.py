@@ -93,10 +93,13 @@ class ListPage(ops.Op[dict[str, Any]]):
 class MemoryTools:
     """``services``: the app's services (``AppServices``: its operations, whichever store is open now, and
     its recall); ``remember``: see :data:`Remember`; ``quota``: how much a caller may add, change and
-    hand over (``quota.Quota``; None: no bound)."""
+    hand over (``quota.Quota``; None: no bound); ``fresh``: awaited before each call (the settings follower:
+    review mode, models and store follow what the person saved in the app)."""
 
-    def __init__(self, services: Any, access: Access, remember: Remember, quota: Quota | None = None) -> None:
+    def __init__(self, services: Any, access: Access, remember: Remember, quota: Quota | None = None, *,
+                 fresh: Callable[[], Awaitable[Any]] | None = None) -> None:
         self._services = services
+        self._fresh = fresh
         self._access = access
         self._remember = remember
         self._quota = quota
@@ -132,6 +135,8 @@ class MemoryTools:
     async def _allowed(self, ctx: Context, *, write: bool, rate: str | None = None) -> Caller:
         """The caller, if the settings allow the call and (``rate``: ``quota.ADD`` …) its quota holds it."""
         caller = caller_of(ctx)
+        if self._fresh is not None:  # the settings saved in the app since the last call apply to this one
+            await self._fresh()
         try:
             await run_blocking(self._access.check, caller, write=write)
             if rate is not None and self._quota is not None:
