@@ -13,6 +13,7 @@ from mcp_helpers import CLIENT, error_text, payload, save_settings, server_comma
 from sonetto_desktop.mcp_server import clients_seen
 from sonetto_desktop.memory.changes import MemoryChange
 from sonetto_desktop.memory.dont_remember import FILE_NAME, DontRememberList
+from sonetto_desktop.memory.errors import DontRememberRefused
 from sonetto_desktop.services import AppServices
 
 ACTOR = f"mcp:{CLIENT}"
@@ -116,6 +117,38 @@ async def test_a_locked_memory_and_the_dont_remember_list_refuse(_isolated_user_
     try:
         assert services.memory.get(mid).description == "小林的生日是三月三日"
         assert services.memory.count() == 2 and services.memory.trash() == []
+    finally:
+        await services.close()
+
+
+async def test_a_dont_remember_refusal_never_tells_the_app_the_entry(_isolated_user_dirs, tmp_path):
+    """The refusal says that the person asked, not what: an app probing with one word (a theme, a reason,
+    an update of an id that does not exist) cannot read the person's entry, in the answer or in the log
+    the server writes on the stderr the app reads. The person's own views still name it."""
+    services = await AppServices.open(watch=False)
+    try:
+        mid = services.memory.add("小林喜欢游泳", "爱好").ids[0]
+    finally:
+        await services.close()
+    secret_entry = "我和前任韩梅梅分手是因为她出轨，这个别记住"
+    DontRememberList(services.data_dir / FILE_NAME).add(secret_entry)
+    log = tmp_path / "stderr.txt"
+    async with stdio_session("SomeApp", stderr=log) as mcp:
+        said = [error_text(await mcp.call_tool("add_memory", {"description": "朋友", "theme": "前任"})),
+                error_text(await mcp.call_tool("add_memory", {"description": "小林和韩梅梅分手了", "theme": "感情"})),
+                error_text(await mcp.call_tool("update_memory", {"id": mid, "reason": "韩梅梅", "theme": "x"})),
+                error_text(await mcp.call_tool("delete_memory", {"id": mid, "reason": "前任说的"})),
+                error_text(await mcp.call_tool("update_memory", {"id": "nope", "reason": "韩梅梅", "theme": "x"}))]
+    for text in said[:4]:
+        assert "asked not to remember" in text and "出轨" not in text and "韩梅梅分手" not in text, text
+    assert "no memory with id 'nope'" in said[4] and "出轨" not in said[4]  # an unknown id: no look at the list
+    assert "出轨" not in log.read_text(encoding="utf-8")
+    services = await AppServices.open(watch=False)
+    try:
+        agent = services.memory.as_actor("agent")
+        with pytest.raises(DontRememberRefused, match="出轨"):  # the person's views (window, CLI) may name it
+            agent.add("小林的前任出轨了", "感情")
+        assert services.memory.count() == 1
     finally:
         await services.close()
 

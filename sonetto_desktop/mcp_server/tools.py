@@ -5,7 +5,8 @@ through ``AppServices.run`` as ``mcp:<client>``, as the window and the command l
 Arguments are JSON-schema'd and bounded (the SDK refuses what does not fit, as a tool error); what
 the memories refuse (unknown id, locked memory, the don't-remember list, a read-only or offline
 store, empty text) comes back as a tool error worded by ``presentation/errors.py`` (the same words
-as the window, in English, with the failure's own text: ``Failed.exact``), never as a crash of the
+as the window, in English, with the failure's own text: ``Failed.for_app``, which never repeats a
+don't-remember entry to the app), never as a crash of the
 server. A write, once asked for, is finished even if the
 client goes away meanwhile (a stdio client closing its input right after the call cancels the
 call's task): it runs as a task of its own, shielded, and the server waits for such writes
@@ -29,7 +30,7 @@ from .. import ops
 from ..aio import root_scope, run_blocking
 from ..memory.errors import MemoryError_
 from ..memory.item import MAX_DESCRIPTION_CHARS, MAX_REASON_CHARS, MAX_THEME_CHARS
-from ..presentation.errors import describe_error_exactly
+from ..presentation.errors import describe_error_for_app
 from .access import Access, AccessDenied, Caller, actor_for, caller_of
 from .quota import ADD, CHANGE, Quota, QuotaExceeded
 
@@ -179,7 +180,7 @@ class MemoryTools:
         read-only, empty text, …) is the tool's error, in the one wording."""
         outcome = await self._services.run(op, actor=actor)
         if isinstance(outcome, ops.Failed):
-            raise ToolError(outcome.exact)
+            raise ToolError(outcome.for_app)
         return outcome.value
 
     async def _card_of(self, memory_id: str, actor: str) -> dict[str, Any]:
@@ -204,7 +205,7 @@ class MemoryTools:
             else:
                 found = [_card(r) for r in await recall.aretrieve(query, "hybrid")][:limit]
         except (MemoryError_, ValueError) as exc:
-            raise ToolError(describe_error_exactly(exc)) from None
+            raise ToolError(describe_error_for_app(exc)) from None
         return {"memories": found}
 
     async def list_memories(
@@ -269,4 +270,4 @@ class MemoryTools:
             log.info("remember_conversation from %s refused: %s", caller.name, exc)
             raise ToolError(str(exc)) from None
         except (MemoryError_, ValueError, OSError) as exc:
-            raise ToolError(describe_error_exactly(exc)) from None
+            raise ToolError(describe_error_for_app(exc)) from None
