@@ -50,6 +50,10 @@ def test_the_token_is_made_once_kept_secret_and_can_be_replaced(_isolated_user_d
     ("", "unknown"),
     (None, "unknown"),
     ("x" * 200, "x" * MAX_CLIENT_CHARS),
+    ("Cur\u200bsor\u2060\ufeff", "Cursor"),  # invisible characters are never stored or shown
+    ("\u202eCursor\u202c\ufe0f", "Cursor"),
+    ("Ｃｕｒｓｏｒ", "Cursor"),  # NFKC: full-width letters are the plain ones
+    ("\u200b\u2060", "unknown"),
 ])
 def test_client_names_become_bounded_printable_actors(raw, shown):
     assert client_label(raw) == shown
@@ -162,6 +166,33 @@ def test_per_app_tokens_are_made_kept_secret_and_revoked(_isolated_user_dirs):
     assert again != cursor and app_of(cursor, app_tokens()) is None
     assert revoke_app_token("Cursor") and not revoke_app_token("Cursor")
     assert app_tokens() == {"Cherry Studio": cherry}
+
+
+def test_a_token_is_not_made_for_a_look_alike_of_an_app_with_one(_isolated_user_dirs):
+    from sonetto_desktop.mcp_server.app_tokens import LookalikeName, app_tokens, new_app_token, revoke_app_token
+
+    cursor = new_app_token("Cursor")
+    for lookalike in ("\u0421ursor", "Cur sor", "CURS0R"):
+        with pytest.raises(LookalikeName, match="looks like 'Cursor'"):
+            new_app_token(lookalike)
+    again = new_app_token("cursor\u200b")  # the same app in other capitals: its token is replaced
+    assert app_tokens() == {"cursor": again} and again != cursor
+    assert revoke_app_token("CURSOR") and app_tokens() == {}
+
+
+def test_a_declared_name_is_compared_as_it_reads_with_the_reserved_ones():
+    access = Access(lambda: Settings(mcp_allowed_clients="Cursor"), app_names=lambda: ["Claude Desktop"])
+    access.check("Cur\u200bsor", write=True)  # the allow list reads it as Cursor
+    with pytest.raises(AccessDenied, match="not on"):
+        access.check("\u0421ursor", write=True)  # a Cyrillic С is not on the list
+    access = Access(lambda: Settings(), app_names=lambda: ["Claude Desktop"])
+    for name in ("claude\u00a0desktop", "Claude\u200b Desktop", "Ｃlaude Desktop"):
+        with pytest.raises(AccessDenied, match="has a token of its own"):
+            access.check(name, write=False)
+    for name in ("\u0421laude Desktop", "C\u04cfaude Desktop", "Claude-Desktop", "Cla\u0301ude Desktop", "CIaude Desktop"):
+        with pytest.raises(AccessDenied, match="looks like 'Claude Desktop'"):
+            access.check(name, write=False)
+    assert access.check("Claude Code", write=True).mcp_enabled  # a name of its own
 
 
 def test_a_launched_server_is_told_which_data_folder_to_serve(tmp_path, monkeypatch):
