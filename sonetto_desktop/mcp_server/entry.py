@@ -318,7 +318,7 @@ async def _serve_http(server: Any, port: int, stop: _Stop) -> None:
     import uvicorn
 
     from .http_auth import LOOPBACK_HOST, BearerGate
-    from .http_limits import KEEP_ALIVE, protocol_class, quiet_accept_errors, raise_open_files
+    from .http_limits import GRACEFUL_SHUTDOWN, KEEP_ALIVE, protocol_class, quiet_accept_errors, raise_open_files
 
     await run_blocking(mcp_token)  # made now if the settings page has not made it yet
     from .app_tokens import app_tokens
@@ -336,7 +336,8 @@ async def _serve_http(server: Any, port: int, stop: _Stop) -> None:
     # The h11 protocol with a header timeout and a queue of connections beyond the cap (http_limits). No
     # limit_concurrency: uvicorn counts half-open connections in it and would answer a legitimate request 503.
     config = uvicorn.Config(app, host=LOOPBACK_HOST, port=bound, log_level="warning", lifespan="on",
-                            http=protocol_class(open_files), ws="none", timeout_keep_alive=KEEP_ALIVE)
+                            http=protocol_class(open_files), ws="none", timeout_keep_alive=KEEP_ALIVE,
+                            timeout_graceful_shutdown=GRACEFUL_SHUTDOWN)  # SIGTERM ends it within seconds
     uv = uvicorn.Server(config)
 
     def graceful() -> None:
