@@ -32,7 +32,7 @@ from ..memory.errors import MemoryError_
 from ..memory.item import MAX_DESCRIPTION_CHARS, MAX_REASON_CHARS, MAX_THEME_CHARS
 from ..presentation.errors import describe_error_for_app
 from .access import Access, AccessDenied, Caller, actor_for, caller_of
-from .quota import ADD, CHANGE, Quota, QuotaExceeded
+from .quota import ADD, CHANGE, MODEL_SEARCH, Quota, QuotaExceeded
 
 log = logging.getLogger(__name__)
 
@@ -110,9 +110,11 @@ class MemoryTools:
         read = ToolAnnotations(read_only_hint=True, open_world_hint=False)
         write = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
         server.add_tool(self.search_memories, annotations=read, description=(
-            "在用户的长期记忆中搜索与问题相关的条目（离线中文检索，或 hybrid：离线初筛 + 模型挑选）。"
+            "在用户的长期记忆中搜索与问题相关的条目（离线中文检索，或 hybrid：离线初筛 + 模型挑选；hybrid 有次数限制，"
+            "超出时改用离线检索并附 note 说明）。"
             " / Search the user's long-term memories for what is relevant to a query; returns id, "
-            "description, theme and date of each, most relevant first."))
+            "description, theme and date of each, most relevant first (hybrid searches are limited per app: "
+            "over the limit the search is answered offline, with a note saying so)."))
         server.add_tool(self.list_memories, annotations=read, description=(
             "按主题列出用户的记忆（可只看一个主题，分页）。"
             " / List the user's memories, optionally of one theme, most recently updated first, paged."))
@@ -197,8 +199,15 @@ class MemoryTools:
             description="offline：离线检索；hybrid：离线初筛后由模型挑选（未配置模型时等同 offline）"
                         " / offline: keyword and time matching; hybrid: offline shortlist, the model picks")] = "offline",
     ) -> dict[str, Any]:
-        await self._allowed(ctx, write=False)
+        caller = await self._allowed(ctx, write=False)
         recall = self._services.recall
+        note = None
+        if mode == "hybrid" and recall.llm is not None and self._quota is not None:  # the model is paid for
+            try:
+                await run_blocking(self._quota.check, MODEL_SEARCH.name, caller)
+            except QuotaExceeded as exc:
+                log.info("hybrid search from %s answered offline: %s", caller.name, exc)
+                mode, note = "offline", f"已改用离线检索 / answered offline: {exc}"
         try:
             if mode == "offline":
                 found = await run_blocking(lambda: [_card(r) for r in recall.mechanical.retrieve(query, limit)])
@@ -206,7 +215,7 @@ class MemoryTools:
                 found = [_card(r) for r in await recall.aretrieve(query, "hybrid")][:limit]
         except (MemoryError_, ValueError) as exc:
             raise ToolError(describe_error_for_app(exc)) from None
-        return {"memories": found}
+        return {"memories": found} if note is None else {"memories": found, "note": note}
 
     async def list_memories(
         self,
