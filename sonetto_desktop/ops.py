@@ -28,11 +28,11 @@ from typing import TYPE_CHECKING, Any, Callable, ClassVar, Generic, Iterable, Ma
 
 from .aio import run_blocking
 from .memory.changes import AGENT, PERSON_ACTORS, Turn
-from .memory.errors import MemoryError_
+from .memory.errors import MemoryError_, without_private
 from .memory.operations import MemoryOperations
 from .memory.reasons import reason_text
 from .memory.stores.base import BaseMemoryManager
-from .presentation.errors import describe_error, describe_error_exactly, error_detail
+from .presentation.errors import describe_error, describe_error_exactly, describe_error_for_app, error_detail
 
 if TYPE_CHECKING:
     from .memory.item import MemoryItem
@@ -84,6 +84,12 @@ class Failed:
         """``message`` with the failure's own words where it leaves them out (the memory's id): what the
         command line prints and an MCP tool answers (``presentation.errors.describe_error_exactly``)."""
         return describe_error_exactly(self.error)
+
+    @property
+    def for_app(self) -> str:
+        """``exact`` for another app (an MCP tool error, a resource): never the person's private words
+        (``presentation.errors.describe_error_for_app``)."""
+        return describe_error_for_app(self.error)
 
     @property
     def value(self) -> None:
@@ -174,7 +180,8 @@ async def run(op: Op[R], source: Any, *, actor: str | None = None) -> "Outcome[R
     except asyncio.CancelledError:
         raise
     except Exception as exc:  # a failure is a value, worded once
-        log.warning("operation %s failed: %s", op.name, exc, exc_info=not _expected(exc))
+        # (the log may be read by another app: ``sonetto mcp``'s stderr goes to the app that launched it)
+        log.warning("operation %s failed: %s", op.name, without_private(exc) or exc, exc_info=not _expected(exc))
         return Failed(describe_error(exc), exc, op.name)
     return Done(value)
 

@@ -30,10 +30,11 @@ def server_command(*args: str) -> list[str]:
 
 
 @contextlib.asynccontextmanager
-async def stdio_session(client: str = CLIENT, **env: str) -> AsyncIterator[ClientSession]:
+async def stdio_session(client: str = CLIENT, *, stderr: Path | None = None, **env: str) -> AsyncIterator[ClientSession]:
+    """``stderr``: the file the server's log lines go to (default: none kept)."""
     command = server_command()
     params = StdioServerParameters(command=command[0], args=command[1:], env=server_env(**env), cwd=str(ROOT))
-    with open(os.devnull, "w") as errlog:  # the server's log lines (jieba's start-up) are not the test's
+    with open(stderr or os.devnull, "w") as errlog:  # the server's log lines (jieba's start-up) are not the test's
         async with stdio_client(params, errlog=errlog) as (read, write):
             async with ClientSession(read, write, client_info=Implementation(name=client, version="1.0")) as session:
                 await session.initialize()

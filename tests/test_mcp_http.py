@@ -7,6 +7,7 @@ import contextlib
 import re
 import socket
 import subprocess
+import sys
 from collections.abc import AsyncIterator
 
 import httpx
@@ -250,6 +251,69 @@ async def test_half_sent_requests_are_closed_and_never_lock_an_app_out(_isolated
                 sock.close()
     said = b"".join(log)
     assert len(said) < 10_000 and b"Traceback" not in said  # SIGTERM included: a quiet, clean exit
+
+
+def _half_sent_body(port: int, token: str) -> socket.socket:
+    """A request whose headers are complete and whose body never is."""
+    stuck = socket.create_connection(("127.0.0.1", port), timeout=30)
+    stuck.sendall(f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAuthorization: Bearer {token}\r\n"
+                  "Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n"
+                  "Content-Length: 100\r\n\r\n{".encode())
+    return stuck
+
+
+async def test_a_half_sent_body_is_answered_408_and_its_place_goes_to_the_next_app(_isolated_user_dirs):
+    """A request whose body never finishes held its connection for ever: with one place, every other app
+    was answered 503. Its whole body must come within the body timeout; then 408, closed, place freed."""
+    async with http_server(SONETTO_MCP_MAX_CONNECTIONS="1", SONETTO_MCP_BODY_TIMEOUT="3") as url:
+        port = int(url.rsplit(":", 1)[1].split("/")[0])
+        token = mcp_token(create=False)
+        stuck = await asyncio.to_thread(_half_sent_body, port, token)
+        try:
+            await asyncio.sleep(0.5)
+            async with httpx.AsyncClient(timeout=60) as http:  # waits in the queue meanwhile
+                started = asyncio.get_running_loop().time()
+                answered = await http.post(url, json=INIT, headers=HEADERS | {"Authorization": f"Bearer {token}"})
+                waited = asyncio.get_running_loop().time() - started
+            assert answered.status_code == 200 and waited < 10, (answered.status_code, answered.text, waited)
+            said = await asyncio.to_thread(stuck.recv, 1000)
+            assert said.startswith(b"HTTP/1.1 408 ") and b"connection: close" in said
+            assert await asyncio.to_thread(stuck.recv, 100) == b""  # and closed
+        finally:
+            stuck.close()
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGTERM is a POSIX signal")
+def test_sigterm_stops_the_http_server_at_once_while_a_body_is_half_sent(_isolated_user_dirs):
+    """SIGTERM did not end the server while a request's body was open (no graceful-shutdown bound)."""
+    import re
+    import signal
+    import time
+
+    proc = subprocess.Popen(server_command("--http", "--port", "0"), env=server_env(), cwd=str(ROOT),
+                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        url = ""
+        while not url:
+            line = proc.stderr.readline()
+            assert line, "the server exited before listening"
+            found = re.search(rb"listening on (http://\S+)", line)
+            url = found.group(1).decode() if found else ""
+        port = int(url.rsplit(":", 1)[1].split("/")[0])
+        stuck = _half_sent_body(port, mcp_token(create=False))
+        try:
+            time.sleep(0.5)
+            started = time.monotonic()
+            proc.send_signal(signal.SIGTERM)
+            assert proc.wait(timeout=20) == 0
+            assert time.monotonic() - started < 8
+        finally:
+            stuck.close()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        proc.stderr.close()
 
 
 async def _call(url: str, token: str, name: str, adds: int) -> list:

@@ -36,6 +36,29 @@ async def test_add_memory_is_bounded_per_credential_and_a_new_stdio_process_does
         await services.close()
 
 
+async def test_hybrid_searches_with_the_model_are_bounded_and_then_answered_offline(llm_server):
+    """Each hybrid search may send recall's whole token budget to a paid model, and had no quota (read-only
+    mode included): past 10 a minute per credential the search is answered offline, with a note."""
+    from llm_server import TextResponse
+    from mcp_helpers import save_settings
+
+    llm_server.default = TextResponse("[]")
+    env = {"SONETTO_BASE_URL": llm_server.base_url, "SONETTO_MODEL": "test-model", "OPENAI_API_KEY": "sk-test"}
+    async with stdio_session(client="reader", **env) as mcp:
+        payload(await mcp.call_tool("add_memory", {"description": "小林的血压偏高", "theme": "健康"}))
+        save_settings(mcp_read_only=True)
+        for _ in range(10):
+            assert "note" not in payload(await mcp.call_tool("search_memories", {"query": "血压", "mode": "hybrid"}))
+        sent = len(llm_server.requests)
+        assert sent >= 10
+        over = payload(await mcp.call_tool("search_memories", {"query": "血压", "mode": "hybrid"}))
+        assert len(llm_server.requests) == sent  # nothing more went to the model
+        assert [m["description"] for m in over["memories"]] == ["小林的血压偏高"]
+        assert "answered offline" in over["note"] and "at most 10 a minute" in over["note"]
+        offline = payload(await mcp.call_tool("search_memories", {"query": "血压"}))  # offline: never counted
+        assert "note" not in offline and offline["memories"] == over["memories"]
+
+
 async def test_remember_conversation_is_counted_across_stdio_processes(_isolated_user_dirs):
     turn = {"messages": [{"role": "user", "content": "我下周去青岛出差"}]}
     async with stdio_session(client="notes") as mcp:

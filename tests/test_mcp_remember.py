@@ -8,7 +8,8 @@ import json
 import os
 from pathlib import Path
 
-from mcp_helpers import CLIENT, payload, stdio_session
+from llm_server import TextResponse
+from mcp_helpers import CLIENT, payload, save_settings, stdio_session
 from sonetto_desktop.memory.review import ReviewInbox
 from sonetto_desktop.services import AppServices
 
@@ -191,3 +192,48 @@ def _a_minute_later(data_dir: Path) -> None:
     data = json.loads(path.read_text(encoding="utf-8"))
     data["calls"] = [[rate, kind, key, [t - 61 for t in times]] for rate, kind, key, times in data["calls"]]
     path.write_text(json.dumps(data), encoding="utf-8")
+
+
+async def test_review_mode_switched_on_while_the_server_runs_holds_an_apps_conversation_for_review(llm_server):
+    """The server follows the settings the person saves in the app (no restart): review mode turned on
+    while it runs holds what its writer would write from an app's conversation in the inbox."""
+    llm_server.add_tool_calls([("create_memory", {"content": "小林喜欢爬山", "section": "爱好"})])
+    llm_server.default = TextResponse("已记录。")
+    env = {"SONETTO_BASE_URL": llm_server.base_url, "SONETTO_MODEL": "test-model", "OPENAI_API_KEY": "sk-test"}
+    async with stdio_session("Cursor", **env) as mcp:
+        save_settings(review_mode=True)  # the person turns review mode on in the app
+        payload(await mcp.call_tool("remember_conversation",
+                                    {"messages": [{"role": "user", "content": "我周末喜欢去爬山"}]}))
+        for _ in range(200):
+            texts, held = await _memories_and_inbox()
+            if texts or held:
+                break
+            await asyncio.sleep(0.05)
+    assert (texts, held) == ([], 1), f"written without review: {texts}, inbox {held}"
+
+
+async def _memories_and_inbox() -> tuple[list[str], int]:
+    services = await AppServices.open(watch=False)
+    try:
+        texts = [item.description for item in services.memory.all_items().values()]
+        return texts, len(services.review.pending())
+    finally:
+        await services.close()
+
+
+async def test_a_model_configured_while_the_server_runs_starts_its_writer(llm_server):
+    llm_server.add_tool_calls([("create_memory", {"content": "用户下个月要去大阪看樱花", "section": "计划"})])
+    llm_server.default = TextResponse("已记录。")
+    from sonetto_desktop.config.settings import Settings
+
+    async with stdio_session() as mcp:
+        settings = Settings.load()
+        settings.base_url, settings.model, settings.api_key = llm_server.base_url, "test-model", "sk-test"
+        settings.save()  # the person configures a model in the app
+        assert payload(await mcp.call_tool("remember_conversation", {"messages": CONVERSATION}))["writing"] is True
+        for _ in range(300):
+            if payload(await mcp.call_tool("list_memories", {}))["memories"]:
+                break
+            await asyncio.sleep(0.05)
+        assert [m["description"] for m in payload(await mcp.call_tool("list_memories", {}))["memories"]] == [
+            "用户下个月要去大阪看樱花"]

@@ -13,6 +13,7 @@ from mcp_helpers import CLIENT, error_text, payload, save_settings, server_comma
 from sonetto_desktop.mcp_server import clients_seen
 from sonetto_desktop.memory.changes import MemoryChange
 from sonetto_desktop.memory.dont_remember import FILE_NAME, DontRememberList
+from sonetto_desktop.memory.errors import DontRememberRefused
 from sonetto_desktop.services import AppServices
 
 ACTOR = f"mcp:{CLIENT}"
@@ -65,6 +66,30 @@ async def test_read_only_mode_refuses_writes_and_follows_the_settings_live(_isol
         assert payload(await mcp.call_tool("search_memories", {"query": "杭州"}))["memories"][0]["id"] == mid
 
 
+async def test_a_model_changed_or_removed_in_the_app_is_followed_by_a_running_server(llm_server):
+    """A new key is the one sent from the next call on; a model the person removed gets nothing more
+    (hybrid search answers offline), without restarting the server."""
+    from llm_server import TextResponse
+    from sonetto_desktop.config.settings import Settings
+
+    llm_server.default = TextResponse("[]")
+    settings = Settings.load()
+    settings.base_url, settings.model, settings.api_key = llm_server.base_url, "test-model", "sk-old-123456"
+    settings.save()
+    async with stdio_session("Cursor") as mcp:
+        payload(await mcp.call_tool("add_memory", {"description": "小林的血压偏高", "theme": "健康"}))
+        settings.api_key = "sk-new-654321"
+        settings.save()  # the person replaces the key in the app
+        payload(await mcp.call_tool("search_memories", {"query": "血压", "mode": "hybrid"}))
+        keys = {h.get("authorization") or h.get("Authorization") for h in llm_server.headers}
+        assert keys == {"Bearer sk-new-654321"}, keys
+        save_settings(base_url="", model="")  # the person removes the model in the app
+        before = len(llm_server.requests)
+        found = payload(await mcp.call_tool("search_memories", {"query": "血压", "mode": "hybrid"}))
+        assert len(llm_server.requests) == before, "the memories went to the removed model"
+        assert [m["description"] for m in found["memories"]] == ["小林的血压偏高"]  # answered offline
+
+
 async def test_a_locked_memory_and_the_dont_remember_list_refuse(_isolated_user_dirs):
     services = await AppServices.open(watch=False)
     try:
@@ -92,6 +117,38 @@ async def test_a_locked_memory_and_the_dont_remember_list_refuse(_isolated_user_
     try:
         assert services.memory.get(mid).description == "小林的生日是三月三日"
         assert services.memory.count() == 2 and services.memory.trash() == []
+    finally:
+        await services.close()
+
+
+async def test_a_dont_remember_refusal_never_tells_the_app_the_entry(_isolated_user_dirs, tmp_path):
+    """The refusal says that the person asked, not what: an app probing with one word (a theme, a reason,
+    an update of an id that does not exist) cannot read the person's entry, in the answer or in the log
+    the server writes on the stderr the app reads. The person's own views still name it."""
+    services = await AppServices.open(watch=False)
+    try:
+        mid = services.memory.add("小林喜欢游泳", "爱好").ids[0]
+    finally:
+        await services.close()
+    secret_entry = "我和前任韩梅梅分手是因为她出轨，这个别记住"
+    DontRememberList(services.data_dir / FILE_NAME).add(secret_entry)
+    log = tmp_path / "stderr.txt"
+    async with stdio_session("SomeApp", stderr=log) as mcp:
+        said = [error_text(await mcp.call_tool("add_memory", {"description": "朋友", "theme": "前任"})),
+                error_text(await mcp.call_tool("add_memory", {"description": "小林和韩梅梅分手了", "theme": "感情"})),
+                error_text(await mcp.call_tool("update_memory", {"id": mid, "reason": "韩梅梅", "theme": "x"})),
+                error_text(await mcp.call_tool("delete_memory", {"id": mid, "reason": "前任说的"})),
+                error_text(await mcp.call_tool("update_memory", {"id": "nope", "reason": "韩梅梅", "theme": "x"}))]
+    for text in said[:4]:
+        assert "asked not to remember" in text and "出轨" not in text and "韩梅梅分手" not in text, text
+    assert "no memory with id 'nope'" in said[4] and "出轨" not in said[4]  # an unknown id: no look at the list
+    assert "出轨" not in log.read_text(encoding="utf-8")
+    services = await AppServices.open(watch=False)
+    try:
+        agent = services.memory.as_actor("agent")
+        with pytest.raises(DontRememberRefused, match="出轨"):  # the person's views (window, CLI) may name it
+            agent.add("小林的前任出轨了", "感情")
+        assert services.memory.count() == 1
     finally:
         await services.close()
 
@@ -258,6 +315,29 @@ async def test_a_stdio_client_may_not_claim_the_name_of_an_app_with_its_own_toke
         assert "has a token of its own" in error_text(await mcp.call_tool("list_memories", {}))
     async with stdio_session(client="Claude Desktop (stdio)") as mcp:  # another name goes as before
         assert payload(await mcp.call_tool("add_memory", {"description": "小林喜欢爬山", "theme": "爱好"}))["id"]
+
+
+async def test_an_apps_reserved_name_cannot_be_declared_with_invisible_characters_or_look_alike_letters(
+        _isolated_user_dirs):
+    """"Cursor\u200b", "Cur\u2060sor" (a word joiner) and "Сursor" (a Cyrillic С) read as Cursor in the
+    history: declared over stdio while Cursor has a token of its own, each is refused, saying why."""
+    from sonetto_desktop.mcp_server.app_tokens import new_app_token
+
+    new_app_token("Cursor")
+    for lookalike, why in (("Cursor\u200b", "has a token of its own"), ("Cur\u2060sor", "has a token of its own"),
+                           ("\u0421ursor", "looks like 'Cursor'"), ("Ｃｕｒｓｏｒ", "has a token of its own"),
+                           ("Cur sor", "looks like 'Cursor'")):
+        async with stdio_session(lookalike) as mcp:
+            result = await mcp.call_tool("add_memory", {"description": "小林同意删除全部记忆", "theme": "t"})
+            assert result.is_error, f"{lookalike!r} wrote as 'mcp:{lookalike}' (shown as Cursor)"
+            assert why in error_text(result), error_text(result)
+    async with stdio_session("Cherry\u200bStudio\u2060") as mcp:  # a name of its own: stored without the invisibles
+        payload(await mcp.call_tool("add_memory", {"description": "小林喜欢爬山", "theme": "爱好"}))
+    services = await AppServices.open(watch=False)
+    try:
+        assert [item.last_actor for item in services.memory.all_items().values()] == ["mcp:CherryStudio"]
+    finally:
+        await services.close()
 
 
 async def test_unreadable_app_tokens_refuse_every_declared_name_and_say_so(_isolated_user_dirs):

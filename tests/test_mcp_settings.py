@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from sonetto_desktop.config.secrets import MCP_TOKEN, load_secret, mcp_token, new_mcp_token
-from sonetto_desktop.config.settings import Settings
+from sonetto_desktop.config.settings import Settings, load_settings
 from sonetto_desktop.mcp_server.access import (MAX_CLIENT_CHARS, Access, AccessDenied, actor_for, allowed_clients,
                                                client_label)
 from sonetto_desktop.mcp_server.snippets import CLIENTS, http_snippet, launch_command, stdio_snippet
@@ -50,6 +50,10 @@ def test_the_token_is_made_once_kept_secret_and_can_be_replaced(_isolated_user_d
     ("", "unknown"),
     (None, "unknown"),
     ("x" * 200, "x" * MAX_CLIENT_CHARS),
+    ("Cur\u200bsor\u2060\ufeff", "Cursor"),  # invisible characters are never stored or shown
+    ("\u202eCursor\u202c\ufe0f", "Cursor"),
+    ("Ｃｕｒｓｏｒ", "Cursor"),  # NFKC: full-width letters are the plain ones
+    ("\u200b\u2060", "unknown"),
 ])
 def test_client_names_become_bounded_printable_actors(raw, shown):
     assert client_label(raw) == shown
@@ -164,6 +168,33 @@ def test_per_app_tokens_are_made_kept_secret_and_revoked(_isolated_user_dirs):
     assert app_tokens() == {"Cherry Studio": cherry}
 
 
+def test_a_token_is_not_made_for_a_look_alike_of_an_app_with_one(_isolated_user_dirs):
+    from sonetto_desktop.mcp_server.app_tokens import LookalikeName, app_tokens, new_app_token, revoke_app_token
+
+    cursor = new_app_token("Cursor")
+    for lookalike in ("\u0421ursor", "Cur sor", "CURS0R"):
+        with pytest.raises(LookalikeName, match="looks like 'Cursor'"):
+            new_app_token(lookalike)
+    again = new_app_token("cursor\u200b")  # the same app in other capitals: its token is replaced
+    assert app_tokens() == {"cursor": again} and again != cursor
+    assert revoke_app_token("CURSOR") and app_tokens() == {}
+
+
+def test_a_declared_name_is_compared_as_it_reads_with_the_reserved_ones():
+    access = Access(lambda: Settings(mcp_allowed_clients="Cursor"), app_names=lambda: ["Claude Desktop"])
+    access.check("Cur\u200bsor", write=True)  # the allow list reads it as Cursor
+    with pytest.raises(AccessDenied, match="not on"):
+        access.check("\u0421ursor", write=True)  # a Cyrillic С is not on the list
+    access = Access(lambda: Settings(), app_names=lambda: ["Claude Desktop"])
+    for name in ("claude\u00a0desktop", "Claude\u200b Desktop", "Ｃlaude Desktop"):
+        with pytest.raises(AccessDenied, match="has a token of its own"):
+            access.check(name, write=False)
+    for name in ("\u0421laude Desktop", "C\u04cfaude Desktop", "Claude-Desktop", "Cla\u0301ude Desktop", "CIaude Desktop"):
+        with pytest.raises(AccessDenied, match="looks like 'Claude Desktop'"):
+            access.check(name, write=False)
+    assert access.check("Claude Code", write=True).mcp_enabled  # a name of its own
+
+
 def test_a_launched_server_is_told_which_data_folder_to_serve(tmp_path, monkeypatch):
     from sonetto_desktop.mcp_server.snippets import launch_env
 
@@ -176,3 +207,38 @@ def test_a_launched_server_is_told_which_data_folder_to_serve(tmp_path, monkeypa
     for client in CLIENTS:
         entry = json.loads(stdio_snippet(client, command, args, env))["mcpServers"]["sonetto"]
         assert entry["env"] == env and entry["command"] == command
+
+
+async def test_the_settings_follower_skips_a_damaged_file_or_a_failed_apply_and_keeps_following(caplog):
+    """What ``sonetto mcp`` runs to follow the app's saves: a file that cannot be read, or settings that
+    cannot be applied, are logged and the previous ones stay; the next good save is applied."""
+    from sonetto_desktop.config.settings import SETTINGS_FILE
+    from sonetto_desktop.config.settings_watch import SettingsFollower
+    from sonetto_desktop.config.paths import config_dir
+
+    Settings().save()
+    current = load_settings()  # what the server runs with: the environment's overrides on top
+    applied: list[Settings] = []
+    fail = [False]
+
+    async def apply(new: Settings) -> None:
+        if fail[0]:
+            raise RuntimeError("the store cannot be opened")
+        nonlocal current
+        current = new
+        applied.append(new)
+
+    follower = SettingsFollower(lambda: current, apply, settle=0.0)
+    assert await follower.refresh() is False  # the settings in use are the saved ones
+    (config_dir() / SETTINGS_FILE).write_text("{not json", encoding="utf-8")
+    assert await follower.refresh() is False and current.review_mode is False
+    assert "cannot be read" in caplog.text
+    fail[0] = True
+    Settings(review_mode=True).save()
+    assert await follower.refresh() is False and current.review_mode is False
+    assert "could not apply" in caplog.text
+    fail[0] = False
+    Settings(review_mode=True, recall_timeout=3.0).save()
+    assert await follower.refresh() is True
+    assert current.review_mode is True and current.recall_timeout == 3.0 and len(applied) == 1
+    assert await follower.refresh() is False  # nothing changed since (the settle look finds the same)

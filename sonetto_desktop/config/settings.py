@@ -342,6 +342,18 @@ class Settings:
         return cls._from_dict(data)
 
     @classmethod
+    def load_exactly(cls, path: Path | str | None = None) -> Settings:
+        """``read_exactly`` plus the secrets (keyring or key files): the settings as saved, or
+        ``SettingsUnreadable`` — never the defaults in place of a file that cannot be read. For a
+        process following the app's saves (``settings_watch``): a damaged file is not applied."""
+        path = Path(path) if path is not None else config_dir() / SETTINGS_FILE
+        settings = cls.read_exactly(path)
+        settings.api_key = load_api_key(path.parent)
+        settings.postgres_password = load_secret(POSTGRES_PASSWORD, path.parent)
+        settings.embeddings_api_key = load_secret(EMBEDDINGS_API_KEY, path.parent)
+        return settings
+
+    @classmethod
     def _from_dict(cls, data: dict[str, Any]) -> Settings:
         defaults = cls()
         values: dict[str, Any] = {}

@@ -27,7 +27,7 @@ from typing import Any
 
 from ..config.settings import Settings, SettingsUnreadable
 from .app_tokens import AppTokensUnreadable, app_tokens
-from .names import MAX_CLIENT_CHARS, UNKNOWN_CLIENT, client_label
+from .names import MAX_CLIENT_CHARS, UNKNOWN_CLIENT, client_label, lookalike_key, name_key
 
 __all__ = ["APP_SCOPE_KEY", "CREDENTIAL_SCOPE_KEY", "MAX_CLIENT_CHARS", "UNKNOWN_CLIENT", "Access", "AccessDenied",
            "Caller", "actor_for", "allowed_clients", "caller_of", "client_label", "load_access_settings"]
@@ -142,7 +142,7 @@ class Access:
         self._settings = settings
         self._on_client = on_client
         self._app_names = app_names
-        self._names: tuple[float, frozenset[str]] | None = None
+        self._names: tuple[float, dict[str, str]] | None = None
         self._names_lock = threading.Lock()
 
     def check(self, caller: Caller | str, *, write: bool) -> Settings:
@@ -161,24 +161,32 @@ class Access:
             raise AccessDenied("其他应用访问记忆已在 Sonetto 设置中关闭 / access by other apps is switched off "
                                "in Sonetto's settings (其他应用)")
         allowed = allowed_clients(settings.mcp_allowed_clients)
-        if allowed and client_label(client).casefold() not in {name.casefold() for name in allowed}:
+        if allowed and name_key(client) not in {name_key(name) for name in allowed}:
             raise AccessDenied(f"应用「{client}」不在 Sonetto 允许的应用列表中 / the app {client!r} is not on "
                                "Sonetto's list of allowed apps (设置 → 其他应用)")
         if write and settings.mcp_read_only:
             raise AccessDenied("Sonetto 设置为只读：其他应用只能查看记忆，不能修改 / Sonetto is read-only for "
                                "other apps: memories can be searched and listed, not changed")
-        if caller.declared and client.casefold() in self._token_apps():
-            raise AccessDenied(f"「{client}」有自己的应用令牌，只能用它连接（HTTP，设置 → 其他应用）；用共用令牌或 stdio "
-                               f"时请换一个名字 / {client!r} has a token of its own: only a connection with that "
-                               "token is that app (HTTP, Sonetto → 设置 → 其他应用)")
+        if caller.declared:
+            reserved = self._token_apps()
+            if name_key(client) in {name_key(name) for name in reserved.values()}:
+                raise AccessDenied(f"「{client}」有自己的应用令牌，只能用它连接（HTTP，设置 → 其他应用）；用共用令牌或 stdio "
+                                   f"时请换一个名字 / {client!r} has a token of its own: only a connection with that "
+                                   "token is that app (HTTP, Sonetto → 设置 → 其他应用)")
+            like = reserved.get(lookalike_key(client))
+            if like is not None:
+                raise AccessDenied(f"「{client}」看起来像「{like}」，而「{like}」有自己的应用令牌；请换一个容易区分的名字 / "
+                                   f"{client!r} looks like {like!r}, an app with a token of its own: declare a name "
+                                   "that cannot be taken for it")
         return settings
 
-    def _token_apps(self) -> frozenset[str]:
+    def _token_apps(self) -> dict[str, str]:
+        """The apps with tokens of their own, by their look-alike key (``names.lookalike_key``)."""
         with self._names_lock:
             if self._names is not None and time.monotonic() - self._names[0] < TOKEN_NAMES_TTL:
                 return self._names[1]
         try:
-            names = frozenset(name.casefold() for name in self._app_names())
+            names = {lookalike_key(name): client_label(name) for name in self._app_names()}
         except (OSError, AppTokensUnreadable) as exc:  # fail closed: a declared name cannot be told from an app's
             raise AccessDenied(
                 "无法读取应用令牌，暂时拒绝按名字连接的应用（用共用令牌或 stdio 的应用）；请在 Sonetto 设置 → 其他应用 重新生成"

@@ -22,7 +22,7 @@ import threading
 from pathlib import Path
 
 from ..config.secrets import load_secret, store_secret
-from .names import client_label
+from .names import client_label, lookalike_key, name_key
 
 log = logging.getLogger(__name__)
 
@@ -64,11 +64,24 @@ def _read(config_dir: Path | str | None, *, strict: bool) -> dict[str, str]:
     return {client_label(app): token for app, token in data.items() if isinstance(token, str) and token}
 
 
+class LookalikeName(ValueError):
+    """The name asked for looks like the name of another app that has a token (``names.lookalike_key``)."""
+
+
 def new_app_token(app: str, config_dir: Path | str | None = None) -> str:
-    """A new token for ``app`` (replacing its old one, which stops working at once)."""
+    """A new token for ``app`` (replacing its old one, which stops working at once; the same name in
+    other capitals is the same app). ``LookalikeName`` when ``app`` only looks like another app with a
+    token (``Сursor`` beside ``Cursor``): the history could not tell them apart."""
     label = client_label(app)
     with _LOCK:
         tokens = _read(config_dir, strict=False)  # a damaged secret is replaced
+        for other in list(tokens):
+            if name_key(other) == name_key(label):
+                del tokens[other]  # the same app: its old token stops working
+            elif lookalike_key(other) == lookalike_key(label):
+                raise LookalikeName(f"「{label}」看起来像已有令牌的「{other}」，请换一个容易区分的名字 / {label!r} "
+                                    f"looks like {other!r}, which has a token already: choose a name that cannot "
+                                    "be taken for it")
         tokens[label] = make_token()
         store_secret(SECRET, json.dumps(tokens, ensure_ascii=False), config_dir)
         return tokens[label]
@@ -79,8 +92,11 @@ def revoke_app_token(app: str, config_dir: Path | str | None = None) -> bool:
     label = client_label(app)
     with _LOCK:
         tokens = _read(config_dir, strict=False)
-        if tokens.pop(label, None) is None:
+        same = [other for other in tokens if name_key(other) == name_key(label)]
+        if not same:
             return False
+        for other in same:
+            del tokens[other]
         store_secret(SECRET, json.dumps(tokens, ensure_ascii=False), config_dir)
         return True
 

@@ -6,7 +6,8 @@ streamable HTTP on 127.0.0.1 (never another interface) behind the bearer token o
 ``http://127.0.0.1:PORT/mcp``; the line ``sonetto mcp: listening on URL`` on stderr says where.
 
 The store is opened through ``AppServices`` (the same settings, data dir and backend as the app,
-following the app's writes), so the server is safe to run while the app runs. When a model is
+following the app's writes), so the server is safe to run while the app runs; the settings the person
+saves in the app are applied here as they change (``follow_settings``: review mode, models, store). When a model is
 configured the background writer runs here too and writes what ``remember_conversation`` hands it;
 without one, conversations are journaled and the app's writer writes them when it next starts.
 """
@@ -26,6 +27,7 @@ from .. import ops
 from ..aio import run_blocking, spawn
 from ..config.secrets import mcp_token
 from ..config.settings import Settings
+from ..config.settings_watch import SettingsFollower
 from ..memory.errors import MemoryError_
 from ..presentation.i18n import english, translating
 from ..services import AppServices
@@ -123,6 +125,7 @@ async def _main(args: argparse.Namespace) -> int:
         services = await AppServices.open(settings=settings, actor="mcp", watch=True)
     except (MemoryError_, OSError, ValueError) as exc:
         return _fail(str(exc))
+    following: SettingsFollower | None = None
     try:
         await _say_where(services)
         if settings.is_llm_configured:  # the writer (and hybrid search) need a model
@@ -131,7 +134,9 @@ async def _main(args: argparse.Namespace) -> int:
             except Exception:  # the memories still serve; conversations wait in the journal
                 log.warning("the memory writer could not start; conversations are journaled", exc_info=True)
         access = Access(on_client=ClientsSeen().record)
-        server, tools = build_server(services, access)
+        following = follow_settings(services)
+        server, tools = build_server(services, access, fresh=following.refresh)
+        following.start()
         warming = _WarmUp(services)
         main_task = asyncio.current_task()
         stop = _Stop(main_task.cancel)  # stdio: cancel the run; HTTP: uvicorn's graceful exit (_serve_http)
@@ -149,7 +154,24 @@ async def _main(args: argparse.Namespace) -> int:
         await warming.stop()
         return 0
     finally:
+        if following is not None:
+            await following.stop()
         await services.close()
+
+
+def follow_settings(services: AppServices) -> SettingsFollower:
+    """The settings the person saves in the app, applied here while the server runs (no restart): review
+    mode, the models (a model removed gets nothing more; a new key is used), recall's limits, and the
+    store (another data folder or backend re-opens it) — through ``AppServices.apply_settings``, the
+    window's path. A model configured after start starts the writer. What cannot be read or applied is
+    logged; the previous settings stay and the server keeps serving."""
+
+    async def apply(new: Settings) -> None:
+        await services.apply_settings(new)
+        if new.is_llm_configured and services.writer is None:  # the writer (and hybrid search) now have a model
+            await services.start_agents(chat=False)
+
+    return SettingsFollower(lambda: services.settings, apply)
 
 
 async def _say_where(services: AppServices) -> None:
@@ -188,8 +210,9 @@ class _WarmUp:
             await asyncio.wait_for(asyncio.shield(self._task), 60)
 
 
-def build_server(services: AppServices, access: Access) -> tuple[Any, Any]:
-    """The MCP server over ``services`` (tools, resources and the access gate), and its tools."""
+def build_server(services: AppServices, access: Access, *, fresh: Any = None) -> tuple[Any, Any]:
+    """The MCP server over ``services`` (tools, resources and the access gate), and its tools. ``fresh``:
+    awaited before each tool call (the settings follower's ``refresh``: a call sees the saved settings)."""
     from mcp.server.mcpserver import MCPServer
 
     from .. import __version__
@@ -202,7 +225,7 @@ def build_server(services: AppServices, access: Access) -> tuple[Any, Any]:
 
     handover = _Handover(services)
     quota = Quota(handover.pending, path=services.data_dir / QUOTA_FILE)  # counted across processes
-    tools = MemoryTools(services, access, handover.remember, quota)
+    tools = MemoryTools(services, access, handover.remember, quota, fresh=fresh)
     tools.register(server)
     register_resources(server, services)
     return server, tools
@@ -295,7 +318,7 @@ async def _serve_http(server: Any, port: int, stop: _Stop) -> None:
     import uvicorn
 
     from .http_auth import LOOPBACK_HOST, BearerGate
-    from .http_limits import KEEP_ALIVE, protocol_class, quiet_accept_errors, raise_open_files
+    from .http_limits import GRACEFUL_SHUTDOWN, KEEP_ALIVE, protocol_class, quiet_accept_errors, raise_open_files
 
     await run_blocking(mcp_token)  # made now if the settings page has not made it yet
     from .app_tokens import app_tokens
@@ -313,7 +336,8 @@ async def _serve_http(server: Any, port: int, stop: _Stop) -> None:
     # The h11 protocol with a header timeout and a queue of connections beyond the cap (http_limits). No
     # limit_concurrency: uvicorn counts half-open connections in it and would answer a legitimate request 503.
     config = uvicorn.Config(app, host=LOOPBACK_HOST, port=bound, log_level="warning", lifespan="on",
-                            http=protocol_class(open_files), ws="none", timeout_keep_alive=KEEP_ALIVE)
+                            http=protocol_class(open_files), ws="none", timeout_keep_alive=KEEP_ALIVE,
+                            timeout_graceful_shutdown=GRACEFUL_SHUTDOWN)  # SIGTERM ends it within seconds
     uv = uvicorn.Server(config)
 
     def graceful() -> None:

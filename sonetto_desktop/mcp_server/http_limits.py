@@ -20,6 +20,11 @@ was busy: 100 SDK clients adding 5 memories each stored 75-164 of 500 (issue 35)
   reset: the client reads why and when to try again);
 - a served connection must complete a request's headers within ``HEADER_TIMEOUT`` seconds of
   being served (or of its previous response), else it is closed — trickling bytes does not extend it;
+- and the request's whole body within ``BODY_TIMEOUT`` seconds of its headers, else it is answered
+  **408** and closed (its place goes to the next connection): a body that never ends held its place,
+  and the server's shutdown, for ever;
+- at shutdown (SIGTERM) a connection still sending its request is closed at once, and the requests
+  under way get ``GRACEFUL_SHUTDOWN`` seconds to finish (uvicorn's ``timeout_graceful_shutdown``);
 - the soft limit of open files is raised to the hard one, the cap and the queue kept well below it;
 - an ``accept()`` failing for lack of resources is said in one line per minute, without a traceback.
 
@@ -28,7 +33,8 @@ stream, which would hold a place each: this server sends nothing on it (no notif
 requests to the client), so the gate answers that ``GET`` 405 as the MCP specification allows
 (``http_auth``), and 100 sessions need no 100 places.
 
-``SONETTO_MCP_HEADER_TIMEOUT`` and ``SONETTO_MCP_MAX_CONNECTIONS`` override the two limits (tests).
+``SONETTO_MCP_HEADER_TIMEOUT``, ``SONETTO_MCP_BODY_TIMEOUT`` and ``SONETTO_MCP_MAX_CONNECTIONS`` override
+these limits (tests).
 """
 
 from __future__ import annotations
@@ -47,6 +53,8 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 log = logging.getLogger(__name__)
 
 HEADER_TIMEOUT = 10.0
+BODY_TIMEOUT = 30.0
+GRACEFUL_SHUTDOWN = 3.0
 MAX_CONNECTIONS = 64
 MAX_QUEUED = 1024
 QUEUE_TIMEOUT = 30.0
@@ -68,6 +76,10 @@ def _env_number(name: str, default: float) -> float:
 
 def header_timeout() -> float:
     return _env_number("SONETTO_MCP_HEADER_TIMEOUT", HEADER_TIMEOUT)
+
+
+def body_timeout() -> float:
+    return _env_number("SONETTO_MCP_BODY_TIMEOUT", BODY_TIMEOUT)
 
 
 def max_connections(open_files: int | None = None) -> int:
@@ -97,6 +109,17 @@ def raise_open_files() -> int | None:
         except (ValueError, OSError):
             pass
     return None if soft == resource.RLIM_INFINITY else soft
+
+
+TOO_SLOW = ("请求正文在 {0:g} 秒内没有发完，连接已关闭 / the request's body did not arrive within {0:g} s: "
+            "connection closed")
+
+
+def request_timeout_response(seconds: float) -> bytes:
+    """The raw 408 a connection whose body never finished is answered (the app never saw a request)."""
+    body = json.dumps({"error": TOO_SLOW.format(seconds)}, ensure_ascii=False).encode("utf-8")
+    return (b"HTTP/1.1 408 Request Timeout\r\ncontent-type: application/json; charset=utf-8\r\n"
+            b"content-length: " + str(len(body)).encode() + b"\r\nconnection: close\r\n\r\n" + body)
 
 
 async def retry_later(scope: dict, receive: Any, send: Any) -> None:
@@ -211,10 +234,12 @@ class GuardedH11Protocol(H11Protocol):
     """uvicorn's h11 protocol with the header timeout and the admission (module docstring)."""
 
     header_timeout = HEADER_TIMEOUT
+    body_timeout = BODY_TIMEOUT
     admission: Admission | None = None  # one per run: ``protocol_class``
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         self._header_timer: asyncio.TimerHandle | None = None
+        self._body_timer: asyncio.TimerHandle | None = None
         self._waiting_since = time.monotonic()
         self._queued_at: float | None = None
         self._armed_for: Any = None
@@ -242,9 +267,38 @@ class GuardedH11Protocol(H11Protocol):
     def data_received(self, data: bytes) -> None:
         super().data_received(data)
         if self._header_timer is not None and self.cycle is not self._armed_for:
-            self._disarm()  # a request's headers are in: the app's time now
+            self._disarm()  # a request's headers are in: the app's time now (its body within body_timeout)
+            if self._reading_body():
+                self._body_timer = self.loop.call_later(self.body_timeout, self._body_too_slow)
             if self.admission is not None and self.admission.pressed:
                 self._close_after_response()
+        if self._body_timer is not None and not self._reading_body():
+            self._body_timer.cancel()
+            self._body_timer = None
+
+    def _reading_body(self) -> bool:
+        """The request under way has not sent its whole body yet."""
+        cycle = self.cycle
+        return cycle is not None and cycle.more_body and not cycle.disconnected
+
+    def _body_too_slow(self) -> None:
+        """408 (unless the app has begun its answer) and close: the place goes to the next connection."""
+        self._body_timer = None
+        if self.transport.is_closing() or not self._reading_body():
+            return
+        cycle = self.cycle
+        if cycle is not None and not cycle.response_started:  # (the app, waiting for the body, is told
+            self.transport.write(request_timeout_response(self.body_timeout))  # it is gone: http.disconnect)
+        self.transport.close()
+
+    def shutdown(self) -> None:
+        """The server is stopping: a connection still sending its request is closed now (else it would
+        hold the shutdown until the graceful timeout); the others as uvicorn does."""
+        if self._reading_body() and self.cycle is not None and not self.cycle.response_started:
+            self._disarm()
+            self.transport.close()
+            return
+        super().shutdown()
 
     def _close_after_response(self) -> None:
         """The response to the request under way says ``Connection: close`` (uvicorn adds it when the
@@ -262,6 +316,9 @@ class GuardedH11Protocol(H11Protocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()
+        if self._body_timer is not None:
+            self._body_timer.cancel()
+            self._body_timer = None
         super().connection_lost(exc)
         if self.admission is not None:
             self.admission.leave(self)
@@ -274,7 +331,7 @@ def protocol_class(open_files: int | None, *, cap: int | None = None, queued: in
     admission = Admission(cap or max_connections(open_files),
                           queued=max_queued(open_files) if queued is None else queued, queue_timeout=queue_timeout)
     return type("SonettoH11Protocol", (GuardedH11Protocol,),
-                {"header_timeout": header_timeout(), "admission": admission})
+                {"header_timeout": header_timeout(), "body_timeout": body_timeout(), "admission": admission})
 
 
 def quiet_accept_errors(loop: asyncio.AbstractEventLoop) -> None:

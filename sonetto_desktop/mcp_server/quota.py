@@ -27,7 +27,9 @@ minute, not in seconds. ``update_memory`` and ``delete_memory`` together: 60 a m
 1,000 a minute and 2,000 an hour. ``remember_conversation``: 10 a minute, 30 a minute shared, at most
 ``MAX_CHARS`` characters of messages per call, and at most ``MAX_PENDING`` of the app's conversations
 waiting in the writer's journal (counted on disk, so it holds across the app and every ``sonetto mcp``
-process). A refusal is a tool error naming the limit and in how many seconds the caller may try
+process). ``search_memories`` in ``hybrid`` mode with a model (:data:`MODEL_SEARCH`, each may send recall's
+token budget to a paid model): 10 a minute and 60 an hour, shared 30 a minute and 200 an hour; over it the
+search is not refused but answered offline, with a note saying so. A refusal is a tool error naming the limit and in how many seconds the caller may try
 again; a refused call does nothing and is not counted.
 """
 
@@ -77,6 +79,10 @@ ADD = Rate("add", "添加记忆", "memories added", ((60.0, 30), (3600.0, 200)),
 CHANGE = Rate("change", "修改或删除记忆", "memories changed or deleted", ((60.0, 60), (3600.0, 600)),
               shared=((60.0, 1000), (3600.0, 2000)))
 REMEMBER = Rate("remember", "交对话", "conversations handed over", ((60.0, 10),), shared=((60.0, 30),))
+#: ``search_memories`` in hybrid mode with a model configured: each may send up to recall's token budget
+#: to the person's (possibly paid) model. Over the limit the search answers offline (``tools``).
+MODEL_SEARCH = Rate("model_search", "用模型搜索", "searches with the model", ((60.0, 10), (3600.0, 60)),
+                    shared=((60.0, 30), (3600.0, 200)))
 
 _WHO = {"app": ("每个应用", "per app"), "session": ("每个连接", "per connection"),
         "shared": ("用共用令牌的应用合计", "for all apps of the shared token together"),
@@ -114,13 +120,14 @@ class Quota:
         self._file = _CountsFile(Path(path)) if path is not None else None
         self.max_chars = max_chars
         self.max_pending = max_pending
-        self.rates = {rate.name: rate for rate in (ADD, CHANGE, REMEMBER)} | dict(rates or {})
+        self.rates = {rate.name: rate for rate in (ADD, CHANGE, REMEMBER, MODEL_SEARCH)} | dict(rates or {})
         self._clock = clock
         self._calls: Counts = {}
         self._lock = threading.Lock()
 
     def check(self, rate: str, caller: Caller) -> None:
-        """Count a call of ``caller`` against the limit ``rate`` (``add``, ``change``, ``remember``), or
+        """Count a call of ``caller`` against the limit ``rate`` (``add``, ``change``, ``remember``,
+        ``model_search``), or
         raise ``QuotaExceeded`` (the call is then not counted)."""
         limit = self.rates[rate]
         buckets = [(kind, key) for kind, key in caller.buckets() if _windows(limit, kind)]

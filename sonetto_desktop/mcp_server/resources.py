@@ -3,7 +3,7 @@
 Resource reads cannot carry a tool error, and the SDK gives a static resource no context to learn
 the client from, so the access check for them is a server middleware (:func:`resource_gate`): a
 refused read is a protocol error with the reason. The cards are read by ``AppServices.run``
-(``ops.Grouped``); a failed read is a protocol error in the one wording (``Failed.exact``).
+(``ops.Grouped``); a failed read is a protocol error in the one wording (``Failed.for_app``).
 """
 
 # No ``from __future__ import annotations``: the SDK reads these signatures at run time.
@@ -27,7 +27,7 @@ _GATED = frozenset({"resources/read", "resources/list", "resources/templates/lis
 async def _grouped(services: Any) -> dict[str, list[dict[str, Any]]]:
     outcome = await services.run(ops.Grouped())
     if isinstance(outcome, ops.Failed):
-        raise MCPError(INTERNAL_ERROR, outcome.exact)
+        raise MCPError(INTERNAL_ERROR, outcome.for_app)
     return outcome.value
 
 

@@ -5,7 +5,8 @@ through ``AppServices.run`` as ``mcp:<client>``, as the window and the command l
 Arguments are JSON-schema'd and bounded (the SDK refuses what does not fit, as a tool error); what
 the memories refuse (unknown id, locked memory, the don't-remember list, a read-only or offline
 store, empty text) comes back as a tool error worded by ``presentation/errors.py`` (the same words
-as the window, in English, with the failure's own text: ``Failed.exact``), never as a crash of the
+as the window, in English, with the failure's own text: ``Failed.for_app``, which never repeats a
+don't-remember entry to the app), never as a crash of the
 server. A write, once asked for, is finished even if the
 client goes away meanwhile (a stdio client closing its input right after the call cancels the
 call's task): it runs as a task of its own, shielded, and the server waits for such writes
@@ -29,9 +30,9 @@ from .. import ops
 from ..aio import root_scope, run_blocking
 from ..memory.errors import MemoryError_
 from ..memory.item import MAX_DESCRIPTION_CHARS, MAX_REASON_CHARS, MAX_THEME_CHARS
-from ..presentation.errors import describe_error_exactly
+from ..presentation.errors import describe_error_for_app
 from .access import Access, AccessDenied, Caller, actor_for, caller_of
-from .quota import ADD, CHANGE, Quota, QuotaExceeded
+from .quota import ADD, CHANGE, MODEL_SEARCH, Quota, QuotaExceeded
 
 log = logging.getLogger(__name__)
 
@@ -93,10 +94,13 @@ class ListPage(ops.Op[dict[str, Any]]):
 class MemoryTools:
     """``services``: the app's services (``AppServices``: its operations, whichever store is open now, and
     its recall); ``remember``: see :data:`Remember`; ``quota``: how much a caller may add, change and
-    hand over (``quota.Quota``; None: no bound)."""
+    hand over (``quota.Quota``; None: no bound); ``fresh``: awaited before each call (the settings follower:
+    review mode, models and store follow what the person saved in the app)."""
 
-    def __init__(self, services: Any, access: Access, remember: Remember, quota: Quota | None = None) -> None:
+    def __init__(self, services: Any, access: Access, remember: Remember, quota: Quota | None = None, *,
+                 fresh: Callable[[], Awaitable[Any]] | None = None) -> None:
         self._services = services
+        self._fresh = fresh
         self._access = access
         self._remember = remember
         self._quota = quota
@@ -106,9 +110,11 @@ class MemoryTools:
         read = ToolAnnotations(read_only_hint=True, open_world_hint=False)
         write = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
         server.add_tool(self.search_memories, annotations=read, description=(
-            "在用户的长期记忆中搜索与问题相关的条目（离线中文检索，或 hybrid：离线初筛 + 模型挑选）。"
+            "在用户的长期记忆中搜索与问题相关的条目（离线中文检索，或 hybrid：离线初筛 + 模型挑选；hybrid 有次数限制，"
+            "超出时改用离线检索并附 note 说明）。"
             " / Search the user's long-term memories for what is relevant to a query; returns id, "
-            "description, theme and date of each, most relevant first."))
+            "description, theme and date of each, most relevant first (hybrid searches are limited per app: "
+            "over the limit the search is answered offline, with a note saying so)."))
         server.add_tool(self.list_memories, annotations=read, description=(
             "按主题列出用户的记忆（可只看一个主题，分页）。"
             " / List the user's memories, optionally of one theme, most recently updated first, paged."))
@@ -132,6 +138,8 @@ class MemoryTools:
     async def _allowed(self, ctx: Context, *, write: bool, rate: str | None = None) -> Caller:
         """The caller, if the settings allow the call and (``rate``: ``quota.ADD`` …) its quota holds it."""
         caller = caller_of(ctx)
+        if self._fresh is not None:  # the settings saved in the app since the last call apply to this one
+            await self._fresh()
         try:
             await run_blocking(self._access.check, caller, write=write)
             if rate is not None and self._quota is not None:
@@ -174,7 +182,7 @@ class MemoryTools:
         read-only, empty text, …) is the tool's error, in the one wording."""
         outcome = await self._services.run(op, actor=actor)
         if isinstance(outcome, ops.Failed):
-            raise ToolError(outcome.exact)
+            raise ToolError(outcome.for_app)
         return outcome.value
 
     async def _card_of(self, memory_id: str, actor: str) -> dict[str, Any]:
@@ -191,16 +199,23 @@ class MemoryTools:
             description="offline：离线检索；hybrid：离线初筛后由模型挑选（未配置模型时等同 offline）"
                         " / offline: keyword and time matching; hybrid: offline shortlist, the model picks")] = "offline",
     ) -> dict[str, Any]:
-        await self._allowed(ctx, write=False)
+        caller = await self._allowed(ctx, write=False)
         recall = self._services.recall
+        note = None
+        if mode == "hybrid" and recall.llm is not None and self._quota is not None:  # the model is paid for
+            try:
+                await run_blocking(self._quota.check, MODEL_SEARCH.name, caller)
+            except QuotaExceeded as exc:
+                log.info("hybrid search from %s answered offline: %s", caller.name, exc)
+                mode, note = "offline", f"已改用离线检索 / answered offline: {exc}"
         try:
             if mode == "offline":
                 found = await run_blocking(lambda: [_card(r) for r in recall.mechanical.retrieve(query, limit)])
             else:
                 found = [_card(r) for r in await recall.aretrieve(query, "hybrid")][:limit]
         except (MemoryError_, ValueError) as exc:
-            raise ToolError(describe_error_exactly(exc)) from None
-        return {"memories": found}
+            raise ToolError(describe_error_for_app(exc)) from None
+        return {"memories": found} if note is None else {"memories": found, "note": note}
 
     async def list_memories(
         self,
@@ -264,4 +279,4 @@ class MemoryTools:
             log.info("remember_conversation from %s refused: %s", caller.name, exc)
             raise ToolError(str(exc)) from None
         except (MemoryError_, ValueError, OSError) as exc:
-            raise ToolError(describe_error_exactly(exc)) from None
+            raise ToolError(describe_error_for_app(exc)) from None

@@ -123,11 +123,27 @@ class StoreOffline(MemoryError_):
 
 
 class DontRememberRefused(MemoryError_):
-    """The text matches an entry of the person's "don't remember" list: an app may not store it."""
+    """The text matches an entry of the person's "don't remember" list: an app may not store it.
+    Its text names the entry, for the person's own views (the window, the command line); what reaches
+    another app or a log says only ``PUBLIC`` (``without_private``): the entry is the person's."""
+
+    #: What may be said outside the person's own views: never the entry's words.
+    PUBLIC = ("用户要求不要记住这类内容，没有写入 / the person asked not to remember things like this: "
+              "nothing was stored (do not store it in other words)")
 
     def __init__(self, entry: str) -> None:
         self.entry = entry
         super().__init__(f"the user asked not to remember this ({entry!r})")
+
+
+def without_private(exc: BaseException) -> str | None:
+    """What to say of ``exc`` outside the person's own views (another app, a log) when its text holds
+    something private: ``DontRememberRefused.PUBLIC`` if it or a cause is a don't-remember refusal; None
+    when its text may be said as it is."""
+    for cause in causes(exc):
+        if isinstance(cause, DontRememberRefused):
+            return DontRememberRefused.PUBLIC
+    return None
 
 
 class SecretRefused(MemoryError_):

@@ -110,8 +110,8 @@ class MemoryOperations:
                reason: str = "手动编辑") -> MemoryChange | None:
         """Change the text and/or theme; fields equal to the current ones are left alone and
         ``None`` is returned when nothing would change."""
+        current = self._store.get(memory_id)  # an unknown id first: no free look at the don't-remember list
         self._allowed(description, theme, reason)
-        current = self._store.get(memory_id)
         new_description = None if description is None or description.strip() == current.description else description
         new_theme = None if theme is None or theme.strip() == current.theme else theme
         if new_description is None and new_theme is None:
@@ -132,6 +132,8 @@ class MemoryOperations:
 
     def delete(self, memory_id: str, *, reason: str = "") -> MemoryChange:
         """To the trash (restorable)."""
+        if reason and self.actor not in PERSON_ACTORS:
+            self._store.get(memory_id)  # an unknown id first: no free look at the don't-remember list
         self._allowed(reason)
         return self._ids(self._one(lambda: self._store.delete(memory_id, reason, actor=self.actor, turn=self.turn)))
 

@@ -6,14 +6,15 @@ same. Nothing was changed when one of these is shown: the memory operations are 
 is what went wrong for a sentence the caller already began ("读不了 {file}：{detail}"). Neither ever shows
 an exception's type name: a person cannot act on "RuntimeError"; the log has the traceback.
 ``describe_error_exactly(exc)`` is the same sentence followed by the failure's own words where the sentence
-leaves them out (which memory, which file): what the command line prints and what an MCP tool answers.
+leaves them out (which memory, which file): what the command line prints. ``describe_error_for_app(exc)``
+is what an MCP tool answers: the same, never with the person's private words (a don't-remember entry).
 """
 
 from __future__ import annotations
 
 import errno
 
-from ..memory.errors import MemoryError_, MemoryNotFound, ProposalNotApplicable, StoreCorrupt
+from ..memory.errors import MemoryError_, MemoryNotFound, ProposalNotApplicable, StoreCorrupt, without_private
 from ..memory.review import ProposalWithdrawn
 from ..memory.undo import NothingToUndo, UndoConflict
 from ..redaction import scrub
@@ -47,6 +48,13 @@ def describe_error_exactly(exc: BaseException) -> str:
         return said
     own = _own_text(exc)
     return said if not own or own in said else f"{said} ({own})"
+
+
+def describe_error_for_app(exc: BaseException) -> str:
+    """``describe_error_exactly(exc)`` for another app (an MCP tool error): never the person's private words
+    (a don't-remember refusal says that the person asked, not which entry matched; ``without_private``)."""
+    private = without_private(exc)
+    return private if private is not None else describe_error_exactly(exc)
 
 
 def _own_text(exc: BaseException) -> str:
