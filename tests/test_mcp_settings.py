@@ -213,7 +213,7 @@ async def test_the_settings_follower_skips_a_damaged_file_or_a_failed_apply_and_
     """What ``sonetto mcp`` runs to follow the app's saves: a file that cannot be read, or settings that
     cannot be applied, are logged and the previous ones stay; the next good save is applied."""
     from sonetto_desktop.config.settings import SETTINGS_FILE
-    from sonetto_desktop.config.settings_watch import SettingsFollower
+    from sonetto_desktop.settings_follow import SettingsFollower
     from sonetto_desktop.config.paths import config_dir
 
     Settings().save()

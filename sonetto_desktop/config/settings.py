@@ -345,7 +345,7 @@ class Settings:
     def load_exactly(cls, path: Path | str | None = None) -> Settings:
         """``read_exactly`` plus the secrets (keyring or key files): the settings as saved, or
         ``SettingsUnreadable`` — never the defaults in place of a file that cannot be read. For a
-        process following the app's saves (``settings_watch``): a damaged file is not applied."""
+        process following the app's saves (``settings_follow``): a damaged file is not applied."""
         path = Path(path) if path is not None else config_dir() / SETTINGS_FILE
         settings = cls.read_exactly(path)
         settings.api_key = load_api_key(path.parent)

@@ -27,7 +27,7 @@ from .. import ops
 from ..aio import run_blocking, spawn
 from ..config.secrets import mcp_token
 from ..config.settings import Settings
-from ..config.settings_watch import SettingsFollower
+from ..settings_follow import SettingsFollower
 from ..memory.errors import MemoryError_
 from ..presentation.i18n import english, translating
 from ..services import AppServices

@@ -22,10 +22,10 @@ import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
-from ..aio import run_blocking, spawn
-from .paths import config_dir
-from .secrets import KEY_FILE, POSTGRES_PASSWORD
-from .settings import EMBEDDINGS_API_KEY, SETTINGS_FILE, Settings, SettingsUnreadable
+from .aio import run_blocking, spawn
+from .config.paths import config_dir
+from .config.secrets import KEY_FILE, POSTGRES_PASSWORD
+from .config.settings import EMBEDDINGS_API_KEY, SETTINGS_FILE, Settings, SettingsUnreadable
 
 log = logging.getLogger(__name__)
 
