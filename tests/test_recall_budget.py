@@ -291,3 +291,17 @@ def test_the_shortlist_fills_the_tokens_left_with_the_best_ranked_and_keeps_list
             alone = Shortlist(mechanical, broken)
             assert [e[ID] for e in alone.fill("备用钥匙在哪", snapshot, stable, 600)] == [e[ID] for e in chosen]
             assert not alone.used_dense
+
+
+@pytest.mark.parametrize(("message", "too_long"), [
+    ("This model's maximum context length is 4096 tokens, your request has 9100.", True),  # OpenAI, DeepSeek
+    ("<400> InternalError.Algo.InvalidParameter: Range of input length should be [1, 30720]", True),  # DashScope
+    ("input length exceeds the context length", True),  # Ollama
+    ("请求内容过长，超过了模型的最大长度", True),
+    ("Invalid API key", False),
+    ("model not found", False),
+])
+def test_a_refusal_is_read_as_too_long_in_each_providers_words(message, too_long):
+    from sonetto_desktop.memory.retrieval.budget import says_too_long
+
+    assert says_too_long(400, message) is too_long

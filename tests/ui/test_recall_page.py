@@ -118,3 +118,31 @@ async def test_the_automatic_budget_shown_is_the_one_for_the_chat_models_address
     assert page.budget.value() == 20_000  # a set number is never changed for the person
     page.budget_auto.setChecked(True)
     assert page.budget.value() == LOCAL_BUDGET_MAX
+
+
+async def test_another_providers_preset_or_a_local_model_does_not_take_the_key_along(qtbot):
+    """Choosing another provider's preset replaced the address and the model but kept the key field
+    (masked): the OpenAI key would have gone to SiliconFlow with the next test or recall."""
+    from sonetto_desktop.agent.recall_setup import embeddings_config
+
+    settings = Settings(embeddings_source="endpoint", embeddings_preset="openai-3-small",
+                        embeddings_base_url="https://api.openai.com/v1", embeddings_model="text-embedding-3-small",
+                        embeddings_api_key="sk-openai-PRIVATE")
+    dialog = SettingsDialog(settings)
+    qtbot.addWidget(dialog)
+    page = dialog.recall_page
+
+    def pick(value: str) -> None:
+        page.preset.setCurrentIndex(page.preset.findData(value))
+        page.preset.activated.emit(page.preset.currentIndex())
+
+    pick("openai-3-large")  # the same provider: its key stays
+    assert page.api_key.text() == "sk-openai-PRIVATE"
+    pick("siliconflow-bge-m3")
+    config = embeddings_config(page._values_settings(), None)
+    assert config.base_url == "https://api.siliconflow.cn/v1" and config.api_key != "sk-openai-PRIVATE"
+    assert page.api_key.text() == ""
+    page.api_key.setText("sk-silicon")
+    page.local_models.addItem("bge-m3", "bge-m3")
+    page._pick_local_model(page.local_models.count() - 1)  # a model of the chat's local server
+    assert page.api_key.text() == "" and page.base_url.text() == ""

@@ -180,7 +180,9 @@ def budget_for(base_url: str, context: int | None, *, setting: int = 0) -> int:
     return min(from_context, CLOUD_BUDGET) if from_context else CLOUD_BUDGET
 
 
-_TOO_LONG = re.compile(r"context|too long|too many tokens|maximum.{0,20}(length|tokens)|exceed", re.IGNORECASE)
+_TOO_LONG = re.compile(r"context|too long|too many tokens|maximum.{0,20}(length|tokens)|exceed"
+                       r"|input.{0,12}length|length should be|token.{0,12}limit"  # DashScope (Qwen): "Range of input length should be [1, 30720]"
+                       r"|过长|太长|超过.{0,12}(长度|上限|限制)|超出.{0,12}(长度|上限|限制)", re.IGNORECASE)
 
 
 def says_too_long(status: int | None, message: str) -> bool:

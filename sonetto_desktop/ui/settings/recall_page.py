@@ -58,6 +58,16 @@ def _test_embeddings(settings: Settings, builtin: Any) -> Any:
         client.close()
 
 
+def _host(url: str) -> str:
+    """The host an address names ("" for none): what tells one provider from another."""
+    from urllib.parse import urlsplit
+
+    try:
+        return (urlsplit(url.strip()).hostname or "").lower()
+    except ValueError:
+        return ""
+
+
 def _local_models(base_url: str, api_key: str) -> Any:
     from sonetto_desktop.memory.retrieval.embeddings import local_server_models
 
@@ -269,6 +279,8 @@ class RecallPage(QWidget):
     def _apply_preset(self, index: int) -> None:
         preset = PRESETS.get(self.preset.itemData(index))
         if preset is not None:
+            if _host(self.base_url.text()) != _host(preset.base_url):
+                self.api_key.clear()  # another provider's key is never sent to this one (empty: asked for)
             self.base_url.setText(preset.base_url)
             self.model.setText(preset.model)
             self.dimensions.setValue(0)
@@ -282,6 +294,7 @@ class RecallPage(QWidget):
             return
         self.preset.setCurrentIndex(max(self.preset.findData("custom"), 0))
         self.base_url.clear()
+        self.api_key.clear()  # a cloud provider's key is not the local server's
         self.model.setText(str(name))
         self.dimensions.setValue(0)
         self.rpm.setValue(0)
