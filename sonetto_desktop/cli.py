@@ -273,8 +273,21 @@ async def _trash(args: argparse.Namespace, services: AppServices) -> int:
     return 0
 
 
+def _is_store_file(target: Path, services: AppServices) -> bool:
+    """Whether ``target`` is the open store's own file or one beside it that belongs to it (its log,
+    backup, journal, SQLite's -wal / -shm): exporting there would replace the store."""
+    own = getattr(services.store, "path", None)
+    if own is None:
+        return False
+    own = Path(own).resolve()
+    target = target.expanduser().resolve()
+    return target == own or (target.parent == own.parent and target.name.startswith(own.name))
+
+
 async def _export(args: argparse.Namespace, services: AppServices) -> int:
     fmt = args.format or (format_for(args.output) if args.output else "yaml")
+    if args.output and _is_store_file(Path(args.output), services):
+        return _fail(f"{args.output} is the memory store itself (or one of its files): export to another file")
     if args.output:  # temp file + fsync + replace: a failure keeps the previous export whole
         count = await _do(services, ops.ExportTo(Path(args.output), fmt))
         print(f"exported {count} memories to {args.output}", file=sys.stderr)

@@ -212,9 +212,11 @@ class StoreHandle:
         await self._purge_expired_trash(store)
 
     async def _purge_expired_trash(self, store: BaseMemoryManager) -> None:
-        """The trash keeps deleted memories ``settings.trash_retention_days`` days (0: for ever)."""
+        """The trash keeps deleted memories ``settings.trash_retention_days`` days (0: for ever): the
+        app's housekeeping of its own store, never of a store file named for one command (``sonetto
+        memory --store backup/memory.yaml trash`` deleted that backup's old trash for good)."""
         days = getattr(self.settings, "trash_retention_days", 0)
-        if not self.ok or not days or getattr(store, "read_only", False):
+        if not self.ok or not days or getattr(store, "read_only", False) or self._store_file is not None:
             return
         if not getattr(store, "online", True):  # a memory server away: emptied at a later start, never waited for
             log.info("the trash is not purged now: the memory server cannot be reached")

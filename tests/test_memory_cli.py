@@ -243,3 +243,38 @@ def test_cli_failures_say_what_the_window_says_in_english(tmp_path, capsys):
     assert cli_main(["--store", str(store), "add", "", "--theme", "品味"]) == 2
     assert capsys.readouterr().err.startswith("error: Invalid input: ")
     assert describe_error(MemoryNotFound("x")) == "找不到这条记忆，它可能已被删除或移动。"  # the translator was put back
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "yaml"])
+def test_export_onto_the_store_itself_is_refused_and_the_store_stays(backend, tmp_path, capsys):
+    """`export -o` naming the store's own file replaced the database with the export (and the trash
+    and the change log with it), and said it exported."""
+    store = tmp_path / ("memory.db" if backend == "sqlite" else "memory.yaml")
+    assert cli_main(["--store", str(store), "--create", "add", "小林喜欢猫", "--theme", "品味"]) == 0
+    for target in (store, store.with_name(store.name + ".log"), tmp_path / "." / store.name):
+        assert cli_main(["--store", str(store), "export", "--format", "json", "-o", str(target)]) != 0
+    assert "is the memory store itself" in capsys.readouterr().err
+    assert cli_main(["--store", str(store), "list"]) == 0
+    assert "小林喜欢猫" in capsys.readouterr().out
+    assert cli_main(["--store", str(store), "export", "-o", str(tmp_path / "elsewhere.json")]) == 0
+
+
+def test_listing_a_named_store_files_trash_deletes_none_of_it(tmp_path, capsys, monkeypatch):
+    """The app's trash retention is its own store's housekeeping: a command naming another store
+    file (a backup) deleted that file's trash older than 30 days for good, then said it was empty."""
+    from sonetto_desktop.memory import YamlMemoryManager
+    from sonetto_desktop.memory.stores import crud
+
+    store = tmp_path / "backup" / "memory.yaml"
+    mm = YamlMemoryManager(store, flush_delay=None)
+    old = mm.add("两个月前删掉的", "身份", actor="cli")
+    monkeypatch.setattr(crud, "now_iso", lambda: "2026-01-01T10:00:00")  # deleted long ago
+    mm.delete(old, "不要了")
+    monkeypatch.undo()
+    mm.close()
+    for command in (["trash"], ["list"], ["check"], ["add", "新的一条", "--theme", "身份"]):
+        assert cli_main(["--store", str(store), *command]) == 0
+    assert old in capsys.readouterr().out
+    again = YamlMemoryManager(store, flush_delay=None)
+    assert [t["id"] for t in again.list_trash()] == [old]
+    again.close()
