@@ -285,6 +285,8 @@ async def _export(args: argparse.Namespace, services: AppServices) -> int:
 
 async def _import(args: argparse.Namespace, services: AppServices) -> int:
     reason = reason_text("import.file", Path(args.file).name)
+    for note in getattr(args.incoming, "notes", list)():  # a repeated id: both entries kept, one re-id'd
+        print(f"note: {printable(note)}", file=sys.stderr)
     added, skipped = await _do(services, ops.ImportItems(args.incoming, reason))
     print(f"imported {len(added)} memories, skipped {len(skipped)} duplicates")
     return 0

@@ -512,7 +512,8 @@ class PreviewImport(Op[Any]):
     def apply(self, target: OpTarget) -> Any:
         from .memory.import_preview import preview_import
 
-        return preview_import(target.store, dict(self.items))
+        items = self.items if isinstance(self.items, dict) else dict(self.items)  # (keeps Incoming.renamed)
+        return preview_import(target.store, items)
 
 
 @dataclasses.dataclass(frozen=True)

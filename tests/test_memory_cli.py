@@ -243,3 +243,33 @@ def test_cli_failures_say_what_the_window_says_in_english(tmp_path, capsys):
     assert cli_main(["--store", str(store), "add", "", "--theme", "品味"]) == 2
     assert capsys.readouterr().err.startswith("error: Invalid input: ")
     assert describe_error(MemoryNotFound("x")) == "找不到这条记忆，它可能已被删除或移动。"  # the translator was put back
+
+
+def _exported_memories(store, capsys) -> dict:
+    capsys.readouterr()
+    assert cli_main(["--store", str(store), "export", "--format", "json"]) == 0
+    return json.loads(capsys.readouterr().out)["memories"]
+
+
+def test_an_import_file_that_repeats_an_id_keeps_both_entries_and_says_so(tmp_path, capsys):
+    """A repeated key (YAML ``1`` and ``'1'``, JSON's same key twice) or a Markdown line copied with
+    its ``id:`` comment: both entries are imported, the later under ``<id>-2``, and counted."""
+    files = {
+        "dup.yaml": "1:\n  description: 喜欢猫\n  theme: 品味\n'1':\n  description: 住在成都\n  theme: 身份\n",
+        "dup.json": '{"a1": {"description": "喜欢猫", "theme": "品味"}, "a1": {"description": "住在成都", "theme": "身份"}}',
+        "dup.md": "## 品味\n\n- 喜欢猫 <!-- id:aa11bb22 updated:2026-01-01 hit:3 -->\n"
+                  "- 也喜欢狗 <!-- id:aa11bb22 updated:2026-01-01 hit:3 -->\n",  # a copied line, edited
+    }
+    for name, text in files.items():
+        src = tmp_path / name
+        src.write_text(text, encoding="utf-8")
+        store = tmp_path / name.replace(".", "_") / "memory.db"
+        capsys.readouterr()
+        assert cli_main(["--store", str(store), "--create", "import", str(src)]) == 0
+        out, err = capsys.readouterr()
+        assert "imported 2 memories, skipped 0" in out, (name, out)
+        assert "more than one memory" in err and "-2'" in err, (name, err)
+        got = _exported_memories(store, capsys)
+        assert len(got) == 2, (name, got)
+        first_id = "1" if name == "dup.yaml" else "a1" if name == "dup.json" else "aa11bb22"
+        assert sorted(got) == [first_id, f"{first_id}-2"], (name, sorted(got))

@@ -1,7 +1,10 @@
 """Export and import of memories: YAML (the seed's format), JSON, and a readable Markdown (MEMORY.md style).
 
 Import merges by id and skips exact duplicates (same description and theme as a stored memory);
-see :meth:`BaseMemoryManager.import_items`.
+see :meth:`BaseMemoryManager.import_items`. A file that gives one id to two entries (a repeated
+key, ``1`` and ``'1'``, a Markdown line copied with its ``id:`` comment) keeps both: the later one
+is read under ``<id>-2`` (``-3`` …), as the store reads its own file, and :attr:`Incoming.renamed`
+says so.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from .stores.base import BaseMemoryManager
 from .files import atomic_write, remove_stale_temps
 from .item import MAX_DOCUMENT_BYTES, MemoryItem, clamp_hit, now_iso
 from .stores.validation import item_from_raw, oversize_fields, validate_item
-from .stores.yaml.safe import YamlRefused, load_yaml
+from .stores.yaml.safe import YamlRefused, load_pairs
 
 FORMATS = ("yaml", "json", "md")
 _JSON_KIND = "sonetto-memories"
@@ -25,6 +28,38 @@ _JSON_KIND = "sonetto-memories"
 
 class ImportFormatError(ValueError):
     """The file is not a memory export we can read (the message says why)."""
+
+
+class Incoming(dict[str, MemoryItem]):
+    """The entries of an import file by id, every one kept. ``renamed``: the id an entry is read
+    under -> the id the file gave it, for the later entries of an id the file repeats."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.renamed: dict[str, str] = {}
+
+    def notes(self) -> list[str]:
+        """One English line per renamed entry (the command line prints them)."""
+        return [f"the file gives id {old!r} to more than one memory: the later one is imported as {new!r}"
+                for new, old in self.renamed.items()]
+
+
+def _keep_every(pairs: list[tuple[str, MemoryItem]]) -> Incoming:
+    """``pairs`` (id, item) in file order as an :class:`Incoming`: a repeated id's later entries
+    under ``<id>-2``, ``-3`` … (an id the file does not use; the store's own rule, ``parse_items``)."""
+    taken = {mid for mid, _ in pairs}
+    items = Incoming()
+    for mid, item in pairs:
+        if mid in items:
+            n = 2
+            while f"{mid}-{n}" in taken:
+                n += 1
+            new_id = f"{mid}-{n}"
+            taken.add(new_id)
+            items.renamed[new_id] = mid
+            mid = new_id
+        items[mid] = item
+    return items
 
 
 def format_for(path: str | Path) -> str:
@@ -94,11 +129,9 @@ def write_export(mm: BaseMemoryManager, path: str | Path, fmt: str) -> int:
 _CONTAINERS = (list, tuple, dict)
 
 
-def _items_from_mapping(data: Any, source: str) -> dict[str, MemoryItem]:
-    if not isinstance(data, dict):
-        raise ImportFormatError(f"{source}: expected a mapping of id -> memory, found {type(data).__name__}")
-    items: dict[str, MemoryItem] = {}
-    for mid, raw in data.items():
+def _items_from_pairs(pairs: list[tuple[Any, Any]], source: str) -> Incoming:
+    items: list[tuple[str, MemoryItem]] = []
+    for mid, raw in pairs:
         if not isinstance(raw, dict):  # e.g. some other program's JSON: never import its values as memories
             raise ImportFormatError(f"{source}: entry {mid!r} is not a memory (expected description, theme, ...)")
         for name in ("description", "theme"):
@@ -114,16 +147,16 @@ def _items_from_mapping(data: Any, source: str) -> dict[str, MemoryItem]:
         too_long = oversize_fields(str(mid), item)
         if too_long:
             raise ImportFormatError(f"{source}: memory {too_long[0]}")
-        items[str(mid)] = item
-    return items
+        items.append((str(mid), item))
+    return _keep_every(items)
 
 
 _MD_LINE = re.compile(r"^\s*[-*]\s+(?P<text>.+?)\s*(?:<!--(?P<meta>.*?)-->)?\s*$")
 
 
-def parse_markdown(text: str) -> dict[str, MemoryItem]:
+def parse_markdown(text: str) -> Incoming:
     """``## theme`` headings with ``- description`` bullets; ids/dates/hits from the export's comments."""
-    items: dict[str, MemoryItem] = {}
+    items: list[tuple[str, MemoryItem]] = []
     theme = None
     for n, line in enumerate(text.splitlines(), 1):
         if line.startswith("## "):
@@ -142,11 +175,32 @@ def parse_markdown(text: str) -> dict[str, MemoryItem]:
             raise ImportFormatError(too_long[0])
         if meta.get("updated"):
             item.latest_update_time = meta["updated"] + "T00:00:00"
-        items[meta.get("id") or f"md{n}"] = item
-    return items
+        items.append((meta.get("id") or f"md{n}", item))
+    return _keep_every(items)
 
 
-def read_import(path: str | Path) -> dict[str, MemoryItem]:
+def _json_pairs(text: str) -> list[tuple[Any, Any]]:
+    """The (id, entry) pairs of a JSON export (ours, or a bare mapping), repeated keys included
+    (``json.loads`` keeps only the last)."""
+    repeated: dict[int, list[tuple[str, Any]]] = {}  # id() of an object that repeats a key -> its pairs
+
+    def keep(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        obj = dict(pairs)
+        if len(obj) < len(pairs):
+            repeated[id(obj)] = pairs
+        return obj
+
+    data = json.loads(text, object_pairs_hook=keep)
+    if isinstance(data, dict) and data.get("kind") == _JSON_KIND:
+        data = data.get("memories") or {}
+    if not data:  # (null, [], {}: nothing to import)
+        return []
+    if not isinstance(data, dict):
+        raise TypeError(f"expected a mapping of id -> memory, found {type(data).__name__}")
+    return repeated.get(id(data), list(data.items()))
+
+
+def read_import(path: str | Path) -> Incoming:
     path = Path(path)
     fmt = format_for(path)
     try:
@@ -163,15 +217,15 @@ def read_import(path: str | Path) -> dict[str, MemoryItem]:
     if fmt == "md":
         return parse_markdown(text)
     try:
-        data = load_yaml(text, path.name) if fmt == "yaml" else json.loads(text)
+        pairs = load_pairs(text, path.name) if fmt == "yaml" else _json_pairs(text)
     except YamlRefused as exc:
         raise ImportFormatError(str(exc)) from exc
+    except TypeError as exc:  # not a mapping
+        raise ImportFormatError(f"{path.name}: {exc}") from exc
     except (yaml.YAMLError, json.JSONDecodeError, RecursionError) as exc:
         detail = "nested too deeply" if isinstance(exc, RecursionError) else exc
         raise ImportFormatError(f"{path.name} cannot be parsed: {detail}") from exc
-    if fmt == "json" and isinstance(data, dict) and data.get("kind") == _JSON_KIND:
-        data = data.get("memories", {})
-    return _items_from_mapping(data or {}, path.name)
+    return _items_from_pairs(pairs, path.name)
 
 
 def import_file(mm: BaseMemoryManager, path: str | Path) -> tuple[list[str], list[str]]:
