@@ -127,7 +127,9 @@ def test_update_delete_restore_are_written_as_the_cli(tmp_path, capsys):
     mid = capsys.readouterr().out.strip()
     assert cli_main(["--store", str(store), "update", mid, "小林搬到了上海", "--reason", "搬家"]) == 0
     assert cli_main(["--store", str(store), "update", mid, "小林搬到了上海"]) == 0
-    assert capsys.readouterr().out.splitlines() == [f"updated {mid}", "unchanged"]
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == f"updated {mid}" and lines[1].startswith("to undo: sonetto memory undo ui-")
+    assert lines[2:] == ["unchanged"]  # (nothing changed: nothing to undo)
     assert cli_main(["--store", str(store), "delete", mid]) == 0
     assert cli_main(["--store", str(store), "trash"]) == 0
     assert mid in capsys.readouterr().out
@@ -273,3 +275,47 @@ def test_an_import_file_that_repeats_an_id_keeps_both_entries_and_says_so(tmp_pa
         assert len(got) == 2, (name, got)
         first_id = "1" if name == "dup.yaml" else "a1" if name == "dup.json" else "aa11bb22"
         assert sorted(got) == [first_id, f"{first_id}-2"], (name, sorted(got))
+
+
+def _undo_id(out: str) -> str:
+    [line] = [line for line in out.splitlines() if line.startswith("to undo: sonetto memory undo ")]
+    return line.rsplit(" ", 1)[1]
+
+
+def test_a_cli_import_is_one_action_its_output_names_and_undo_takes_back(tmp_path, capsys):
+    """The import is recorded under its own turn (before: turn_id null, so nothing could undo it)."""
+    store = tmp_path / "memory.db"
+    src = tmp_path / "two.json"
+    src.write_text('{"zz": {"description": "导入的", "theme": "品味"}, "zy": {"description": "也是导入的", "theme": "品味"}}',
+                   encoding="utf-8")
+    assert cli_main(["--store", str(store), "--create", "import", str(src)]) == 0
+    turn = _undo_id(capsys.readouterr().out)
+    assert len(_exported_memories(store, capsys)) == 2
+    assert cli_main(["--store", str(store), "undo", turn]) == 0
+    assert "undid 2 changes" in capsys.readouterr().out
+    assert _exported_memories(store, capsys) == {}
+    assert cli_main(["--store", str(store), "import", str(src)]) == 0  # the same file imports again
+    assert "imported 2 memories" in capsys.readouterr().out
+
+
+def test_add_update_and_delete_name_their_undo(tmp_path, capsys):
+    store = tmp_path / "memory.yaml"
+    assert cli_main(["--store", str(store), "--create", "add", "小林住在成都", "--theme", "身份"]) == 0
+    out, err = capsys.readouterr()
+    mid, add_turn = out.strip(), _undo_id(err)  # stdout stays the id alone
+    assert cli_main(["--store", str(store), "update", mid, "小林搬到了上海"]) == 0
+    update_turn = _undo_id(capsys.readouterr().out)
+    assert cli_main(["--store", str(store), "delete", mid]) == 0
+    delete_turn = _undo_id(capsys.readouterr().out)
+    assert len({add_turn, update_turn, delete_turn}) == 3
+    assert cli_main(["--store", str(store), "undo", delete_turn]) == 0  # back from the trash
+    assert _exported_memories(store, capsys)[mid]["description"] == "小林搬到了上海"
+    assert cli_main(["--store", str(store), "add", "小林喜欢猫", "--theme", "品味"]) == 0
+    out, err = capsys.readouterr()
+    assert cli_main(["--store", str(store), "update", out.strip(), "小林喜欢狗"]) == 0
+    assert cli_main(["--store", str(store), "undo", _undo_id(capsys.readouterr().out)]) == 0
+    assert _exported_memories(store, capsys)[out.strip()]["description"] == "小林喜欢猫"
+    assert cli_main(["--store", str(store), "add", "小林喜欢鱼", "--theme", "品味"]) == 0
+    out, err = capsys.readouterr()
+    assert cli_main(["--store", str(store), "undo", _undo_id(err)]) == 0
+    assert out.strip() not in _exported_memories(store, capsys)
