@@ -72,7 +72,8 @@ def test_markdown_export_is_readable_and_reimportable(backend, tmp_path):
     assert text.startswith("# MEMORY") and "## 品味" in text and "- 小林喜欢猫" in text
     items = parse_markdown(text)
     assert items[a].description == "小林喜欢猫" and items[a].hit == 1 and items[a].theme == "品味"
-    assert any(it.description == "小林 住在上海" for it in items.values())
+    assert any(it.description == "小林\n住在上海" for it in items.values())  # line breaks kept (escaped)
+    assert "- 小林\\n住在上海 <!--" in text  # one memory a line
     mm.close()
 
 
@@ -319,3 +320,30 @@ def test_add_update_and_delete_name_their_undo(tmp_path, capsys):
     out, err = capsys.readouterr()
     assert cli_main(["--store", str(store), "undo", _undo_id(err)]) == 0
     assert out.strip() not in _exported_memories(store, capsys)
+
+
+def test_a_markdown_export_reimported_into_its_store_adds_nothing_and_keeps_text_exactly(tmp_path, capsys):
+    """Line breaks, a ``<!-- … -->`` in the text, backslashes and spaces at the ends come back as
+    they were, so importing one's own export skips every memory (before: 'imported 2 memories',
+    the text squeezed to one line or cut at the first comment)."""
+    store = tmp_path / "memory.yaml"
+    texts = {"第一行\n第二行": "品味", "网页里写 <!-- TODO --> 的习惯": "编程", r"路径 C:\new\table \n": "电脑",
+             "行尾\u2028分隔 -->": "杂 项"}
+    assert cli_main(["--store", str(store), "--create", "list"]) == 0
+    mm = open_store("yaml", tmp_path)
+    for text, theme in texts.items():
+        mm.add(text, theme)
+    mm.close()
+    md = tmp_path / "export.md"
+    assert cli_main(["--store", str(store), "export", "-o", str(md)]) == 0
+    assert sorted((i.description, i.theme) for i in parse_markdown(md.read_text(encoding="utf-8")).values()) == \
+        sorted(texts.items())
+    capsys.readouterr()
+    assert cli_main(["--store", str(store), "import", str(md)]) == 0
+    assert "imported 0 memories, skipped 4" in capsys.readouterr().out
+
+
+def test_markdown_written_by_hand_is_read_as_written():
+    """Without the export's format line, backslashes are text (a Windows path stays one)."""
+    items = parse_markdown("## 电脑\n- 文件在 C:\\new\\table <!-- id:ab12 -->\n")
+    assert items["ab12"].description == "文件在 C:\\new\\table"

@@ -91,12 +91,47 @@ def export_json(mm: BaseMemoryManager) -> str:
     return json.dumps(data, ensure_ascii=False, indent=2, default=str)
 
 
+#: The Markdown export's second line: its text is escaped (one memory a line, read back as it was).
+#: A file without it (an older export, one written by hand) is read as written.
+_MD_ESCAPED = "<!-- format: sonetto-md 2 (in a memory, \\n is a line break and \\\\ a backslash) -->"
+_ESCAPES = {"\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+# What else ends a line for str.splitlines (vertical tab, form feed, U+0085, U+2028 …): \\uXXXX.
+_BREAKS = "\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
+_UNESCAPES = {"\\": "\\", "n": "\n", "r": "\r", "t": "\t", "s": " ", "!": "!", ">": ">"}
+
+
+def _code(ch: str) -> str:
+    return _ESCAPES.get(ch) or ("\\s" if ch == " " else f"\\u{ord(ch):04x}")
+
+
+def _md_escape(text: str) -> str:
+    """``text`` on one line, reversibly (:func:`_md_unescape`): line breaks, tabs and backslashes
+    escaped, a comment's ``<!--`` / ``-->`` broken (``<\\!--``, ``--\\>``) so the line's own comment
+    is the only one, and white space at either end kept (``\\s``, ``\\uXXXX``: a bullet's text is
+    stripped)."""
+    out = re.sub(f"[\\\\\n\r\t{_BREAKS}]", lambda m: _code(m.group()), text)
+    out = out.replace("<!--", "<\\!--").replace("-->", "--\\>")
+    body = out.strip()
+    if body == out:
+        return out
+    start = out.index(body[0]) if body else len(out)
+    end = start + len(body)
+    return "".join(map(_code, out[:start])) + body + "".join(map(_code, out[end:]))
+
+
+def _md_unescape(text: str) -> str:
+    return re.sub(r"\\(u[0-9a-f]{4}|.)", lambda m: (chr(int(m.group(1)[1:], 16)) if len(m.group(1)) == 5
+                                                     else _UNESCAPES.get(m.group(1), m.group())), text)
+
+
 def export_markdown(mm: BaseMemoryManager) -> str:
-    lines = ["# MEMORY", "", f"<!-- exported by SonettoHere Desktop at {now_iso()} -->", ""]
+    """MEMORY.md style: ``## theme`` and one ``- text <!-- id:… -->`` line per memory; text escaped
+    (``_MD_ESCAPED``) so that importing the file gives back every memory's text as it was."""
+    lines = ["# MEMORY", "", f"<!-- exported by SonettoHere Desktop at {now_iso()} -->", _MD_ESCAPED, ""]
     for theme, cards in sorted(mm.get_memories_grouped().items()):
-        lines += [f"## {theme}", ""]
+        lines += [f"## {_md_escape(str(theme))}", ""]
         for card in cards:
-            text = " ".join(str(card["description"]).split())
+            text = _md_escape(str(card["description"]))
             date = str(card["latest_update_time"] or "")[:10]
             lines.append(f"- {text} <!-- id:{card['id']} updated:{date} hit:{card['hit']} -->")
         lines.append("")
@@ -151,16 +186,20 @@ def _items_from_pairs(pairs: list[tuple[Any, Any]], source: str) -> Incoming:
     return _keep_every(items)
 
 
-_MD_LINE = re.compile(r"^\s*[-*]\s+(?P<text>.+?)\s*(?:<!--(?P<meta>.*?)-->)?\s*$")
+# A bullet and its text, then the line's last comment (the export's id:, updated:, hit:) if any.
+_MD_LINE = re.compile(r"^\s*[-*]\s+(?P<text>.+?)\s*(?:<!--(?P<meta>(?:(?!<!--).)*?)-->)?\s*$")
 
 
 def parse_markdown(text: str) -> Incoming:
-    """``## theme`` headings with ``- description`` bullets; ids/dates/hits from the export's comments."""
+    """``## theme`` headings with ``- description`` bullets; ids/dates/hits from the export's comments.
+    An export's escaped text (``_MD_ESCAPED``) is read back as it was; other files as written."""
     items: list[tuple[str, MemoryItem]] = []
     theme = None
-    for n, line in enumerate(text.splitlines(), 1):
+    lines = text.splitlines()
+    read = _md_unescape if _MD_ESCAPED in (line.strip() for line in lines[:8]) else str
+    for n, line in enumerate(lines, 1):
         if line.startswith("## "):
-            theme = line[3:].strip()
+            theme = read(line[3:].strip())
             continue
         match = _MD_LINE.match(line)
         if not match:
@@ -169,7 +208,7 @@ def parse_markdown(text: str) -> Incoming:
             raise ImportFormatError(f"line {n}: a memory before any '## theme' heading")
         meta = dict(re.findall(r"(\w+):(\S+)", match.group("meta") or ""))
         hit = meta.get("hit", "0")
-        item = MemoryItem(match.group("text").strip(), theme, hit=clamp_hit(hit) if hit.isdigit() else 0)
+        item = MemoryItem(read(match.group("text").strip()), theme, hit=clamp_hit(hit) if hit.isdigit() else 0)
         too_long = oversize_fields(f"line {n}", item)
         if too_long:
             raise ImportFormatError(too_long[0])
