@@ -1,4 +1,5 @@
-"""Export and import of memories: YAML (the seed's format), JSON, and a readable Markdown (MEMORY.md style).
+"""Export and import of memories: YAML (the seed's format; the app's own marks such as pins in a
+``NAME.flags.yaml`` beside it, as a store keeps them), JSON, and a readable Markdown (MEMORY.md style).
 
 Import merges by id and skips exact duplicates (same description and theme as a stored memory);
 see :meth:`BaseMemoryManager.import_items`. A file that gives one id to two entries (a repeated
@@ -20,7 +21,8 @@ from .stores.base import BaseMemoryManager
 from .files import atomic_write, remove_stale_temps
 from .item import MAX_DOCUMENT_BYTES, MemoryItem, clamp_hit, now_iso
 from .stores.validation import item_from_raw, oversize_fields, validate_item
-from .stores.yaml.safe import YamlRefused, load_pairs
+from .stores.yaml.format import apply_flags, dump_flags, entry_of, flags_of, parse_flags
+from .stores.yaml.safe import YamlRefused, load_pairs, load_yaml
 
 FORMATS = ("yaml", "json", "md")
 _JSON_KIND = "sonetto-memories"
@@ -76,9 +78,24 @@ def format_for(path: str | Path) -> str:
 # ── export ────────────────────────────────────────────────────────────
 
 
-def export_yaml(mm: BaseMemoryManager) -> str:
-    data = {mid: item.to_dict() for mid, item in mm.all_items().items()}
+def flags_path(path: str | Path) -> Path:
+    """Where a .yaml export keeps the app's own marks (pinned…): ``NAME.flags.yaml`` beside it, as a
+    store keeps them beside its memory.yaml (``YamlFiles.flags_path``)."""
+    path = Path(path)
+    return path.with_name(f"{path.stem}.flags.yaml")
+
+
+def _yaml_text(items: dict[str, MemoryItem]) -> str:
+    # The store's own entries (``entry_of``): the seed's keys and the person's, not the app's, which
+    # the seed's MemoryItem(**entry) refuses; those go to the flags file (``write_export``).
+    data = {mid: entry_of(item) for mid, item in items.items()}
     return yaml.safe_dump(data, allow_unicode=True, default_flow_style=False, sort_keys=False)
+
+
+def export_yaml(mm: BaseMemoryManager) -> str:
+    """The seed's format (memory.yaml's entries): loads with SonettoHere's loader. The app's own
+    fields (pinned) are not in it: :func:`write_export` writes them to :func:`flags_path`."""
+    return _yaml_text(mm.all_items())
 
 
 def export_json(mm: BaseMemoryManager) -> str:
@@ -155,10 +172,20 @@ def write_export(mm: BaseMemoryManager, path: str | Path, fmt: str) -> int:
     """Write an export to ``path`` atomically (temp file, fsync, replace; owner-only): a crash or
     a full disk keeps the previous file whole. Returns how many memories were exported."""
     path = Path(path)
-    text = export_text(mm, fmt)
-    remove_stale_temps(path.parent, (path.name,))  # an earlier export killed mid-write
-    atomic_write(path, text.encode("utf-8"))
-    return mm.count()
+    if fmt != "yaml":
+        text = export_text(mm, fmt)
+        remove_stale_temps(path.parent, (path.name,))  # an earlier export killed mid-write
+        atomic_write(path, text.encode("utf-8"))
+        return mm.count()
+    # YAML: the seed's entries, and beside them the pins (NAME.flags.yaml, as a store's
+    # memory.flags.yaml); one from an earlier export is emptied, so it pins nothing it should not.
+    items = mm.all_items()
+    flags, side = flags_of(items), flags_path(path)
+    remove_stale_temps(path.parent, (path.name, side.name))
+    if flags or side.exists():
+        atomic_write(side, dump_flags(flags))
+    atomic_write(path, _yaml_text(items).encode("utf-8"))
+    return len(items)
 
 
 _CONTAINERS = (list, tuple, dict)
@@ -264,7 +291,26 @@ def read_import(path: str | Path) -> Incoming:
     except (yaml.YAMLError, json.JSONDecodeError, RecursionError) as exc:
         detail = "nested too deeply" if isinstance(exc, RecursionError) else exc
         raise ImportFormatError(f"{path.name} cannot be parsed: {detail}") from exc
-    return _items_from_pairs(pairs, path.name)
+    items = _items_from_pairs(pairs, path.name)
+    if fmt == "yaml":
+        _apply_flags_file(items, path)
+    return items
+
+
+def _apply_flags_file(items: Incoming, path: Path) -> None:
+    """The pins of a .yaml export (its ``NAME.flags.yaml``, when there is one): set where the entry
+    did not set them itself. One that cannot be parsed is left out, as a store leaves it."""
+    side = flags_path(path)
+    if side == path or not side.is_file():
+        return
+    try:
+        raw = side.read_bytes()
+        load_yaml(raw, side.name)  # (its guards: size, no aliases)
+    except YamlRefused as exc:
+        raise ImportFormatError(str(exc)) from exc
+    except (OSError, yaml.YAMLError, UnicodeDecodeError, RecursionError):
+        return
+    apply_flags(items, parse_flags(raw))
 
 
 def import_file(mm: BaseMemoryManager, path: str | Path) -> tuple[list[str], list[str]]:
