@@ -20,11 +20,11 @@ import os
 import re
 import sys
 from pathlib import Path
-from typing import Awaitable, Callable
+from typing import Any, Awaitable, Callable
 
 from . import ops
 from .history_import.ledger import note_undo
-from .memory.changes import CLI
+from .memory.changes import CLI, Turn
 from .memory.errors import MemoryError_
 from .memory.reasons import reason_text
 from .memory.undo import Touched, UndoConflict
@@ -211,28 +211,44 @@ async def _list(args: argparse.Namespace, services: AppServices) -> int:
     return 0
 
 
+def _undo_hint(turn: Turn, **print_to: Any) -> None:
+    """How to take back what a command just did (its action's turn id): every write is one action."""
+    print(f"to undo: sonetto memory undo {turn.turn_id}", **print_to)
+
+
 async def _add(args: argparse.Namespace, services: AppServices) -> int:
-    print(await _do(services, ops.AddMemory(args.description, args.theme, reason=reason_text("cli.add"))))
+    turn = ops.action_turn()
+    print(await _do(services, ops.AddMemory(args.description, args.theme, reason=reason_text("cli.add"),
+                                            as_turn=turn)))
+    _undo_hint(turn, file=sys.stderr)  # (stdout is the new id alone, for scripts)
     return 0
 
 
 async def _update(args: argparse.Namespace, services: AppServices) -> int:
     if args.description is None and args.theme is None:
         return _fail("give a new description and/or --theme")
-    changed = await _do(services, ops.EditMemory(args.id, args.description, args.theme, reason=args.reason))
+    turn = ops.action_turn()
+    changed = await _do(services, ops.EditMemory(args.id, args.description, args.theme, reason=args.reason,
+                                                 as_turn=turn))
     print(f"updated {args.id}" if changed else "unchanged")
+    if changed:
+        _undo_hint(turn)
     return 0
 
 
 async def _delete(args: argparse.Namespace, services: AppServices) -> int:
-    await _do(services, ops.DeleteMemory(args.id, reason=args.reason))
+    turn = ops.action_turn()
+    await _do(services, ops.DeleteMemory(args.id, reason=args.reason, as_turn=turn))
     print(f"moved {args.id} to the trash")
+    _undo_hint(turn)
     return 0
 
 
 async def _restore(args: argparse.Namespace, services: AppServices) -> int:
-    await _do(services, ops.RestoreMemory(args.id))
+    turn = ops.action_turn()
+    await _do(services, ops.RestoreMemory(args.id, as_turn=turn))
     print(f"restored {args.id}")
+    _undo_hint(turn)
     return 0
 
 
@@ -298,8 +314,13 @@ async def _export(args: argparse.Namespace, services: AppServices) -> int:
 
 async def _import(args: argparse.Namespace, services: AppServices) -> int:
     reason = reason_text("import.file", Path(args.file).name)
-    added, skipped = await _do(services, ops.ImportItems(args.incoming, reason))
+    for note in getattr(args.incoming, "notes", list)():  # a repeated id: both entries kept, one re-id'd
+        print(f"note: {printable(note)}", file=sys.stderr)
+    turn = ops.action_turn()
+    added, skipped = await _do(services, ops.ImportItems(args.incoming, reason, as_turn=turn))
     print(f"imported {len(added)} memories, skipped {len(skipped)} duplicates")
+    if added:
+        _undo_hint(turn)
     return 0
 
 

@@ -37,7 +37,7 @@ from .presentation.errors import describe_error, describe_error_exactly, describ
 if TYPE_CHECKING:
     from .memory.item import MemoryItem
 
-__all__ = ["ACTION_PREFIX", "Op", "Call", "Done", "Failed", "Outcome", "OpTarget", "run",
+__all__ = ["ACTION_PREFIX", "action_turn", "Op", "Call", "Done", "Failed", "Outcome", "OpTarget", "run",
            "Snapshot", "Cards", "Grouped", "Fetch", "Item", "Trash", "Count",
            "AddMemory", "EditMemory", "MoveMemory", "MergeMemories", "DeleteMemory", "RestoreMemory",
            "RevertMemory", "PurgeTrash", "SetLocked", "SetField", "MoveMany", "DeleteMany", "LockMany",
@@ -141,11 +141,16 @@ class OpTarget:
     def store(self) -> BaseMemoryManager:
         return self.memory.store
 
-    def action(self) -> MemoryOperations:
-        """The memory operations for one action of the person: its own ``ui-…`` turn, so the action can be
-        undone as one."""
+    def action(self, turn: Turn | None = None) -> MemoryOperations:
+        """The memory operations for one action of the person: its own ``ui-…`` turn (``turn`` when the
+        caller made it, to name it: the command line's undo hint), so the action can be undone as one."""
         memory = self.memory
-        return memory.as_actor(memory.actor, Turn(f"{ACTION_PREFIX}{uuid.uuid4().hex[:12]}"))
+        return memory.as_actor(memory.actor, turn or action_turn())
+
+
+def action_turn() -> Turn:
+    """A fresh turn for one action of the person (``ui-…``)."""
+    return Turn(f"{ACTION_PREFIX}{uuid.uuid4().hex[:12]}")
 
 
 # ── the base ────────────────────────────────────────────────────────
@@ -286,14 +291,17 @@ class _Write(Op[R]):
 
 @dataclasses.dataclass(frozen=True)
 class AddMemory(_Write[str]):
-    """A new memory; its id. The reason by default: added by hand, or by the app (``mcp:<app>``) writing."""
+    """A new memory; its id. The reason by default: added by hand, or by the app (``mcp:<app>``) writing.
+    ``as_turn`` (here and in the other writes of the person): the action's turn, made by the caller
+    (``action_turn()``) to name it afterwards; else a fresh one."""
 
     description: str
     theme: str
     reason: str = ""
+    as_turn: Turn | None = None
 
     def apply(self, target: OpTarget) -> str:
-        memory = target.action()
+        memory = target.action(self.as_turn)
         reason = self.reason or (reason_text("user.add") if memory.actor in PERSON_ACTORS
                                  else reason_text("app.add", memory.actor))
         return memory.add(self.description, self.theme, reason=reason).ids[0]
@@ -308,10 +316,11 @@ class EditMemory(_Write[bool]):
     description: str | None
     theme: str | None
     reason: str = ""
+    as_turn: Turn | None = None
 
     def apply(self, target: OpTarget) -> bool:
         reason = self.reason or reason_text("user.edit")
-        return target.action().update(self.memory_id, description=self.description, theme=self.theme,
+        return target.action(self.as_turn).update(self.memory_id, description=self.description, theme=self.theme,
                                       reason=reason) is not None
 
 
@@ -351,10 +360,11 @@ class DeleteMemory(_Write[str]):
 
     memory_id: str
     reason: str = ""
+    as_turn: Turn | None = None
 
     def apply(self, target: OpTarget) -> str:
         reason = self.reason or reason_text("user.delete")
-        return target.action().delete(self.memory_id, reason=reason).extra.get("description", "")
+        return target.action(self.as_turn).delete(self.memory_id, reason=reason).extra.get("description", "")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -362,9 +372,10 @@ class RestoreMemory(_Write[str]):
     """Back from the trash; its id."""
 
     memory_id: str
+    as_turn: Turn | None = None
 
     def apply(self, target: OpTarget) -> str:
-        return target.action().restore(self.memory_id).ids[0]
+        return target.action(self.as_turn).restore(self.memory_id).ids[0]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -512,18 +523,21 @@ class PreviewImport(Op[Any]):
     def apply(self, target: OpTarget) -> Any:
         from .memory.import_preview import preview_import
 
-        return preview_import(target.store, dict(self.items))
+        items = self.items if isinstance(self.items, dict) else dict(self.items)  # (keeps Incoming.renamed)
+        return preview_import(target.store, items)
 
 
 @dataclasses.dataclass(frozen=True)
 class ImportItems(_Write[tuple[list[str], list[str]]]):
-    """Import as the person in one write: (added ids, skipped ids)."""
+    """Import as the person in one write, one action (its own turn, undoable as one like the other
+    edits): (added ids, skipped ids)."""
 
     items: Mapping[str, "MemoryItem"]
     reason: str
+    as_turn: Turn | None = None
 
     def apply(self, target: OpTarget) -> tuple[list[str], list[str]]:
-        _, added, skipped = target.memory.import_items(dict(self.items), reason=self.reason)
+        _, added, skipped = target.action(self.as_turn).import_items(dict(self.items), reason=self.reason)
         return added, skipped
 
 

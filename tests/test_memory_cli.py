@@ -72,7 +72,8 @@ def test_markdown_export_is_readable_and_reimportable(backend, tmp_path):
     assert text.startswith("# MEMORY") and "## 品味" in text and "- 小林喜欢猫" in text
     items = parse_markdown(text)
     assert items[a].description == "小林喜欢猫" and items[a].hit == 1 and items[a].theme == "品味"
-    assert any(it.description == "小林 住在上海" for it in items.values())
+    assert any(it.description == "小林\n住在上海" for it in items.values())  # line breaks kept (escaped)
+    assert "- 小林\\n住在上海 <!--" in text  # one memory a line
     mm.close()
 
 
@@ -127,7 +128,9 @@ def test_update_delete_restore_are_written_as_the_cli(tmp_path, capsys):
     mid = capsys.readouterr().out.strip()
     assert cli_main(["--store", str(store), "update", mid, "小林搬到了上海", "--reason", "搬家"]) == 0
     assert cli_main(["--store", str(store), "update", mid, "小林搬到了上海"]) == 0
-    assert capsys.readouterr().out.splitlines() == [f"updated {mid}", "unchanged"]
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == f"updated {mid}" and lines[1].startswith("to undo: sonetto memory undo ui-")
+    assert lines[2:] == ["unchanged"]  # (nothing changed: nothing to undo)
     assert cli_main(["--store", str(store), "delete", mid]) == 0
     assert cli_main(["--store", str(store), "trash"]) == 0
     assert mid in capsys.readouterr().out
@@ -278,3 +281,104 @@ def test_listing_a_named_store_files_trash_deletes_none_of_it(tmp_path, capsys, 
     again = YamlMemoryManager(store, flush_delay=None)
     assert [t["id"] for t in again.list_trash()] == [old]
     again.close()
+
+
+def _exported_memories(store, capsys) -> dict:
+    capsys.readouterr()
+    assert cli_main(["--store", str(store), "export", "--format", "json"]) == 0
+    return json.loads(capsys.readouterr().out)["memories"]
+
+
+def test_an_import_file_that_repeats_an_id_keeps_both_entries_and_says_so(tmp_path, capsys):
+    """A repeated key (YAML ``1`` and ``'1'``, JSON's same key twice) or a Markdown line copied with
+    its ``id:`` comment: both entries are imported, the later under ``<id>-2``, and counted."""
+    files = {
+        "dup.yaml": "1:\n  description: 喜欢猫\n  theme: 品味\n'1':\n  description: 住在成都\n  theme: 身份\n",
+        "dup.json": '{"a1": {"description": "喜欢猫", "theme": "品味"}, "a1": {"description": "住在成都", "theme": "身份"}}',
+        "dup.md": "## 品味\n\n- 喜欢猫 <!-- id:aa11bb22 updated:2026-01-01 hit:3 -->\n"
+                  "- 也喜欢狗 <!-- id:aa11bb22 updated:2026-01-01 hit:3 -->\n",  # a copied line, edited
+    }
+    for name, text in files.items():
+        src = tmp_path / name
+        src.write_text(text, encoding="utf-8")
+        store = tmp_path / name.replace(".", "_") / "memory.db"
+        capsys.readouterr()
+        assert cli_main(["--store", str(store), "--create", "import", str(src)]) == 0
+        out, err = capsys.readouterr()
+        assert "imported 2 memories, skipped 0" in out, (name, out)
+        assert "more than one memory" in err and "-2'" in err, (name, err)
+        got = _exported_memories(store, capsys)
+        assert len(got) == 2, (name, got)
+        first_id = "1" if name == "dup.yaml" else "a1" if name == "dup.json" else "aa11bb22"
+        assert sorted(got) == [first_id, f"{first_id}-2"], (name, sorted(got))
+
+
+def _undo_id(out: str) -> str:
+    [line] = [line for line in out.splitlines() if line.startswith("to undo: sonetto memory undo ")]
+    return line.rsplit(" ", 1)[1]
+
+
+def test_a_cli_import_is_one_action_its_output_names_and_undo_takes_back(tmp_path, capsys):
+    """The import is recorded under its own turn (before: turn_id null, so nothing could undo it)."""
+    store = tmp_path / "memory.db"
+    src = tmp_path / "two.json"
+    src.write_text('{"zz": {"description": "导入的", "theme": "品味"}, "zy": {"description": "也是导入的", "theme": "品味"}}',
+                   encoding="utf-8")
+    assert cli_main(["--store", str(store), "--create", "import", str(src)]) == 0
+    turn = _undo_id(capsys.readouterr().out)
+    assert len(_exported_memories(store, capsys)) == 2
+    assert cli_main(["--store", str(store), "undo", turn]) == 0
+    assert "undid 2 changes" in capsys.readouterr().out
+    assert _exported_memories(store, capsys) == {}
+    assert cli_main(["--store", str(store), "import", str(src)]) == 0  # the same file imports again
+    assert "imported 2 memories" in capsys.readouterr().out
+
+
+def test_add_update_and_delete_name_their_undo(tmp_path, capsys):
+    store = tmp_path / "memory.yaml"
+    assert cli_main(["--store", str(store), "--create", "add", "小林住在成都", "--theme", "身份"]) == 0
+    out, err = capsys.readouterr()
+    mid, add_turn = out.strip(), _undo_id(err)  # stdout stays the id alone
+    assert cli_main(["--store", str(store), "update", mid, "小林搬到了上海"]) == 0
+    update_turn = _undo_id(capsys.readouterr().out)
+    assert cli_main(["--store", str(store), "delete", mid]) == 0
+    delete_turn = _undo_id(capsys.readouterr().out)
+    assert len({add_turn, update_turn, delete_turn}) == 3
+    assert cli_main(["--store", str(store), "undo", delete_turn]) == 0  # back from the trash
+    assert _exported_memories(store, capsys)[mid]["description"] == "小林搬到了上海"
+    assert cli_main(["--store", str(store), "add", "小林喜欢猫", "--theme", "品味"]) == 0
+    out, err = capsys.readouterr()
+    assert cli_main(["--store", str(store), "update", out.strip(), "小林喜欢狗"]) == 0
+    assert cli_main(["--store", str(store), "undo", _undo_id(capsys.readouterr().out)]) == 0
+    assert _exported_memories(store, capsys)[out.strip()]["description"] == "小林喜欢猫"
+    assert cli_main(["--store", str(store), "add", "小林喜欢鱼", "--theme", "品味"]) == 0
+    out, err = capsys.readouterr()
+    assert cli_main(["--store", str(store), "undo", _undo_id(err)]) == 0
+    assert out.strip() not in _exported_memories(store, capsys)
+
+
+def test_a_markdown_export_reimported_into_its_store_adds_nothing_and_keeps_text_exactly(tmp_path, capsys):
+    """Line breaks, a ``<!-- … -->`` in the text, backslashes and spaces at the ends come back as
+    they were, so importing one's own export skips every memory (before: 'imported 2 memories',
+    the text squeezed to one line or cut at the first comment)."""
+    store = tmp_path / "memory.yaml"
+    texts = {"第一行\n第二行": "品味", "网页里写 <!-- TODO --> 的习惯": "编程", r"路径 C:\new\table \n": "电脑",
+             "行尾\u2028分隔 -->": "杂 项"}
+    assert cli_main(["--store", str(store), "--create", "list"]) == 0
+    mm = open_store("yaml", tmp_path)
+    for text, theme in texts.items():
+        mm.add(text, theme)
+    mm.close()
+    md = tmp_path / "export.md"
+    assert cli_main(["--store", str(store), "export", "-o", str(md)]) == 0
+    assert sorted((i.description, i.theme) for i in parse_markdown(md.read_text(encoding="utf-8")).values()) == \
+        sorted(texts.items())
+    capsys.readouterr()
+    assert cli_main(["--store", str(store), "import", str(md)]) == 0
+    assert "imported 0 memories, skipped 4" in capsys.readouterr().out
+
+
+def test_markdown_written_by_hand_is_read_as_written():
+    """Without the export's format line, backslashes are text (a Windows path stays one)."""
+    items = parse_markdown("## 电脑\n- 文件在 C:\\new\\table <!-- id:ab12 -->\n")
+    assert items["ab12"].description == "文件在 C:\\new\\table"

@@ -6,6 +6,7 @@ in the entry) keeps its pins and is moved to the new layout. Real files, real st
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -101,3 +102,36 @@ def test_a_file_with_pinned_in_its_entries_keeps_the_pins_and_moves_them_out(tmp
         assert again.get("ab12cd34").pinned is True and again.get("cd56ef78").extra == {"note": "别忘了"}
     finally:
         again.close()
+
+
+def test_a_yaml_export_loads_with_the_seeds_loader_and_keeps_its_pins_beside_it(tmp_path, capsys):
+    """``sonetto memory export -o x.yaml`` ("seed format") after a pin: the seed's loader reads it
+    (before: TypeError, ``pinned`` in the entry) and the pin is in ``x.flags.yaml``, so importing the
+    export into this app pins the memory again; a later export without pins empties that file."""
+    from sonetto_desktop.cli import main as cli_main
+    from sonetto_desktop.memory.transfer import flags_path, read_import
+
+    store = tmp_path / "memory.yaml"
+    mm = YamlMemoryManager(store, flush_delay=None)
+    a = mm.add("喜欢夏天和猫", "品味")
+    b = mm.add("住在成都", "身份")
+    mm.set_field(a, "pinned", True)
+    mm.close()
+    out = tmp_path / "export.yaml"
+    assert cli_main(["--store", str(store), "export", "-o", str(out)]) == 0
+    loaded = seed_load_all(out)
+    assert set(loaded) == {a, b} and loaded[a].description == "喜欢夏天和猫"
+    assert yaml.safe_load(flags_path(out).read_text(encoding="utf-8")) == {a: {"pinned": True}}
+    assert read_import(out)[a].pinned is True and read_import(out)[b].pinned is False
+    other = tmp_path / "other" / "memory.db"
+    assert cli_main(["--store", str(other), "--create", "import", str(out)]) == 0
+    capsys.readouterr()
+    assert cli_main(["--store", str(other), "export", "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["memories"][a]["pinned"] is True
+
+    mm = YamlMemoryManager(store, flush_delay=None)
+    mm.set_field(a, "pinned", False)
+    mm.close()
+    assert cli_main(["--store", str(store), "export", "-o", str(out)]) == 0
+    assert not yaml.safe_load(flags_path(out).read_text(encoding="utf-8"))  # no stale pin left beside it
+    assert read_import(out)[a].pinned is False

@@ -4,7 +4,8 @@ It answers with the same rules as ``import_items`` (``crud.py``): an entry whose
 theme equal a stored memory's (or an earlier entry's of the same file) is skipped; any other entry
 is added — under its own id when that id is free (not stored, not in the trash), else under a fresh
 id, next to the stored memory with that id (nothing is overwritten). So there are three outcomes:
-``new``, ``new_id`` (an id that is taken, added beside it) and ``skipped``.
+``new``, ``new_id`` (an id that is taken, added beside it; or an id the file gives to an earlier
+entry too, ``transfer.Incoming.renamed``: added under ``<id>-2``) and ``skipped``.
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ def preview_import(mm: BaseMemoryManager, items: dict[str, MemoryItem]) -> Impor
     stored = mm.fields_of_all(("description", "theme"))
     trashed = {row["id"] for row in mm.list_trash()}
     existing = set(stored.values())
+    renamed = getattr(items, "renamed", {})  # (transfer.Incoming: the later entries of a repeated id)
     rows: list[PreviewRow] = []
     for mid, item in items.items():
         key = (item.description, item.theme)
@@ -51,6 +53,6 @@ def preview_import(mm: BaseMemoryManager, items: dict[str, MemoryItem]) -> Impor
             outcome = SKIPPED
         else:
             existing.add(key)
-            outcome = NEW if (mid and mid not in stored and mid not in trashed) else NEW_ID
+            outcome = NEW if (mid and mid not in stored and mid not in trashed and mid not in renamed) else NEW_ID
         rows.append(PreviewRow(str(mid), outcome, str(item.description), str(item.theme)))
     return ImportPreview(rows)

@@ -164,6 +164,13 @@ class MemoryItem:
         self._record({"action": kinds.CREATE, "actor": check_actor(actor), "reason": check_reason(reason),
                       "new_description": self.description, "new_theme": self.theme, **(provenance or {})})
 
+    def record_import(self, actor: str, reason: str, provenance: dict[str, str] | None = None) -> None:
+        """The entry an import adds to a memory it brings in: created here, by ``actor`` (who imported
+        it) in the import's turn, so undoing that turn takes it back. The update time stays the file's."""
+        self.history.append({"time": now_iso(), "action": kinds.CREATE, "actor": check_actor(actor),
+                             "reason": check_reason(reason), "new_description": self.description,
+                             "new_theme": self.theme, **(provenance or {})})
+
     def _change(self, action: str, actor: str, reason: str, desc: str, theme: str, **extra: Any) -> None:
         """Record one change (schema in the module doc) and apply the new description and theme."""
         self._record(

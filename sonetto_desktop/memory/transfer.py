@@ -1,7 +1,11 @@
-"""Export and import of memories: YAML (the seed's format), JSON, and a readable Markdown (MEMORY.md style).
+"""Export and import of memories: YAML (the seed's format; the app's own marks such as pins in a
+``NAME.flags.yaml`` beside it, as a store keeps them), JSON, and a readable Markdown (MEMORY.md style).
 
 Import merges by id and skips exact duplicates (same description and theme as a stored memory);
-see :meth:`BaseMemoryManager.import_items`.
+see :meth:`BaseMemoryManager.import_items`. A file that gives one id to two entries (a repeated
+key, ``1`` and ``'1'``, a Markdown line copied with its ``id:`` comment) keeps both: the later one
+is read under ``<id>-2`` (``-3`` …), as the store reads its own file, and :attr:`Incoming.renamed`
+says so.
 """
 
 from __future__ import annotations
@@ -17,7 +21,8 @@ from .stores.base import BaseMemoryManager
 from .files import atomic_write, remove_stale_temps
 from .item import MAX_DOCUMENT_BYTES, MemoryItem, clamp_hit, now_iso
 from .stores.validation import item_from_raw, oversize_fields, validate_item
-from .stores.yaml.safe import YamlRefused, load_yaml
+from .stores.yaml.format import apply_flags, dump_flags, entry_of, flags_of, parse_flags
+from .stores.yaml.safe import YamlRefused, load_pairs, load_yaml
 
 FORMATS = ("yaml", "json", "md")
 _JSON_KIND = "sonetto-memories"
@@ -25,6 +30,38 @@ _JSON_KIND = "sonetto-memories"
 
 class ImportFormatError(ValueError):
     """The file is not a memory export we can read (the message says why)."""
+
+
+class Incoming(dict[str, MemoryItem]):
+    """The entries of an import file by id, every one kept. ``renamed``: the id an entry is read
+    under -> the id the file gave it, for the later entries of an id the file repeats."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.renamed: dict[str, str] = {}
+
+    def notes(self) -> list[str]:
+        """One English line per renamed entry (the command line prints them)."""
+        return [f"the file gives id {old!r} to more than one memory: the later one is imported as {new!r}"
+                for new, old in self.renamed.items()]
+
+
+def _keep_every(pairs: list[tuple[str, MemoryItem]]) -> Incoming:
+    """``pairs`` (id, item) in file order as an :class:`Incoming`: a repeated id's later entries
+    under ``<id>-2``, ``-3`` … (an id the file does not use; the store's own rule, ``parse_items``)."""
+    taken = {mid for mid, _ in pairs}
+    items = Incoming()
+    for mid, item in pairs:
+        if mid in items:
+            n = 2
+            while f"{mid}-{n}" in taken:
+                n += 1
+            new_id = f"{mid}-{n}"
+            taken.add(new_id)
+            items.renamed[new_id] = mid
+            mid = new_id
+        items[mid] = item
+    return items
 
 
 def format_for(path: str | Path) -> str:
@@ -41,9 +78,24 @@ def format_for(path: str | Path) -> str:
 # ── export ────────────────────────────────────────────────────────────
 
 
-def export_yaml(mm: BaseMemoryManager) -> str:
-    data = {mid: item.to_dict() for mid, item in mm.all_items().items()}
+def flags_path(path: str | Path) -> Path:
+    """Where a .yaml export keeps the app's own marks (pinned…): ``NAME.flags.yaml`` beside it, as a
+    store keeps them beside its memory.yaml (``YamlFiles.flags_path``)."""
+    path = Path(path)
+    return path.with_name(f"{path.stem}.flags.yaml")
+
+
+def _yaml_text(items: dict[str, MemoryItem]) -> str:
+    # The store's own entries (``entry_of``): the seed's keys and the person's, not the app's, which
+    # the seed's MemoryItem(**entry) refuses; those go to the flags file (``write_export``).
+    data = {mid: entry_of(item) for mid, item in items.items()}
     return yaml.safe_dump(data, allow_unicode=True, default_flow_style=False, sort_keys=False)
+
+
+def export_yaml(mm: BaseMemoryManager) -> str:
+    """The seed's format (memory.yaml's entries): loads with SonettoHere's loader. The app's own
+    fields (pinned) are not in it: :func:`write_export` writes them to :func:`flags_path`."""
+    return _yaml_text(mm.all_items())
 
 
 def export_json(mm: BaseMemoryManager) -> str:
@@ -56,12 +108,47 @@ def export_json(mm: BaseMemoryManager) -> str:
     return json.dumps(data, ensure_ascii=False, indent=2, default=str)
 
 
+#: The Markdown export's second line: its text is escaped (one memory a line, read back as it was).
+#: A file without it (an older export, one written by hand) is read as written.
+_MD_ESCAPED = "<!-- format: sonetto-md 2 (in a memory, \\n is a line break and \\\\ a backslash) -->"
+_ESCAPES = {"\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+# What else ends a line for str.splitlines (vertical tab, form feed, U+0085, U+2028 …): \\uXXXX.
+_BREAKS = "\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
+_UNESCAPES = {"\\": "\\", "n": "\n", "r": "\r", "t": "\t", "s": " ", "!": "!", ">": ">"}
+
+
+def _code(ch: str) -> str:
+    return _ESCAPES.get(ch) or ("\\s" if ch == " " else f"\\u{ord(ch):04x}")
+
+
+def _md_escape(text: str) -> str:
+    """``text`` on one line, reversibly (:func:`_md_unescape`): line breaks, tabs and backslashes
+    escaped, a comment's ``<!--`` / ``-->`` broken (``<\\!--``, ``--\\>``) so the line's own comment
+    is the only one, and white space at either end kept (``\\s``, ``\\uXXXX``: a bullet's text is
+    stripped)."""
+    out = re.sub(f"[\\\\\n\r\t{_BREAKS}]", lambda m: _code(m.group()), text)
+    out = out.replace("<!--", "<\\!--").replace("-->", "--\\>")
+    body = out.strip()
+    if body == out:
+        return out
+    start = out.index(body[0]) if body else len(out)
+    end = start + len(body)
+    return "".join(map(_code, out[:start])) + body + "".join(map(_code, out[end:]))
+
+
+def _md_unescape(text: str) -> str:
+    return re.sub(r"\\(u[0-9a-f]{4}|.)", lambda m: (chr(int(m.group(1)[1:], 16)) if len(m.group(1)) == 5
+                                                     else _UNESCAPES.get(m.group(1), m.group())), text)
+
+
 def export_markdown(mm: BaseMemoryManager) -> str:
-    lines = ["# MEMORY", "", f"<!-- exported by SonettoHere Desktop at {now_iso()} -->", ""]
+    """MEMORY.md style: ``## theme`` and one ``- text <!-- id:… -->`` line per memory; text escaped
+    (``_MD_ESCAPED``) so that importing the file gives back every memory's text as it was."""
+    lines = ["# MEMORY", "", f"<!-- exported by SonettoHere Desktop at {now_iso()} -->", _MD_ESCAPED, ""]
     for theme, cards in sorted(mm.get_memories_grouped().items()):
-        lines += [f"## {theme}", ""]
+        lines += [f"## {_md_escape(str(theme))}", ""]
         for card in cards:
-            text = " ".join(str(card["description"]).split())
+            text = _md_escape(str(card["description"]))
             date = str(card["latest_update_time"] or "")[:10]
             lines.append(f"- {text} <!-- id:{card['id']} updated:{date} hit:{card['hit']} -->")
         lines.append("")
@@ -85,20 +172,28 @@ def write_export(mm: BaseMemoryManager, path: str | Path, fmt: str) -> int:
     """Write an export to ``path`` atomically (temp file, fsync, replace; owner-only): a crash or
     a full disk keeps the previous file whole. Returns how many memories were exported."""
     path = Path(path)
-    text = export_text(mm, fmt)
-    remove_stale_temps(path.parent, (path.name,))  # an earlier export killed mid-write
-    atomic_write(path, text.encode("utf-8"))
-    return mm.count()
+    if fmt != "yaml":
+        text = export_text(mm, fmt)
+        remove_stale_temps(path.parent, (path.name,))  # an earlier export killed mid-write
+        atomic_write(path, text.encode("utf-8"))
+        return mm.count()
+    # YAML: the seed's entries, and beside them the pins (NAME.flags.yaml, as a store's
+    # memory.flags.yaml); one from an earlier export is emptied, so it pins nothing it should not.
+    items = mm.all_items()
+    flags, side = flags_of(items), flags_path(path)
+    remove_stale_temps(path.parent, (path.name, side.name))
+    if flags or side.exists():
+        atomic_write(side, dump_flags(flags))
+    atomic_write(path, _yaml_text(items).encode("utf-8"))
+    return len(items)
 
 
 _CONTAINERS = (list, tuple, dict)
 
 
-def _items_from_mapping(data: Any, source: str) -> dict[str, MemoryItem]:
-    if not isinstance(data, dict):
-        raise ImportFormatError(f"{source}: expected a mapping of id -> memory, found {type(data).__name__}")
-    items: dict[str, MemoryItem] = {}
-    for mid, raw in data.items():
+def _items_from_pairs(pairs: list[tuple[Any, Any]], source: str) -> Incoming:
+    items: list[tuple[str, MemoryItem]] = []
+    for mid, raw in pairs:
         if not isinstance(raw, dict):  # e.g. some other program's JSON: never import its values as memories
             raise ImportFormatError(f"{source}: entry {mid!r} is not a memory (expected description, theme, ...)")
         for name in ("description", "theme"):
@@ -114,20 +209,24 @@ def _items_from_mapping(data: Any, source: str) -> dict[str, MemoryItem]:
         too_long = oversize_fields(str(mid), item)
         if too_long:
             raise ImportFormatError(f"{source}: memory {too_long[0]}")
-        items[str(mid)] = item
-    return items
+        items.append((str(mid), item))
+    return _keep_every(items)
 
 
-_MD_LINE = re.compile(r"^\s*[-*]\s+(?P<text>.+?)\s*(?:<!--(?P<meta>.*?)-->)?\s*$")
+# A bullet and its text, then the line's last comment (the export's id:, updated:, hit:) if any.
+_MD_LINE = re.compile(r"^\s*[-*]\s+(?P<text>.+?)\s*(?:<!--(?P<meta>(?:(?!<!--).)*?)-->)?\s*$")
 
 
-def parse_markdown(text: str) -> dict[str, MemoryItem]:
-    """``## theme`` headings with ``- description`` bullets; ids/dates/hits from the export's comments."""
-    items: dict[str, MemoryItem] = {}
+def parse_markdown(text: str) -> Incoming:
+    """``## theme`` headings with ``- description`` bullets; ids/dates/hits from the export's comments.
+    An export's escaped text (``_MD_ESCAPED``) is read back as it was; other files as written."""
+    items: list[tuple[str, MemoryItem]] = []
     theme = None
-    for n, line in enumerate(text.splitlines(), 1):
+    lines = text.splitlines()
+    read = _md_unescape if _MD_ESCAPED in (line.strip() for line in lines[:8]) else str
+    for n, line in enumerate(lines, 1):
         if line.startswith("## "):
-            theme = line[3:].strip()
+            theme = read(line[3:].strip())
             continue
         match = _MD_LINE.match(line)
         if not match:
@@ -136,17 +235,38 @@ def parse_markdown(text: str) -> dict[str, MemoryItem]:
             raise ImportFormatError(f"line {n}: a memory before any '## theme' heading")
         meta = dict(re.findall(r"(\w+):(\S+)", match.group("meta") or ""))
         hit = meta.get("hit", "0")
-        item = MemoryItem(match.group("text").strip(), theme, hit=clamp_hit(hit) if hit.isdigit() else 0)
+        item = MemoryItem(read(match.group("text").strip()), theme, hit=clamp_hit(hit) if hit.isdigit() else 0)
         too_long = oversize_fields(f"line {n}", item)
         if too_long:
             raise ImportFormatError(too_long[0])
         if meta.get("updated"):
             item.latest_update_time = meta["updated"] + "T00:00:00"
-        items[meta.get("id") or f"md{n}"] = item
-    return items
+        items.append((meta.get("id") or f"md{n}", item))
+    return _keep_every(items)
 
 
-def read_import(path: str | Path) -> dict[str, MemoryItem]:
+def _json_pairs(text: str) -> list[tuple[Any, Any]]:
+    """The (id, entry) pairs of a JSON export (ours, or a bare mapping), repeated keys included
+    (``json.loads`` keeps only the last)."""
+    repeated: dict[int, list[tuple[str, Any]]] = {}  # id() of an object that repeats a key -> its pairs
+
+    def keep(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        obj = dict(pairs)
+        if len(obj) < len(pairs):
+            repeated[id(obj)] = pairs
+        return obj
+
+    data = json.loads(text, object_pairs_hook=keep)
+    if isinstance(data, dict) and data.get("kind") == _JSON_KIND:
+        data = data.get("memories") or {}
+    if not data:  # (null, [], {}: nothing to import)
+        return []
+    if not isinstance(data, dict):
+        raise TypeError(f"expected a mapping of id -> memory, found {type(data).__name__}")
+    return repeated.get(id(data), list(data.items()))
+
+
+def read_import(path: str | Path) -> Incoming:
     path = Path(path)
     fmt = format_for(path)
     try:
@@ -163,15 +283,34 @@ def read_import(path: str | Path) -> dict[str, MemoryItem]:
     if fmt == "md":
         return parse_markdown(text)
     try:
-        data = load_yaml(text, path.name) if fmt == "yaml" else json.loads(text)
+        pairs = load_pairs(text, path.name) if fmt == "yaml" else _json_pairs(text)
     except YamlRefused as exc:
         raise ImportFormatError(str(exc)) from exc
+    except TypeError as exc:  # not a mapping
+        raise ImportFormatError(f"{path.name}: {exc}") from exc
     except (yaml.YAMLError, json.JSONDecodeError, RecursionError) as exc:
         detail = "nested too deeply" if isinstance(exc, RecursionError) else exc
         raise ImportFormatError(f"{path.name} cannot be parsed: {detail}") from exc
-    if fmt == "json" and isinstance(data, dict) and data.get("kind") == _JSON_KIND:
-        data = data.get("memories", {})
-    return _items_from_mapping(data or {}, path.name)
+    items = _items_from_pairs(pairs, path.name)
+    if fmt == "yaml":
+        _apply_flags_file(items, path)
+    return items
+
+
+def _apply_flags_file(items: Incoming, path: Path) -> None:
+    """The pins of a .yaml export (its ``NAME.flags.yaml``, when there is one): set where the entry
+    did not set them itself. One that cannot be parsed is left out, as a store leaves it."""
+    side = flags_path(path)
+    if side == path or not side.is_file():
+        return
+    try:
+        raw = side.read_bytes()
+        load_yaml(raw, side.name)  # (its guards: size, no aliases)
+    except YamlRefused as exc:
+        raise ImportFormatError(str(exc)) from exc
+    except (OSError, yaml.YAMLError, UnicodeDecodeError, RecursionError):
+        return
+    apply_flags(items, parse_flags(raw))
 
 
 def import_file(mm: BaseMemoryManager, path: str | Path) -> tuple[list[str], list[str]]:

@@ -84,6 +84,9 @@ async def test_import_shows_a_preview_and_writes_nothing_until_confirmed(actions
     assert "喜欢爵士" in {i.description for i in populated_store.all_items().values()}
     await wait(lambda: any(c.kind == "import" for c in changes))
     assert [(c.kind, c.actor, set(c.ids)) for c in changes if c.kind == "import"] == [("import", "user", set(added))]
+    # one action of the person (its own ui-… turn), so 撤销 takes it back like any other edit
+    [imported] = [c for c in changes if c.kind == "import"]
+    assert (imported.turn_id or "").startswith("ui-"), imported.turn_id
 
 
 async def test_a_cancelled_import_changes_nothing(actions, service, populated_store, tmp_path, wait):

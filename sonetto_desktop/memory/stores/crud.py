@@ -277,8 +277,10 @@ class MemoryWrites:
     def import_items(self, items: dict[str, MemoryItem], *, actor: str = "user", reason: str = "",
                      turn: Turn | None = None) -> tuple[list[str], list[str]]:
         """Merge ``items`` in by id in one write. Exact duplicates (same description and theme as a
-        stored memory) are skipped; an id collision with different content gets a fresh id.
-        Returns (added ids, skipped ids)."""
+        stored memory) are skipped; an id collision with different content gets a fresh id. With a
+        ``turn`` (an import as an action: ``ops.ImportItems``), each added memory's history gets a
+        ``create`` entry of it (actor, reason, turn), so undoing the turn takes the import back;
+        without, the items are stored as given. Returns (added ids, skipped ids)."""
         actor = check_actor(actor)
         reason = check_reason(reason)
         added: list[str] = []
@@ -296,10 +298,12 @@ class MemoryWrites:
                     continue
                 new_id = mid if (mid and mid not in taken and mid not in planned) else self._new_id(txn, planned)
                 planned[new_id] = item.copy()
+                if turn is not None:  # an import as an action: the undo finds its memories by this entry
+                    planned[new_id].record_import(actor, reason, _provenance(turn))
                 existing.add(key)
                 added.append(new_id)
                 if len(states) <= STATES_MAX:
-                    states[new_id] = card_state(item)
+                    states[new_id] = card_state(planned[new_id])
             txn.put_new(planned)
             if added:
                 change = self._change(txn, kinds.IMPORT, tuple(added), actor, reason, turn,
