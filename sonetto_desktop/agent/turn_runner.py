@@ -208,19 +208,18 @@ class TurnRunner:
         except asyncio.CancelledError:  # cancelled again while finishing: the stream still ends cleanly
             emit(describe_turn_error(asyncio.CancelledError(), turn_id))
         finally:
-            if not kept:
-                await self._take_back(turn_id)
+            await self._take_back(turn_id, kept)
             emit(None)
 
-    async def _take_back(self, turn_id: str) -> None:
-        """The turn ended stopped or failed: if ``ltm_write`` handed it to the memory writer already (a
+    async def _take_back(self, turn_id: str, kept: bool) -> None:
+        """Unless ``kept`` (the turn ended ``done``), the turn was stopped or failed: if ``ltm_write`` handed it to the memory writer already (a
         stop while it was journaled, or after), it is withdrawn (``LongTermMemory.take_back``), as the
         contract says such turns are not remembered. The turn's stream ends only after that, so a
         regenerate never overtakes it; a further stop meanwhile does not cut it short."""
         take_back = getattr(self._model.ltm, "take_back", None)
-        if not asyncio.iscoroutinefunction(take_back):  # (a stand-in memory without a writer)
+        if kept or not asyncio.iscoroutinefunction(take_back):  # (a stand-in memory without a writer)
             return
-        job = asyncio.ensure_future(take_back(turn_id))
+        job = spawn(take_back(turn_id), name="sonetto-chat-take-back", awaited=True)
         while True:
             try:
                 await asyncio.shield(job)

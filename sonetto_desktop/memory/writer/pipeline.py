@@ -30,7 +30,7 @@ import uuid
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
-from ...aio import run_blocking
+from ...aio import run_blocking, spawn
 from ..changes import AGENT
 from ..errors import api_key_of, scrub
 from ..lazy_model import resolve
@@ -327,8 +327,8 @@ class MemoryWriter:
         self._handed[turn_id] = None
         if len(self._handed) > HANDED_KEPT:
             del self._handed[next(iter(self._handed))]
-        job = asyncio.ensure_future(run_blocking(self.journal.append, turn_id, session_id, messages, actor=actor,
-                                                 as_of=when, origin=origin, hidden=True))
+        job = spawn(run_blocking(self.journal.append, turn_id, session_id, messages, actor=actor, as_of=when,
+                                 origin=origin, hidden=True), name="sonetto-journal-append", awaited=True)
         self._journaling[turn_id] = job
         job.add_done_callback(lambda done: self._journaled(done, turn_id, session_id, messages, actor, when, origin))
         try:
