@@ -5,6 +5,7 @@ Real engine, real AsyncSqliteSaver, real HTTP to the scripted server."""
 from __future__ import annotations
 
 import asyncio
+import json
 import sqlite3
 import subprocess
 import sys
@@ -17,7 +18,7 @@ from helpers import collect, engine_factory_fixture
 from llm_server import error
 from ltm_helpers import idle_ltm_fixture
 from memory_stores import yaml_store_fixture
-from sonetto_desktop.agent.checkpoint_serde import CheckpointSerializer
+from sonetto_desktop.agent.checkpoint_serde import CheckpointSerializer, UnreadableCheckpoint
 from sonetto_desktop.config.settings import Settings
 
 make_engine = engine_factory_fixture()
@@ -88,6 +89,92 @@ def test_the_serializer_refuses_every_constructor_outside_its_allow_list(tmp_pat
         assert not hasattr(loaded["value"], "close")  # plain data, not an open file
     with pytest.raises(NotImplementedError):  # pickle is never read
         serde.loads_typed(("pickle", b"cos\nsystem\n(S'true'\ntR."))
+
+
+# LangChain's JSON form (lc 1) of a prompt piped into a parser: LangChain's own loader would build it
+PROMPT = {"lc": 1, "type": "constructor", "id": ["langchain_core", "prompts", "prompt", "PromptTemplate"],
+          "kwargs": {"template": "{x}", "input_variables": ["x"]}}
+SEQUENCE = {"lc": 1, "type": "constructor", "id": ["langchain", "schema", "runnable", "RunnableSequence"],
+            "kwargs": {"first": PROMPT, "last": {"lc": 1, "type": "constructor",
+                                                 "id": ["langchain_core", "output_parsers", "string", "StrOutputParser"],
+                                                 "kwargs": {}}}}
+
+
+def test_a_json_row_builds_nothing_outside_the_allow_list():
+    serde = CheckpointSerializer()
+    lc2_prompt = {"lc": 2, "type": "constructor", "id": ["langchain_core", "prompts", "prompt", "PromptTemplate"],
+                  "kwargs": {"template": "{x}", "input_variables": ["x"]}}
+    secret = {"lc": 1, "type": "secret", "id": ["PATH"]}
+    loaded = serde.loads_typed(("json", json.dumps({"a": SEQUENCE, "b": lc2_prompt, "c": secret}).encode()))
+    assert loaded == {"a": SEQUENCE, "b": lc2_prompt, "c": secret}  # plain data, as written
+
+
+def test_a_json_row_still_rebuilds_the_stored_message_types():
+    from langchain_core.load import dumpd
+    from langchain_core.messages import AIMessage, HumanMessage, RemoveMessage, ToolMessage
+
+    values = [HumanMessage(content="你好", id="h"), ToolMessage(content="晚上", tool_call_id="c1", id="t"),
+              AIMessage(content="", tool_calls=[{"name": "f", "args": {}, "id": "c1"}], id="a"), RemoveMessage(id="h")]
+    lc2 = {"lc": 2, "type": "constructor", "id": ["langchain_core", "messages", "human", "HumanMessage"],
+           "kwargs": {"content": "旧格式", "id": "old"}}
+    loaded = CheckpointSerializer().loads_typed(("json", json.dumps([*map(dumpd, values), lc2]).encode()))
+    assert loaded == [*values, HumanMessage(content="旧格式", id="old")]
+
+
+def test_a_json_message_that_cannot_be_rebuilt_is_a_clear_error():
+    broken = {"lc": 1, "type": "constructor", "id": ["langchain", "schema", "messages", "ToolMessage"],
+              "kwargs": {"content": "x"}}  # no tool_call_id
+    with pytest.raises(UnreadableCheckpoint, match="ToolMessage"):
+        CheckpointSerializer().loads_typed(("json", json.dumps([broken]).encode()))
+
+
+async def test_a_crafted_json_checkpoint_row_in_sessions_db_builds_nothing_but_its_messages(
+        llm_server, make_engine, tmp_path):
+    from langchain_core.load import dumpd
+
+    engine = await make_engine()
+    llm_server.add_text("记住啦")
+    assert (await collect(engine, "s1", "我叫 Miso"))[-1].kind == "done"
+    await engine.close()
+
+    db = sqlite3.connect(tmp_path / "data" / "sessions.db")
+    with db:
+        rowid, blob = db.execute("SELECT rowid, checkpoint FROM checkpoints WHERE thread_id = 's1'"
+                                 " ORDER BY checkpoint_id DESC LIMIT 1").fetchone()
+        checkpoint = CheckpointSerializer().loads_typed(("msgpack", blob))
+        checkpoint["channel_values"]["messages"] = [dumpd(m) for m in checkpoint["channel_values"]["messages"]]
+        checkpoint["channel_values"]["memory_block"] = SEQUENCE
+        db.execute("UPDATE checkpoints SET type = 'json', checkpoint = ? WHERE rowid = ?",
+                   (json.dumps(checkpoint, default=str).encode(), rowid))
+    db.close()
+
+    engine = await make_engine()  # the app opens the crafted file
+    saver = await engine._db.checkpointer()
+    state = (await saver.aget_tuple({"configurable": {"thread_id": "s1"}})).checkpoint["channel_values"]
+    assert [m.content for m in state["messages"]] == ["我叫 Miso", "记住啦"]
+    assert state["memory_block"] == SEQUENCE
+
+
+async def test_an_unreadable_json_checkpoint_is_an_error_of_its_session_not_of_the_app(
+        llm_server, make_engine, tmp_path):
+    engine = await make_engine()
+    llm_server.add_text("记住啦")
+    assert (await collect(engine, "s1", "我叫 Miso"))[-1].kind == "done"
+    await engine.close()
+
+    db = sqlite3.connect(tmp_path / "data" / "sessions.db")
+    with db:
+        broken = {"lc": 1, "type": "constructor", "id": ["langchain", "schema", "messages", "ToolMessage"],
+                  "kwargs": {"content": "x"}}
+        db.execute("UPDATE checkpoints SET type = 'json', checkpoint = ? WHERE thread_id = 's1'",
+                   (json.dumps({"v": 1, "id": "x", "channel_values": {"messages": [broken]}}).encode(),))
+    db.close()
+
+    engine = await make_engine()
+    events = await collect(engine, "s1", "还在吗")
+    assert events[-1].error_code == "storage" and "could not be read" in events[-1].error_en
+    llm_server.add_text("在")
+    assert (await collect(engine, "s2", "另一个会话"))[-1].kind == "done"
 
 
 def test_the_message_types_round_trip():

@@ -8,6 +8,8 @@ import json
 import socket
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -238,6 +240,72 @@ async def test_cancel_while_waiting_for_the_server(llm_server, engine):
             engine.cancel("s1")
     assert kinds(events) == ["memories", "error"] and events[-1].error_code == "cancelled"
     assert [e["content"] for e in await engine.transcript("s1")] == ["你好", ""]
+
+
+def slow_journal(journal) -> threading.Event:
+    """Make ``journal.append`` take 0.5 s (a slow disk: fsync of the file and of its folder); the event
+    is set when an append starts. Undo with ``del journal.append``."""
+    original = journal.append
+    journaling = threading.Event()
+
+    def slow_append(*args, **kwargs):
+        journaling.set()
+        time.sleep(0.5)
+        return original(*args, **kwargs)
+
+    journal.append = slow_append
+    return journaling
+
+
+async def stop_while_journaled(engine, journaling: threading.Event, text: str) -> list[ChatEvent]:
+    """Send ``text`` and stop the reply while the finished turn is being journaled."""
+    events = []
+    async for event in engine.send("s1", text):
+        events.append(event)
+        if event.kind == "token" and not journaling.is_set():
+            await asyncio.to_thread(journaling.wait, 5)
+            assert engine.cancel("s1")
+    return events
+
+
+async def test_a_reply_stopped_while_its_turn_is_journaled_is_not_left_for_the_writer(llm_server, make_engine, ltm):
+    # reported cancelled, the turn must not be written (the contract), not even at the next start
+    engine = await make_engine()
+    journal = ltm.writer.journal
+    journaling = slow_journal(journal)
+    llm_server.add_text("好呀，明天见。")
+    events = await stop_while_journaled(engine, journaling, "明天要去面试")
+    assert events[-1].kind == "error" and events[-1].error_code == "cancelled"
+    assert (await engine.transcript("s1"))[-1]["error"]["code"] == "cancelled"
+    await asyncio.sleep(1.0)  # (an append's thread left running would have landed by now)
+    del journal.append
+    assert journal.pending() == [] and ltm.writer.pending == 0
+    # the UI offers 重新生成 on a stopped reply (regenerate: no withdraw): only the new turn waits
+    llm_server.add_text("明天加油！")
+    again = [e async for e in engine.send("s1", "明天要去面试", replace_turn=events[-1].turn_id)]
+    assert again[-1].kind == "done"
+    assert [[m["content"] for m in e.messages] for e in journal.pending()] == [["明天要去面试", "明天加油！"]]
+
+
+async def test_closing_the_app_after_the_turn_was_handed_to_the_writer_takes_it_back(llm_server, make_engine, ltm):
+    engine = await make_engine()
+    handed = asyncio.Event()
+    original = ltm.send_history
+
+    async def hand_then_linger(*args, **kwargs):
+        result = await original(*args, **kwargs)
+        handed.set()
+        await asyncio.sleep(5)  # what follows the hand-off in the turn (its checkpoint, the transcript)
+        return result
+
+    ltm.send_history = hand_then_linger
+    llm_server.add_text("好的，搬家顺利！")
+    turn = asyncio.ensure_future(collect(engine, "s1", "我下周搬家"))
+    await asyncio.wait_for(handed.wait(), 5)
+    assert [e.turn_id for e in ltm.writer.journal.pending()] != []
+    await engine.close()  # stop_all: the turn is reported cancelled...
+    assert (await turn)[-1].error_code == "cancelled"
+    assert ltm.writer.journal.pending() == [] and ltm.writer.pending == 0  # ...so it is not remembered
 
 
 async def test_a_busy_session_refuses_a_second_message(llm_server, engine):

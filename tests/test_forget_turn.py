@@ -8,10 +8,18 @@ import asyncio
 
 import pytest
 
-from helpers import writer_settled
-from sonetto_desktop.memory.forget import REASON
+from helpers import engine_factory_fixture, writer_settled
+from ltm_helpers import idle_ltm_fixture
+from memory_stores import yaml_store_fixture
+from sonetto_desktop.memory import MemoryOperations
+from sonetto_desktop.memory.forget import REASON, withdraw_turns
 from sonetto_desktop.services import AppServices
+from test_engine import slow_journal, stop_while_journaled
 from test_services import settings_for
+
+make_engine = engine_factory_fixture()
+mm = yaml_store_fixture()
+ltm = idle_ltm_fixture()
 
 
 def snapshot(services: AppServices) -> tuple[dict, set]:
@@ -150,3 +158,29 @@ async def test_in_review_mode_the_turns_waiting_changes_are_withdrawn_and_cannot
     with pytest.raises(ProposalWithdrawn):
         services.review.approve(shown.id, services.memory)
     assert services.memory.count() == 0
+
+
+async def test_a_turn_journaled_while_the_writer_was_not_told_of_it_is_still_found_and_dropped(llm_server, make_engine, ltm):
+    # a reply stopped while its turn was journaled; whatever the writer's counters say, withdrawing
+    # the turn (edit-and-resend, "别记住这个") finds it in the journal, so it is not replayed at the next start
+    engine = await make_engine()
+    journal = ltm.writer.journal
+    journaling = slow_journal(journal)
+    llm_server.add_text("好呀，明天见。")
+    events = await stop_while_journaled(engine, journaling, "明天要去面试")
+    await asyncio.sleep(1.0)
+    del journal.append
+    assert events[-1].error_code == "cancelled"
+    result = await withdraw_turns(MemoryOperations(ltm.writer.ops.store), ltm.writer, [events[-1].turn_id], wait=1)
+    assert not result.writing
+    assert journal.pending() == []
+
+
+async def test_forget_turn_finds_a_journaled_turn_the_writer_never_queued(ltm):
+    writer = ltm.writer
+    await writer.stop(timeout=1)  # not taking turns: the next one is only journaled
+    await writer.send_history([{"role": "user", "content": "别记这个"}, {"role": "assistant", "content": "好"}],
+                              turn_id="t-journaled")
+    assert [e.turn_id for e in writer.journal.pending()] == ["t-journaled"] and writer.pending == 0
+    assert await writer.forget_turn("t-journaled") == "dropped"
+    assert writer.journal.pending() == []

@@ -79,3 +79,62 @@ async def test_an_unknown_turn_changes_nothing(engine, llm_server):
     events = await _turn(engine, sid, "再来", replace_turn="no-such-turn")
     assert [e.kind for e in events] == ["error"] and events[0].error_code == "input"
     assert await engine.transcript(sid) == before
+
+
+def _users(request) -> list[str]:
+    return [m["content"] for m in request["messages"] if m["role"] == "user"]
+
+
+async def test_regenerating_after_a_failed_turn_keeps_the_failed_message_for_the_model(engine, llm_server):
+    # a failure with nothing streamed leaves its turn's last checkpoint with a pending step: the fork
+    # must still start after it (the person's message survives every failure)
+    llm_server.add_text("你好呀")
+    await _turn(engine, "s1", "第一句")
+    llm_server.add_error(500, "boom")
+    assert (await _turn(engine, "s1", "失败的那句"))[-1].error_code == "server"
+    llm_server.add_text("回答三")
+    await _turn(engine, "s1", "第三句")
+    assert _users(llm_server.last_request()) == ["第一句", "失败的那句", "第三句"]
+
+    third = (await _turn_ids(engine, "s1"))[2]
+    llm_server.add_text("新的回答三")
+    assert (await _turn(engine, "s1", "第三句", replace_turn=third))[-1].kind == "done"
+    assert "失败的那句" in [e["content"] for e in await engine.transcript("s1")]
+    assert _users(llm_server.last_request()) == ["第一句", "失败的那句", "第三句"]
+
+
+async def test_retrying_the_second_of_two_failed_turns_keeps_the_first_for_the_model(engine, llm_server):
+    llm_server.add_text("你好呀")
+    await _turn(engine, "s1", "第一句")
+    for text in ("断网时说的话", "还在吗"):
+        llm_server.add_error(500, "down")
+        assert (await _turn(engine, "s1", text))[-1].error_code == "server"
+    last = (await _turn_ids(engine, "s1"))[-1]
+    llm_server.add_text("在的")
+    assert (await _turn(engine, "s1", "还在吗", replace_turn=last))[-1].kind == "done"
+    assert "断网时说的话" in [e["content"] for e in await engine.transcript("s1")]
+    assert _users(llm_server.last_request()) == ["第一句", "断网时说的话", "还在吗"]
+
+
+async def test_retrying_a_turn_after_a_failed_first_turn_keeps_the_session_history(engine, llm_server):
+    # the failed turn was the session's first: the fork is its checkpoint, the thread is not cleared
+    llm_server.add_error(500, "down")
+    assert (await _turn(engine, "s1", "第一句没发出去"))[-1].error_code == "server"
+    llm_server.add_error(500, "down")
+    assert (await _turn(engine, "s1", "第二句"))[-1].error_code == "server"
+    last = (await _turn_ids(engine, "s1"))[-1]
+    llm_server.add_text("在的")
+    assert (await _turn(engine, "s1", "第二句", replace_turn=last))[-1].kind == "done"
+    assert _users(llm_server.last_request()) == ["第一句没发出去", "第二句"]
+
+
+async def test_regenerating_twice_forks_from_the_current_branch_not_a_replaced_one(engine, llm_server):
+    for text, reply in (("第一句", "回答一"), ("第二句", "回答二")):
+        llm_server.add_text(reply)
+        await _turn(engine, "s1", text)
+    for reply in ("新的回答二", "再新的回答二"):
+        second = (await _turn_ids(engine, "s1"))[1]
+        llm_server.add_text(reply)
+        assert (await _turn(engine, "s1", "第二句", replace_turn=second))[-1].kind == "done"
+    assert _said(llm_server.last_request()) == ["第一句", "回答一", "第二句"]
+    assert [e["content"] for e in await engine.transcript("s1")] == ["第一句", "回答一", "第二句", "再新的回答二"]

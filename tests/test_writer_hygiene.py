@@ -147,6 +147,24 @@ async def test_without_a_model_only_exact_duplicates_are_merged(mm, tmp_path, re
     w.close()
 
 
+def test_a_locked_exact_duplicate_is_left_as_it_is_and_the_pass_goes_on(mm):
+    from sonetto_desktop.memory import MemoryOperations
+    from sonetto_desktop.memory.writer.hygiene_pass import run_pass
+    from sonetto_desktop.memory.writer.index import WriterIndex
+
+    person = MemoryOperations(mm)
+    a = person.add("用户喜欢猫", "品味").ids[0]
+    b = person.add("用户喜欢猫。", "品味").ids[0]
+    person.hit(a)  # a is kept (most used); b would be merged into it
+    person.set_locked(b, True)  # the person locked b
+    c = person.add("用户喜欢狗", "品味").ids[0]
+    d = person.add("用户 喜欢狗", "品味").ids[0]
+    report = run_pass(person, None, WriterIndex(mm), None, now=datetime(2026, 1, 1))
+    assert mm.get(b).locked and mm.get(b).description == "用户喜欢猫。" and a in mm.all_items()
+    assert len({c, d} & set(mm.all_items())) == 1  # the other, unlocked pair was still merged
+    assert [ch.kind for ch in report.changes] == ["merge"]
+
+
 async def test_pause_survives_a_restart_and_blocks_the_schedule(llm_server, mm, writer, retriever, tmp_path):
     seed(mm)
     hygiene = hygiene_for(writer, retriever, tmp_path)

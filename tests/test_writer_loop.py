@@ -97,6 +97,51 @@ def test_the_blocking_loop_of_the_tidy_up_pass_does_the_same(llm_server, make_ll
         run_tools_sync(ToolLoop(make_llm(), tools([]), max_rounds=2), SYSTEM, [HumanMessage(content="x")])
 
 
+@pytest.fixture
+def calls_without_ids(monkeypatch):
+    """The scripted server sends its tool calls without an "id" (some OpenAI-compatible servers do)."""
+    import llm_payloads
+
+    original = llm_payloads._message_parts
+
+    def without_ids(response, next_id):
+        text, calls = original(response, next_id)
+        return text, [{k: v for k, v in call.items() if k != "id"} for call in calls]
+
+    monkeypatch.setattr(llm_payloads, "_message_parts", without_ids)
+
+
+async def test_tool_calls_without_an_id_are_given_one_the_answers_and_the_history_share(
+        llm_server, make_llm, calls_without_ids):
+    seen: list[str] = []
+    llm_server.add_tool_calls([("note", {"text": "secret"}), ("note", {"text": "猫"})])
+    llm_server.add_text("好的")
+    messages = await ToolLoop(make_llm(), tools(seen), max_rounds=5).run(SYSTEM, [HumanMessage(content="x")], {})
+    assert seen == ["猫"] and messages[-1].content == "好的"
+    sent = llm_server.requests[1]["messages"]
+    asked = [call["id"] for m in sent if m["role"] == "assistant" for call in m.get("tool_calls") or ()]
+    answered = [m["tool_call_id"] for m in sent if m["role"] == "tool"]
+    assert len(set(asked)) == 2 and all(asked) and answered == asked
+
+
+async def test_the_writer_answers_tool_calls_that_have_no_id(llm_server, make_llm, tmp_path, calls_without_ids):
+    from ltm_helpers import FAST, TURN, until
+    from sonetto_desktop.memory import MemoryWriter, YamlMemoryManager
+
+    mm = YamlMemoryManager(tmp_path / "memory.yaml")
+    llm_server.default = tool_calls([("create_memory", {"content": "用户喜欢猫", "section": "品味"})])
+    writer = MemoryWriter(mm, make_llm(), backoff=FAST, max_attempts=2)
+    writer.start()
+    await writer.send_history(TURN)
+    await until(lambda: writer.pending == 0 and not writer.busy)
+    await writer.stop()
+    try:
+        assert writer.failed_turns() == []  # was: pydantic ValidationError (ToolMessage.tool_call_id None), each try
+        assert [i.description for i in mm.all_items().values()] == ["用户喜欢猫"]
+    finally:
+        mm.close()
+
+
 def test_the_writers_path_never_imports_langgraphs_agent(llm_server, tmp_path):
     """A history import and another app's turn, written by the writer with the model over HTTP, in a
     child process: LangGraph (LangChain's ``create_agent``) is not loaded for them (it cost the import

@@ -13,7 +13,9 @@ Decisions (documented contract):
   handed to the memory writer.
 - ``cancel(session_id)`` mid-reply -> an ``error`` event with code ``cancelled``; the partial reply
   is kept in the transcript *and* in the model's history, so the conversation continues from it.
-  Cancelled turns, like failed ones, are not handed to the memory writer.
+  Cancelled turns, like failed ones, are not handed to the memory writer: one stopped (or failed)
+  after ``ltm_write`` handed it over (while it was journaled, or later: the app closing) is taken
+  back before its stream ends (``LongTermMemory.take_back``), never written, not even at the next start.
 - Empty / whitespace text -> ``error`` code ``input``; nothing is stored. Text longer than
   ``max_input_chars`` (default 20,000) -> ``error`` code ``input``, nothing is stored and nothing is
   truncated: the UI keeps the text in the input box so nothing is lost.

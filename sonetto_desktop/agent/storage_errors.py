@@ -11,7 +11,12 @@ import errno
 import sqlite3
 from ..memory.errors import causes
 
-REASONS = ("full", "readonly", "damaged", "busy", "other")
+REASONS = ("full", "readonly", "damaged", "busy", "unreadable", "other")
+
+
+class UnreadableCheckpoint(ValueError):
+    """A checkpoint row of one session names an allowed message type that cannot be rebuilt from what
+    it holds (``checkpoint_serde``): that session's turns fail with the ``unreadable`` reason."""
 
 _SQLITE_REASONS = {
     13: "full",  # SQLITE_FULL
@@ -41,6 +46,8 @@ _TEXT_REASONS = (  # for errors that carry no code (older SQLite builds, wrapped
 def storage_problem(exc: BaseException) -> str | None:
     """One of ``REASONS`` when ``exc`` (or what caused it) is a database or file-system error."""
     for link in causes(exc):
+        if isinstance(link, UnreadableCheckpoint):
+            return "unreadable"
         if isinstance(link, sqlite3.Error):
             code = getattr(link, "sqlite_errorcode", None)
             if isinstance(code, int) and (code & 0xFF) in _SQLITE_REASONS:
@@ -65,6 +72,11 @@ _MESSAGES: dict[str, tuple[str, str]] = {
     "busy": (
         "会话数据库正被另一个程序占用，暂时无法保存。请稍后再试。",
         "The session database is busy in another program, so the conversation could not be saved. Try again shortly.",
+    ),
+    "unreadable": (
+        "这个会话保存的上下文无法读取（会话数据库里的记录可能被改动过），没有载入。其他会话不受影响，可以新建一个会话继续。",
+        "This chat's saved context could not be read (its record in the session database may have been altered), "
+        "so nothing of it was loaded. Other chats are not affected: start a new chat to go on.",
     ),
     "other": (
         "无法保存对话记录（数据文件读写出错）。请检查数据目录后再试。",

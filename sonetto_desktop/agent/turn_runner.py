@@ -156,6 +156,7 @@ class TurnRunner:
         turn = TurnRecorder()
         generation = self._db.generation
         store = self.store_for(session_id)
+        kept = False  # the turn ended ``done``: else what the graph handed to the memory writer is taken back
         try:
             try:
                 await store.ensure(session_id)
@@ -203,10 +204,35 @@ class TurnRunner:
                 return
             done = ChatEvent("done", text=turn.reply_text(), turn_id=turn_id, memories=turn.memories)
             await self._finish(session_id, turn, done, emit)
+            kept = True
         except asyncio.CancelledError:  # cancelled again while finishing: the stream still ends cleanly
             emit(describe_turn_error(asyncio.CancelledError(), turn_id))
         finally:
+            await self._take_back(turn_id, kept)
             emit(None)
+
+    async def _take_back(self, turn_id: str, kept: bool) -> None:
+        """Unless ``kept`` (the turn ended ``done``), the turn was stopped or failed: if ``ltm_write`` handed it to the memory writer already (a
+        stop while it was journaled, or after), it is withdrawn (``LongTermMemory.take_back``), as the
+        contract says such turns are not remembered. The turn's stream ends only after that, so a
+        regenerate never overtakes it; a further stop meanwhile does not cut it short."""
+        take_back = getattr(self._model.ltm, "take_back", None)
+        if kept or not asyncio.iscoroutinefunction(take_back):  # (a stand-in memory without a writer)
+            return
+        job = spawn(take_back(turn_id), name="sonetto-chat-take-back", awaited=True)
+        while True:
+            try:
+                await asyncio.shield(job)
+                return
+            except asyncio.CancelledError:
+                if job.done():
+                    return
+                current = asyncio.current_task()
+                if current is not None:
+                    current.uncancel()
+            except Exception:  # said; the stream still ends
+                log.warning("could not take turn %s back from the memory writer", turn_id, exc_info=True)
+                return
 
     async def _rewound(self, session_id: str, replace_turn: str, config: dict[str, Any],
                        emit: Callable[[ChatEvent | None], None]) -> Any:

@@ -18,6 +18,7 @@ from .undo import NothingToUndo, Touched, UndoConflict, UndoResult, new_undo_tur
 
 REASON = reason_text("chat.dont_remember")
 WITHDRAW_REASON = reason_text("chat.edit_replaced")
+STOPPED_REASON = reason_text("chat.stopped")  # a turn its chat did not keep (``LongTermMemory.take_back``)
 WITHDRAW_WAIT = 15.0  # seconds to let a turn the writer is writing finish before taking it back
 
 

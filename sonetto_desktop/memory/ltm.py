@@ -32,6 +32,19 @@ class LongTermMemory:
             return None
         return await self.writer.send_history(turn_messages, session_id=session_id, turn_id=turn_id)
 
+    async def take_back(self, turn_id: str) -> bool:
+        """A turn handed to the writer (``send_history``) that its chat did not keep after all: the
+        reply was stopped, or the turn failed, after it was handed. It is not written (taken out of the
+        queue and the journal), or what it wrote is taken back (``forget.withdraw_turns``). False when
+        the turn was not handed lately (nothing to do)."""
+        writer = self.writer
+        if writer is None or not writer.was_handed(turn_id):
+            return False
+        from .forget import STOPPED_REASON, withdraw_turns
+
+        await withdraw_turns(writer.ops, writer, [turn_id], reason=STOPPED_REASON)
+        return True
+
     async def send_history_from_session(self, session_id: str, messages: Sequence[Any]) -> str | None:
         if self.writer is None:
             return None

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from .. import kinds
 from ..changes import AGENT, Turn
-from ..errors import DontRememberRefused, MemoryNotFound
+from ..errors import DontRememberRefused, MemoryLocked, MemoryNotFound
 from ..operations import MemoryOperations
 from .dupes import CandidateSource, similar_pairs
 from .hygiene_report import Conflict, HygieneReport
@@ -62,7 +62,7 @@ def new_turn(now: datetime) -> Turn:
 
 def merge_exact_duplicates(ops: MemoryOperations, index: WriterIndex, limit: int = 20) -> None:
     """Merge memories whose text is the same (up to spaces and a final full stop): the most used,
-    then the earliest, is kept."""
+    then the earliest, is kept. A locked one (kept or merged away) is left as it is."""
     for group in index.exact_duplicate_groups(limit):
         items = read_items(ops.store, group)
         if len(items) < 2:
@@ -80,8 +80,8 @@ def merge_exact_duplicates(ops: MemoryOperations, index: WriterIndex, limit: int
                 continue
             try:
                 ops.merge(keep, gone, items[keep].description, items[keep].theme, reason=why)
-            except (MemoryNotFound, DontRememberRefused):  # gone meanwhile, or the person asked to forget it
-                continue
+            except (MemoryNotFound, DontRememberRefused, MemoryLocked):  # gone meanwhile, the person asked to
+                continue  # forget it, or locked it (left as it is; the pass goes on)
 
 
 def collect_work(ops: MemoryOperations, index: WriterIndex, source: CandidateSource | None, now: datetime,

@@ -30,7 +30,7 @@ import uuid
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
-from ...aio import run_blocking
+from ...aio import run_blocking, spawn
 from ..changes import AGENT
 from ..errors import api_key_of, scrub
 from ..lazy_model import resolve
@@ -52,6 +52,8 @@ if TYPE_CHECKING:  # LangChain (the writer's tool loop): imported when the first
     from .consumer import MemoryConsumer
 
 log = logging.getLogger(__name__)
+
+HANDED_KEPT = 256  # turn ids remembered by ``was_handed``
 
 
 class MemoryWriter:
@@ -118,6 +120,8 @@ class MemoryWriter:
         self._last_status: tuple | None = None
         self._loop: asyncio.AbstractEventLoop | None = None  # the loop the writer runs on (``start``)
         self._locked_told: set[tuple[str | None, str]] = set()  # (turn, memory) a lock refusal was told of
+        self._journaling: dict[str, asyncio.Future] = {}  # turn id -> its append under way (``send_history``)
+        self._handed: dict[str, None] = {}  # the turn ids sent lately, oldest first (``was_handed``)
         self._worker = TurnWorker(
             self.journal, WorkerPolicy(max_attempts, tuple(float(b) for b in backoff) or (1.0,),
                                        burst=drain_burst, per_minute=drain_per_minute),
@@ -316,19 +320,49 @@ class MemoryWriter:
         if actor == AGENT:
             actor = None
         when = as_of.isoformat() if as_of is not None else None
+        # The append (fsync, in a worker thread) cannot be called off once started: if the caller is
+        # cancelled meanwhile (a stopped reply) the turn lands in the journal all the same, so it is
+        # queued all the same, when the append ends (``_journaled``), and is where ``forget_turn``
+        # looks: a caller that does not want it after all takes it back there.
+        self._handed[turn_id] = None
+        if len(self._handed) > HANDED_KEPT:
+            del self._handed[next(iter(self._handed))]
+        job = spawn(run_blocking(self.journal.append, turn_id, session_id, messages, actor=actor, as_of=when,
+                                 origin=origin, hidden=True), name="sonetto-journal-append", awaited=True)
+        self._journaling[turn_id] = job
+        job.add_done_callback(lambda done: self._journaled(done, turn_id, session_id, messages, actor, when, origin))
         try:
-            entry = await run_blocking(self.journal.append, turn_id, session_id, messages, actor=actor, as_of=when,
-                                       origin=origin, hidden=True)
-        except OSError as exc:
+            await asyncio.shield(job)
+        except OSError:
+            pass  # kept in memory (``_journaled``)
+        return turn_id
+
+    def _journaled(self, job: asyncio.Future, turn_id: str, session_id: str | None, messages: list[dict[str, Any]],
+                   actor: str | None, when: str | None, origin: str) -> None:
+        """``send_history``'s append ended (on the loop, whether or not its caller still waits): queue the turn."""
+        if self._journaling.get(turn_id) is job:
+            del self._journaling[turn_id]
+        if job.cancelled():
+            return
+        exc = job.exception()
+        if isinstance(exc, OSError):
             # Keep the chat going and the turn in memory; say that it is not durable.
             log.error("could not journal turn %s: %s", turn_id, exc)
             self._worker.last_error = f"无法写入日志文件（{exc.strerror or exc}），本轮仅保存在内存中"
             entry = JournalEntry(uuid.uuid4().hex[:16], 0, turn_id, session_id, messages, actor=actor, as_of=when,
                                  origin=origin, hidden_by=self.journal.instance)
+        elif exc is not None:
+            return  # (ValueError: raised to the caller)
+        else:
+            entry = job.result()
         self._emit("queued", entry)
         self._worker.enqueue(entry)
         self._status_changed()
-        return turn_id
+
+    def was_handed(self, turn_id: str) -> bool:
+        """Whether ``send_history`` was given turn ``turn_id`` lately (among the last ``HANDED_KEPT``) in
+        this run: a chat that did not keep the turn after all asks before taking it back (``forget_turn``)."""
+        return turn_id in self._handed
 
     async def send_history_from_session(self, session_id: str, messages: Sequence[Any]) -> str:
         """Queue the latest turn (last user message + the replies after it) of a stored session."""
@@ -381,6 +415,9 @@ class MemoryWriter:
         """
         worker = self._worker
         worker.forgotten.add(turn_id)
+        job = self._journaling.get(turn_id)
+        if job is not None:  # still being journaled (its sender may have been stopped): let it land, queued
+            await asyncio.gather(asyncio.shield(job), return_exceptions=True)  # (``_journaled`` ran before)
         state = "unknown"
         for entry in [e for e in worker.failed if e.turn_id == turn_id]:
             worker.failed.remove(entry)
@@ -405,11 +442,13 @@ class MemoryWriter:
                 return "elsewhere"
             worker.entries.pop(key, None)
             state = "dropped"
-        if state == "unknown" and worker.unread:  # journaled, not read yet (a long journal is read a window at a time)
+        if state == "unknown":  # journaled but not queued in this run: not read yet (a long journal is read a
+            # window at a time), or journaled while the writer was not taking turns (before start, stopping)
             for entry in await run_blocking(self.journal.find_pending, turn_id):
                 if not await self._take_out(entry):
                     return "elsewhere"
-                worker.unread = max(0, worker.unread - 1)
+                if worker.unread:
+                    worker.unread -= 1
                 state = "dropped"
         self._status_changed()
         return state

@@ -22,10 +22,15 @@ call's own CPU per turn (issue 37). Per round:
 Sync tools run through ``aio.run_blocking`` (with their journal bookkeeping, in one hop), so the
 store's blocking I/O never runs on the event loop. :func:`run_tools_sync` is the same loop for a
 caller already on a worker thread (the hygiene pass), without guard or journal.
+
+A tool call the server sent without an id (some OpenAI-compatible servers do) is given one
+(:func:`with_call_ids`) before anything else sees the reply: the reply in the run's history, its
+answer's ``tool_call_id`` and the journaled progress all name the same id.
 """
 
 from __future__ import annotations
 
+import uuid
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
@@ -45,6 +50,14 @@ UNKNOWN_TOOL = "Error: {requested_tool} is not a valid tool, try one of [{availa
 STOPPED = "已停止：{detail}"
 #: What a call whose arguments its tool's schema refused is answered (a tool without a wording of its own).
 BAD_ARGUMENTS = "错误：{tool} 的参数不对（{errors}）。请改正后重试。"
+
+
+def with_call_ids(reply: AIMessage) -> AIMessage:
+    """``reply``, its tool calls each with an id: one the server left out is generated (``call_…``)."""
+    if all(call.get("id") for call in reply.tool_calls):
+        return reply
+    calls = [{**call, "id": call.get("id") or f"call_{uuid.uuid4().hex[:24]}"} for call in reply.tool_calls]
+    return reply.model_copy(update={"tool_calls": calls})
 
 
 class StepLimit(Exception):
@@ -86,8 +99,10 @@ class ToolLoop:
             reply = recorded_reply(recorder)
             unsaved = False  # a new reply with calls is saved before any of them runs (in the first call's hop)
             if reply is None:
-                reply = await self.model.ainvoke([system, *messages])
+                reply = with_call_ids(await self.model.ainvoke([system, *messages]))
                 unsaved = recorder is not None and remember_reply(recorder, reply)
+            else:
+                reply = with_call_ids(reply)  # (kept by an attempt before ids were given)
             messages.append(reply)
             if not reply.tool_calls:
                 return messages
@@ -147,7 +162,7 @@ def run_tools_sync(loop: ToolLoop, system: SystemMessage, messages: list[BaseMes
         if rounds >= loop.max_rounds:
             raise StepLimit(rounds)
         rounds += 1
-        reply: AIMessage = loop.model.invoke([system, *messages])
+        reply: AIMessage = with_call_ids(loop.model.invoke([system, *messages]))
         messages.append(reply)
         if not reply.tool_calls:
             break
