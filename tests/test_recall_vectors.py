@@ -400,6 +400,69 @@ def test_a_refusal_stops_the_sync_with_the_reason_until_a_retry(store, llm_serve
         sync.stop()
 
 
+def many(tmp_path, n: int, **extra: MemoryItem) -> SqliteMemoryManager:
+    mm = SqliteMemoryManager(tmp_path / "memory.sqlite3")
+    bank = {f"m{i:02d}": MemoryItem(f"第{i}条：小林记下的一件事。", "瞬间", latest_update_time=f"2026-01-{1 + i:02d}T10:00:00")
+            for i in range(n)}
+    mm.import_items(bank | extra)
+    return mm
+
+
+def test_a_server_with_a_smaller_batch_limit_gets_every_vector_in_halved_batches(tmp_path, llm_server):
+    """Before: DashScope's text-embedding-v4 (10 rows a request, no preset: a custom model sends 16)
+    refused the first batch with a 400, which stopped every memory's vector, and a retry sent the same
+    16 again. Now the batch is halved until the server takes it, and that size is kept."""
+    llm_server.embedding_max_batch = 10
+    mm = many(tmp_path, 25)
+    sync = VectorSync(mm, config(llm_server, batch=16)).start()
+    try:
+        assert sync.wait_idle(10) and (sync.status.state, sync.status.done) == ("idle", 25), sync.status
+        sizes = [len(r["input_list"]) for r in memory_requests(llm_server)]
+        assert sizes[0] == 16 and max(sizes[1:]) == 8 and sum(sizes[1:]) == 25, sizes  # halved once, then kept
+    finally:
+        sync.stop()
+        mm.close()
+
+
+@pytest.mark.parametrize("limit", [300, 150])
+def test_one_memory_too_long_for_the_model_does_not_stop_the_others(tmp_path, llm_server, limit):
+    """Before: one long memory (TEI answers 413 "must have less than 512 tokens", vLLM 400) stopped the
+    vectors of every memory, for good. Now it is embedded from its text clipped (halved down to
+    CLIP_MIN characters) or, refused even so, skipped and counted; the batch size comes back."""
+    llm_server.embedding_max_chars = limit
+    long = MemoryItem("小林的红烧肉做法：" + "五花肉切块焯水，冰糖炒糖色，加生抽老抽料酒和八角，小火炖一个小时。" * 30, "品味",
+                      latest_update_time="2026-12-01T10:00:00")
+    mm = many(tmp_path, 20, long=long)
+    sync = VectorSync(mm, config(llm_server, batch=16)).start()
+    try:
+        assert sync.wait_idle(10) and sync.status.state == "idle", sync.status
+        table = open_vectors(mm, sync.model_key)
+        try:
+            stored = set(table.fingerprints())
+        finally:
+            table.close()
+        assert {f"m{i:02d}" for i in range(20)} <= stored
+        long_inputs = [t for t in memory_inputs(llm_server) if t.startswith("小林的红烧肉")]
+        n = len(long.description)
+        # whole (in batches halved down to one: 16, 8, 4, 2, 1), then clipped to half, and half again
+        assert [len(t) for t in long_inputs] == [n] * 5 + [n // 2, n // 4]
+        if limit == 300:  # ~1,000 characters, ~500 refused, ~250 taken
+            assert "long" in stored
+            assert (sync.status.done, sync.status.skipped) == (21, 0)
+        else:  # 250 refused too; 125 is under CLIP_MIN: skipped, said, and not asked again
+            assert "long" not in stored and (sync.status.done, sync.status.skipped, sync.status.total) == (20, 1, 21)
+            assert sync.status.complete and "1 条模型不收" in sync.status.zh
+            asked = len(llm_server.embedding_requests)
+            mm.add("小林周末去爬了梧桐山。", "瞬间")
+            assert wait_for(lambda: sync.status.done == 21)
+            assert memory_requests(llm_server)[-1]["input_list"] == ["小林周末去爬了梧桐山。"]
+            assert len(llm_server.embedding_requests) == asked + 1
+        assert max(len(r["input_list"]) for r in memory_requests(llm_server)[-3:]) > 1  # not stuck at batches of one
+    finally:
+        sync.stop()
+        mm.close()
+
+
 # ── the fused shortlist in recall ──────────────────────────────────────
 
 class _Planner:

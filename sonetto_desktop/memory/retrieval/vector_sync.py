@@ -26,7 +26,13 @@ One worker thread per store and model:
   for its probe again; a 429 or a server error
   waits as long as the server asks (``Retry-After``) or backs off (2 s doubling to 5 minutes);
   a refusal that will not go away (a wrong key or model) stops it with the reason in its status
-  until :meth:`retry` or new settings.
+  until :meth:`retry` or new settings;
+- a batch the server refuses as too large (a 4xx that names a batch limit, or a 400/413 for more than
+  one text: a server's limit may be below the preset's or ``CUSTOM_BATCH``) is sent again in halves,
+  down to one memory, and the size that worked is kept for the next batches; one memory refused
+  alone (longer than the model takes, a content filter) is embedded from its text clipped, halved
+  down to ``CLIP_MIN`` characters, and skipped when even that is refused: a log line, a count in the
+  status (``skipped``), never a stop for the others (it is tried again when its text changes).
 
 :meth:`embed_query` and :meth:`nearest` are the shortlist's dense ranking (``shortlist.DenseRanker``):
 the query's vector (one request, ``QUERY_TIMEOUT`` in all: a server that drips its answer is cut off
@@ -40,6 +46,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import re
 import threading
 import time
 from dataclasses import replace
@@ -71,6 +78,12 @@ QUERY_PAUSE = 60.0
 #: Seconds between tries while the embeddings server or the store is away: 2 s doubling to 5 minutes.
 BACKOFF = Backoff.doubling(2.0, 300.0)
 INLINE_CHANGES_MAX = 2000
+#: A memory refused alone is embedded from its text clipped to half, and half again, down to this many
+#: characters; refused even so, it is skipped.
+CLIP_MIN = 200
+#: A refusal that names the server's batch limit (DashScope: "batch size is invalid", TEI: "batch size
+#: ... must be less than", OpenAI-likes: "too many inputs").
+BATCH_LIMIT = re.compile(r"batch|too many inputs|max(imum)?[ _-]*(number of )?inputs", re.IGNORECASE)
 STATES = ("starting", "running", "waiting", "idle", "consent", "error", "stopped")
 
 
@@ -118,6 +131,10 @@ class VectorSync:
         self._stored: dict[str, int] = {}  # the vectors: id -> fingerprint they were computed from
         self._queue: list[str] = []
         self._queued: set[str] = set()
+        self._batch = max(1, config.batch)  # memories a request: halved while the server refuses batches
+        self._batch_before: int | None = None  # the size before a refusal that may be one memory's, not the size's
+        self._clipped: dict[str, tuple[int, int]] = {}  # id -> (fingerprint, characters sent) of a memory refused whole
+        self._skipped: dict[str, int] = {}  # id -> fingerprint of a memory refused even clipped
         self._idle = threading.Event()
         self._last_request = 0.0
         self._query_failures = 0
@@ -216,8 +233,13 @@ class VectorSync:
         self._feed.publish(shown)
 
     def _counts(self, state: str, error: str = "", retry_in: float | None = None) -> VectorStatus:
-        done = sum(1 for mid, fp in self._current.items() if self._stored.get(mid) == fp)
-        return VectorStatus(state, done, len(self._current), error, retry_in, self.config.model)
+        done = skipped = 0
+        for mid, fp in self._current.items():
+            if self._stored.get(mid) == fp:
+                done += 1
+            elif self._skipped.get(mid) == fp:
+                skipped += 1
+        return VectorStatus(state, done, len(self._current), error, retry_in, self.config.model, skipped=skipped)
 
     # ── the store's changes ────────────────────────────────────────────
 
@@ -317,6 +339,7 @@ class VectorSync:
                 log.warning("vectors: the embeddings model answers as another model now (%d dimensions): its "
                             "vectors are computed; the earlier ones are kept until they are", table.dims or 0)
             self._stored, self._dropped_others = {}, False
+            self._clipped, self._skipped = {}, {}  # another model may take them whole
             with self._wake:
                 self._reload = True
         self._model_key, self._dims, self._identified = key, table.dims, True
@@ -381,6 +404,8 @@ class VectorSync:
                 self._store(table, batch, vectors)
                 failures = 0
             except EmbeddingsError as exc:
+                if batch and self._refused(exc, batch):
+                    continue
                 self._requeue(batch)
                 if exc.size is not None:  # vectors of another size: a bad answer, or another model now?
                     log.warning("vectors: %s", exc)
@@ -403,6 +428,40 @@ class VectorSync:
                     self._reload = True
                 self._sleep(backoff)
 
+    def _refused(self, exc: EmbeddingsError, batch: list[tuple[str, str, int]]) -> bool:
+        """A refusal of these texts rather than of the settings (see the module docstring): the batch
+        again in halves, or the one memory clipped or skipped. False: not such a refusal."""
+        status = exc.status
+        if exc.retryable or status is None or not 400 <= status < 500 or status in (401, 402, 403, 404, 429):
+            return False
+        names_batch = bool(BATCH_LIMIT.search(str(exc)))
+        if len(batch) > 1 and (names_batch or status in (400, 413, 422)):
+            if not names_batch and self._batch_before is None:
+                self._batch_before = self._batch  # maybe one memory's fault: the size comes back then
+            self._batch = max(1, len(batch) // 2)
+            log.warning("vectors: the server refused %d texts at once (%s); batches of %d from now on",
+                        len(batch), exc, self._batch)
+            self._requeue(batch)
+            return True
+        if len(batch) != 1 or not (names_batch or status in (400, 413, 422)):
+            return False
+        mid, text, fp = batch[0]
+        if self._batch_before is not None:  # it was this memory, not the size
+            self._batch, self._batch_before = self._batch_before, None
+        sent = len(text)
+        if sent // 2 >= CLIP_MIN:
+            self._clipped[mid] = (fp, sent // 2)
+            log.warning("vectors: the server refused memory %s (%d characters: %s); embedding its first %d",
+                        mid, sent, exc, sent // 2)
+            self._requeue(batch)
+        else:
+            self._clipped.pop(mid, None)
+            self._skipped[mid] = fp
+            log.warning("vectors: the server refused memory %s even clipped to %d characters (%s); it has no "
+                        "vector until its text changes", mid, sent, exc)
+            self._publish(self._counts("running"))
+        return True
+
     def _requeue(self, batch: list[tuple[str, str, int]]) -> None:
         ids = [mid for mid, _, _ in batch if mid not in self._queued]
         self._queue[:0] = ids
@@ -411,11 +470,11 @@ class VectorSync:
     def _next_batch(self) -> list[tuple[str, str, int]]:
         """Up to a batch of (id, text, fingerprint) from the queue, skipping what is current already."""
         batch = []
-        while self._queue and len(batch) < max(1, self.config.batch):
+        while self._queue and len(batch) < self._batch:
             mid = self._queue.pop(0)
             self._queued.discard(mid)
             fp = self._current.get(mid)
-            if fp is None or self._stored.get(mid) == fp:
+            if fp is None or self._stored.get(mid) == fp or self._skipped.get(mid) == fp:
                 continue
             try:
                 text = _text(self._mm.get(mid))
@@ -423,6 +482,12 @@ class VectorSync:
                 continue
             if text_fingerprint(text) != fp:  # changed since: the change feed queues it again
                 continue
+            clipped = self._clipped.get(mid)
+            if clipped is not None and clipped[0] == fp:  # refused whole: clipped, and alone
+                if batch:
+                    self._requeue([(mid, text, fp)])
+                    break
+                return [(mid, text[:clipped[1]], fp)]
             batch.append((mid, text, fp))
         return batch
 
@@ -434,6 +499,8 @@ class VectorSync:
         table.put(ids, fps, vectors[keep])
         for mid, fp in zip(ids, fps, strict=True):
             self._stored[mid] = fp
+            self._clipped.pop(mid, None)
+            self._skipped.pop(mid, None)
         self._publish(self._counts("running"))
 
     def _peek_changes(self) -> tuple[bool, set[str]]:
