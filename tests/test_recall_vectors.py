@@ -263,6 +263,36 @@ def test_a_file_stores_vectors_live_in_a_sidecar_sqlite_file(store):
         reopened.close()
 
 
+@pytest.mark.parametrize("damage", ["garbage", "truncated"])
+def test_a_damaged_sidecar_file_is_moved_aside_and_rebuilt(store, llm_server, damage, caplog):
+    """Before: a sidecar that is not a database (or was cut short: a crash while copying, a full disk)
+    raised at every step, which the sync took for a server away: it backed off forever, no vectors.
+    Now the file is moved aside (kept) and made again, with a log line."""
+    path = sidecar_path(store)
+    if damage == "garbage":
+        path.write_bytes(b"this is not a sqlite file at all" * 200)
+    else:
+        store.import_items({f"x{i:03d}": MemoryItem(f"第{i}条：小林记下的一件事。", "瞬间") for i in range(200)})
+        first = VectorSync(store, config(llm_server)).start()
+        assert first.wait_idle(10) and first.status.done == 204
+        first.stop()
+        for extra in (path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+            extra.unlink(missing_ok=True)
+        raw = path.read_bytes()
+        path.write_bytes(raw[: len(raw) // 2 + 100])
+    before = path.read_bytes()
+    sync = VectorSync(store, config(llm_server)).start()
+    try:
+        total = 4 if damage == "garbage" else 204
+        assert wait_for(lambda: sync.status.state == "idle" and sync.status.done == total), sync.status
+        assert sync.rank("小老虎最近乖不乖", 1) == ["cat"]
+    finally:
+        sync.stop()
+    aside = [p for p in path.parent.glob(path.name + ".damaged-*") if not p.name.endswith(("-wal", "-shm"))]
+    assert len(aside) == 1 and aside[0].read_bytes() == before  # kept as it was, for inspection
+    assert any("moved to" in r.getMessage() and "damaged" in r.getMessage() for r in caplog.records)
+
+
 def test_a_postgresql_stores_vectors_live_in_its_schema(pg_url, pg_schema):
     from sonetto_desktop.memory.stores.postgres.store import PostgresMemoryManager
 

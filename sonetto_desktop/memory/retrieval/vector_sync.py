@@ -33,6 +33,9 @@ One worker thread per store and model:
   alone (longer than the model takes, a content filter) is embedded from its text clipped, halved
   down to ``CLIP_MIN`` characters, and skipped when even that is refused: a log line, a count in the
   status (``skipped``), never a stop for the others (it is tried again when its text changes).
+- a sidecar vectors file that is not a database, or is damaged (a crash while copying, a full
+  disk), is moved aside (``<name>.damaged-<time>``, kept for inspection) with a log line and made
+  again, every vector computed again; recall uses words meanwhile.
 
 :meth:`embed_query` and :meth:`nearest` are the shortlist's dense ranking (``shortlist.DenseRanker``):
 the query's vector (one request, ``QUERY_TIMEOUT`` in all: a server that drips its answer is cut off
@@ -84,6 +87,8 @@ CLIP_MIN = 200
 #: A refusal that names the server's batch limit (DashScope: "batch size is invalid", TEI: "batch size
 #: ... must be less than", OpenAI-likes: "too many inputs").
 BATCH_LIMIT = re.compile(r"batch|too many inputs|max(imum)?[ _-]*(number of )?inputs", re.IGNORECASE)
+#: A damaged vectors file is moved aside and made again at most this many times a run (then: waits).
+SET_ASIDE_MAX = 3
 STATES = ("starting", "running", "waiting", "idle", "consent", "error", "stopped")
 
 
@@ -135,6 +140,7 @@ class VectorSync:
         self._batch_before: int | None = None  # the size before a refusal that may be one memory's, not the size's
         self._clipped: dict[str, tuple[int, int]] = {}  # id -> (fingerprint, characters sent) of a memory refused whole
         self._skipped: dict[str, int] = {}  # id -> fingerprint of a memory refused even clipped
+        self._set_aside_count = 0  # damaged sidecar files moved aside (a file that keeps breaking: backs off)
         self._idle = threading.Event()
         self._last_request = 0.0
         self._query_failures = 0
@@ -418,6 +424,9 @@ class VectorSync:
                 self._publish(self._counts("waiting", str(exc), wait))
                 self._sleep(wait)
             except Exception as exc:  # the store or the table is away (a server offline): wait and retry
+                if self._set_aside_damaged(exc, table):
+                    table = None
+                    continue
                 log.warning("vectors: %s", exc, exc_info=log.isEnabledFor(logging.DEBUG))
                 backoff = BACKOFF.delay(failures)
                 failures += 1
@@ -427,6 +436,33 @@ class VectorSync:
                 with self._wake:
                     self._reload = True
                 self._sleep(backoff)
+
+    def _set_aside_damaged(self, exc: Exception, table: VectorTable | None) -> bool:
+        """A sidecar file that is not a database or is damaged: moved aside (kept) and made again, its
+        vectors computed again; recall uses words meanwhile. False: not that (or it keeps happening)."""
+        from .vectors import damaged, set_aside, sidecar_path
+
+        path = sidecar_path(self._mm)
+        if not damaged(exc) or path is None or not path.exists() or self._set_aside_count >= SET_ASIDE_MAX:
+            return False
+        self._table = None  # recall: words only until the new file has vectors
+        if table is not None:
+            try:
+                table.close()
+            except Exception:  # a damaged file may refuse even that
+                log.debug("vectors: closing the damaged file failed", exc_info=True)
+        try:
+            aside = set_aside(path)
+        except OSError as move:
+            log.warning("vectors: the vectors file %s is damaged (%s) and cannot be moved aside: %s", path, exc, move)
+            return False
+        self._set_aside_count += 1
+        log.warning("vectors: the vectors file was damaged (%s); moved to %s and made again: every memory's vector "
+                    "is computed again", exc, aside.name)
+        self._identified, self._stored = False, {}
+        with self._wake:
+            self._reload = True
+        return True
 
     def _refused(self, exc: EmbeddingsError, batch: list[tuple[str, str, int]]) -> bool:
         """A refusal of these texts rather than of the settings (see the module docstring): the batch
