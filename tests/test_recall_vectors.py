@@ -347,6 +347,19 @@ def test_every_memory_gets_a_vector_and_follows_changes(store, llm_server):
         sync.stop()
 
 
+def test_the_sync_says_which_memories_have_a_current_vector(store, llm_server):
+    """What the shortlist asks before counting a disagreement (test_recall_fusion.py)."""
+    llm_server.embedding_hold_from = 1  # the probe answers; the memories' batch waits
+    sync = VectorSync(store, config(llm_server)).start()
+    try:
+        assert wait_for(lambda: sync.model_key is not None and len(llm_server.embedding_requests) >= 2)
+        assert not sync.has_vector("cat")  # being computed
+        llm_server.embedding_gate.set()
+        assert sync.wait_idle(10) and sync.has_vector("cat") and not sync.has_vector("no-such-memory")
+    finally:
+        sync.stop()
+
+
 empty_store = local_bank_fixture({}, name="empty_store")
 
 

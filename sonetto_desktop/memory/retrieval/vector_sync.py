@@ -614,6 +614,12 @@ class VectorSync:
         table = self._table
         return [] if table is None or vector is None else table.search(vector, k)
 
+    def has_vector(self, mid: str) -> bool:
+        """Has memory ``mid`` a vector of its current text (the shortlist counts the model's agreement
+        only on memories it has vectors of)?"""
+        fp = self._stored.get(mid)
+        return fp is not None and fp == self._current.get(mid)
+
     def rank(self, prompt: str, k: int) -> list[str] | None:
         """The ``k`` memories nearest to ``prompt`` (one request); None when it cannot rank now."""
         vector = self.embed_query(prompt)
