@@ -119,6 +119,9 @@ class ScriptedLLMServer:
         self.embedding_models: list[str] | None = None  # None: any model name embeds
         self.embedding_dims = EMBEDDING_DIMS
         self.embedding_max_batch = 2048
+        #: Applied to every vector answered: another model of the same size behind the same name (a server
+        #: restarted with other weights), e.g. ``lambda v: v[::-1]``.
+        self.embedding_transform: Callable[[list[float]], list[float]] | None = None
         self.embedding_max_chars: int | None = None  # a longer text is refused (413), as TEI refuses one past 512 tokens
         self.embedding_delay = 0.0
         #: What ``input_type`` in an embeddings request does: ``"ignore"`` (as most servers), ``"refuse"``
@@ -475,6 +478,8 @@ class _Handler(BaseHTTPRequestHandler):
         rows = []
         for index, text in enumerate(inputs):
             vector = embed_text(mark + text, dims)
+            if owner.embedding_transform is not None:
+                vector = owner.embedding_transform(vector)
             if body.get("encoding_format") == "base64":
                 encoded: Any = base64.b64encode(struct.pack(f"<{dims}f", *vector)).decode("ascii")
             else:

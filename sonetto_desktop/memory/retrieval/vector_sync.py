@@ -14,6 +14,13 @@ One worker thread per store and model:
   again takes, nothing is sent and recall uses words only until :meth:`consent`. Then its vectors
   are computed, and the earlier model's deleted once every memory has one of the new. A store with
   no vectors yet (a first start) needs no consent;
+- the model behind an endpoint can be replaced by another of the same size (a server restarted with
+  other weights under the same name): the probe text is embedded again with a batch (one more text in
+  the request) every ``RECHECK_EVERY`` batches, at the first batch after a wait or an error, and
+  alone before the sync goes idle when vectors were stored since the last check. An answer unlike the
+  model's record stores nothing: the vectors stored since the last check are dropped and the model
+  is identified again, as at a start (another model: consent asked, nothing written meanwhile).
+  The built-in model is in this process: never checked;
 - then it compares the store with the vectors already saved (``vectors.py``: each row keeps
   the fingerprint of the text it was computed from), drops the vectors of memories that are gone
   and queues the memories without a current vector, the most recently changed first. Progress is
@@ -63,7 +70,7 @@ from ..events import EventFeed
 from ..stores.base import BaseMemoryManager
 from ..token_estimate import estimate_tokens
 from .builtin_model import open_client
-from .embeddings import EmbeddingsClient, EmbeddingsConfig, EmbeddingsError
+from .embeddings import PROBE_TEXT, EmbeddingsClient, EmbeddingsConfig, EmbeddingsError
 from .vector_status import VectorStatus
 from ...aio import start_thread
 
@@ -87,6 +94,8 @@ CLIP_MIN = 200
 #: A refusal that names the server's batch limit (DashScope: "batch size is invalid", TEI: "batch size
 #: ... must be less than", OpenAI-likes: "too many inputs").
 BATCH_LIMIT = re.compile(r"batch|too many inputs|max(imum)?[ _-]*(number of )?inputs", re.IGNORECASE)
+#: The model is asked its probe again with every this many batches (see the module docstring).
+RECHECK_EVERY = 8
 #: A damaged vectors file is moved aside and made again at most this many times a run (then: waits).
 SET_ASIDE_MAX = 3
 STATES = ("starting", "running", "waiting", "idle", "consent", "error", "stopped")
@@ -140,6 +149,9 @@ class VectorSync:
         self._batch_before: int | None = None  # the size before a refusal that may be one memory's, not the size's
         self._clipped: dict[str, tuple[int, int]] = {}  # id -> (fingerprint, characters sent) of a memory refused whole
         self._skipped: dict[str, int] = {}  # id -> fingerprint of a memory refused even clipped
+        self._probe: Any = None  # the model's probe vector, as its record has it
+        self._since_check = 0  # batches stored since the model answered its probe alike
+        self._unchecked: list[str] = []  # ids whose vectors were stored since then
         self._set_aside_count = 0  # damaged sidecar files moved aside (a file that keeps breaking: backs off)
         self._idle = threading.Event()
         self._last_request = 0.0
@@ -349,6 +361,7 @@ class VectorSync:
             with self._wake:
                 self._reload = True
         self._model_key, self._dims, self._identified = key, table.dims, True
+        self._probe, self._since_check, self._unchecked = probe, 0, []
 
     def _nothing_to_embed(self) -> bool:
         """An empty store and no change waiting: nothing asks for the model yet (the built-in one holds
@@ -382,6 +395,7 @@ class VectorSync:
         table = self._table
         while not self._stop.is_set():
             batch: list[tuple[str, str, int]] = []
+            texts: list[str] = []
             try:
                 if not self._identified and self._nothing_to_embed():  # the model and the table wait
                     self._finish(table)  # for the first memory (the built-in model ~22 MB, numpy ~12 MB)
@@ -397,20 +411,32 @@ class VectorSync:
                     if self._stop.is_set():
                         break
                 self._apply_changes(table)
-                batch = self._next_batch()
+                check = self._check_due()  # the probe goes with this batch, in a place of its own
+                batch = self._next_batch(self._batch - 1 if check and self._batch > 1 else self._batch)
                 if not batch:
                     self._finish(table)
                     continue
                 self._publish(self._counts("running"))
+                checked = check
+                if check and len(batch) >= self._batch:  # batches of one: the probe alone first
+                    self._pace()
+                    if not self._answers_alike(table, self._probe_now(), batch):
+                        continue
+                    check = False
                 self._pace()
-                texts = [t for _, t, _ in batch]
+                texts = [t for _, t, _ in batch] + ([PROBE_TEXT] if check else [])
                 vectors = self._client.embed(texts, dims=self._dims)
                 if self._stop.is_set():
                     break
-                self._store(table, batch, vectors)
+                if check:
+                    vectors, probe = vectors[:-1], vectors[-1]
+                    if not self._answers_alike(table, probe, batch):
+                        continue
+                self._store(table, batch, vectors, checked)
                 failures = 0
             except EmbeddingsError as exc:
-                if batch and self._refused(exc, batch):
+                self._since_check = RECHECK_EVERY  # a server that failed may come back as another model
+                if batch and self._refused(exc, batch, len(texts)):
                     continue
                 self._requeue(batch)
                 if exc.size is not None:  # vectors of another size: a bad answer, or another model now?
@@ -424,6 +450,7 @@ class VectorSync:
                 self._publish(self._counts("waiting", str(exc), wait))
                 self._sleep(wait)
             except Exception as exc:  # the store or the table is away (a server offline): wait and retry
+                self._since_check = RECHECK_EVERY
                 if self._set_aside_damaged(exc, table):
                     table = None
                     continue
@@ -436,6 +463,35 @@ class VectorSync:
                 with self._wake:
                     self._reload = True
                 self._sleep(backoff)
+
+    def _probe_now(self) -> Any:
+        """The model's vector of the probe text, alone (of another size: an error, as for a batch)."""
+        return self._client.embed([PROBE_TEXT], dims=self._dims)[0]
+
+    def _check_due(self) -> bool:
+        return not self.config.builtin and self._probe is not None and self._since_check >= RECHECK_EVERY
+
+    def _answers_alike(self, table: VectorTable, probe: Any, batch: list[tuple[str, str, int]]) -> bool:
+        """Is the model that answered ``probe`` (with ``batch``, or alone) still the one whose vectors
+        these are? If not: nothing of ``batch`` stored, the vectors stored since the last check
+        dropped, and the model identified again (see the module docstring)."""
+        from .vectors import same_model
+
+        if same_model(probe, self._probe):
+            self._since_check, self._unchecked = 0, []
+            return True
+        log.warning("vectors: the embeddings model answers its probe unlike %s's record: another model behind the "
+                    "same endpoint? Nothing is stored until it is identified again (%d vectors since the last check "
+                    "dropped)", self.config.model, len(self._unchecked))
+        self._requeue(batch)
+        dropped = [mid for mid in self._unchecked if mid in self._stored]
+        table.drop(dropped)
+        for mid in dropped:
+            self._stored.pop(mid, None)
+        self._unchecked, self._identified = [], False
+        with self._wake:
+            self._reload = True
+        return False
 
     def _set_aside_damaged(self, exc: Exception, table: VectorTable | None) -> bool:
         """A sidecar file that is not a database or is damaged: moved aside (kept) and made again, its
@@ -464,19 +520,20 @@ class VectorSync:
             self._reload = True
         return True
 
-    def _refused(self, exc: EmbeddingsError, batch: list[tuple[str, str, int]]) -> bool:
+    def _refused(self, exc: EmbeddingsError, batch: list[tuple[str, str, int]], sent: int) -> bool:
         """A refusal of these texts rather than of the settings (see the module docstring): the batch
-        again in halves, or the one memory clipped or skipped. False: not such a refusal."""
+        (``sent`` texts in the request: with the probe, if it went with them) again in halves, or the
+        one memory clipped or skipped. False: not such a refusal (or the batch was not sent)."""
         status = exc.status
-        if exc.retryable or status is None or not 400 <= status < 500 or status in (401, 402, 403, 404, 429):
+        if not sent or exc.retryable or status is None or not 400 <= status < 500 or status in (401, 402, 403, 404, 429):
             return False
         names_batch = bool(BATCH_LIMIT.search(str(exc)))
-        if len(batch) > 1 and (names_batch or status in (400, 413, 422)):
+        if sent > 1 and (names_batch or len(batch) > 1 and status in (400, 413, 422)):
             if not names_batch and self._batch_before is None:
                 self._batch_before = self._batch  # maybe one memory's fault: the size comes back then
-            self._batch = max(1, len(batch) // 2)
+            self._batch = max(1, sent // 2)
             log.warning("vectors: the server refused %d texts at once (%s); batches of %d from now on",
-                        len(batch), exc, self._batch)
+                        sent, exc, self._batch)
             self._requeue(batch)
             return True
         if len(batch) != 1 or not (names_batch or status in (400, 413, 422)):
@@ -503,10 +560,10 @@ class VectorSync:
         self._queue[:0] = ids
         self._queued.update(ids)
 
-    def _next_batch(self) -> list[tuple[str, str, int]]:
-        """Up to a batch of (id, text, fingerprint) from the queue, skipping what is current already."""
-        batch = []
-        while self._queue and len(batch) < self._batch:
+    def _next_batch(self, size: int) -> list[tuple[str, str, int]]:
+        """Up to ``size`` (id, text, fingerprint) from the queue, skipping what is current already."""
+        batch: list[tuple[str, str, int]] = []
+        while self._queue and len(batch) < size:
             mid = self._queue.pop(0)
             self._queued.discard(mid)
             fp = self._current.get(mid)
@@ -527,7 +584,9 @@ class VectorSync:
             batch.append((mid, text, fp))
         return batch
 
-    def _store(self, table: VectorTable, batch: list[tuple[str, str, int]], vectors: Any) -> None:
+    def _store(self, table: VectorTable, batch: list[tuple[str, str, int]], vectors: Any,
+               checked: bool = False) -> None:
+        """``checked``: the model answered its probe alike with this batch (or just before it)."""
         _, pending = self._peek_changes()
         keep = [i for i, (mid, _, _) in enumerate(batch) if mid not in pending]  # changed meanwhile: later
         ids = [batch[i][0] for i in keep]
@@ -537,6 +596,9 @@ class VectorSync:
             self._stored[mid] = fp
             self._clipped.pop(mid, None)
             self._skipped.pop(mid, None)
+        if not checked:
+            self._since_check += 1
+            self._unchecked.extend(ids)
         self._publish(self._counts("running"))
 
     def _peek_changes(self) -> tuple[bool, set[str]]:
@@ -546,6 +608,10 @@ class VectorSync:
     def _finish(self, table: VectorTable | None) -> None:
         """All current: say so, forget other models' vectors once, and wait for changes (``table``:
         None while the store is empty and the table unopened)."""
+        if table is not None and self._unchecked and not self.config.builtin and self._probe is not None:
+            self._pace()  # the vectors since the last check: still the model's? (one short request)
+            if not self._answers_alike(table, self._probe_now(), []):
+                return
         status = self._counts("idle")
         if status != self._base:
             self._publish(status)
@@ -560,6 +626,7 @@ class VectorSync:
                 self._wake.wait(5.0)
                 if self._query_error and time.monotonic() >= self._query_paused_until:
                     self._query_trouble("")  # recall tries the vectors again: no more words only
+        self._since_check = RECHECK_EVERY  # after a wait the server may serve another model: check first
 
     def _halt(self, reason: str) -> None:
         log.warning("vectors stopped: %s", reason)
