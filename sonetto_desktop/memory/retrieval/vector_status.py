@@ -16,7 +16,8 @@ class VectorStatus:
     would be embedded again, ~``tokens`` estimated tokens; nothing is sent and recall uses words only
     until the person agrees) | error (``error`` says why; it waits for new settings or a retry) |
     stopped. ``done`` counts the memories whose vector the search sees. ``previous``: the model
-    whose vectors the store has (consent)."""
+    whose vectors the store has (consent). ``skipped``: memories the model refused even with their
+    text clipped (too long for it): they have no vector until their text changes."""
 
     state: str
     done: int = 0
@@ -26,14 +27,15 @@ class VectorStatus:
     model: str = ""
     previous: str = ""
     tokens: int = 0
+    skipped: int = 0
 
     @property
     def complete(self) -> bool:
-        return self.total > 0 and self.done >= self.total
+        return self.total > 0 and self.done + self.skipped >= self.total
 
     @property
     def zh(self) -> str:
-        count = f"向量 {self.done:,}/{self.total:,}"
+        count = f"向量 {self.done:,}/{self.total:,}" + (f"（{self.skipped:,} 条模型不收，跳过）" if self.skipped else "")
         if self.state == "consent":
             return f"向量模型换成了 {self.model}：{self.total:,} 条记忆要重新计算向量，等你同意"
         if self.state == "error":
@@ -45,7 +47,8 @@ class VectorStatus:
 
     @property
     def en(self) -> str:
-        count = f"Vectors {self.done:,}/{self.total:,}"
+        count = f"Vectors {self.done:,}/{self.total:,}" + (f" ({self.skipped:,} refused by the model, skipped)"
+                                                             if self.skipped else "")
         if self.state == "consent":
             return f"The embeddings model is now {self.model}: {self.total:,} memories need new vectors, waiting for you"
         if self.state == "error":

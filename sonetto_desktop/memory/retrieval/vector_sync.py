@@ -14,6 +14,13 @@ One worker thread per store and model:
   again takes, nothing is sent and recall uses words only until :meth:`consent`. Then its vectors
   are computed, and the earlier model's deleted once every memory has one of the new. A store with
   no vectors yet (a first start) needs no consent;
+- the model behind an endpoint can be replaced by another of the same size (a server restarted with
+  other weights under the same name): the probe text is embedded again with a batch (one more text in
+  the request) every ``RECHECK_EVERY`` batches, at the first batch after a wait or an error, and
+  alone before the sync goes idle when vectors were stored since the last check. An answer unlike the
+  model's record stores nothing: the vectors stored since the last check are dropped and the model
+  is identified again, as at a start (another model: consent asked, nothing written meanwhile).
+  The built-in model is in this process: never checked;
 - then it compares the store with the vectors already saved (``vectors.py``: each row keeps
   the fingerprint of the text it was computed from), drops the vectors of memories that are gone
   and queues the memories without a current vector, the most recently changed first. Progress is
@@ -26,7 +33,16 @@ One worker thread per store and model:
   for its probe again; a 429 or a server error
   waits as long as the server asks (``Retry-After``) or backs off (2 s doubling to 5 minutes);
   a refusal that will not go away (a wrong key or model) stops it with the reason in its status
-  until :meth:`retry` or new settings.
+  until :meth:`retry` or new settings;
+- a batch the server refuses as too large (a 4xx that names a batch limit, or a 400/413 for more than
+  one text: a server's limit may be below the preset's or ``CUSTOM_BATCH``) is sent again in halves,
+  down to one memory, and the size that worked is kept for the next batches; one memory refused
+  alone (longer than the model takes, a content filter) is embedded from its text clipped, halved
+  down to ``CLIP_MIN`` characters, and skipped when even that is refused: a log line, a count in the
+  status (``skipped``), never a stop for the others (it is tried again when its text changes).
+- a sidecar vectors file that is not a database, or is damaged (a crash while copying, a full
+  disk), is moved aside (``<name>.damaged-<time>``, kept for inspection) with a log line and made
+  again, every vector computed again; recall uses words meanwhile.
 
 :meth:`embed_query` and :meth:`nearest` are the shortlist's dense ranking (``shortlist.DenseRanker``):
 the query's vector (one request, ``QUERY_TIMEOUT`` in all: a server that drips its answer is cut off
@@ -40,6 +56,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import re
 import threading
 import time
 from dataclasses import replace
@@ -53,7 +70,7 @@ from ..events import EventFeed
 from ..stores.base import BaseMemoryManager
 from ..token_estimate import estimate_tokens
 from .builtin_model import open_client
-from .embeddings import EmbeddingsClient, EmbeddingsConfig, EmbeddingsError
+from .embeddings import PROBE_TEXT, EmbeddingsClient, EmbeddingsConfig, EmbeddingsError
 from .vector_status import VectorStatus
 from ...aio import start_thread
 
@@ -71,6 +88,16 @@ QUERY_PAUSE = 60.0
 #: Seconds between tries while the embeddings server or the store is away: 2 s doubling to 5 minutes.
 BACKOFF = Backoff.doubling(2.0, 300.0)
 INLINE_CHANGES_MAX = 2000
+#: A memory refused alone is embedded from its text clipped to half, and half again, down to this many
+#: characters; refused even so, it is skipped.
+CLIP_MIN = 200
+#: A refusal that names the server's batch limit (DashScope: "batch size is invalid", TEI: "batch size
+#: ... must be less than", OpenAI-likes: "too many inputs").
+BATCH_LIMIT = re.compile(r"batch|too many inputs|max(imum)?[ _-]*(number of )?inputs", re.IGNORECASE)
+#: The model is asked its probe again with every this many batches (see the module docstring).
+RECHECK_EVERY = 8
+#: A damaged vectors file is moved aside and made again at most this many times a run (then: waits).
+SET_ASIDE_MAX = 3
 STATES = ("starting", "running", "waiting", "idle", "consent", "error", "stopped")
 
 
@@ -118,6 +145,14 @@ class VectorSync:
         self._stored: dict[str, int] = {}  # the vectors: id -> fingerprint they were computed from
         self._queue: list[str] = []
         self._queued: set[str] = set()
+        self._batch = max(1, config.batch)  # memories a request: halved while the server refuses batches
+        self._batch_before: int | None = None  # the size before a refusal that may be one memory's, not the size's
+        self._clipped: dict[str, tuple[int, int]] = {}  # id -> (fingerprint, characters sent) of a memory refused whole
+        self._skipped: dict[str, int] = {}  # id -> fingerprint of a memory refused even clipped
+        self._probe: Any = None  # the model's probe vector, as its record has it
+        self._since_check = 0  # batches stored since the model answered its probe alike
+        self._unchecked: list[str] = []  # ids whose vectors were stored since then
+        self._set_aside_count = 0  # damaged sidecar files moved aside (a file that keeps breaking: backs off)
         self._idle = threading.Event()
         self._last_request = 0.0
         self._query_failures = 0
@@ -216,8 +251,13 @@ class VectorSync:
         self._feed.publish(shown)
 
     def _counts(self, state: str, error: str = "", retry_in: float | None = None) -> VectorStatus:
-        done = sum(1 for mid, fp in self._current.items() if self._stored.get(mid) == fp)
-        return VectorStatus(state, done, len(self._current), error, retry_in, self.config.model)
+        done = skipped = 0
+        for mid, fp in self._current.items():
+            if self._stored.get(mid) == fp:
+                done += 1
+            elif self._skipped.get(mid) == fp:
+                skipped += 1
+        return VectorStatus(state, done, len(self._current), error, retry_in, self.config.model, skipped=skipped)
 
     # ── the store's changes ────────────────────────────────────────────
 
@@ -317,9 +357,11 @@ class VectorSync:
                 log.warning("vectors: the embeddings model answers as another model now (%d dimensions): its "
                             "vectors are computed; the earlier ones are kept until they are", table.dims or 0)
             self._stored, self._dropped_others = {}, False
+            self._clipped, self._skipped = {}, {}  # another model may take them whole
             with self._wake:
                 self._reload = True
         self._model_key, self._dims, self._identified = key, table.dims, True
+        self._probe, self._since_check, self._unchecked = probe, 0, []
 
     def _nothing_to_embed(self) -> bool:
         """An empty store and no change waiting: nothing asks for the model yet (the built-in one holds
@@ -353,6 +395,7 @@ class VectorSync:
         table = self._table
         while not self._stop.is_set():
             batch: list[tuple[str, str, int]] = []
+            texts: list[str] = []
             try:
                 if not self._identified and self._nothing_to_embed():  # the model and the table wait
                     self._finish(table)  # for the first memory (the built-in model ~22 MB, numpy ~12 MB)
@@ -368,19 +411,33 @@ class VectorSync:
                     if self._stop.is_set():
                         break
                 self._apply_changes(table)
-                batch = self._next_batch()
+                check = self._check_due()  # the probe goes with this batch, in a place of its own
+                batch = self._next_batch(self._batch - 1 if check and self._batch > 1 else self._batch)
                 if not batch:
                     self._finish(table)
                     continue
                 self._publish(self._counts("running"))
+                checked = check
+                if check and len(batch) >= self._batch:  # batches of one: the probe alone first
+                    self._pace()
+                    if not self._answers_alike(table, self._probe_now(), batch):
+                        continue
+                    check = False
                 self._pace()
-                texts = [t for _, t, _ in batch]
+                texts = [t for _, t, _ in batch] + ([PROBE_TEXT] if check else [])
                 vectors = self._client.embed(texts, dims=self._dims)
                 if self._stop.is_set():
                     break
-                self._store(table, batch, vectors)
+                if check:
+                    vectors, probe = vectors[:-1], vectors[-1]
+                    if not self._answers_alike(table, probe, batch):
+                        continue
+                self._store(table, batch, vectors, checked)
                 failures = 0
             except EmbeddingsError as exc:
+                self._since_check = RECHECK_EVERY  # a server that failed may come back as another model
+                if batch and self._refused(exc, batch, len(texts)):
+                    continue
                 self._requeue(batch)
                 if exc.size is not None:  # vectors of another size: a bad answer, or another model now?
                     log.warning("vectors: %s", exc)
@@ -393,6 +450,10 @@ class VectorSync:
                 self._publish(self._counts("waiting", str(exc), wait))
                 self._sleep(wait)
             except Exception as exc:  # the store or the table is away (a server offline): wait and retry
+                self._since_check = RECHECK_EVERY
+                if self._set_aside_damaged(exc, table):
+                    table = None
+                    continue
                 log.warning("vectors: %s", exc, exc_info=log.isEnabledFor(logging.DEBUG))
                 backoff = BACKOFF.delay(failures)
                 failures += 1
@@ -403,19 +464,110 @@ class VectorSync:
                     self._reload = True
                 self._sleep(backoff)
 
+    def _probe_now(self) -> Any:
+        """The model's vector of the probe text, alone (of another size: an error, as for a batch)."""
+        return self._client.embed([PROBE_TEXT], dims=self._dims)[0]
+
+    def _check_due(self) -> bool:
+        return not self.config.builtin and self._probe is not None and self._since_check >= RECHECK_EVERY
+
+    def _answers_alike(self, table: VectorTable, probe: Any, batch: list[tuple[str, str, int]]) -> bool:
+        """Is the model that answered ``probe`` (with ``batch``, or alone) still the one whose vectors
+        these are? If not: nothing of ``batch`` stored, the vectors stored since the last check
+        dropped, and the model identified again (see the module docstring)."""
+        from .vectors import same_model
+
+        if same_model(probe, self._probe):
+            self._since_check, self._unchecked = 0, []
+            return True
+        log.warning("vectors: the embeddings model answers its probe unlike %s's record: another model behind the "
+                    "same endpoint? Nothing is stored until it is identified again (%d vectors since the last check "
+                    "dropped)", self.config.model, len(self._unchecked))
+        self._requeue(batch)
+        dropped = [mid for mid in self._unchecked if mid in self._stored]
+        table.drop(dropped)
+        for mid in dropped:
+            self._stored.pop(mid, None)
+        self._unchecked, self._identified = [], False
+        with self._wake:
+            self._reload = True
+        return False
+
+    def _set_aside_damaged(self, exc: Exception, table: VectorTable | None) -> bool:
+        """A sidecar file that is not a database or is damaged: moved aside (kept) and made again, its
+        vectors computed again; recall uses words meanwhile. False: not that (or it keeps happening)."""
+        from .vectors import damaged, set_aside, sidecar_path
+
+        path = sidecar_path(self._mm)
+        if not damaged(exc) or path is None or not path.exists() or self._set_aside_count >= SET_ASIDE_MAX:
+            return False
+        self._table = None  # recall: words only until the new file has vectors
+        if table is not None:
+            try:
+                table.close()
+            except Exception:  # a damaged file may refuse even that
+                log.debug("vectors: closing the damaged file failed", exc_info=True)
+        try:
+            aside = set_aside(path)
+        except OSError as move:
+            log.warning("vectors: the vectors file %s is damaged (%s) and cannot be moved aside: %s", path, exc, move)
+            return False
+        self._set_aside_count += 1
+        log.warning("vectors: the vectors file was damaged (%s); moved to %s and made again: every memory's vector "
+                    "is computed again", exc, aside.name)
+        self._identified, self._stored = False, {}
+        with self._wake:
+            self._reload = True
+        return True
+
+    def _refused(self, exc: EmbeddingsError, batch: list[tuple[str, str, int]], sent: int) -> bool:
+        """A refusal of these texts rather than of the settings (see the module docstring): the batch
+        (``sent`` texts in the request: with the probe, if it went with them) again in halves, or the
+        one memory clipped or skipped. False: not such a refusal (or the batch was not sent)."""
+        status = exc.status
+        if not sent or exc.retryable or status is None or not 400 <= status < 500 or status in (401, 402, 403, 404, 429):
+            return False
+        names_batch = bool(BATCH_LIMIT.search(str(exc)))
+        if sent > 1 and (names_batch or len(batch) > 1 and status in (400, 413, 422)):
+            if not names_batch and self._batch_before is None:
+                self._batch_before = self._batch  # maybe one memory's fault: the size comes back then
+            self._batch = max(1, sent // 2)
+            log.warning("vectors: the server refused %d texts at once (%s); batches of %d from now on",
+                        sent, exc, self._batch)
+            self._requeue(batch)
+            return True
+        if len(batch) != 1 or not (names_batch or status in (400, 413, 422)):
+            return False
+        mid, text, fp = batch[0]
+        if self._batch_before is not None:  # it was this memory, not the size
+            self._batch, self._batch_before = self._batch_before, None
+        sent = len(text)
+        if sent // 2 >= CLIP_MIN:
+            self._clipped[mid] = (fp, sent // 2)
+            log.warning("vectors: the server refused memory %s (%d characters: %s); embedding its first %d",
+                        mid, sent, exc, sent // 2)
+            self._requeue(batch)
+        else:
+            self._clipped.pop(mid, None)
+            self._skipped[mid] = fp
+            log.warning("vectors: the server refused memory %s even clipped to %d characters (%s); it has no "
+                        "vector until its text changes", mid, sent, exc)
+            self._publish(self._counts("running"))
+        return True
+
     def _requeue(self, batch: list[tuple[str, str, int]]) -> None:
         ids = [mid for mid, _, _ in batch if mid not in self._queued]
         self._queue[:0] = ids
         self._queued.update(ids)
 
-    def _next_batch(self) -> list[tuple[str, str, int]]:
-        """Up to a batch of (id, text, fingerprint) from the queue, skipping what is current already."""
-        batch = []
-        while self._queue and len(batch) < max(1, self.config.batch):
+    def _next_batch(self, size: int) -> list[tuple[str, str, int]]:
+        """Up to ``size`` (id, text, fingerprint) from the queue, skipping what is current already."""
+        batch: list[tuple[str, str, int]] = []
+        while self._queue and len(batch) < size:
             mid = self._queue.pop(0)
             self._queued.discard(mid)
             fp = self._current.get(mid)
-            if fp is None or self._stored.get(mid) == fp:
+            if fp is None or self._stored.get(mid) == fp or self._skipped.get(mid) == fp:
                 continue
             try:
                 text = _text(self._mm.get(mid))
@@ -423,10 +575,18 @@ class VectorSync:
                 continue
             if text_fingerprint(text) != fp:  # changed since: the change feed queues it again
                 continue
+            clipped = self._clipped.get(mid)
+            if clipped is not None and clipped[0] == fp:  # refused whole: clipped, and alone
+                if batch:
+                    self._requeue([(mid, text, fp)])
+                    break
+                return [(mid, text[:clipped[1]], fp)]
             batch.append((mid, text, fp))
         return batch
 
-    def _store(self, table: VectorTable, batch: list[tuple[str, str, int]], vectors: Any) -> None:
+    def _store(self, table: VectorTable, batch: list[tuple[str, str, int]], vectors: Any,
+               checked: bool = False) -> None:
+        """``checked``: the model answered its probe alike with this batch (or just before it)."""
         _, pending = self._peek_changes()
         keep = [i for i, (mid, _, _) in enumerate(batch) if mid not in pending]  # changed meanwhile: later
         ids = [batch[i][0] for i in keep]
@@ -434,6 +594,11 @@ class VectorSync:
         table.put(ids, fps, vectors[keep])
         for mid, fp in zip(ids, fps, strict=True):
             self._stored[mid] = fp
+            self._clipped.pop(mid, None)
+            self._skipped.pop(mid, None)
+        if not checked:
+            self._since_check += 1
+            self._unchecked.extend(ids)
         self._publish(self._counts("running"))
 
     def _peek_changes(self) -> tuple[bool, set[str]]:
@@ -443,6 +608,10 @@ class VectorSync:
     def _finish(self, table: VectorTable | None) -> None:
         """All current: say so, forget other models' vectors once, and wait for changes (``table``:
         None while the store is empty and the table unopened)."""
+        if table is not None and self._unchecked and not self.config.builtin and self._probe is not None:
+            self._pace()  # the vectors since the last check: still the model's? (one short request)
+            if not self._answers_alike(table, self._probe_now(), []):
+                return
         status = self._counts("idle")
         if status != self._base:
             self._publish(status)
@@ -457,6 +626,7 @@ class VectorSync:
                 self._wake.wait(5.0)
                 if self._query_error and time.monotonic() >= self._query_paused_until:
                     self._query_trouble("")  # recall tries the vectors again: no more words only
+        self._since_check = RECHECK_EVERY  # after a wait the server may serve another model: check first
 
     def _halt(self, reason: str) -> None:
         log.warning("vectors stopped: %s", reason)
@@ -510,6 +680,12 @@ class VectorSync:
         vectors only, no request."""
         table = self._table
         return [] if table is None or vector is None else table.search(vector, k)
+
+    def has_vector(self, mid: str) -> bool:
+        """Has memory ``mid`` a vector of its current text (the shortlist counts the model's agreement
+        only on memories it has vectors of)?"""
+        fp = self._stored.get(mid)
+        return fp is not None and fp == self._current.get(mid)
 
     def rank(self, prompt: str, k: int) -> list[str] | None:
         """The ``k`` memories nearest to ``prompt`` (one request); None when it cannot rank now."""

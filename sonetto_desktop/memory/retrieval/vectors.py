@@ -60,8 +60,8 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
-__all__ = ["ModelRecord", "PgVectors", "SqliteVectors", "VectorTable", "WrongSize", "dequantize", "find_model",
-           "open_vectors", "quantize", "same_model"]
+__all__ = ["ModelRecord", "PgVectors", "SqliteVectors", "VectorTable", "WrongSize", "damaged", "dequantize",
+           "find_model", "open_vectors", "quantize", "same_model", "set_aside"]
 
 log = logging.getLogger(__name__)
 
@@ -797,6 +797,39 @@ def sidecar_path(mm: Any) -> Path | None:
         return None
     path = Path(path)
     return path.with_name(path.stem + SIDECAR_SUFFIX)
+
+
+#: SQLite's result codes for a file that is not a database, or one whose pages are damaged.
+SQLITE_CORRUPT, SQLITE_NOTADB = 11, 26
+
+
+def damaged(exc: BaseException) -> bool:
+    """Does ``exc`` say a sidecar file is not a database or is damaged (not: busy, locked, a full disk)?"""
+    if not isinstance(exc, sqlite3.DatabaseError):
+        return False
+    code = getattr(exc, "sqlite_errorcode", None)
+    if code is not None:
+        return code & 0xFF in (SQLITE_CORRUPT, SQLITE_NOTADB)
+    text = str(exc).lower()
+    return "malformed" in text or "not a database" in text
+
+
+def set_aside(path: Path | str) -> Path:
+    """Move a damaged sidecar file (and its ``-wal`` / ``-shm``) aside, kept for inspection, so a new one
+    can be made; returns where it went (``<name>.damaged-<time>``)."""
+    path = Path(path)
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    aside = path.with_name(f"{path.name}.damaged-{stamp}")
+    n = 1
+    while aside.exists():
+        n += 1
+        aside = path.with_name(f"{path.name}.damaged-{stamp}-{n}")
+    for suffix in ("-wal", "-shm"):
+        extra = path.with_name(path.name + suffix)
+        if extra.exists():
+            extra.replace(aside.with_name(aside.name + suffix))
+    path.replace(aside)
+    return aside
 
 
 def open_vectors(mm: Any, model: str = "") -> VectorTable:
