@@ -408,19 +408,18 @@ def _print_plan(plan: Plan, history: History, args: argparse.Namespace, services
         print(say(f"不读的消息 {left_out} 条（系统提示、工具调用、改写前的分支、空白等：{kinds}）",
                   f"{left_out} messages not read (system prompts, tool calls, earlier branches, blank, …: "
                   f"{kinds.replace('、', ', ')})"))
-    if plan.skipped_waiting:
-        print(say(f"未完成的导入里还要写的 {plan.skipped_waiting} 轮留给那次导入（继续它即可）",
-                  f"{plan.skipped_waiting} turns an unfinished import has still to write are left to it (resume it)"))
-    if plan.skipped_duplicates:
-        print(say(f"文件里重复出现的 {plan.skipped_duplicates} 轮只算一次",
-                  f"{plan.skipped_duplicates} turns the file holds more than once are counted once"))
-    if plan.secrets_hidden:
-        print(say(f"{plan.secrets_hidden} 处疑似密码、密钥或证件号会在发送给模型前隐去",
-                  f"{plan.secrets_hidden} likely passwords, keys or ID numbers are hidden before the model sees them"))
-    if plan.long_messages:
-        print(say(f"{plan.long_messages} 条很长的消息只读开头和结尾（每条约 {MAX_MESSAGE_CHARS} 字）",
-                  f"{plan.long_messages} very long messages are read only at their start and end "
-                  f"(about {MAX_MESSAGE_CHARS} characters each)"))
+    for count, zh, en in (
+            (plan.skipped_waiting, f"未完成的导入里还要写的 {plan.skipped_waiting} 轮留给那次导入（继续它即可）",
+             f"{plan.skipped_waiting} turns an unfinished import has still to write are left to it (resume it)"),
+            (plan.skipped_duplicates, f"文件里重复出现的 {plan.skipped_duplicates} 轮只算一次",
+             f"{plan.skipped_duplicates} turns the file holds more than once are counted once"),
+            (plan.secrets_hidden, f"{plan.secrets_hidden} 处疑似密码、密钥或证件号会在发送给模型前隐去",
+             f"{plan.secrets_hidden} likely passwords, keys or ID numbers are hidden before the model sees them"),
+            (plan.long_messages, f"{plan.long_messages} 条很长的消息只读开头和结尾（每条约 {MAX_MESSAGE_CHARS} 字）",
+             f"{plan.long_messages} very long messages are read only at their start and end "
+             f"(about {MAX_MESSAGE_CHARS} characters each)")):
+        if count:
+            print(say(zh, en))
     if history.saved_memories:
         print(say(f"另有 {len(history.saved_memories)} 条已保存的记忆", f"and {len(history.saved_memories)} saved memories"))
     for row in plan.rows:

@@ -128,16 +128,20 @@ def test_a_json_message_that_cannot_be_rebuilt_is_a_clear_error():
         CheckpointSerializer().loads_typed(("json", json.dumps([broken]).encode()))
 
 
-async def test_a_crafted_json_checkpoint_row_in_sessions_db_builds_nothing_but_its_messages(
-        llm_server, make_engine, tmp_path):
-    from langchain_core.load import dumpd
-
+async def _one_turn_then_the_file(llm_server, make_engine, tmp_path) -> sqlite3.Connection:
+    """A chat of one turn in session s1, the engine closed; its sessions.db, opened for editing."""
     engine = await make_engine()
     llm_server.add_text("记住啦")
     assert (await collect(engine, "s1", "我叫 Miso"))[-1].kind == "done"
     await engine.close()
+    return sqlite3.connect(tmp_path / "data" / "sessions.db")
 
-    db = sqlite3.connect(tmp_path / "data" / "sessions.db")
+
+async def test_a_crafted_json_checkpoint_row_in_sessions_db_builds_nothing_but_its_messages(
+        llm_server, make_engine, tmp_path):
+    from langchain_core.load import dumpd
+
+    db = await _one_turn_then_the_file(llm_server, make_engine, tmp_path)
     with db:
         rowid, blob = db.execute("SELECT rowid, checkpoint FROM checkpoints WHERE thread_id = 's1'"
                                  " ORDER BY checkpoint_id DESC LIMIT 1").fetchone()
@@ -157,12 +161,7 @@ async def test_a_crafted_json_checkpoint_row_in_sessions_db_builds_nothing_but_i
 
 async def test_an_unreadable_json_checkpoint_is_an_error_of_its_session_not_of_the_app(
         llm_server, make_engine, tmp_path):
-    engine = await make_engine()
-    llm_server.add_text("记住啦")
-    assert (await collect(engine, "s1", "我叫 Miso"))[-1].kind == "done"
-    await engine.close()
-
-    db = sqlite3.connect(tmp_path / "data" / "sessions.db")
+    db = await _one_turn_then_the_file(llm_server, make_engine, tmp_path)
     with db:
         broken = {"lc": 1, "type": "constructor", "id": ["langchain", "schema", "messages", "ToolMessage"],
                   "kwargs": {"content": "x"}}

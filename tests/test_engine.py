@@ -268,13 +268,19 @@ async def stop_while_journaled(engine, journaling: threading.Event, text: str) -
     return events
 
 
-async def test_a_reply_stopped_while_its_turn_is_journaled_is_not_left_for_the_writer(llm_server, make_engine, ltm):
-    # reported cancelled, the turn must not be written (the contract), not even at the next start
+async def a_reply_stopped_while_journaled(llm_server, make_engine, ltm):
+    """(engine, the writer's journal, the events) of a reply to 明天要去面试 stopped while its turn was
+    being journaled."""
     engine = await make_engine()
     journal = ltm.writer.journal
     journaling = slow_journal(journal)
     llm_server.add_text("好呀，明天见。")
-    events = await stop_while_journaled(engine, journaling, "明天要去面试")
+    return engine, journal, await stop_while_journaled(engine, journaling, "明天要去面试")
+
+
+async def test_a_reply_stopped_while_its_turn_is_journaled_is_not_left_for_the_writer(llm_server, make_engine, ltm):
+    # reported cancelled, the turn must not be written (the contract), not even at the next start
+    engine, journal, events = await a_reply_stopped_while_journaled(llm_server, make_engine, ltm)
     assert events[-1].kind == "error" and events[-1].error_code == "cancelled"
     assert (await engine.transcript("s1"))[-1]["error"]["code"] == "cancelled"
     await asyncio.sleep(1.0)  # (an append's thread left running would have landed by now)

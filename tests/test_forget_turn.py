@@ -14,7 +14,7 @@ from memory_stores import yaml_store_fixture
 from sonetto_desktop.memory import MemoryOperations
 from sonetto_desktop.memory.forget import REASON, withdraw_turns
 from sonetto_desktop.services import AppServices
-from test_engine import slow_journal, stop_while_journaled
+from test_engine import a_reply_stopped_while_journaled
 from test_services import settings_for
 
 make_engine = engine_factory_fixture()
@@ -163,11 +163,7 @@ async def test_in_review_mode_the_turns_waiting_changes_are_withdrawn_and_cannot
 async def test_a_turn_journaled_while_the_writer_was_not_told_of_it_is_still_found_and_dropped(llm_server, make_engine, ltm):
     # a reply stopped while its turn was journaled; whatever the writer's counters say, withdrawing
     # the turn (edit-and-resend, "别记住这个") finds it in the journal, so it is not replayed at the next start
-    engine = await make_engine()
-    journal = ltm.writer.journal
-    journaling = slow_journal(journal)
-    llm_server.add_text("好呀，明天见。")
-    events = await stop_while_journaled(engine, journaling, "明天要去面试")
+    engine, journal, events = await a_reply_stopped_while_journaled(llm_server, make_engine, ltm)
     await asyncio.sleep(1.0)
     del journal.append
     assert events[-1].error_code == "cancelled"

@@ -72,12 +72,18 @@ async def test_an_edit_saves_only_the_text_the_person_changed_not_a_stale_theme(
     assert wall.actions.last_question is None  # nothing to ask: different fields
 
 
-async def test_an_edit_saves_only_the_theme_the_person_changed_not_a_stale_text(wall, populated_store, wait):
+async def _editing_while_sonetto_rewrites(wall, populated_store, wait):
+    """(the memory's id, its edit dialog) opened before Sonetto rewrote its text (the wall has the new text)."""
     await wall.reload()
     rust = populated_store.ids["正在用 Rust 重写调度服务"]
     dialog = wall.actions.edit_card(rust)
     populated_store.update(rust, "补充", new_description="正在用 Rust 重写调度服务，下个月上线", actor="agent")
     await wait(lambda: "上线" in wall.model.card(rust)[DESCRIPTION])
+    return rust, dialog
+
+
+async def test_an_edit_saves_only_the_theme_the_person_changed_not_a_stale_text(wall, populated_store, wait):
+    rust, dialog = await _editing_while_sonetto_rewrites(wall, populated_store, wait)
     dialog.reason_edit.setText("小改")
     dialog.theme_edit.setText("项目")  # the person only re-files it
     dialog.accept()
@@ -88,11 +94,7 @@ async def test_an_edit_saves_only_the_theme_the_person_changed_not_a_stale_text(
 
 
 async def _edit_while_sonetto_rewrites(wall, populated_store, wait):
-    await wall.reload()
-    rust = populated_store.ids["正在用 Rust 重写调度服务"]
-    dialog = wall.actions.edit_card(rust)
-    populated_store.update(rust, "补充", new_description="正在用 Rust 重写调度服务，下个月上线", actor="agent")
-    await wait(lambda: "上线" in wall.model.card(rust)[DESCRIPTION])
+    rust, dialog = await _editing_while_sonetto_rewrites(wall, populated_store, wait)
     dialog.description_edit.setPlainText("用 Rust 重写完了调度服务")
     dialog.reason_edit.setText("写完了")
     dialog.accept()
