@@ -42,6 +42,12 @@ def printable(text: object) -> str:
     return _CONTROL.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), str(text))
 
 
+def one_line(text: object) -> str:
+    """:func:`printable` on one line: a line break or a tab in a memory shown as ``\\n`` / ``\\t`` (a
+    listing prints one memory a line; a memory's second line read as another memory)."""
+    return printable(text).replace("\n", "\\n").replace("\t", "\\t")
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="sonetto memory", description="Manage Sonetto's long-term memories.")
     parser.add_argument("--store", help="a memory store file (.yaml or .db) instead of the app's data dir")
@@ -138,6 +144,8 @@ async def _main(args: argparse.Namespace) -> int:
     if empty is not None:
         message = f"no memories yet: {empty} has no memory store (the app or `sonetto memory add` makes one)"
         print(message, file=sys.stderr if args.command == "export" else sys.stdout)
+        if args.command == "export" and args.output:  # the export of no memories, not an older file left there
+            await _export_nothing(Path(args.output), args.format or format_for(args.output))
         return 0
     try:
         services = await AppServices.open(store_path=store, actor=CLI, watch=False)
@@ -204,10 +212,10 @@ async def _list(args: argparse.Namespace, services: AppServices) -> int:
         print(f"no memories{' in theme ' + printable(args.theme) if args.theme else ''} ({services.store.path})")
         return 0
     for theme in sorted(groups):
-        print(f"## {printable(theme)} ({len(groups[theme])})")
+        print(f"## {one_line(theme)} ({len(groups[theme])})")
         for card in groups[theme]:
             when = str(card["latest_update_time"])[:10]
-            print(f"  {card['id']}  {printable(card['description'])}  [hit {card['hit']}, {when}]")
+            print(f"  {card['id']}  {one_line(card['description'])}  [hit {card['hit']}, {when}]")
     return 0
 
 
@@ -284,9 +292,28 @@ async def _trash(args: argparse.Namespace, services: AppServices) -> int:
     if not rows:
         print(f"the trash is empty ({services.store.path})")
     for row in rows:
-        print(f"  {row['id']}  {printable(row['description'])}  [{str(row['deleted_at'])[:16]}, "
-              f"{printable(row['actor'])}: {printable(row['reason'])}]")
+        print(f"  {row['id']}  {one_line(row['description'])}  [{str(row['deleted_at'])[:16]}, "
+              f"{one_line(row['actor'])}: {one_line(row['reason'])}]")
     return 0
+
+
+async def _export_nothing(path: Path, fmt: str) -> None:
+    """Write the export of an empty store to ``path`` (a throwaway store in a temporary folder)."""
+    import tempfile
+
+    from .aio import run_blocking
+    from .memory import YamlMemoryManager
+    from .memory.transfer import write_export
+
+    def write() -> None:
+        with tempfile.TemporaryDirectory(prefix="sonetto-empty-") as folder:
+            store = YamlMemoryManager(Path(folder) / "memory.yaml", flush_delay=None)
+            try:
+                write_export(store, path, fmt)
+            finally:
+                store.close()
+
+    await run_blocking(write)
 
 
 def _is_store_file(target: Path, services: AppServices) -> bool:

@@ -382,3 +382,27 @@ def test_markdown_written_by_hand_is_read_as_written():
     """Without the export's format line, backslashes are text (a Windows path stays one)."""
     items = parse_markdown("## 电脑\n- 文件在 C:\\new\\table <!-- id:ab12 -->\n")
     assert items["ab12"].description == "文件在 C:\\new\\table"
+
+
+def test_a_memory_of_several_lines_is_listed_on_one_line(tmp_path, capsys):
+    store = tmp_path / "memory.yaml"
+    assert cli_main(["--store", str(store), "--create", "add", "第一行\n  b0000001  看起来像另一条\t记忆",
+                     "--theme", "品味"]) == 0
+    capsys.readouterr()
+    assert cli_main(["--store", str(store), "list"]) == 0
+    rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("  ")]
+    assert len(rows) == 1 and "第一行\\n  b0000001  看起来像另一条\\t记忆" in rows[0]
+
+
+def test_exporting_a_data_dir_with_no_store_writes_an_empty_export_not_leaves_an_old_file(tmp_path, monkeypatch,
+                                                                                         capsys):
+    data = tmp_path / "new-data"
+    data.mkdir()
+    monkeypatch.setenv("SONETTO_DATA_DIR", str(data))
+    out = tmp_path / "out.json"
+    out.write_text('{"old": "a stale export"}', encoding="utf-8")
+    assert cli_main(["export", "-o", str(out)]) == 0
+    assert "stale" not in out.read_text(encoding="utf-8")
+    assert cli_main(["--store", str(tmp_path / "b" / "memory.db"), "--create", "import", str(out)]) == 0
+    assert "imported 0" in capsys.readouterr().out
+    assert list(data.iterdir()) == []  # still nothing made in the data folder
