@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import asyncio
 import json
-import re
 import uuid
 from typing import Any, Callable, Iterable
 
 from ..aio import import_off_loop
 from ..memory.stores.postgres.location import PgLocation
+from ..memory.unicode_text import server_storable
 from .chat_events import SessionInfo
 from .sessions import DEFAULT_TITLE, SessionNotFound, _now, title_from
 
@@ -25,12 +25,7 @@ from .sessions import DEFAULT_TITLE, SessionNotFound, _now, title_from
 CHECKPOINT_MODULES = ("langgraph.checkpoint.postgres.aio", "sonetto_desktop.agent.checkpoint_serde")
 #: LangGraph's PostgreSQL checkpoint tables (its ``AsyncPostgresSaver.setup``), keyed by ``thread_id``.
 CHECKPOINT_TABLES = ("checkpoints", "checkpoint_blobs", "checkpoint_writes")
-_UNSTORABLE = re.compile("[\ud800-\udfff\x00]")
-
-
-def _storable(text: str) -> str:
-    """Text PostgreSQL accepts: lone surrogates and NUL become U+FFFD."""
-    return _UNSTORABLE.sub("\ufffd", text)
+_storable = server_storable  # text PostgreSQL accepts (memory/unicode_text.py)
 
 
 def _schema_sql(schema: str) -> list[str]:

@@ -150,10 +150,17 @@ class ImportLedger:
         still to write: a new import of the same chats leaves them to that import, which writes them
         when it goes on (else both would)."""
         out: set[str] = set()
-        for state in self.unfinished():
-            written = self.written_batches(state.id)
+        unfinished = self.unfinished()
+        if not unfinished:
+            return out
+        written: dict[str, set[int]] = {}  # (the ledger read once, not once per import)
+        for entry in self._lines():
+            if isinstance(entry.get("batch"), int):
+                written.setdefault(str(entry.get("import")), set()).add(entry["batch"])
+        for state in unfinished:
+            done = written.get(state.id, set())
             for batch in self.load_batches(state.id):
-                if batch.get("seq") not in written and isinstance(batch.get("keys"), list):
+                if batch.get("seq") not in done and isinstance(batch.get("keys"), list):
                     out.update(str(k) for k in batch["keys"])
         return out
 

@@ -21,7 +21,7 @@ from .stores.base import BaseMemoryManager
 from .files import atomic_write, remove_stale_temps
 from .item import MAX_DOCUMENT_BYTES, MemoryItem, clamp_hit, now_iso
 from .stores.validation import item_from_raw, oversize_fields, validate_item
-from .stores.yaml.format import apply_flags, dump_flags, entry_of, flags_of, parse_flags
+from .stores.yaml.format import apply_flags, dump_flags, entry_of, flags_of, fresh_id, parse_flags
 from .stores.yaml.safe import YamlRefused, load_pairs, load_yaml
 
 FORMATS = ("yaml", "json", "md")
@@ -53,10 +53,7 @@ def _keep_every(pairs: list[tuple[str, MemoryItem]]) -> Incoming:
     items = Incoming()
     for mid, item in pairs:
         if mid in items:
-            n = 2
-            while f"{mid}-{n}" in taken:
-                n += 1
-            new_id = f"{mid}-{n}"
+            new_id = fresh_id(mid, taken)
             taken.add(new_id)
             items.renamed[new_id] = mid
             mid = new_id

@@ -17,6 +17,15 @@ def storable(text: str) -> str:
     return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
 
 
+_UNSTORABLE_ON_SERVER = re.compile("[\ud800-\udfff\x00]")
+
+
+def server_storable(text: str) -> str:
+    """Text PostgreSQL accepts: a lone surrogate or a NUL (which SQLite, YAML and JSON files keep,
+    PostgreSQL's ``text`` and ``jsonb`` refuse) becomes U+FFFD."""
+    return _UNSTORABLE_ON_SERVER.sub("\ufffd", text)
+
+
 _ASCII_SEPARATORS = frozenset(",;|/")
 
 

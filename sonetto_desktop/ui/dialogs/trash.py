@@ -20,6 +20,7 @@ from PySide6.QtCore import QCoreApplication, QItemSelectionModel, QSize, Qt, Sig
 from PySide6.QtWidgets import QApplication, QDialog, QLabel, QListWidget, QListWidgetItem, QWidget
 
 from sonetto_desktop import ops
+from sonetto_desktop.memory.changes import excerpt_of
 from sonetto_desktop.memory.events import MemoryChange
 from sonetto_desktop.memory import kinds
 from sonetto_desktop.memory.reasons import parse_reason
@@ -173,8 +174,7 @@ class TrashDialog(QDialog):
     def _short_text(self, memory_id: str) -> str:
         """The memory's text on one line, elided past ``QUESTION_CHARS`` (for a question that names it)."""
         row = next((row for row in self._rows if row["id"] == memory_id), None)
-        text = " ".join(str(row.get("description") or "").split()) if row is not None else memory_id
-        return text if len(text) <= QUESTION_CHARS else text[:QUESTION_CHARS - 1] + "…"
+        return excerpt_of(row.get("description") if row is not None else memory_id, QUESTION_CHARS)
 
     def _reason_text(self, row: dict[str, Any], kept: dict[str, Any]) -> str:
         """The row's reason; for a merged-away memory, the text of the memory it went into (never its id)."""

@@ -16,6 +16,7 @@ from PySide6.QtCore import QCoreApplication, QObject, Qt, Signal
 from PySide6.QtGui import QColor, QGuiApplication
 from PySide6.QtWidgets import QColorDialog, QDialog, QInputDialog, QLineEdit, QMenu, QMessageBox, QWidget
 
+from sonetto_desktop.memory.changes import excerpt_of
 from sonetto_desktop.memory.reasons import reason_text
 from sonetto_desktop import ops
 
@@ -38,8 +39,7 @@ QUESTION_CHARS = 300  # a memory's text quoted in a question: up to here (the bo
 
 
 def _preview(text: str, limit: int = 24) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return excerpt_of(text, limit)
 
 
 class WallActions(QObject):

@@ -9,40 +9,33 @@ import copy
 from typing import Any
 
 from ... import record
-
-NUL, REPLACEMENT = "\x00", "\ufffd"
+from ...unicode_text import server_storable
 
 
 def no_nul(value: Any) -> Any:
-    """``value`` (a string, or lists, tuples and dicts of them) with every NUL as U+FFFD; the same
-    object when it holds none."""
+    """``value`` (a string, or lists, tuples and dicts of them) as the server takes it
+    (``unicode_text.server_storable``); the very same object when nothing in it had to change."""
     if isinstance(value, str):
-        return value.replace(NUL, REPLACEMENT) if NUL in value else value
+        return server_storable(value)
     if isinstance(value, dict):
-        return {no_nul(k): no_nul(v) for k, v in value.items()}
+        pairs = [(no_nul(k), no_nul(v)) for k, v in value.items()]
+        same = all(a is k and b is v for (a, b), (k, v) in zip(pairs, value.items(), strict=True))
+        return value if same else dict(pairs)
     if isinstance(value, (list, tuple)):
-        return type(value)(no_nul(v) for v in value)
+        parts = [no_nul(v) for v in value]
+        return value if all(a is b for a, b in zip(parts, value, strict=True)) else type(value)(parts)
     return value
 
 
-def _holds_nul(value: Any) -> bool:
-    if isinstance(value, str):
-        return NUL in value
-    if isinstance(value, dict):
-        return any(_holds_nul(k) or _holds_nul(v) for k, v in value.items())
-    if isinstance(value, (list, tuple)):
-        return any(_holds_nul(v) for v in value)
-    return False
-
-
 def clean_item(item: Any) -> Any:
-    """A copy of a memory whose texts (its fields and extra keys) hold no NUL; the item itself when none does."""
-    names = [f.name for f in record.FIELDS]
-    if not any(_holds_nul(getattr(item, name, None)) for name in names) and not _holds_nul(getattr(item, "extra", None)):
+    """A copy of a memory whose texts (its fields and extra keys) the server takes; the item itself
+    when nothing had to change."""
+    names = [f.name for f in record.FIELDS] + ["extra"]
+    cleaned = {name: no_nul(getattr(item, name, None)) for name in names}
+    if all(cleaned[name] is getattr(item, name, None) for name in names):
         return item
-    cleaned = copy.deepcopy(item)
-    for name in names:
-        setattr(cleaned, name, no_nul(getattr(item, name)))
-    if getattr(item, "extra", None) is not None:
-        cleaned.extra = no_nul(item.extra)
-    return cleaned
+    copied = copy.copy(item)
+    for name, value in cleaned.items():
+        if value is not None:
+            setattr(copied, name, value)
+    return copied

@@ -227,7 +227,8 @@ def serialise(changed: Mapping[str, MemoryItem | None], layout: Layout) -> tuple
     return text, Layout(layout.preamble, chunks)
 
 
-def _fresh_id(memory_id: str, taken: set[str]) -> str:
+def fresh_id(memory_id: str, taken: set[str]) -> str:
+    """``<id>-2``, ``-3`` … : the first not in ``taken`` (a repeated id's later entry keeps every entry)."""
     n = 2
     while f"{memory_id}-{n}" in taken:
         n += 1
@@ -268,7 +269,7 @@ def parse_items(raw: bytes, source: str) -> Parsed:
     for key, value in pairs:
         memory_id = str(key)
         if memory_id in parsed.items:
-            new_id = _fresh_id(memory_id, taken)
+            new_id = fresh_id(memory_id, taken)
             taken.add(new_id)
             parsed.issues.append(f"duplicate id {memory_id!r} in {source}: both entries kept, the later one "
                                  f"now has the id {new_id!r}")
@@ -288,7 +289,7 @@ def parse_trash(raw: bytes, source: str) -> dict[str, dict[str, Any]]:
             continue
         memory_id = str(key)
         if memory_id in trash:
-            memory_id = _fresh_id(memory_id, taken)
+            memory_id = fresh_id(memory_id, taken)
             taken.add(memory_id)
         trash[memory_id] = value
     return trash
