@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 
 from ..memory.dont_remember import MAX_ENTRY_CHARS, DontRemember, DontRememberList, entry_form
+from ..memory.writer.secret_filter import HIDDEN
 
 FILE_NAME = "dont_import.json"
 _CUT = "…"
@@ -38,26 +39,40 @@ def _needle(entry: DontRemember) -> str:
     return text.casefold()
 
 
-def _holds(title: str, text: str) -> bool:
-    """Whether ``text`` is part of ``title`` (both case-folded), a whole word at a Latin end."""
+def _pattern(text: str) -> re.Pattern[str]:
+    """``text`` (case-folded) as a part of a title, a whole word at a Latin end."""
     before = r"(?<![a-z0-9])" if text[0].isascii() and text[0].isalnum() else ""
     after = r"(?![a-z0-9])" if text[-1].isascii() and text[-1].isalnum() else ""
-    return re.search(before + re.escape(text) + after, title) is not None
+    return re.compile(before + re.escape(text) + after)
 
 
 class DontImportList(DontRememberList):
+    _matchers: tuple[tuple[str, ...], list[tuple[DontRemember, re.Pattern[str]]], bool] | None = None
+
+    def _matching(self) -> tuple[list[tuple[DontRemember, re.Pattern[str]]], bool]:
+        """Each entry with its pattern, made once per version of the list (a plan of 100,000
+        conversations asks for every title), and whether any entry holds a hidden secret (only then is a
+        title also read in its stored form, which hides the title's secrets: the costly part)."""
+        entries = self.entries()
+        key = tuple(entry.text for entry in entries)
+        if self._matchers is None or self._matchers[0] != key:
+            made = [(entry, _pattern(text)) for entry in entries if (text := _needle(entry))]
+            self._matchers = (key, made, any(HIDDEN.search(entry.text) for entry in entries))
+        return self._matchers[1], self._matchers[2]
+
     def match_title(self, title: str) -> DontRemember | None:
         """The entry that keeps a conversation with this title out, or None (see the module docstring)."""
         title = " ".join(str(title or "").split())
         if not title:
             return None
-        entries = self.entries()
-        if not entries:
+        matchers, masked = self._matching()
+        if not matchers:
             return None
-        forms = dict.fromkeys((title.casefold(), _stored(title).casefold()))
+        # (the stored form is the title cut and its secrets hidden: it adds a match only for an entry
+        # that holds a hidden secret; a cut entry's start is matched in the title itself)
+        forms = dict.fromkeys((title.casefold(), _stored(title).casefold() if masked else ""))
         forms.pop("", None)
-        for entry in entries:
-            text = _needle(entry)
-            if text and any(_holds(form, text) for form in forms):
+        for entry, pattern in matchers:
+            if any(pattern.search(form) for form in forms):
                 return entry
         return None
