@@ -14,9 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import sqlite3
-import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
@@ -25,6 +23,7 @@ from typing import TYPE_CHECKING
 import aiosqlite
 
 from ..aio import import_off_loop, run_blocking
+from ..memory.files import move_aside as move_file_aside
 from .sessions import SessionStore
 
 if TYPE_CHECKING:  # LangGraph: imported by checkpointer(), on a worker thread
@@ -144,14 +143,4 @@ class SessionDatabase:
 
 def move_aside(path: Path) -> Path:
     """Rename ``path`` (with its -wal / -shm) to an unused ``<name>.broken-<time>[-n]``; returns it."""
-    stamp = time.strftime("%Y%m%d-%H%M%S")
-    aside = path.with_name(f"{path.name}.broken-{stamp}")
-    n = 1
-    while aside.exists():
-        aside = path.with_name(f"{path.name}.broken-{stamp}-{n}")
-        n += 1
-    for suffix in ("", "-wal", "-shm"):
-        source = Path(f"{path}{suffix}")
-        if source.exists():
-            os.replace(source, Path(f"{aside}{suffix}"))
-    return aside
+    return move_file_aside(path, "broken")

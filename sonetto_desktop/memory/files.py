@@ -250,3 +250,20 @@ def remove_stale_temps(folder: Path, names: tuple[str, ...]) -> list[Path]:
     if removed:
         log.info("removed %d temp file(s) of killed writers in %s", len(removed), folder)
     return removed
+
+
+def move_aside(path: str | os.PathLike[str], tag: str) -> Path:
+    """Rename a damaged SQLite file (with its -wal / -shm) to an unused ``<name>.<tag>-<time>[-n]``,
+    kept for inspection, so a new one can be made there; returns where it went."""
+    path = Path(path)
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    aside = path.with_name(f"{path.name}.{tag}-{stamp}")
+    n = 1
+    while aside.exists():
+        aside = path.with_name(f"{path.name}.{tag}-{stamp}-{n}")
+        n += 1
+    for suffix in ("", "-wal", "-shm"):
+        source = Path(f"{path}{suffix}")
+        if source.exists():
+            os.replace(source, Path(f"{aside}{suffix}"))
+    return aside

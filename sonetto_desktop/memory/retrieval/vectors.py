@@ -60,6 +60,8 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
+from ..files import move_aside
+
 __all__ = ["ModelRecord", "PgVectors", "SqliteVectors", "VectorTable", "WrongSize", "damaged", "dequantize",
            "find_model", "open_vectors", "quantize", "same_model", "set_aside"]
 
@@ -817,19 +819,7 @@ def damaged(exc: BaseException) -> bool:
 def set_aside(path: Path | str) -> Path:
     """Move a damaged sidecar file (and its ``-wal`` / ``-shm``) aside, kept for inspection, so a new one
     can be made; returns where it went (``<name>.damaged-<time>``)."""
-    path = Path(path)
-    stamp = time.strftime("%Y%m%d-%H%M%S")
-    aside = path.with_name(f"{path.name}.damaged-{stamp}")
-    n = 1
-    while aside.exists():
-        n += 1
-        aside = path.with_name(f"{path.name}.damaged-{stamp}-{n}")
-    for suffix in ("-wal", "-shm"):
-        extra = path.with_name(path.name + suffix)
-        if extra.exists():
-            extra.replace(aside.with_name(aside.name + suffix))
-    path.replace(aside)
-    return aside
+    return move_aside(path, "damaged")
 
 
 def open_vectors(mm: Any, model: str = "") -> VectorTable:
