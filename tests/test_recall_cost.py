@@ -83,3 +83,19 @@ def test_the_persons_own_price_wins_with_the_list_price_cache_discount(listing):
     assert own_price(0.0, "¥", *DEEPSEEK) is None
     unlisted = own_price(1.0, "$", "https://example.com/v1", "glm-4")
     assert unlisted is not None and unlisted.cached == unlisted.input  # no discount assumed
+
+
+def test_an_empty_bank_costs_nothing_because_recall_asks_no_model(tmp_path):
+    """With no memories ``MemoryRecall`` returns before any model call: the line beside the budget must
+    not announce the system prompt's tokens (nor money) for every message."""
+    from sonetto_desktop.presentation.recall_cost import cost_text
+
+    mm = SqliteMemoryManager(tmp_path / "memory.db")
+    empty = RecallListing(mm)
+    try:
+        _, nothing = cost(empty, 48_000, *DEEPSEEK)
+    finally:
+        empty.close()
+        mm.close()
+    assert nothing.memories == 0 and nothing.tokens == 0 and nothing.per_message is None
+    assert "token" in cost_text(nothing) and "0" not in cost_text(nothing)

@@ -28,7 +28,7 @@ def _tokens(n: int) -> str:
 def cost_text(cost: RecallCost) -> str:
     """One or two sentences in the front end's language."""
     if cost.memories == 0:
-        return translate("RecallCost", "现在还没有记忆：回忆每条消息只发送提示词，约 {0} token。").format(_tokens(cost.tokens))
+        return translate("RecallCost", "现在还没有记忆：回忆不调用模型，不花 token。")
     if cost.family.label:
         unit = (translate("RecallCost", "{0} 分词器计") if cost.exact else translate("RecallCost", "按 {0} 分词器的比例估算")).format(
             cost.family.label)

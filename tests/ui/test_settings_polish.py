@@ -117,3 +117,33 @@ def test_spin_box_arrows_come_from_the_theme(qapp, dialog):
         assert arrow_pixels(1, h // 2) >= 3 and arrow_pixels(h // 2, h - 1) >= 3
     finally:
         qapp.setStyleSheet("")
+
+
+def test_a_disabled_spin_box_shows_no_empty_button_frame(qapp, dialog):
+    """The recall budget's box is disabled while 自动 is on: its arrows are hidden, and so must be the
+    frame of their buttons (an empty box beside the value read as a broken control)."""
+    from sonetto_desktop.ui.theme import tokens
+
+    qapp.setStyleSheet(stylesheet("light"))
+    try:
+        d = dialog(Settings.load())
+        d.resize(600, 500)
+        spin = d.temperature
+        border = QColor(tokens("light")["border"])
+
+        def frame_pixels() -> int:
+            image = spin.grab().toImage()
+            w, h = image.width(), image.height()
+            found = 0
+            for x in range(w - 26, w - 16):
+                for y in range(4, h - 4):
+                    c = image.pixelColor(x, y)
+                    if abs(c.red() - border.red()) + abs(c.green() - border.green()) + abs(c.blue() - border.blue()) < 24:
+                        found += 1
+            return found
+
+        assert frame_pixels() >= (spin.height() - 8) // 2  # enabled: the buttons' left edge is drawn
+        spin.setEnabled(False)
+        assert frame_pixels() == 0
+    finally:
+        qapp.setStyleSheet("")

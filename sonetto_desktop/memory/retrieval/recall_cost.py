@@ -124,6 +124,8 @@ def recall_cost(bank: BankCount, budget: int, *, base_url: str, model: str, prom
     under a listing budget of ``budget`` estimated tokens. ``prompt_tokens``: the system prompt in
     the family's tokens. ``price``: the person's own (else the list price, when known)."""
     local = is_local_endpoint(base_url)
+    if bank.memories == 0:  # recall asks no model when there is nothing to find (``MemoryRecall._plan``)
+        return RecallCost(0, budget, True, local, family, bank.exact, 0, 0.0, None, None)
     ratio = bank.per_estimate if bank.estimated else family.per_estimate
     whole = bank.estimated <= budget
     tail = round(MESSAGE_TOKENS * family.per_estimate)
