@@ -35,8 +35,8 @@ QT_PLUGINS_KEPT: dict[str, frozenset[str] | None] = {
     "iconengines": None,
     "styles": None,
     "xcbglintegrations": None,
-    "tls": None,  # only collected when the app uses QtNetwork
-    "networkinformation": None,
+    # QtNetwork is used for one local socket (ui/single_instance.py): no TLS backends, no network
+    # reachability plugins (the folders are dropped: not listed).
     # "generic" (evdev / TUIO input for framebuffer setups) is dropped: it pulls in QtNetwork + Kerberos.
 }
 

@@ -153,6 +153,9 @@ def test_plugins_keep_desktop_platforms_and_svg():
     assert not keep("PySide6/Qt/plugins/generic/libqtuiotouchplugin.so")
     assert not keep("PySide6/Qt/plugins/platformthemes/libqgtk3.so")
     assert not keep("PySide6/Qt/plugins/wayland-shell-integration/libivi-shell.so")
+    # QtNetwork serves one local socket (one window per profile): no TLS backend, no reachability plugin
+    assert not keep("PySide6/Qt/plugins/tls/libqopensslbackend.so")
+    assert not keep("PySide6/Qt/plugins/networkinformation/libqnetworkmanager.so")
 
 
 def test_jieba_data_follows_the_module_graph():

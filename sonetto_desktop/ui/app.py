@@ -97,7 +97,7 @@ def _load_settings() -> Any:
     return load_settings()
 
 
-async def _run(qapp: Any, args: argparse.Namespace) -> int:
+async def _run(qapp: Any, args: argparse.Namespace, instance: Any = None) -> int:
     from .shell import SonettoApp
 
     asyncio.get_running_loop().set_exception_handler(loop_exception_handler)
@@ -111,6 +111,8 @@ async def _run(qapp: Any, args: argparse.Namespace) -> int:
             return 0
         if args.hidden and app.window is not None and app.window.hide_to_tray:
             app.window.hide()
+        if instance is not None and app.window is not None:  # a later launch: this window to the front
+            instance.show_requested.connect(app.window.bring_to_front)
         await app.quit_requested.wait()
     finally:
         await app.shutdown()
@@ -154,12 +156,18 @@ def main(argv: list[str] | None = None) -> int:
     install_excepthook()
     import qasync
 
+    instance = None
     if args.self_test:
         from .self_test import run_self_test
 
         runner_main = run_self_test(qapp)
     else:
-        runner_main = _run(qapp, args)
+        instance = _one_per_profile(show=not args.hidden)
+        if instance is None:
+            print("sonetto: Sonetto is already running" + ("." if args.hidden else
+                                                          "; its window was brought to the front."), file=sys.stderr)
+            return 0
+        runner_main = _run(qapp, args, instance)
     runner = asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(qapp))
     try:
         code = runner.run(runner_main)
@@ -173,7 +181,21 @@ def main(argv: list[str] | None = None) -> int:
         raise
     runner.close()
     qapp.processEvents()
+    if instance is not None:
+        instance.close()
     return int(code)
+
+
+def _one_per_profile(*, show: bool = True) -> Any:
+    """This launch's ``SingleInstance`` when it is the profile's app; None when another one runs
+    (asked to show its window: see ``single_instance.py``)."""
+    from sonetto_desktop.config.paths import config_dir
+
+    from .single_instance import SingleInstance, server_name
+
+    folder = config_dir()
+    instance = SingleInstance(folder, server_name(folder, os.environ.get("SONETTO_DATA_DIR", "").strip()))
+    return instance if instance.claim(show=show) else None
 
 
 #: What asyncio and qasync say when the event loop stops before the app's main coroutine is done:
