@@ -2716,7 +2716,7 @@ Your theme: {1}</translation>
     <message>
         <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="92" />
         <source>多设备</source>
-        <translation>Several computers</translation>
+        <translation>Devices</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="96" />
@@ -3257,184 +3257,184 @@ Your theme: {1}</translation>
         <translation>Settings</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="84" />
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="143" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="85" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="144" />
         <source>模型</source>
         <translation>Model</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="85" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="86" />
         <source>记忆</source>
         <translation>Memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="92" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="93" />
         <source>外观</source>
         <translation>Appearance</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="97" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="98" />
         <source>保存</source>
         <translation>Save</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="98" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="99" />
         <source>取消</source>
         <translation>Cancel</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="116" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="117" />
         <source>留空时 Sonetto 会从记忆里知道</source>
         <translation>Leave empty and Sonetto learns it from the memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="121" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="122" />
         <source>本地模型可以留空</source>
         <translation>Leave empty for local models</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="131" />
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="158" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="132" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="159" />
         <source> 秒</source>
         <translation> s</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="132" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="133" />
         <source>测试连接</source>
         <translation>Test connection</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="140" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="141" />
         <source>你希望 Sonetto 怎么称呼你</source>
         <translation>What should Sonetto call you</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="141" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="142" />
         <source>服务地址</source>
         <translation>Endpoint URL</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="142" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="143" />
         <source>API 密钥</source>
         <translation>API key</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="144" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="145" />
         <source>温度</source>
         <translation>Temperature</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="145" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="146" />
         <source>请求超时</source>
         <translation>Request timeout</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="153" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="154" />
         <source>混合（推荐）</source>
         <translation>Hybrid (recommended)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="153" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="154" />
         <source>本地检索（快，不用模型）</source>
         <translation>Local search (fast, no model)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="154" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="155" />
         <source>模型检索</source>
         <translation>Model search</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="164" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="165" />
         <source>切换后会把现有记忆（含历史和回收站）完整迁移过去，旧文件保留。</source>
         <translation>Switching moves every memory (with history and trash) to the new store; the old file is kept.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="168" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="169" />
         <source>Sonetto 的记忆变化先交给我审核（审核模式）</source>
         <translation>Let me review Sonetto's memory changes first (review mode)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="170" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="171" />
         <source>不要记住的内容…</source>
         <translation>Things not to remember…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="174" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="175" />
         <source>选择…</source>
         <translation>Choose…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="176" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="177" />
         <source>打开数据文件夹</source>
         <translation>Open data folder</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="181" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="182" />
         <source>回忆方式</source>
         <translation>Recall</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="182" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="183" />
         <source>回忆超时</source>
         <translation>Recall timeout</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="183" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="184" />
         <source>存储方式</source>
         <translation>Storage</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="185" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="186" />
         <source>回收站保留</source>
         <translation>Keep deleted memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="186" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="187" />
         <source>记忆写入</source>
         <translation>Memory writing</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="188" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="189" />
         <source>数据文件夹</source>
         <translation>Data folder</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="196" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="197" />
         <source>跟随系统</source>
         <translation>Follow the system</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="196" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="197" />
         <source>浅色</source>
         <translation>Light</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="196" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="197" />
         <source>深色</source>
         <translation>Dark</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="201" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="202" />
         <source>主题</source>
         <translation>Theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="202" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="203" />
         <source>语言</source>
         <translation>Language</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="279" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="280" />
         <source>无法保存设置：</source>
         <translation>Cannot save the settings: </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="292" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="293" />
         <source>正在连接…</source>
         <translation>Connecting…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="344" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="345" />
         <source>选择数据文件夹</source>
         <translation>Choose the data folder</translation>
     </message>

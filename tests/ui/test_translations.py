@@ -311,3 +311,21 @@ def test_a_proposal_that_cannot_be_applied_is_worded_for_a_person(english):
     assert unknown.startswith("Can't approve: this version doesn't know") and "tag_memories" in unknown
     refused = describe_error(ProposalNotApplicable("p2", "update_memory", "错误：找不到 ID 为 'x' 的记忆。请调用 read_memories"))
     assert refused.startswith("This proposal can no longer be carried out") and "read_memories" not in refused
+
+
+def test_every_settings_page_name_is_in_sight_in_english(english, qtbot):
+    """The English page names are longer: at the dialog's own size, every tab reads whole (Qt had hidden
+    "Appearance" behind scroll arrows)."""
+    from sonetto_desktop.config.settings import Settings
+    from sonetto_desktop.ui.settings.dialog import SettingsDialog
+
+    dialog = SettingsDialog(Settings.load())
+    qtbot.addWidget(dialog)
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    bar = dialog._tabs.tabBar()
+    names = [bar.tabText(i) for i in range(bar.count())]
+    assert "Appearance" in names
+    for i in range(bar.count()):
+        assert bar.tabRect(i).right() <= bar.width(), (names[i], bar.tabRect(i), bar.width())
+    assert dialog.width() <= 900  # still fits a small screen

@@ -79,6 +79,7 @@ class SettingsDialog(QDialog):
         # Every page with more than a few rows scrolls: the dialog is as tall as its tallest page's
         # minimum, and 其他应用 alone made it 642 px, its 保存 off a 600-px-high screen.
         tabs = QTabWidget(self)
+        tabs.tabBar().setUsesScrollButtons(False)  # every page's name in sight (English ones are longer)
         self._tabs = tabs
         self._fitted = False
         tabs.addTab(scrolling(self._model_tab()), self.tr("模型"))
