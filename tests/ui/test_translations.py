@@ -329,3 +329,26 @@ def test_every_settings_page_name_is_in_sight_in_english(english, qtbot):
     for i in range(bar.count()):
         assert bar.tabRect(i).right() <= bar.width(), (names[i], bar.tabRect(i), bar.width())
     assert dialog.width() <= 900  # still fits a small screen
+
+
+def test_no_settings_page_is_cut_at_the_right_in_english(english, qtbot):
+    """A page scrolls only up and down: in English its checkboxes and button rows need more width than the
+    Chinese, and the dialog opened narrower than that, cutting "Choose…", "(review mode)" and "Make a new one"
+    at its right edge. Every page now gets at least its minimum width."""
+    from PySide6.QtWidgets import QScrollArea
+
+    from sonetto_desktop.config.settings import Settings
+    from sonetto_desktop.ui.settings.dialog import SettingsDialog
+
+    dialog = SettingsDialog(Settings.load())
+    qtbot.addWidget(dialog)
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    for i in range(dialog._tabs.count()):
+        dialog._tabs.setCurrentIndex(i)
+        area = dialog._tabs.widget(i)
+        page = area.widget() if isinstance(area, QScrollArea) else area
+        qtbot.waitUntil(lambda page=page: page.isVisible())
+        assert page.width() >= page.minimumSizeHint().width(), (dialog._tabs.tabText(i), page.width(),
+                                                                 page.minimumSizeHint().width())
+    assert dialog.width() <= 900  # still fits a small screen

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 
-from PySide6.QtCore import QCoreApplication, Qt
+from PySide6.QtCore import QCoreApplication, QSize, Qt
 from PySide6.QtWidgets import (
     QComboBox,
     QFormLayout,
@@ -96,11 +96,29 @@ def retention_spin(parent: QWidget) -> QSpinBox:
     return spin
 
 
+class _PageScroll(QScrollArea):
+    """Scrolls up and down only, so it is never narrower than its page's minimum: otherwise a page
+    whose rows need more width (English labels, a row of buttons) is cut at the right edge."""
+
+    def minimumSizeHint(self) -> QSize:
+        hint = super().minimumSizeHint()
+        page = self.widget()
+        if page is None:
+            return hint
+        width = page.minimumSizeHint().width() + self.verticalScrollBar().sizeHint().width() + 2 * self.frameWidth()
+        return QSize(max(hint.width(), width), hint.height())
+
+    def sizeHint(self) -> QSize:
+        hint = super().sizeHint()
+        return QSize(max(hint.width(), self.minimumSizeHint().width()), hint.height())
+
+
 def scrolling(page: QWidget) -> QScrollArea:
     """``page`` in a frameless scroll area that follows its width: a page taller than the dialog
     scrolls up and down instead of squeezing its rows (Qt shrinks form rows below their text's
-    height); it never scrolls sideways (its labels wrap to the width)."""
-    area = QScrollArea(page.parentWidget())
+    height); it never scrolls sideways (its labels wrap to the width), and is never narrower than
+    the page's minimum width."""
+    area = _PageScroll(page.parentWidget())
     area.setObjectName(f"{page.objectName() or 'Page'}Scroll")
     area.setFrameShape(QScrollArea.Shape.NoFrame)
     area.setWidgetResizable(True)
