@@ -2154,178 +2154,178 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
         <translation>{0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="183" />
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="200" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="201" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="230" />
         <source>这条记忆已经不在了（可能刚被删除或合并）。可以把你写的内容另存为一条新记忆。</source>
         <translation>This memory is gone (it may have just been deleted or merged). You can save what you wrote as a new memory.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="248" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="288" />
         <source>合并前，这条记忆刚被改过：{0}</source>
         <translation>Before the merge, this memory just changed: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="250" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="290" />
         <source>你写的合并内容还在，请对照现在的内容再确认。</source>
         <translation>Your merged text is still here: check it against the texts as they are now.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="251" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="291" />
         <source>已按现在的内容重新填写，请再确认。</source>
         <translation>Filled in again from the texts as they are now: please check.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="292" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="350" />
         <source>已删除：{0}</source>
         <translation>Deleted: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="294" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="352" />
         <source>已删除 {0} 条记忆</source>
         <translation>Deleted {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="298" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="356" />
         <source>撤销</source>
         <translation>Undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="343" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="401" />
         <source>已经在「{0}」里了。要合并，就把它拖到另一张卡片上。</source>
         <translation>Already in “{0}”. To merge, drop it on another card.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="369" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="427" />
         <source>移动到新主题</source>
         <translation>Move to a new theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="370" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="428" />
         <source>新主题的名字：</source>
         <translation>Name of the new theme:</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="376" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="434" />
         <source>移动到…</source>
         <translation>Move to…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="387" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="445" />
         <source>新主题…</source>
         <translation>New theme…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="399" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="457" />
         <source>展开</source>
         <translation>Expand</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="400" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="458" />
         <source>折叠</source>
         <translation>Collapse</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="403" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="461" />
         <source>重命名主题…</source>
         <translation>Rename theme…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="406" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="464" />
         <source>更改颜色…</source>
         <translation>Change colour…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="409" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="467" />
         <source>恢复默认颜色</source>
         <translation>Default colour</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="418" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="476" />
         <source>「{0}」的颜色</source>
         <translation>Colour of “{0}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="435" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="493" />
         <source>已选 {0} 条，其中 {1} 条不在视野内</source>
         <translation>{0} selected, {1} of them out of sight</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="441" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="499" />
         <source>删除</source>
         <translation>Delete</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="443" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="501" />
         <source>删除 {0} 条</source>
         <translation>Delete {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="447" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="505" />
         <source>锁定</source>
         <translation>Lock</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="448" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="506" />
         <source>锁定 {0} 条</source>
         <translation>Lock {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="450" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="508" />
         <source>解锁</source>
         <translation>Unlock</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="451" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="509" />
         <source>解锁 {0} 条</source>
         <translation>Unlock {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="454" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="512" />
         <source>置顶</source>
         <translation>Pin to the top</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="455" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="513" />
         <source>置顶 {0} 条</source>
         <translation>Pin {0} to the top</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="457" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="515" />
         <source>取消置顶</source>
         <translation>Unpin</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="458" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="516" />
         <source>取消置顶 {0} 条</source>
         <translation>Unpin {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="460" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="518" />
         <source>合并这 2 条</source>
         <translation>Merge these 2</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="466" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="524" />
         <source>编辑</source>
         <translation>Edit</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="467" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="525" />
         <source>历史</source>
         <translation>History</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="463" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="521" />
         <source>与…合并</source>
         <translation>Merge with…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="165" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="182" />
         <source>你编辑这条记忆的时候，它被改过了。</source>
         <translation>This memory was changed while you were editing it.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="168" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="185" />
         <source>现在的内容：
 {0}
 
@@ -2338,29 +2338,29 @@ Yours:
 {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="171" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="188" />
         <source>现在的主题：{0}
 你写的主题：{1}</source>
         <translation>Theme now: {0}
 Your theme: {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="172" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="189" />
         <source>用你写的覆盖现在的吗？</source>
         <translation>Replace it with what you wrote?</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="173" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="190" />
         <source>这条记忆刚被改过</source>
         <translation>This memory just changed</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="174" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="191" />
         <source>覆盖</source>
         <translation>Replace</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="475" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="533" />
         <source>复制</source>
         <translation>Copy</translation>
     </message>
@@ -2488,92 +2488,97 @@ Your theme: {1}</translation>
 <context>
     <name>OperationErrors</name>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="66" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="75" />
         <source>没有撤销：之后又有改动碰到了其中 {0} 条记忆（{1}）。可以在历史里逐条还原。</source>
         <translation>Not undone: later changes touched {0} of these memories ({1}). You can revert them one by one in their history.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="69" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="78" />
         <source>已经没有可撤销的变化了。</source>
         <translation>Nothing is left to undo.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="71" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="80" />
         <source>找不到这条记忆，它可能已被删除或移动。</source>
         <translation>This memory can't be found; it may have been deleted or moved.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="73" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="82" />
+        <source>这条记忆刚被改过，没有保存：请看过它现在的内容再改。</source>
+        <translation>This memory just changed, so nothing was saved: look at it as it is now before changing it.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="84" />
         <source>记忆库文件无法读取，没有做任何修改：{0}</source>
         <translation>The memory store file can't be read, so nothing was changed: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="75" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="86" />
         <source>这条提议已撤回：它来自的对话（{0}）已经撤销，不能再批准。</source>
         <translation>This proposal was withdrawn: the conversation it came from ({0}) was undone, so it can no longer be approved.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="79" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="90" />
         <source>无法批准：这个版本不知道怎样完成这条提议（{0}）。可以拒绝它，它不会被写入。</source>
         <translation>Can't approve: this version doesn't know how to carry out this proposal ({0}). You can reject it; it won't be written.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="81" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="92" />
         <source>这条提议已无法照原样完成（相关的记忆可能已经变了），没有写入，仍留在列表里。</source>
         <translation>This proposal can no longer be carried out as proposed (the memories it concerns may have changed); nothing was written and it stays in the list.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="83" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="94" />
         <source>这一项已经被处理过了（可能在另一个窗口里）。</source>
         <translation>This has already been taken care of (perhaps in another window).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="105" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="116" />
         <source>磁盘已满</source>
         <translation>the disk is full</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="107" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="118" />
         <source>文件超过了系统允许的大小（文件大小限制）</source>
         <translation>the file is larger than the system allows (file size limit)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="109" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="120" />
         <source>磁盘或文件夹是只读的</source>
         <translation>the disk or folder is read-only</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="111" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="122" />
         <source>没有权限</source>
         <translation>permission denied</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="33" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="35" />
         <source>输入无效：{0}</source>
         <translation>Invalid input: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="35" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="37" />
         <source>记忆库出错：{0}</source>
         <translation>Memory store error: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="37" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="39" />
         <source>读写文件或连接失败：{0}</source>
         <translation>A file or connection failed: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="38" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="40" />
         <source>操作失败：{0}</source>
         <translation>The operation failed: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="97" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="108" />
         <source>{0}（{1}）</source>
         <translation>{0} ({1})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="98" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="109" />
         <source>出了意外的问题，详情已写入日志。</source>
         <translation>something unexpected went wrong; the details are in the log.</translation>
     </message>
@@ -2883,223 +2888,223 @@ Your theme: {1}</translation>
 <context>
     <name>RecallPage</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="112" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="122" />
         <source>回复之前，Sonetto 先请模型把记忆读一遍，挑出和这句话有关的。记忆不多时模型读全部记忆；多到超出下面的额度时，读最近的一部分，再加上和这句话最可能相关的那些。</source>
         <translation>Before replying, Sonetto has the model read the memories and pick those that matter for the message. With few memories the model reads all of them; beyond the allowance below, it reads the most recent ones plus those most likely to matter for the message.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="128" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="138" />
         <source>每条消息回忆时最多读多少 token 的记忆。额度越大，越少漏掉记忆，但每条消息更贵、更慢（支持前缀缓存的服务会便宜很多）。</source>
         <translation>How many tokens of memories recall may read per message. A larger allowance misses fewer memories but makes each message cost more and take longer (much less with a service that caches prompt prefixes).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="152" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="162" />
         <source>自定义</source>
         <translation>Custom</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="164" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="174" />
         <source>留空：与对话模型相同</source>
         <translation>Empty: the same as the chat model</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="167" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="177" />
         <source>留空：与对话模型相同（仅当服务地址也相同）</source>
         <translation>Empty: the chat model's (only when the base URL is the same too)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="173" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="183" />
         <source>模型默认</source>
         <translation>Model default</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="114" />
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="176" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="124" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="186" />
         <source>自动</source>
         <translation>Automatic</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="177" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="187" />
         <source> 次/分钟</source>
         <translation> per minute</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="198" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="208" />
         <source>测试向量模型</source>
         <translation>Test embeddings model</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="88" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="98" />
         <source>按意思回忆（向量模型）</source>
         <translation>Recall by meaning (embeddings model)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="116" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="126" />
         <source>云端模型 %1（记忆不超过它时读全部）；本机模型 %2，受它的上下文长度所限。</source>
         <translation>A cloud model %1 (every memory when they fit in it); a local model %2, within its context length.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="136" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="146" />
         <source>内置模型（在这台电脑上计算，不用联网，不用设置）</source>
         <translation>Built-in model (computed on this computer: no network, nothing to set up)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="137" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="147" />
         <source>向量服务（OpenAI 兼容的 /v1/embeddings 接口）</source>
         <translation>Embeddings service (an OpenAI-compatible /v1/embeddings endpoint)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="138" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="148" />
         <source>不用向量模型：只按字面回忆</source>
         <translation>No embeddings model: recall by the words only</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="156" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="166" />
         <source>列出本机服务的向量模型</source>
         <translation>List the local service's embeddings models</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="157" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="167" />
         <source>对话模型在本机（Ollama、LM Studio）时，列出它已有的向量模型</source>
         <translation>When the chat model runs on this computer (Ollama, LM Studio), list the embeddings models it has</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="182" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="192" />
         <source>向量服务会收到每条记忆的文字（在后台计算向量，新的和改过的记忆随时补上，删除的记忆连同向量一起删除）和你说的话；如果它和对话模型不是同一家服务，记忆也会发给这家服务。</source>
         <translation>The embeddings service receives the text of every memory (vectors are computed in the background, new and changed memories as they come, and a deleted memory's vector goes with it) and what you say; if it is not the chat model's service, your memories go to this service too.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="186" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="196" />
         <source>预设</source>
         <translation>Preset</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="189" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="199" />
         <source>服务地址</source>
         <translation>Base URL</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="189" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="199" />
         <source>API 密钥</source>
         <translation>API key</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="190" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="200" />
         <source>模型</source>
         <translation>Model</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="190" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="200" />
         <source>向量维度</source>
         <translation>Dimensions</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="191" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="201" />
         <source>请求频率上限</source>
         <translation>Request limit</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="131" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="141" />
         <source>回忆额度</source>
         <translation>Recall allowance</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="213" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="223" />
         <source>回忆</source>
         <translation>Recall</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="231" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="241" />
         <source>内置模型：%1。</source>
         <translation>Built-in model: %1.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="233" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="243" />
         <source>没有内置模型时，用填好的向量服务，否则只按字面回忆。</source>
         <translation>Without a built-in model, the embeddings service filled in is used; otherwise recall goes by the words only.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="245" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="255" />
         <source>这台电脑（%1）：内置模型 %2，在本机计算，记忆不离开这台电脑。第一次会在后台为每条记忆计算向量。</source>
         <translation>This computer (%1): built-in model %2, computed here; your memories do not leave this computer. The first time, a vector is computed for every memory in the background.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="248" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="258" />
         <source>这台电脑（%1）没有内置模型：改用下面填好的向量服务 %2。</source>
         <translation>This computer (%1) has no built-in model: the embeddings service %2 below is used instead.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="251" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="261" />
         <source>这台电脑（%1）没有内置模型：回忆只按字面找记忆。可以在下面填一个向量服务（比如 Ollama 的 bge-m3）。</source>
         <translation>This computer (%1) has no built-in model: recall finds memories by their words only. You can fill in an embeddings service below (for example Ollama's bge-m3).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="254" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="264" />
         <source>回忆用向量服务 %1 按意思找记忆。</source>
         <translation>Recall finds memories by meaning with the embeddings service %1.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="256" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="266" />
         <source>请在下面填写向量服务。</source>
         <translation>Please fill in the embeddings service below.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="257" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="267" />
         <source>回忆只按字面找记忆。</source>
         <translation>Recall finds memories by their words only.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="297" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="310" />
         <source>对话模型不在本机：只能列出本机的 Ollama 或 LM Studio 的模型。</source>
         <translation>The chat model is not on this computer: only a local Ollama's or LM Studio's models can be listed.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="300" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="313" />
         <source>正在询问 %1…</source>
         <translation>Asking %1…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="315" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="328" />
         <source>%1 没有回答 Ollama 或 LM Studio 的模型列表。</source>
         <translation>%1 did not answer with an Ollama or LM Studio model list.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="317" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="330" />
         <source>%1 上没有向量模型。Ollama 可以先运行 ollama pull bge-m3。</source>
         <translation>%1 has no embeddings model. With Ollama, run ollama pull bge-m3 first.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="320" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="333" />
         <source>选择 %1 的向量模型…</source>
         <translation>Choose an embeddings model of %1…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="324" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="337" />
         <source>%1 有 %2 个向量模型。</source>
         <translation>%1 has %2 embeddings models.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="326" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="339" />
         <source>（服务没有说明哪些是向量模型：按名称挑出）</source>
         <translation>(the service does not say which are embeddings models: picked by name)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="373" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="386" />
         <source>请先填写向量模型的名称和服务地址。</source>
         <translation>Enter the embeddings model's name and base URL first.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="374" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="387" />
         <source>没有选用向量模型。</source>
         <translation>No embeddings model chosen.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="377" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="390" />
         <source>正在连接…</source>
         <translation>Connecting…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="377" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="390" />
         <source>正在加载内置模型…</source>
         <translation>Loading the built-in model…</translation>
     </message>
@@ -3953,55 +3958,55 @@ Your theme: {1}</translation>
 <context>
     <name>TrashDialog</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="47" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="48" />
         <source>回收站</source>
         <translation>Trash</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="53" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="54" />
         <source>加载中…</source>
         <translation>Loading…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="61" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="62" />
         <source>恢复</source>
         <translation>Restore</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="62" />
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="170" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="63" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="171" />
         <source>永久删除</source>
         <translation>Delete for good</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="63" />
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="159" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="64" />
         <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="160" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="161" />
         <source>清空回收站</source>
         <translation>Empty the trash</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="104" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="105" />
         <source>回收站是空的。</source>
         <translation>The trash is empty.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="104" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="105" />
         <source>{0} 条已删除的记忆</source>
         <translation>Deleted memories: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="159" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="160" />
         <source>永久删除回收站里的全部记忆？此操作无法撤销。</source>
         <translation>Delete every memory in the trash for good? This cannot be undone.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="167" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="168" />
         <source>永久删除「{0}」？此操作无法撤销。</source>
         <translation>Delete “{0}” for good? This cannot be undone.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="169" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="170" />
         <source>永久删除选中的 {0} 条记忆？此操作无法撤销。</source>
         <translation>Delete the {0} selected memories for good? This cannot be undone.</translation>
     </message>
