@@ -310,18 +310,21 @@ class AddMemory(_Write[str]):
 @dataclasses.dataclass(frozen=True)
 class EditMemory(_Write[bool]):
     """Change description and/or theme (``None`` or unchanged text leaves a field as it is); True when
-    something changed."""
+    something changed. ``expect`` (``{"description": …, "theme": …}``, either or both): what the person
+    saw when they began the edit; a field they changed is written only if it still holds that, else the
+    operation fails with ``ChangedMeanwhile`` (carrying the values now) and nothing is written."""
 
     memory_id: str
     description: str | None
     theme: str | None
     reason: str = ""
     as_turn: Turn | None = None
+    expect: Mapping[str, str] | None = None
 
     def apply(self, target: OpTarget) -> bool:
         reason = self.reason or reason_text("user.edit")
         return target.action(self.as_turn).update(self.memory_id, description=self.description, theme=self.theme,
-                                      reason=reason) is not None
+                                                  reason=reason, expect=self.expect) is not None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -340,18 +343,22 @@ class MoveMemory(_Write[bool]):
 
 @dataclasses.dataclass(frozen=True)
 class MergeMemories(_Write[bool]):
-    """``keep_id`` stays with the merged text; ``gone_id`` goes to the trash."""
+    """``keep_id`` stays with the merged text; ``gone_id`` goes to the trash. ``expect`` (memory id ->
+    field -> value: the texts the person saw, ``{keep_id: {"description": …, "theme": …}, gone_id:
+    {"description": …}}``): merged only if both still hold them, else the operation fails with
+    ``ChangedMeanwhile`` and nothing is written."""
 
     keep_id: str
     gone_id: str
     description: str
     theme: str
     reason: str = ""
+    expect: Mapping[str, Mapping[str, str]] | None = None
 
     def apply(self, target: OpTarget) -> bool:
         reason = self.reason or reason_text("user.merge")
         return target.action().merge(self.keep_id, self.gone_id, self.description, self.theme,
-                                     reason=reason) is not None
+                                     reason=reason, expect=self.expect) is not None
 
 
 @dataclasses.dataclass(frozen=True)

@@ -178,3 +178,30 @@ class ProposalNotApplicable(MemoryError_, ValueError):
         self.unknown = unknown
         detail = f"{tool!r} is not a tool this version knows" if unknown else f"{tool} refused it: {why}"
         super().__init__(f"proposal {proposal_id} cannot be applied: {detail}")
+
+
+class ChangedMeanwhile(MemoryError_):
+    """A write that said what it expected a memory to hold (the texts the person saw in a dialog) found
+    something else there: it was changed meanwhile (Sonetto's writer, the command line, another app),
+    and nothing was written. ``clashes``: each field that differs, as (memory id, field, the value now,
+    the value expected); ``memory_id``, ``field``, ``now`` and ``expected`` are the first one's."""
+
+    def __init__(self, clashes: "list[tuple[str, str, str, str]] | tuple[tuple[str, str, str, str], ...]") -> None:
+        if not clashes:
+            raise ValueError("ChangedMeanwhile needs at least one clash")
+        self.clashes = tuple(tuple(clash) for clash in clashes)
+        self.memory_id, self.field, self.now, self.expected = self.clashes[0]
+        named = ", ".join(f"the {field} of memory {memory_id!r}" for memory_id, field, _, _ in self.clashes)
+        super().__init__(f"{named} changed meanwhile (not what was expected); nothing was written")
+
+    def now_of(self, memory_id: str, field: str) -> str | None:
+        """The value ``field`` of ``memory_id`` has now, when it is one of the clashes; else None."""
+        for mid, name, now, _ in self.clashes:
+            if mid == memory_id and name == field:
+                return now
+        return None
+
+    @property
+    def ids(self) -> tuple[str, ...]:
+        """The memories that changed, each once, in order."""
+        return tuple(dict.fromkeys(mid for mid, _, _, _ in self.clashes))

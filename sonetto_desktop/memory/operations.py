@@ -11,7 +11,7 @@ them from a worker thread (``aio.run_blocking``).
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Mapping
 
 from .stores.base import BaseMemoryManager
 from .bulk import BulkResult, run_bulk, ids_in_theme, ids_written_by
@@ -107,17 +107,22 @@ class MemoryOperations:
                                                            turn=self.turn)))
 
     def update(self, memory_id: str, *, description: str | None = None, theme: str | None = None,
-               reason: str = "手动编辑") -> MemoryChange | None:
+               reason: str = "手动编辑", expect: Mapping[str, str] | None = None) -> MemoryChange | None:
         """Change the text and/or theme; fields equal to the current ones are left alone and
-        ``None`` is returned when nothing would change."""
+        ``None`` is returned when nothing would change. ``expect`` (field -> value: what the person saw
+        when they began the edit): a field written only if it still holds that value, checked in the
+        write's transaction (else ``ChangedMeanwhile``: nothing written); a field not written (left
+        alone, or already what they wrote) is not checked."""
         current = self._store.get(memory_id)  # an unknown id first: no free look at the don't-remember list
         self._allowed(description, theme, reason)
         new_description = None if description is None or description.strip() == current.description else description
         new_theme = None if theme is None or theme.strip() == current.theme else theme
         if new_description is None and new_theme is None:
             return None
+        sent = {"description": new_description, "theme": new_theme}
+        expected = {name: value for name, value in (expect or {}).items() if sent.get(name) is not None}
         return self._one(lambda: self._store.update(memory_id, reason, new_description, new_theme,
-                                                    actor=self.actor, turn=self.turn))
+                                                    actor=self.actor, turn=self.turn, expect=expected or None))
 
     def move(self, memory_id: str, theme: str, *, reason: str = "") -> MemoryChange | None:
         """File the memory under another theme (``None`` if it is already there)."""
@@ -125,10 +130,13 @@ class MemoryOperations:
         return self.update(memory_id, theme=theme, reason=reason or f"移到「{theme}」")
 
     def merge(self, keep_id: str, gone_id: str, description: str, theme: str, *,
-              reason: str = "手动合并") -> MemoryChange:
+              reason: str = "手动合并", expect: Mapping[str, Mapping[str, str]] | None = None) -> MemoryChange:
+        """``keep_id`` stays with ``description`` and ``theme``, ``gone_id`` goes to the trash. ``expect``
+        (memory id -> field -> value: what the person saw): merged only if both still hold those values,
+        checked in the write's transaction (else ``ChangedMeanwhile``: nothing written)."""
         self._allowed(description, theme, reason)
         return self._ids(self._one(lambda: self._store.merge(keep_id, gone_id, description, theme, reason,
-                                                             actor=self.actor, turn=self.turn)))
+                                                             actor=self.actor, turn=self.turn, expect=expect)))
 
     def delete(self, memory_id: str, *, reason: str = "") -> MemoryChange:
         """To the trash (restorable)."""

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any, Awaitable, Callable, TypeVar
+from typing import Any, Awaitable, Callable, TypeVar, overload
 
 from PySide6.QtCore import QObject, Signal
 
@@ -116,11 +116,22 @@ class MemoryService(QObject):
         services = self.services
         return await (services.run(op) if services is not None else ops.run(op, self._target))
 
-    async def run(self, op: Op[R], *, on_error: ErrorSink | None = None) -> R | None:
+    @overload
+    async def run(self, op: Op[R], *, on_error: ErrorSink | None = None) -> R | None: ...
+
+    @overload
+    async def run(self, op: Op[R], *, on_error: ErrorSink | None = None,
+                  handled: tuple[type[BaseException], ...]) -> R | Failed | None: ...
+
+    async def run(self, op: Op[R], *, on_error: ErrorSink | None = None,
+                  handled: tuple[type[BaseException], ...] = ()) -> R | Failed | None:
         """``op``'s result, or ``None`` once its failure was said (``on_error``, else
-        ``operation_failed``)."""
+        ``operation_failed``). A failure of one of the ``handled`` kinds is not said: its ``Failed`` is
+        returned, for the caller to deal with (the edit dialog asks when the memory changed meanwhile)."""
         outcome = await self.outcome(op)
         if isinstance(outcome, Failed):
+            if handled and isinstance(outcome.error, handled):
+                return outcome
             if on_error is not None:
                 on_error(outcome.message)
             else:
@@ -132,7 +143,16 @@ class MemoryService(QObject):
         """Run ``coro`` (usually ``run(...)`` followed by what to say) as a task the service owns."""
         return self._tasks.spawn(coro, name=name)
 
-    def submit(self, op: Op[R], *, on_error: ErrorSink | None = None) -> "asyncio.Future[R | None]":
+    @overload
+    def submit(self, op: Op[R], *, on_error: ErrorSink | None = None) -> "asyncio.Future[R | None]": ...
+
+    @overload
+    def submit(self, op: Op[R], *, on_error: ErrorSink | None = None,
+               handled: tuple[type[BaseException], ...]) -> "asyncio.Future[R | Failed | None]": ...
+
+    def submit(self, op: Op[R], *, on_error: ErrorSink | None = None,
+               handled: tuple[type[BaseException], ...] = ()) -> "asyncio.Future[Any]":
         """``run(op)`` as a task the service owns, started now; awaiting it from a view's task that gets
-        cancelled (the view was closed) does not cancel the operation (``asyncio.shield``)."""
-        return asyncio.shield(self.start(self.run(op, on_error=on_error), name=op.name))
+        cancelled (the view was closed) does not cancel the operation (``asyncio.shield``). ``handled``:
+        as ``run``'s (such a failure comes back as its ``Failed``, unsaid)."""
+        return asyncio.shield(self.start(self.run(op, on_error=on_error, handled=handled), name=op.name))

@@ -189,6 +189,109 @@ async def test_a_merge_after_sonetto_rewrote_the_kept_memory_keeps_the_persons_t
     assert populated_store.get(keep).description == "咖啡不加糖，不吃香菜"
 
 
+# ── changed by another process a moment ago: the wall has not seen it, the store's check has ──
+
+
+def _changed_elsewhere(populated_store, memory_id, reason, text):
+    """``sonetto memory update`` from another process: the same store file opened apart from the window's
+    (the wall's copy hears of it only when the store's watcher next looks, ~1-4 s later: not here)."""
+    from sonetto_desktop.memory import YamlMemoryManager
+
+    other = YamlMemoryManager(populated_store.path)
+    try:
+        other.update(memory_id, reason, new_description=text, actor="cli")
+    finally:
+        other.close()
+
+
+def _error_toasts(wall):
+    return [t for t in wall.toasts.toasts() if t.kind == "error"]
+
+
+async def _edit_after_an_unseen_change(wall, populated_store, wait):
+    await wall.reload()
+    rust = populated_store.ids["正在用 Rust 重写调度服务"]
+    dialog = wall.actions.edit_card(rust)
+    dialog.description_edit.setPlainText("用 Rust 重写完了调度服务")
+    dialog.reason_edit.setText("写完了")
+    _changed_elsewhere(populated_store, rust, "补充", "正在用 Rust 重写调度服务，下个月上线")
+    assert wall.model.card(rust)[DESCRIPTION] == "正在用 Rust 重写调度服务"  # the wall's copy: still the old text
+    dialog.accept()  # at once: the wall has no time to catch up
+    await wait(lambda: wall.actions.last_question is not None and wall.actions.last_question.isVisible(),
+               message=lambda: f"asked (the store now holds {populated_store.get(rust).description!r})")
+    box = wall.actions.last_question
+    assert "下个月上线" in box.text() and "用 Rust 重写完了调度服务" in box.text()  # both texts, the new from the store
+    assert "上线" in populated_store.get(rust).description  # nothing written before the answer
+    assert _error_toasts(wall) == [], "the question is the answer: no 'failed' toast besides"
+    return rust, box
+
+
+async def test_an_edit_of_text_changed_by_another_process_the_wall_has_not_seen_asks_first(wall, populated_store,
+                                                                                          wait):
+    rust, box = await _edit_after_an_unseen_change(wall, populated_store, wait)
+    next(b for b in box.buttons() if b.text() == "覆盖").click()
+    await wait(lambda: populated_store.get(rust).description == "用 Rust 重写完了调度服务", message="overwritten")
+    assert populated_store.get(rust).history[-1]["reason"] == "写完了"
+    assert _error_toasts(wall) == []
+
+
+async def test_an_edit_of_text_changed_unseen_kept_on_cancel_reopens_from_the_new_text(wall, populated_store, wait):
+    rust, box = await _edit_after_an_unseen_change(wall, populated_store, wait)
+    first = wall.actions.active_dialog
+    box.defaultButton().click()  # 取消
+    await wait(lambda: isinstance(wall.actions.active_dialog, EditDialog) and wall.actions.active_dialog is not first
+               and not wall.actions.active_dialog.isHidden(), message="dialog reopened")
+    again = wall.actions.active_dialog
+    assert again.values() == ("用 Rust 重写完了调度服务", "工作", "写完了")
+    assert again.original()[0] == "正在用 Rust 重写调度服务，下个月上线"  # the wall caught up: a second OK saves
+    again.accept()
+    await wait(lambda: populated_store.get(rust).description == "用 Rust 重写完了调度服务", message="saved")
+
+
+async def test_an_edit_right_after_sonettos_rewrite_before_the_wall_has_it_asks_first(wall, populated_store, wait):
+    """Sonetto's writer (this process) rewrites the text just before OK: its change is on its way to the
+    wall (a queued signal), not there yet when OK is pressed."""
+    await wall.reload()
+    rust = populated_store.ids["正在用 Rust 重写调度服务"]
+    dialog = wall.actions.edit_card(rust)
+    dialog.description_edit.setPlainText("用 Rust 重写完了调度服务")
+    populated_store.update(rust, "补充", new_description="正在用 Rust 重写调度服务，下个月上线", actor="agent")
+    dialog.accept()  # before the loop runs again: the wall's copy is the old text
+    await wait(lambda: wall.actions.last_question is not None and wall.actions.last_question.isVisible(),
+               message=lambda: f"asked (the store now holds {populated_store.get(rust).description!r})")
+    assert "下个月上线" in wall.actions.last_question.text()
+    await wall.service.drain()
+    assert "上线" in populated_store.get(rust).description
+    assert _error_toasts(wall) == []
+    wall.actions.last_question.defaultButton().click()  # 取消
+    await wait(lambda: isinstance(wall.actions.active_dialog, EditDialog) and wall.actions.active_dialog is not dialog
+               and not wall.actions.active_dialog.isHidden(), message="dialog reopened")
+    wall.actions.active_dialog.close()
+
+
+async def test_a_merge_after_another_process_rewrote_the_other_memory_unseen_opens_again(wall, populated_store, wait):
+    await wall.reload()
+    keep = populated_store.ids["喜欢手冲咖啡，不加糖"]
+    gone = populated_store.ids["讨厌香菜"]
+    first = wall.actions.merge_cards(keep, gone)
+    _changed_elsewhere(populated_store, gone, "口味变了", "现在爱吃香菜了")
+    assert wall.model.card(gone)[DESCRIPTION] == "讨厌香菜"  # the wall has not seen it
+    first.accept()
+    await wait(lambda: isinstance(wall.actions.active_dialog, MergeDialog) and wall.actions.active_dialog is not first
+               and not wall.actions.active_dialog.isHidden(),
+               message=lambda: f"merge dialog reopened (store: {sorted(populated_store.all_items())})")
+    assert gone in populated_store.all_items(), "merged the stale text; the new text went to the trash unseen"
+    assert populated_store.list_trash() == []
+    again = wall.actions.active_dialog
+    assert again.description_edit.toPlainText() == "喜欢手冲咖啡，不加糖；现在爱吃香菜了"  # the prefill, renewed
+    assert "现在爱吃香菜了" in again.hint.text()
+    assert _error_toasts(wall) == []
+    again.accept()
+    await wall.service.drain()
+    await wait(lambda: gone not in populated_store.all_items(), message="merged once seen")
+    assert populated_store.get(keep).description == "喜欢手冲咖啡，不加糖；现在爱吃香菜了"
+
+
 async def test_a_card_cannot_be_merged_with_itself(wall, populated_store):
     await wall.reload()
     keep = populated_store.ids["喜欢手冲咖啡，不加糖"]

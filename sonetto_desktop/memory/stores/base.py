@@ -80,14 +80,18 @@ class BaseMemoryManager(ABC):
         return self.writes.delete(memory_id, reason, actor=actor, turn=turn)
 
     def update(self, memory_id: str, reason: str, new_description: str | None = None, new_theme: str | None = None,
-               *, actor: str = "user", turn: Turn | None = None) -> None:
-        """Change a memory's description and/or theme, recording why."""
-        self.writes.update(memory_id, reason, new_description, new_theme, actor=actor, turn=turn)
+               *, actor: str = "user", turn: Turn | None = None, expect: Mapping[str, str] | None = None) -> None:
+        """Change a memory's description and/or theme, recording why; with ``expect`` (field -> value),
+        only if it still holds those values (else ``ChangedMeanwhile``, nothing written)."""
+        self.writes.update(memory_id, reason, new_description, new_theme, actor=actor, turn=turn, expect=expect)
 
     def merge(self, id1: str, id2: str, merged_description: str, merged_theme: str, reason: str, *,
-              actor: str = "user", turn: Turn | None = None) -> None:
-        """Merge two memories: ``id1`` is kept with both histories, ``id2`` goes to the trash."""
-        self.writes.merge(id1, id2, merged_description, merged_theme, reason, actor=actor, turn=turn)
+              actor: str = "user", turn: Turn | None = None,
+              expect: Mapping[str, Mapping[str, str]] | None = None) -> None:
+        """Merge two memories: ``id1`` is kept with both histories, ``id2`` goes to the trash; with
+        ``expect`` (memory id -> field -> value), only if they still hold those values (else
+        ``ChangedMeanwhile``, nothing written)."""
+        self.writes.merge(id1, id2, merged_description, merged_theme, reason, actor=actor, turn=turn, expect=expect)
 
     def set_locked(self, memory_id: str, locked: bool, *, actor: str = "user", reason: str = "",
                    turn: Turn | None = None) -> bool:

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from contextlib import AbstractContextManager
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from .. import kinds
 from ..changes import PERSON_ACTORS, MemoryChange, Turn, check_actor
-from ..errors import FieldNotSettable, MemoryLocked, MemoryNotFound
+from ..errors import ChangedMeanwhile, FieldNotSettable, MemoryLocked, MemoryNotFound
 from ..item import MAX_HIT, MemoryItem, check_length, check_reason, now_iso
 from ..record import card_state, field
 
@@ -25,6 +25,9 @@ if TYPE_CHECKING:
 
 #: A change of more memories than this carries no per-memory states (views re-read instead).
 STATES_MAX = 64
+
+#: The fields a write may say it expects a memory to hold (``update`` / ``merge``'s ``expect``).
+EXPECTABLE = ("description", "theme")
 
 
 def require_text(name: str, value: Any) -> str:
@@ -57,6 +60,31 @@ def record_change(txn: Transaction, kind: str, ids: tuple[str, ...], actor: str,
                           turn.session_id if turn else None, states or {}, extra)
     txn.record(change)
     return change
+
+
+def check_expected(items: Mapping[str, MemoryItem], expect: Mapping[str, Mapping[str, str]] | None) -> None:
+    """Raise ``ChangedMeanwhile`` (naming every field that differs, with its value now) unless each
+    memory of ``expect`` (id -> field -> value) still holds the values the caller expects: the texts it
+    last saw. ``items``: those memories as the write's transaction reads them, so the check and the write
+    are one step (no other write comes in between). Whitespace at either end does not count (the texts
+    are stored, and shown, without it)."""
+    if not expect:
+        return
+    clashes = []
+    for memory_id, fields in expect.items():
+        if memory_id not in items:
+            raise ValueError(f"an expectation for memory {memory_id!r}, which this write does not change")
+        for name, expected in fields.items():
+            if name not in EXPECTABLE:
+                raise ValueError(f"cannot expect the {name!r} of a memory (only {', '.join(EXPECTABLE)})")
+            if not isinstance(expected, str):
+                raise ValueError(f"the expected {name} must be a string")
+            now = getattr(items[memory_id], name)
+            now = now if isinstance(now, str) else ""
+            if now.strip() != expected.strip():
+                clashes.append((memory_id, name, now, expected))
+    if clashes:
+        raise ChangedMeanwhile(clashes)
 
 
 def require_item(txn: Transaction, memory_id: str) -> MemoryItem:
@@ -116,12 +144,17 @@ class MemoryWrites:
         *,
         actor: str = "user",
         turn: Turn | None = None,
+        expect: Mapping[str, str] | None = None,
     ) -> None:
-        """Change a memory's description and/or theme, recording why."""
+        """Change a memory's description and/or theme, recording why. ``expect`` (field -> value:
+        ``{"description": the text the person saw}``): write only if the memory still holds these values,
+        checked in the same transaction; else ``ChangedMeanwhile`` (with the values now) and nothing is
+        written."""
         if new_description is None and new_theme is None:
             raise ValueError("update needs a new description or a new theme")
         with self._transaction() as txn:
             item = _changeable(self._require_item(txn, memory_id), memory_id, actor)
+            check_expected({memory_id: item}, {memory_id: expect} if expect else None)
             item.update(reason, new_description, new_theme, actor=actor, provenance=_provenance(turn))
             txn.put(memory_id, item)
             change = self._change(txn, kinds.UPDATE, (memory_id,), actor, reason, turn, {memory_id: card_state(item)})
@@ -137,13 +170,18 @@ class MemoryWrites:
         *,
         actor: str = "user",
         turn: Turn | None = None,
+        expect: Mapping[str, Mapping[str, str]] | None = None,
     ) -> None:
-        """Merge two memories: ``id1`` is kept with both histories, ``id2`` goes to the trash."""
+        """Merge two memories: ``id1`` is kept with both histories, ``id2`` goes to the trash.
+        ``expect`` (memory id -> field -> value, for ``id1`` and / or ``id2``: the texts the person saw):
+        merge only if both still hold these values, checked in the same transaction; else
+        ``ChangedMeanwhile`` and nothing is written."""
         if id1 == id2:
             raise ValueError("cannot merge a memory with itself")
         with self._transaction() as txn:
             keep = _changeable(self._require_item(txn, id1), id1, actor)
             gone = _changeable(self._require_item(txn, id2), id2, actor)
+            check_expected({id1: keep, id2: gone}, expect)
             absorbed = gone.to_dict()
             keep.merge(gone, reason, merged_description, merged_theme, actor=actor, another_id=id2,
                        provenance=_provenance(turn))

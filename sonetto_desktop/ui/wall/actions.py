@@ -17,8 +17,10 @@ from PySide6.QtGui import QColor, QGuiApplication
 from PySide6.QtWidgets import QColorDialog, QDialog, QInputDialog, QLineEdit, QMenu, QMessageBox, QWidget
 
 from sonetto_desktop.memory.changes import excerpt_of
+from sonetto_desktop.memory.errors import ChangedMeanwhile
 from sonetto_desktop.memory.reasons import reason_text
 from sonetto_desktop import ops
+from sonetto_desktop.ops import Failed
 
 from ..widgets.deferred import alive
 from ..widgets.dialogs import Question
@@ -36,6 +38,10 @@ from ..widgets.tasks import task_scope
 
 
 QUESTION_CHARS = 300  # a memory's text quoted in a question: up to here (the box stays on screen)
+_NAMES = {DESCRIPTION: "description", THEME: "theme"}  # a card's fields by the store's names (an edit's ``expect``)
+_FIELDS = {name: index for index, name in _NAMES.items()}
+
+Clash = tuple[int, str, str]  # (the card's field, its value now, what the person wrote)
 
 
 def _preview(text: str, limit: int = 24) -> str:
@@ -138,33 +144,44 @@ class WallActions(QObject):
     def _after_edit(self, memory_id: str, dialog: EditDialog) -> "asyncio.Task[Any]":
         """Save what the person changed, and only that: a field they left alone is not sent, so a change
         Sonetto made to it while the dialog was open stays. A field they changed that was also changed
-        meanwhile is not overwritten unasked (``_ask_overwrite``)."""
+        meanwhile is not overwritten unasked (``_ask_overwrite``): the wall's copy of the card tells at
+        once when it has the change already; the store's own check, in the write's transaction (the
+        edit's ``expect``: the texts the dialog opened with), when it has not (a change made a moment ago,
+        or by another process, that the wall has not read yet)."""
         typed = dialog.values()
         description, theme = dialog.changes()
         opened = dialog.original()
-        card = self._model.card(memory_id)  # the card as it is now (the model follows the store's changes)
-        clashes: list[tuple[str, str, str]] = []  # (field, now, typed)
+        seen: dict[str, str] = {}  # the fields the person changed, as the dialog opened with them
+        if description is not None:
+            seen["description"] = opened[0]
+        if theme is not None:
+            seen["theme"] = opened[1]
+        card = self._model.card(memory_id)  # the card as the wall has it now (it follows the store's changes)
+        clashes: list[Clash] = []
         if card is not None:
             if description is not None and card[DESCRIPTION] not in (opened[0], description):
                 clashes.append((DESCRIPTION, card[DESCRIPTION], description))
             if theme is not None and card[THEME] not in (opened[1], theme):
                 clashes.append((THEME, card[THEME], theme))
         if clashes:
-            return self._keep(self._ask_overwrite(memory_id, description, theme, typed, clashes))
-        return self._save_edit(memory_id, description, theme, typed)
+            return self._keep(self._ask_overwrite(memory_id, description, theme, typed, clashes, seen))
+        return self._save_edit(memory_id, description, theme, typed, seen)
 
     def _save_edit(self, memory_id: str, description: str | None, theme: str | None,
-                   typed: tuple[str, str, str]) -> "asyncio.Task[Any]":
-        write = self._service.submit(ops.EditMemory(memory_id, description, theme, typed[2]))
-        return self._keep(self._edit(write, memory_id, *typed))
+                   typed: tuple[str, str, str], seen: dict[str, str]) -> "asyncio.Task[Any]":
+        """Write the edit if the fields it changes still hold ``seen`` (field -> value) in the store."""
+        write = self._service.submit(ops.EditMemory(memory_id, description, theme, typed[2], expect=seen or None),
+                                     handled=(ChangedMeanwhile,))
+        return self._keep(self._edit(write, memory_id, description, theme, typed, seen))
 
     async def _ask_overwrite(self, memory_id: str, description: str | None, theme: str | None,
-                             typed: tuple[str, str, str], clashes: list[tuple[str, str, str]]) -> Any:
+                             typed: tuple[str, str, str], clashes: list[Clash], seen: dict[str, str]) -> Any:
         """The memory changed while the person edited it, in a field they changed too: show both texts and
-        ask. 覆盖 saves theirs; 取消 writes nothing and opens the edit again with what they typed."""
+        ask. 覆盖 saves theirs over the texts shown (if it changed yet again, this asks again); 取消 writes
+        nothing and opens the edit again with what they typed."""
         parts = [QCoreApplication.translate("MemoryWall", "你编辑这条记忆的时候，它被改过了。")]
-        for field, now, mine in clashes:
-            if field == DESCRIPTION:
+        for index, now, mine in clashes:
+            if index == DESCRIPTION:
                 parts.append(QCoreApplication.translate("MemoryWall", "现在的内容：\n{0}\n\n你写的内容：\n{1}").format(
                     _preview(now, QUESTION_CHARS), _preview(mine, QUESTION_CHARS)))
             else:
@@ -174,8 +191,9 @@ class WallActions(QObject):
                             QCoreApplication.translate("MemoryWall", "覆盖"), QMessageBox.Icon.Warning)
         self.last_question = question.box
         if await question.answer():
-            if shiboken6.isValid(self):
-                return await self._save_edit(memory_id, description, theme, typed)
+            if shiboken6.isValid(self):  # over what the person was shown
+                shown = {**seen, **{_NAMES[index]: now for index, now, _ in clashes}}
+                return await self._save_edit(memory_id, description, theme, typed, shown)
             return None
         if alive(self):
             dialog = self.edit_card(memory_id)  # from the card as it is now, with what the person typed
@@ -188,21 +206,33 @@ class WallActions(QObject):
                 dialog.reason_edit.setText(typed[2])
         return None
 
-    async def _edit(self, write: "asyncio.Task[bool | None]", memory_id: str, description: str, theme: str,
-                    reason: str) -> bool | None:
+    async def _edit(self, write: "asyncio.Future[bool | Failed | None]", memory_id: str, description: str | None,
+                    theme: str | None, typed: tuple[str, str, str], seen: dict[str, str]) -> bool | None:
         result = await write
+        if isinstance(result, Failed):  # the store found the memory changed meanwhile: nothing was written
+            if not shiboken6.isValid(self):
+                return None
+            changed: ChangedMeanwhile = result.error  # type: ignore[assignment]
+            mine = {"description": description, "theme": theme}
+            clashes = [(_FIELDS[name], now, written) for mid, name, now, _ in changed.clashes
+                       if mid == memory_id and name in _FIELDS and (written := mine.get(name)) is not None]
+            self._model.refresh([memory_id])  # the wall's copy as the store has it (取消 reopens from it)
+            await self._model.settle()
+            if not alive(self):
+                return None
+            return await self._ask_overwrite(memory_id, description, theme, typed, clashes, seen)
         if result is None and shiboken6.isValid(self):  # failed (the toast says why): keep what was written
             await self._model.settle()
             if not alive(self):
                 return result
             dialog = self.edit_card(memory_id)
             if dialog is None:  # the card is gone (e.g. Sonetto just deleted or merged it)
-                self._reopen_add(description, theme, reason, QCoreApplication.translate(
+                self._reopen_add(*typed, QCoreApplication.translate(
                     "MemoryWall", "这条记忆已经不在了（可能刚被删除或合并）。可以把你写的内容另存为一条新记忆。"))
             else:
-                dialog.description_edit.setPlainText(description)
-                dialog.theme_edit.setText(theme)
-                dialog.reason_edit.setText(reason)
+                dialog.description_edit.setPlainText(typed[0])
+                dialog.theme_edit.setText(typed[1])
+                dialog.reason_edit.setText(typed[2])
         return result
 
     # ── merge ─────────────────────────────────────────────────────────
@@ -221,45 +251,73 @@ class WallActions(QObject):
     def _merge_if_unchanged(self, dialog: MergeDialog) -> Any:
         """Merge, unless either memory changed while the dialog was open (the kept one's text or theme,
         the other's text): then nothing is merged and the dialog opens again from the texts as they are
-        now (``_refresh_merge``), so a new text never goes to the trash unseen."""
+        now (``_refresh_merge``), so a new text never goes to the trash unseen. The wall's copy of the
+        cards tells at once when it has the change already; the store's own check, in the merge's
+        transaction (its ``expect``: the texts the dialog opened with), when it has not."""
         values = dialog.values()
+        keep_id, gone_id = values[0], values[1]
+        watched = ((keep_id, (DESCRIPTION, THEME)), (gone_id, (DESCRIPTION,)))
         changed = []
-        for memory_id, fields in ((values[0], (DESCRIPTION, THEME)), (values[1], (DESCRIPTION,))):
+        expect: dict[str, dict[str, str]] = {}
+        for memory_id, fields in watched:
             was, now = dialog.opened(memory_id), self._model.card(memory_id)
+            if was is not None:
+                expect[memory_id] = {_NAMES[f]: was[f] for f in fields}
             if was is not None and now is not None and any(was[f] != now[f] for f in fields):
                 changed.append(now)
+        opened_keep = dialog.opened(keep_id)
+        again = (opened_keep[THEME] if opened_keep is not None else values[3], dialog.own_text())
         if changed:
-            return self._refresh_merge(dialog, values, changed)
-        return self._after_merge(*values)
+            return self._refresh_merge(values, again, changed)
+        return self._after_merge(*values, expect=expect, again=again)
 
-    def _refresh_merge(self, dialog: MergeDialog, values: tuple[str, str, str, str, str],
+    def _refresh_merge(self, values: tuple[str, str, str, str, str], again: tuple[str, bool],
                        changed: list[Any]) -> MergeDialog | None:
+        """The merge dialog again, from the texts as they are now. ``again``: (the kept memory's theme as
+        the dialog opened with it, whether the person wrote the merged text themselves)."""
         keep_id, gone_id, description, theme, reason = values
-        opened_theme = dialog.opened(keep_id)[THEME]
-        own_text = dialog.own_text()
-        again = self.merge_cards(keep_id, gone_id)  # prefilled from the texts as they are now
-        if again is None:
+        opened_theme, own_text = again
+        dialog = self.merge_cards(keep_id, gone_id)  # prefilled from the texts as they are now
+        if dialog is None:
             return None
         if own_text:  # what the person wrote stays; the labels above it show the new texts
-            again.description_edit.setPlainText(description)
+            dialog.description_edit.setPlainText(description)
         if theme != opened_theme:
-            again.theme_edit.setText(theme)
-        again.reason_edit.setText(reason)
+            dialog.theme_edit.setText(theme)
+        dialog.reason_edit.setText(reason)
         lines = [QCoreApplication.translate("MemoryWall", "合并前，这条记忆刚被改过：{0}").format(
             _preview(card[DESCRIPTION], 120)) for card in changed]
         lines.append(QCoreApplication.translate("MemoryWall", "你写的合并内容还在，请对照现在的内容再确认。") if own_text
                      else QCoreApplication.translate("MemoryWall", "已按现在的内容重新填写，请再确认。"))
-        again.hint.setText("\n".join(lines))
-        return again
+        dialog.hint.setText("\n".join(lines))
+        return dialog
 
-    def _after_merge(self, keep_id: str, gone_id: str, description: str, theme: str,
-                     reason: str) -> "asyncio.Task[Any]":
-        write = self._service.submit(ops.MergeMemories(keep_id, gone_id, description, theme, reason))
-        return self._keep(self._merge(write, keep_id, gone_id, description, theme, reason))
+    def _after_merge(self, keep_id: str, gone_id: str, description: str, theme: str, reason: str, *,
+                     expect: dict[str, dict[str, str]] | None = None,
+                     again: tuple[str, bool] | None = None) -> "asyncio.Task[Any]":
+        """Merge if the two memories still hold ``expect`` (memory id -> field -> value) in the store;
+        ``again``: as ``_refresh_merge``'s, for when they do not."""
+        write = self._service.submit(ops.MergeMemories(keep_id, gone_id, description, theme, reason,
+                                                       expect=expect or None), handled=(ChangedMeanwhile,))
+        values = (keep_id, gone_id, description, theme, reason)
+        return self._keep(self._merge(write, values, again or (theme, True)))
 
-    async def _merge(self, write: "asyncio.Task[bool | None]", keep_id: str, gone_id: str, description: str,
-                     theme: str, reason: str) -> bool:
-        merged = await write is not None
+    async def _merge(self, write: "asyncio.Future[bool | Failed | None]", values: tuple[str, str, str, str, str],
+                     again: tuple[str, bool]) -> bool:
+        keep_id, gone_id, description, theme, reason = values
+        result = await write
+        if isinstance(result, Failed):  # the store found a memory changed meanwhile: nothing was merged
+            if not shiboken6.isValid(self):
+                return False
+            changed: ChangedMeanwhile = result.error  # type: ignore[assignment]
+            self._model.refresh(changed.ids)  # the wall's copy as the store has it: the dialog opens from it
+            await self._model.settle()
+            if alive(self):
+                cards = [card for mid in changed.ids if (card := self._model.card(mid)) is not None]
+                if self._refresh_merge(values, again, cards) is None:  # the kept one went meanwhile
+                    self._reopen_add(description, theme, reason)
+            return False
+        merged = result is not None
         if not merged and shiboken6.isValid(self):  # failed (the toast says why): give the merged text back
             await self._model.settle()
             if not alive(self):

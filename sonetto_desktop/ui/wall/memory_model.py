@@ -354,6 +354,14 @@ class MemoryCardModel(QAbstractListModel):
             self._dirty[memory_id] = self._dirty.get(memory_id, False) or kind.content
         self._schedule()
 
+    def refresh(self, ids: Iterable[str]) -> "asyncio.Task[None]":
+        """Read the cards ``ids`` again now, in order with the changes seen so far: the wall's copy may
+        be behind the store (a write another process made a moment ago that the store said was there).
+        ``settle()`` waits for it."""
+        for memory_id in ids:
+            self._dirty[memory_id] = True
+        return self._schedule()
+
     def _schedule(self) -> "asyncio.Task[None]":
         if self._drain_task is None or self._drain_task.done():
             self._drain_task = self._tasks.spawn(self._drain(), name="refresh-cards")
