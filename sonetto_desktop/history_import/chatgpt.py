@@ -21,14 +21,12 @@ out and named (``History.bad``), and the others are read.
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections import Counter
-from datetime import datetime
 from typing import Any
 
 from . import saved_memories
-from .model import Conversation, History, HistoryFormatError, Message, convert_one, from_epoch
+from .model import Conversation, History, HistoryFormatError, Message, When, convert_one, made_id, read_epoch
 from .source_files import NAMED_UNREAD, Source, listed_conversations, open_json
 
 PART = re.compile(r"^conversations-(\d+)\.json$")
@@ -109,7 +107,7 @@ def _conversation(raw: dict[str, Any], skipped: Counter) -> tuple[Conversation, 
                                    if nid not in kept and isinstance(node, dict) and node.get("message"))
     title = " ".join(str(raw.get("title") or "").split())
     start = raw.get("create_time")
-    last: datetime | None = None if start is None else from_epoch(start)
+    last: When | None = None if start is None else read_epoch(start)
     messages: list[Message] = []
     snapshot = ""
     for nid in path:
@@ -123,7 +121,7 @@ def _conversation(raw: dict[str, Any], skipped: Counter) -> tuple[Conversation, 
         role = (msg.get("author") or {}).get("role") if isinstance(msg.get("author"), dict) else None
         stamp = msg.get("create_time")
         if stamp is not None and stamp != 0:  # none, or 0 (some nodes): the time before it goes on
-            last = from_epoch(stamp)
+            last = read_epoch(stamp)
         reason = _left_out(msg, role, kind)
         if reason:
             skipped[reason] += 1
@@ -135,12 +133,13 @@ def _conversation(raw: dict[str, Any], skipped: Counter) -> tuple[Conversation, 
         if last is None:
             skipped["no_time"] += 1
             continue
-        messages.append(Message(role, text, last, str(msg.get("id") or nid)))
+        messages.append(Message(role, text, last.local, str(msg.get("id") or nid), last.instant))
     cid = str(raw.get("id") or raw.get("conversation_id") or "")
+    legacy = ""
     if not cid:
-        first = messages[0].time.isoformat() if messages else ""
-        cid = "chatgpt-" + hashlib.sha256(f"{title}\0{first}".encode()).hexdigest()[:16]
-    return Conversation(cid, title or (messages[0].text[:30] if messages else ""), messages, guessed), snapshot
+        cid, legacy = made_id("chatgpt-", title, messages)
+    return Conversation(cid, title or (messages[0].text[:30] if messages else ""), messages, guessed,
+                        legacy), snapshot
 
 
 def _left_out(msg: dict[str, Any], role: Any, kind: Any) -> str:

@@ -26,7 +26,7 @@ from functools import partial
 from typing import Any
 
 from .json_stream import JsonStream, Skipped
-from .model import BadConversation, Conversation, History, HistoryFormatError, Message, convert_one, parse_iso
+from .model import BadConversation, Conversation, History, HistoryFormatError, Message, convert_one, read_iso
 from .source_files import Source, open_json
 
 VERSIONS = range(2, 6)
@@ -103,7 +103,11 @@ def _topic(topic: dict[str, Any], skipped: Counter, *, blocks: dict[str, tuple[A
         return None
     tid = str(topic.get("id") or "")
     title = names.get(tid) or messages[0].text.splitlines()[0][:30]
-    return Conversation(tid or f"cherry-{messages[0].time.isoformat()}", title, messages)
+    if tid:
+        return Conversation(tid, title, messages)
+    # no id (an early version's backup): named by its first time, the same in every time zone
+    cid, legacy = f"cherry-{messages[0].mark}", f"cherry-{messages[0].time.isoformat()}"
+    return Conversation(cid, title, messages, legacy_id="" if legacy == cid else legacy)
 
 
 def _messages(raw_messages: list[Any], blocks: dict[str, tuple[Any, str]], skipped: Counter) -> list[Message]:
@@ -134,14 +138,14 @@ def _messages(raw_messages: list[Any], blocks: dict[str, tuple[Any, str]], skipp
         else:
             content = raw.get("content")
             text = content.strip() if isinstance(content, str) else ""
-        when = parse_iso(raw.get("createdAt"))
+        when = read_iso(raw.get("createdAt"))
         if not text:
             skipped["empty"] += 1
             continue
         if when is None:
             skipped["no_time"] += 1
             continue
-        out.append(Message(role, text, when, str(raw.get("id") or "")))
+        out.append(Message(role, text, when.local, str(raw.get("id") or ""), when.instant))
     return out
 
 

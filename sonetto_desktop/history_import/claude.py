@@ -14,13 +14,12 @@ from the web page does), else the one ending at the export's last message, and t
 
 from __future__ import annotations
 
-import hashlib
 from collections import Counter
 from functools import partial
 from typing import Any
 
 from .json_stream import Skipped
-from .model import BadConversation, Conversation, History, HistoryFormatError, Message, convert_one, parse_iso
+from .model import BadConversation, Conversation, History, HistoryFormatError, Message, convert_one, made_id, read_iso
 from .source_files import Source, open_json
 
 _ROLES = {"human": "user", "user": "user", "assistant": "assistant"}
@@ -90,10 +89,10 @@ def _conversation(raw: dict[str, Any], skipped: Counter, *, name: str) -> Conver
     kept, guessed = _kept(listed, raw.get("current_leaf_message_uuid"))
     if len(listed) > len(kept):
         skipped["other_branch"] += len(listed) - len(kept)
-    last = parse_iso(raw.get("created_at"))
+    last = read_iso(raw.get("created_at"))
     messages: list[Message] = []
     for msg in kept:
-        last = parse_iso(msg.get("created_at")) or last
+        last = read_iso(msg.get("created_at")) or last
         role = _ROLES.get(str(msg.get("sender") or "").lower())
         if role is None:
             skipped["other_role"] += 1
@@ -104,12 +103,12 @@ def _conversation(raw: dict[str, Any], skipped: Counter, *, name: str) -> Conver
         elif last is None:
             skipped["no_time"] += 1
         else:
-            messages.append(Message(role, text, last, str(msg.get("uuid") or "")))
+            messages.append(Message(role, text, last.local, str(msg.get("uuid") or ""), last.instant))
     cid = str(raw.get("uuid") or "")
+    legacy = ""
     if not cid:
-        first = messages[0].time.isoformat() if messages else ""
-        cid = "claude-" + hashlib.sha256(f"{title}\0{first}".encode()).hexdigest()[:16]
-    return Conversation(cid, title or (messages[0].text[:30] if messages else ""), messages, guessed)
+        cid, legacy = made_id("claude-", title, messages)
+    return Conversation(cid, title or (messages[0].text[:30] if messages else ""), messages, guessed, legacy)
 
 
 def _text(msg: dict[str, Any], skipped: Counter) -> str:

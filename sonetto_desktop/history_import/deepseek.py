@@ -20,15 +20,13 @@ branch ending at ``current_message_id`` is taken; without it, the one ending at 
 
 from __future__ import annotations
 
-import hashlib
-from datetime import datetime
 from functools import partial
 from collections import Counter
 from typing import Any
 
 from .json_stream import JsonStream, Skipped
-from .model import (BadConversation, Conversation, History, HistoryFormatError, Message, convert_one, from_epoch,
-                    parse_iso)
+from .model import (BadConversation, Conversation, History, HistoryFormatError, Message, When, convert_one, made_id,
+                    read_epoch, read_iso)
 from .source_files import Source, listed_conversations, open_json
 
 _ROLES = {"REQUEST": "user", "RESPONSE": "assistant"}
@@ -113,11 +111,11 @@ def _read_saved(history: History, name: str, stream: JsonStream) -> None:
         history.conversations.append(conversation)
 
 
-def _stamp(value: Any) -> datetime | None:
+def _stamp(value: Any) -> When | None:
     """``inserted_at`` as the page's API gives it (seconds since 1970), or ISO text."""
     if value is None:
         return None
-    return parse_iso(value) if isinstance(value, str) else from_epoch(value)
+    return read_iso(value) if isinstance(value, str) else read_epoch(value)
 
 
 def _saved_conversation(raw: dict[str, Any], skipped: Counter, *, name: str) -> Conversation:
@@ -165,12 +163,14 @@ def _saved_conversation(raw: dict[str, Any], skipped: Counter, *, name: str) -> 
             if last is None:
                 skipped["no_time"] += 1
             else:
-                messages.append(Message(who, "\n".join(texts[who]), last, f"{msg.get('message_id')}:{who}"))
+                messages.append(Message(who, "\n".join(texts[who]), last.local, f"{msg.get('message_id')}:{who}",
+                                        last.instant))
     cid = str(raw.get("id") or "")
+    legacy = ""
     if not cid:
-        first = messages[0].time.isoformat() if messages else ""
-        cid = "deepseek-" + hashlib.sha256(f"{title}\0{first}".encode()).hexdigest()[:16]
-    return Conversation(cid, title or (messages[0].text[:30] if messages else ""), messages, branched and not said)
+        cid, legacy = made_id("deepseek-", title, messages)
+    return Conversation(cid, title or (messages[0].text[:30] if messages else ""), messages, branched and not said,
+                        legacy)
 
 
 def _fragments(fragments: list[Any], skipped: Counter) -> dict[str, list[str]]:
@@ -192,7 +192,7 @@ def _fragments(fragments: list[Any], skipped: Counter) -> dict[str, list[str]]:
 def _conversation(raw: dict[str, Any], skipped: Counter, *, index: int, name: str) -> Conversation:
     mapping: dict[str, Any] = raw["mapping"]
     title = " ".join(str(raw.get("title") or "").split())
-    last = parse_iso(raw.get("inserted_at"))
+    last = read_iso(raw.get("inserted_at"))
     messages: list[Message] = []
     seen: set[str] = set()
     node: Any = "root"
@@ -207,18 +207,18 @@ def _conversation(raw: dict[str, Any], skipped: Counter, *, index: int, name: st
                 raise HistoryFormatError(f"{name} 的第 {index} 个对话里有消息没有 fragments，不是 DeepSeek 的导出格式",
                                          f"a message of conversation {index} of {name} has no fragments: "
                                          "not a DeepSeek export")
-            last = parse_iso(msg.get("inserted_at")) or last
+            last = read_iso(msg.get("inserted_at")) or last
             texts = _fragments(fragments, skipped)
             for role in ("user", "assistant"):
                 if texts[role] and last is not None:
-                    messages.append(Message(role, "\n".join(texts[role]), last, f"{node}:{role}"))
+                    messages.append(Message(role, "\n".join(texts[role]), last.local, f"{node}:{role}", last.instant))
                 elif texts[role]:
                     skipped["no_time"] += 1
         children = [c for c in entry.get("children") or [] if isinstance(c, str)]
         branches = branches or len(children) > 1
         node = children[-1] if children else None
     cid = str(raw.get("id") or "")
+    legacy = ""
     if not cid:
-        first = messages[0].time.isoformat() if messages else ""
-        cid = "deepseek-" + hashlib.sha256(f"{title}\0{first}".encode()).hexdigest()[:16]
-    return Conversation(cid, title or (messages[0].text[:30] if messages else ""), messages, branches)
+        cid, legacy = made_id("deepseek-", title, messages)
+    return Conversation(cid, title or (messages[0].text[:30] if messages else ""), messages, branches, legacy)

@@ -6,7 +6,8 @@
   (``system`` and ``tool`` lines are accepted and left out); ``content``: the text; ``time``: ISO-8601,
   with ``Z`` or an offset (a time without one is this computer's local time).
 - Optional: ``title`` (the chat's title: the first one given wins) and ``id`` (the message's own id,
-  which recognises it on a re-import; without it the time does).
+  which recognises it on a re-import; without it the time does: the instant a time with ``Z`` or an
+  offset names, in whatever time zone the computer is then).
 - Lines may come in any order (a chat's messages are sorted by time, then by line); blank lines and
   a UTF-8 byte order mark are fine. One bad line refuses the whole file, naming every bad line.
 
@@ -26,7 +27,7 @@ from array import array
 from datetime import datetime
 from typing import Any
 
-from .model import BadValue, Conversation, History, HistoryFormatError, Message, parse_iso
+from .model import BadValue, Conversation, History, HistoryFormatError, Message, read_iso
 from .source_files import Source, lines_of
 
 SKIPPED_ROLES = ("system", "tool")
@@ -48,7 +49,8 @@ class _Spilled:
         self.titles: dict[str, str] = {}  # the first title each conversation's lines give
 
     def add(self, conversation: str, message: Message, number: int) -> None:
-        data = pickle.dumps((message.role, message.text, message.time, message.id, number), pickle.HIGHEST_PROTOCOL)
+        data = pickle.dumps((message.role, message.text, message.time, message.id, number, message.instant),
+                            pickle.HIGHEST_PROTOCOL)
         self._buffer += data
         if len(self._buffer) >= _FLUSH_BYTES:
             self._flush()
@@ -69,7 +71,7 @@ class _Spilled:
         spans = self.spans[conversation]
         rows = [pickle.loads(os.pread(self._file.fileno(), spans[i + 1], spans[i])) for i in range(0, len(spans), 2)]
         rows.sort(key=lambda row: (row[2], row[4]))
-        return [Message(role, text, when, mid) for role, text, when, mid, _ in rows]
+        return [Message(role, text, when, mid, instant) for role, text, when, mid, _, instant in rows]
 
     def close(self) -> None:
         self._file.close()
@@ -131,7 +133,7 @@ def _row(line: str, number: int, spilled: _Spilled, history: History) -> tuple[s
     if not isinstance(content, str):
         return "content 应是文本", "content should be text"
     try:
-        when = parse_iso(raw.get("time"))
+        when = read_iso(raw.get("time"))
     except BadValue as exc:
         return exc.zh, exc.en
     if when is None:
@@ -147,6 +149,6 @@ def _row(line: str, number: int, spilled: _Spilled, history: History) -> tuple[s
         history.skipped["empty"] += 1
         return None
     mid = raw.get("id")
-    message = Message(role, content.strip(), when, str(mid) if isinstance(mid, (str, int)) else "")
+    message = Message(role, content.strip(), when.local, str(mid) if isinstance(mid, (str, int)) else "", when.instant)
     spilled.add(conversation, message, number)
     return None

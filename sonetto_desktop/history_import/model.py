@@ -7,6 +7,7 @@ why (:class:`BadConversation`, ``History.bad``), and the rest of the file is rea
 
 from __future__ import annotations
 
+import hashlib
 import math
 import os
 import pickle
@@ -16,7 +17,7 @@ from array import array
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import date, datetime, timedelta
+from datetime import date, datetime, timedelta, timezone
 from typing import Any, Iterator, NamedTuple, TypeVar
 
 from .formats import format_named, label_of
@@ -76,12 +77,31 @@ class BadConversation:
 
 @dataclass(frozen=True)
 class Message:
-    """One message as the person saw it. ``time``: local, naive (the writer's clock is local time)."""
+    """One message as the person saw it. ``time``: local, naive (the writer's clock is local time).
+    ``instant``: the same moment in UTC (aware) when the file's time names one (an offset, ``Z``,
+    seconds since 1970: ``When``), None when the file's time is naive (local, the same text in any
+    zone). ``time`` moves with this computer's time zone; ``instant`` does not, and it is what
+    recognises a message without an ``id`` on a re-import (``plan.exchange_key``)."""
 
     role: str  # "user" | "assistant"
     text: str
     time: datetime
     id: str = ""
+    instant: datetime | None = None
+
+    @property
+    def mark(self) -> str:
+        """Its time as keys and ids made of it name it, the same in every time zone: the UTC
+        instant, else (a naive time in the file) the local time as the file said it."""
+        return self.instant.isoformat() if self.instant is not None else self.time.isoformat()
+
+
+class When(NamedTuple):
+    """A time read from a file: ``local`` (naive, this computer's wall time: ``Message.time``) and,
+    when the file's time names an instant, that instant in UTC (``Message.instant``)."""
+
+    local: datetime
+    instant: datetime | None = None
 
 
 @dataclass
@@ -93,6 +113,9 @@ class Conversation:
     messages: list[Message]
     #: The kept branch could not be read from the file and was guessed (see the format's module).
     guessed_branch: bool = False
+    #: The id versions before this one gave it, when that differs (an id made of its first local
+    #: time: ``made_id``): the keys they wrote to the ledger are of it (``plan.exchanges_of``).
+    legacy_id: str = ""
 
     @property
     def first_day(self) -> date | None:
@@ -291,6 +314,19 @@ def import_source(actor: str) -> str | None:
     return label_of(source) or None
 
 
+def made_id(prefix: str, title: str, messages: list[Message]) -> tuple[str, str]:
+    """An id for a conversation its file names none for, made of its title and first time
+    (``Message.mark``: the same in every time zone), and the one versions before this one made of its
+    first local time ("" when the same: ``Conversation.legacy_id``)."""
+    def made(first: str) -> str:
+        return prefix + hashlib.sha256(f"{title}\0{first}".encode()).hexdigest()[:16]
+
+    if not messages:
+        return made(""), ""
+    new, old = made(messages[0].mark), made(messages[0].time.isoformat())
+    return new, "" if old == new else old
+
+
 def local_naive(moment: datetime) -> datetime:
     """An aware time as this computer's local wall time without a zone; a naive one is taken as local."""
     if moment.tzinfo is None:
@@ -313,24 +349,31 @@ def checked(moment: datetime, shown: object) -> datetime:
     return moment
 
 
-def from_epoch(seconds: object) -> datetime:
-    """Seconds since 1970 (UTC) as local naive time; ``BadValue`` for anything else (NaN, ±1e20, a
-    year 9999, text, a boolean)."""
+def read_epoch(seconds: object) -> When:
+    """Seconds since 1970 (UTC) as local naive time, with that instant; ``BadValue`` for anything
+    else (NaN, ±1e20, a year 9999, text, a boolean)."""
     if isinstance(seconds, bool) or not isinstance(seconds, (int, float)):
         raise BadValue(f"时间 {str(seconds)[:40]!r} 不是数字", f"the time {str(seconds)[:40]!r} is not a number")
     try:
         value = float(seconds)
         if not math.isfinite(value):
             raise ValueError(value)
-        moment = datetime.fromtimestamp(value)
+        moment = datetime.fromtimestamp(value, timezone.utc)
+        local = local_naive(moment)
     except (OverflowError, OSError, ValueError):
         raise BadValue(f"时间 {str(seconds)[:40]} 超出范围", f"the time {str(seconds)[:40]} is out of range") from None
-    return checked(moment.replace(microsecond=0), seconds)
+    return When(checked(local.replace(microsecond=0), seconds), moment.replace(microsecond=0))
 
 
-def parse_iso(value: object) -> datetime | None:
-    """ISO-8601 text (``Z`` or an offset; a naive time means local) as local naive time; None when it
-    is not such a time, ``BadValue`` when it is one no chat can have (``checked``)."""
+def from_epoch(seconds: object) -> datetime:
+    """``read_epoch``'s local naive time."""
+    return read_epoch(seconds).local
+
+
+def read_iso(value: object) -> When | None:
+    """ISO-8601 text (``Z`` or an offset; a naive time means local) as local naive time, with the
+    instant it names (UTC; None for a naive time); None when it is not such a time, ``BadValue`` when
+    it is one no chat can have (``checked``)."""
     if not isinstance(value, str) or not value.strip():
         return None
     text = value.strip()
@@ -342,9 +385,16 @@ def parse_iso(value: object) -> datetime | None:
         return None
     try:
         local = local_naive(moment).replace(microsecond=0)
+        instant = None if moment.tzinfo is None else moment.astimezone(timezone.utc).replace(microsecond=0)
     except (OverflowError, OSError, ValueError):
         raise BadValue(f"时间 {text[:40]} 超出范围", f"the time {text[:40]} is out of range") from None
-    return checked(local, text)
+    return When(checked(local, text), instant)
+
+
+def parse_iso(value: object) -> datetime | None:
+    """``read_iso``'s local naive time (None when it is not a time)."""
+    when = read_iso(value)
+    return None if when is None else when.local
 
 
 T = TypeVar("T")

@@ -5,7 +5,11 @@ window's preview shows.
 An **exchange** is one user message and the replies after it (a chat turn); messages before the
 first user message are left out. Each exchange has a stable **key** (source, conversation, the user
 message's id or time, its text): an import records the keys it wrote (``ledger``), and a later plan
-of the same file skips them.
+of the same file skips them. A time that names an instant (an offset, ``Z``, seconds since 1970) is
+in the key as that instant in UTC, so the key is the same in every time zone (a naive time is local:
+as the file says it). Versions before this one keyed such a time by this computer's local time (a
+move to another zone made the same file new again): an exchange also counts as imported (or left to
+an unfinished import) under that key as it is now (``Exchange.legacy``).
 
 What is imported: the exchanges whose user message falls within ``since``..``until`` (local days,
 inclusive), of the selected conversations (all by default), not already imported, of conversations
@@ -72,6 +76,8 @@ class Exchange:
     conversation_id: str
     messages: tuple[Message, ...]  # the user message, then the replies to it
     key: str
+    #: The key versions before this one recorded for it, when that differs (``legacy_exchange_key``).
+    legacy: str = ""
 
     @property
     def time(self) -> datetime:
@@ -171,10 +177,16 @@ class ExchangeFigures:
     tokens: float
     hidden: int
     clipped: int = 0  # the person's messages longer than the writer reads (it reads their head and tail)
+    legacy: str = ""  # the key versions before this one recorded for it, when that differs
 
     @property
     def day(self) -> date:
         return self.time.date()
+
+    def within(self, keys: set[str] | frozenset[str]) -> bool:
+        """Whether ``keys`` (of the ledger) hold this exchange, under its key or the one versions
+        before this one recorded."""
+        return self.key in keys or (bool(self.legacy) and self.legacy in keys)
 
 
 def _figure(exchange: Exchange) -> ExchangeFigures:
@@ -190,7 +202,8 @@ def _figure(exchange: Exchange) -> ExchangeFigures:
             content, clipped = read_of_message(content), clipped + 1
         tokens += text_tokens(content)
         hidden += found
-    return ExchangeFigures(exchange.key, exchange.time, exchange_chars(exchange), tokens, hidden, clipped)
+    return ExchangeFigures(exchange.key, exchange.time, exchange_chars(exchange), tokens, hidden, clipped,
+                           exchange.legacy)
 
 
 def conversation_figures(source: str, conversation: Conversation) -> tuple[list[ExchangeFigures], int]:
@@ -288,10 +301,27 @@ class Plan:
         }
 
 
+def _key(source: str, conversation_id: str, mark: str, text: str) -> str:
+    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return hashlib.sha256("\0".join((source, conversation_id, mark, digest)).encode("utf-8")).hexdigest()[:20]
+
+
 def exchange_key(source: str, conversation_id: str, message: Message) -> str:
-    text = hashlib.sha256(message.text.encode("utf-8")).hexdigest()
-    mark = message.id or message.time.isoformat()
-    return hashlib.sha256("\0".join((source, conversation_id, mark, text)).encode("utf-8")).hexdigest()[:20]
+    """The key of the exchange ``message`` (its user message) begins: of its id, else of its time as
+    ``Message.mark`` names it (the same in every time zone)."""
+    return _key(source, conversation_id, message.id or message.mark, message.text)
+
+
+def legacy_exchange_key(source: str, conversation_id: str, message: Message) -> str:
+    """The key versions before this one recorded: of the id, else of the local time (which moves with
+    the time zone: as it is on this computer now)."""
+    return _key(source, conversation_id, message.id or message.time.isoformat(), message.text)
+
+
+def _exchange(source: str, conversation: Conversation, messages: list[Message]) -> Exchange:
+    key = exchange_key(source, conversation.id, messages[0])
+    legacy = legacy_exchange_key(source, conversation.legacy_id or conversation.id, messages[0])
+    return Exchange(conversation.id, tuple(messages), key, "" if legacy == key else legacy)
 
 
 def exchanges_of(source: str, conversation: Conversation, skipped: Counter | None = None) -> list[Exchange]:
@@ -301,14 +331,14 @@ def exchanges_of(source: str, conversation: Conversation, skipped: Counter | Non
     for msg in conversation.messages:
         if msg.role == "user":
             if current:
-                out.append(Exchange(conversation.id, tuple(current), exchange_key(source, conversation.id, current[0])))
+                out.append(_exchange(source, conversation, current))
             current = [msg]
         elif current:
             current.append(msg)
         elif skipped is not None:
             skipped["no_user"] += 1
     if current:
-        out.append(Exchange(conversation.id, tuple(current), exchange_key(source, conversation.id, current[0])))
+        out.append(_exchange(source, conversation, current))
     return out
 
 
@@ -333,7 +363,8 @@ def make_plan(history: History, *, since: date | None = None, until: date | None
               waiting: set[str] | frozenset[str] = frozenset()) -> Plan:
     """See the module docstring. ``selected``: conversation ids to import (None: all); ``imported``:
     keys earlier imports wrote; ``waiting``: keys an unfinished import has still to write (left to
-    it, counted apart: a row of only such exchanges is ``waiting``); ``memories``: how many the store holds now (for the estimate);
+    it, counted apart: a row of only such exchanges is ``waiting``) — either under an exchange's key or
+    under the one versions before this one wrote (``ExchangeFigures.within``); ``memories``: how many the store holds now (for the estimate);
     ``progress(done, total)``: told every few conversations (a first plan of a large export reads
     every conversation back: minutes for 2 GB).
 
@@ -367,8 +398,8 @@ def make_plan(history: History, *, since: date | None = None, until: date | None
         in_range = [p for p in unique
                     if (since is None or figures[p].day >= since) and (until is None or figures[p].day <= until)]
         plan.skipped_out_of_range += len(unique) - len(in_range)
-        fresh = [p for p in in_range if figures[p].key not in imported and figures[p].key not in waiting]
-        held = sum(1 for p in in_range if figures[p].key in waiting and figures[p].key not in imported)
+        fresh = [p for p in in_range if not figures[p].within(imported) and not figures[p].within(waiting)]
+        held = sum(1 for p in in_range if figures[p].within(waiting) and not figures[p].within(imported))
         blocked = dont_import.match_title(head.title) if dont_import is not None else None
         row = ConversationRow(head.id, head.title, head.first_day, head.last_day,
                               len(in_range), 0, sum(figures[p].chars for p in fresh), len(in_range) - len(fresh) - held,

@@ -10,12 +10,11 @@ What is left out: recalled memories (feeding them back would remember the memori
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Callable
 from datetime import datetime
 
-from .model import BadValue, Conversation, History, HistoryFormatError, Message, checked, parse_iso
+from .model import BadValue, Conversation, History, HistoryFormatError, Message, When, checked, made_id, read_iso
 from .source_files import Source, text_of
 
 _CHAT = re.compile(r'^<!-- sonetto:chat key="([0-9a-f]+)"(?: session="([^"]*)")? -->$')
@@ -45,9 +44,8 @@ def read(source: Source) -> History:
     if not messages:
         raise HistoryFormatError(f"{name} 不是 Sonetto 导出的对话（找不到消息）",
                                  f"{name} is not a chat exported from Sonetto (no messages found)")
-    cid = f"sonetto-{session}" if session else "sonetto-" + hashlib.sha256(
-        f"{title}\0{messages[0].time.isoformat()}".encode()).hexdigest()[:16]
-    history.conversations.append(Conversation(cid, title or messages[0].text[:30], messages))
+    cid, legacy = (f"sonetto-{session}", "") if session else made_id("sonetto-", title, messages)
+    history.conversations.append(Conversation(cid, title or messages[0].text[:30], messages, legacy_id=legacy))
     return history
 
 
@@ -55,7 +53,7 @@ def _marked(lines: list[str], key: str, history: History) -> list[Message]:
     begin = re.compile(rf'^<!-- sonetto:{key} role="(user|assistant)"(?: time="([^"]*)")? -->$')
     end = f"<!-- sonetto:{key} end -->"
     messages: list[Message] = []
-    last: datetime | None = None
+    last: When | None = None
     i = 0
     while i < len(lines):
         opened = begin.match(lines[i])
@@ -69,7 +67,7 @@ def _marked(lines: list[str], key: str, history: History) -> list[Message]:
             i += 1
         if body and _HEADER.match(body[0]):
             body = body[1:]
-        last = _on_line(at, parse_iso, opened.group(2)) or last
+        last = _on_line(at, read_iso, opened.group(2)) or last
         _add(messages, opened.group(1), "\n".join(body).strip("\n").rstrip(), last, history)
     return messages
 
@@ -77,7 +75,7 @@ def _marked(lines: list[str], key: str, history: History) -> list[Message]:
 def _guessed(lines: list[str], history: History) -> list[Message]:
     starts = [i for i, line in enumerate(lines) if _HEADER.match(line) and _after_rule(lines, i)]
     messages: list[Message] = []
-    last: datetime | None = None
+    last: When | None = None
     for n, start in enumerate(starts):
         stop = starts[n + 1] if n + 1 < len(starts) else len(lines)
         body = lines[start + 1:stop]
@@ -91,15 +89,16 @@ def _guessed(lines: list[str], history: History) -> list[Message]:
     return messages
 
 
-def _header_time(text: str) -> datetime:
+def _header_time(text: str) -> When:
+    """A speaker line's time: local, naive (it names no instant)."""
     try:
         moment = datetime.strptime(text, "%Y-%m-%d %H:%M")
     except ValueError:  # 2024-02-30, 25:00
         raise BadValue(f"时间 {text} 不是有效的日期时间", f"the time {text} is not a valid date and time") from None
-    return checked(moment, text)
+    return When(checked(moment, text))
 
 
-def _on_line(number: int, read: Callable[[str], datetime | None], text: str | None) -> datetime | None:
+def _on_line(number: int, read: Callable[[str], When | None], text: str | None) -> When | None:
     """``read(text)``; a ``BadValue`` it raises names the file's line ``number`` (1-based)."""
     try:
         return read(text)
@@ -115,10 +114,10 @@ def _after_rule(lines: list[str], i: int) -> bool:
     return j < 0 or lines[j].strip() == "---" or lines[j].startswith("_") or lines[j].startswith("# ")
 
 
-def _add(messages: list[Message], role: str, text: str, when: datetime | None, history: History) -> None:
+def _add(messages: list[Message], role: str, text: str, when: When | None, history: History) -> None:
     if not text:
         history.skipped["empty"] += 1
     elif when is None:
         history.skipped["no_time"] += 1
     else:
-        messages.append(Message(role, text, when))
+        messages.append(Message(role, text, when.local, instant=when.instant))
