@@ -298,22 +298,11 @@ async def _trash(args: argparse.Namespace, services: AppServices) -> int:
 
 
 async def _export_nothing(path: Path, fmt: str) -> None:
-    """Write the export of an empty store to ``path`` (a throwaway store in a temporary folder)."""
-    import tempfile
-
+    """Write the export of no memories to ``path`` (what an empty store's export is)."""
     from .aio import run_blocking
-    from .memory import YamlMemoryManager
-    from .memory.transfer import write_export
+    from .memory.transfer import write_empty_export
 
-    def write() -> None:
-        with tempfile.TemporaryDirectory(prefix="sonetto-empty-") as folder:
-            store = YamlMemoryManager(Path(folder) / "memory.yaml", flush_delay=None)
-            try:
-                write_export(store, path, fmt)
-            finally:
-                store.close()
-
-    await run_blocking(write)
+    await run_blocking(write_empty_export, path, fmt)
 
 
 def _is_store_file(target: Path, services: AppServices) -> bool:

@@ -84,6 +84,22 @@ def test_two_chatgpt_exports_in_one_zip_are_both_read_and_said(tmp_path):
     assert [c.title for c in order.conversations] == ["搬家去杭州", "搬家去杭州", "Plot a chart"]  # whole, 000, 001
 
 
+def test_a_note_of_many_exports_names_five_and_counts_the_rest_in_both_readers(tmp_path):
+    """ChatGPT's reader (all read) and Claude's (one read) name five files and count the others alike."""
+    move = json.loads(fixture("chatgpt_conversations.json").read_text(encoding="utf-8"))[0]
+    for reader, listed, said in (("gpt", json.dumps([move]), "all read: "), ("claude", None, "not ")):
+        path = tmp_path / f"{reader}.zip"
+        with zipfile.ZipFile(path, "w") as zf:
+            for i in range(8):
+                zf.writestr(f"e{i}/conversations.json", listed or fixture("claude_conversations.json").read_bytes())
+        (zh, en), = [note for note in read_history(path).notes if "不止一份导出" in note[0]]
+        first = 0 if reader == "gpt" else 1  # (Claude's reader names the files it did not read)
+        names = [f"e{i}/conversations.json" for i in range(first, first + 5)]
+        total = 8 - first
+        assert f"{'、'.join(names)} 等 {total} 个（" in zh
+        assert f"{said}{', '.join(names)} and {total - 5} more (" in en
+
+
 def test_chatgpt_without_current_node_guesses_the_latest_branch_and_says_so(tmp_path):
     conversations = json.loads(fixture("chatgpt_conversations.json").read_text(encoding="utf-8"))
     move = copy.deepcopy(conversations[0])

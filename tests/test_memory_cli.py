@@ -406,3 +406,44 @@ def test_exporting_a_data_dir_with_no_store_writes_an_empty_export_not_leaves_an
     assert cli_main(["--store", str(tmp_path / "b" / "memory.db"), "--create", "import", str(out)]) == 0
     assert "imported 0" in capsys.readouterr().out
     assert list(data.iterdir()) == []  # still nothing made in the data folder
+
+
+@pytest.mark.parametrize("fmt", ["yaml", "json", "md"])
+def test_the_export_of_no_memories_is_an_empty_stores_export_written_without_a_store(tmp_path, monkeypatch, capsys,
+                                                                                       fmt):
+    """A data folder with no store: `export -o` writes what an empty store's export is, byte for byte
+    (but the time it says it was made), which imports as nothing. Before, a throwaway store was opened in
+    a temporary folder to write it (its lock, log and backup files made and removed)."""
+    import re
+    import tempfile
+
+    from sonetto_desktop.memory.transfer import flags_path, read_import, write_export
+
+    data = tmp_path / "new-data"
+    data.mkdir()
+    monkeypatch.setenv("SONETTO_DATA_DIR", str(data))
+    folders = []
+    real_mkdtemp = tempfile.mkdtemp
+    monkeypatch.setattr(tempfile, "mkdtemp", lambda *a, **kw: folders.append(real_mkdtemp(*a, **kw)) or folders[-1])
+    out = tmp_path / f"none.{fmt}"
+    flags_path(out).write_text("old: {pinned: true}\n", encoding="utf-8")  # an earlier export's pins: emptied
+    assert cli_main(["export", "-o", str(out)]) == 0
+    assert folders == []  # no store anywhere, not even a throwaway one
+    monkeypatch.undo()
+
+    empty = open_store("yaml", tmp_path / "empty")  # what the export of a store with no memories is
+    try:
+        reference = tmp_path / f"reference.{fmt}"
+        flags_path(reference).write_text("old: {pinned: true}\n", encoding="utf-8")
+        assert write_export(empty, reference, fmt) == 0
+    finally:
+        empty.close()
+    stamp = re.compile(rb"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d")
+    assert stamp.sub(b"T", out.read_bytes()) == stamp.sub(b"T", reference.read_bytes())
+    assert out.stat().st_mode & 0o777 == reference.stat().st_mode & 0o777 == 0o600
+    assert flags_path(out).read_bytes() == flags_path(reference).read_bytes()  # .yaml: emptied ({}), else left
+    assert read_import(out) == {}
+    capsys.readouterr()
+    assert cli_main(["--store", str(tmp_path / "b" / "memory.db"), "--create", "import", str(out)]) == 0
+    assert "imported 0" in capsys.readouterr().out
+    assert list(data.iterdir()) == []

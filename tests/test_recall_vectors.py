@@ -244,6 +244,11 @@ def check_table(table, other):
     other.put(["x"], [2], np.asarray([embed_text("另一个模型")], np.float32))
     assert table.count() == 40 and "x" not in table.fingerprints()
     assert table.drop_other_models() == 1 and other.count() == 0
+    # the batch size a server takes, by endpoint and model: one connection keeps it, another reads it
+    assert table.learned_batch("endpoint-a") is None
+    table.learn_batch("endpoint-a", 8)
+    table.learn_batch("endpoint-a", 4)
+    assert other.learned_batch("endpoint-a") == 4 and other.learned_batch("endpoint-b") is None
 
 
 def test_a_file_stores_vectors_live_in_a_sidecar_sqlite_file(store):
@@ -466,6 +471,43 @@ def test_a_server_with_a_smaller_batch_limit_gets_every_vector_in_halved_batches
             sorted(item.description for item in mm.all_items().values())  # each memory once after the refusal
     finally:
         sync.stop()
+        mm.close()
+
+
+def test_the_batch_size_a_server_takes_is_kept_for_the_next_start_of_that_endpoint_and_model(tmp_path, llm_server):
+    """Before: the size learned from the server's refusals was forgotten with the sync: every start
+    sent the configured 16 again and was refused again. Now it is kept with the vectors, by endpoint and
+    model: another address of the server or another model starts from the configured size."""
+    llm_server.embedding_max_batch = 10
+    mm = many(tmp_path, 25)
+
+    def run(new: int, **kw) -> list[int]:
+        """Sizes of the memory requests a new sync over the same store sent to embed ``new`` more memories."""
+        mm.import_items({f"n{run.added + i:02d}": MemoryItem(f"后来第{run.added + i}条：小林又记下的一件事。", "瞬间")
+                         for i in range(new)})
+        run.added += new
+        seen = len(llm_server.embedding_requests)
+        sync = VectorSync(mm, config(llm_server, batch=16, **kw))
+        sync.consent()  # (another model: the person agreed)
+        sync.start()
+        try:
+            assert sync.wait_idle(10) and (sync.status.state, sync.status.done) == ("idle", len(mm.all_items()))
+        finally:
+            sync.stop()
+        return [len(r["input_list"]) for r in llm_server.embedding_requests[seen:] if r["input_list"] != [PROBE_TEXT]]
+
+    run.added = 0
+    try:
+        first = run(0)
+        assert first[0] == 16 and max(first[1:]) <= 10, first  # refused once, learned
+        again = run(25)
+        assert len(again) >= 3 and max(again) <= 10, again  # nothing refused: the learned size at once
+        other_address = run(12, base_url=llm_server.base_url.removesuffix("/v1"))  # the same server, reached otherwise
+        assert other_address[0] == 12, other_address  # all 12 at once: refused
+        other_model = run(0, model="scripted-embed-2")
+        assert other_model[0] == 16, other_model
+        assert max(run(12)) <= 10  # the first endpoint's size is still kept
+    finally:
         mm.close()
 
 

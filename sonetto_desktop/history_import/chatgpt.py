@@ -27,7 +27,7 @@ from typing import Any
 
 from . import saved_memories
 from .model import Conversation, History, HistoryFormatError, Message, When, convert_one, made_id, read_epoch
-from .source_files import NAMED_UNREAD, Source, listed_conversations, open_json
+from .source_files import Source, listed_conversations, named_files, open_json
 
 PART = re.compile(r"^conversations-(\d+)\.json$")
 IMAGE = "[图片]"
@@ -86,13 +86,10 @@ def read(source: Source) -> History:
                 "the rest are left out (the conversations are read as usual)"))
     if len({n.rpartition("/")[0] for n in names}) > 1 or (len(names) > 1 and any(
             n.rsplit("/", 1)[-1] == "conversations.json" for n in names)):
-        shown = names[:NAMED_UNREAD]
-        more = len(names) - len(shown)
+        zh, en = named_files(names)
         history.notes.append((
-            f"{source.path.name} 里有不止一份导出，都读取了：{'、'.join(shown)}{f' 等 {len(names)} 个' if more else ''}"
-            "（同一轮对话只导入一次）",
-            f"{source.path.name} holds more than one export, all read: {', '.join(shown)}"
-            f"{f' and {more} more' if more else ''} (a turn in more than one is imported once)"))
+            f"{source.path.name} 里有不止一份导出，都读取了：{zh}（同一轮对话只导入一次）",
+            f"{source.path.name} holds more than one export, all read: {en} (a turn in more than one is imported once)"))
     history.note_guessed_branches("{0} 个对话没有记录保留的分支，按每步最新的回复推断",
                                   "{0} conversations do not say which branch was kept; the latest reply at each "
                                   "step was taken")

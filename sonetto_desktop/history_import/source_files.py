@@ -42,8 +42,17 @@ MAX_RATIO = 100
 RATIO_FROM_BYTES = 1024 ** 2
 #: A file that is read whole (``text_of``).
 MAX_TEXT_BYTES = 32 * 1024 ** 2
-#: Files not read that a note names (``Source.note_unread``).
+#: Files a note names (``named_files``): the rest are counted.
 NAMED_UNREAD = 5
+
+
+def named_files(names: list[str]) -> tuple[str, str]:
+    """The first ``NAMED_UNREAD`` of ``names`` for a note, in Chinese and in English, with how many
+    there are in all ("a、b 等 7 个") / how many more ("a, b and 5 more") when there are more."""
+    shown = names[:NAMED_UNREAD]
+    more = len(names) - len(shown)
+    return ("、".join(shown) + (f" 等 {len(names)} 个" if more else ""),
+            ", ".join(shown) + (f" and {more} more" if more else ""))
 
 
 @dataclass(frozen=True)
@@ -94,13 +103,10 @@ class Source:
         others = self.same_named(name)
         if not others:
             return
-        shown = others[:NAMED_UNREAD]
-        more_zh = f" 等 {len(others)} 个" if len(others) > len(shown) else ""
-        more_en = f" and {len(others) - len(shown)} more" if len(others) > len(shown) else ""
+        zh, en = named_files(others)
         history.notes.append((
-            f"{self.path.name} 里有不止一份导出：只读取了 {name}，没有读取 {'、'.join(shown)}{more_zh}（请分开导入）",
-            f"{self.path.name} holds more than one export: only {name} was read, not {', '.join(shown)}{more_en} "
-            "(import them one at a time)"))
+            f"{self.path.name} 里有不止一份导出：只读取了 {name}，没有读取 {zh}（请分开导入）",
+            f"{self.path.name} holds more than one export: only {name} was read, not {en} (import them one at a time)"))
 
     def matching(self, pattern: re.Pattern[str]) -> list[str]:
         return [n for n in self.members if pattern.search(n.rsplit("/", 1)[-1])]

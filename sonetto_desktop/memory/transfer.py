@@ -96,11 +96,15 @@ def export_yaml(mm: BaseMemoryManager) -> str:
 
 
 def export_json(mm: BaseMemoryManager) -> str:
+    return _json_text(mm.all_items())
+
+
+def _json_text(items: dict[str, MemoryItem]) -> str:
     data = {
         "kind": _JSON_KIND,
         "version": 1,
         "exported_at": now_iso(),
-        "memories": {mid: item.to_dict() for mid, item in mm.all_items().items()},
+        "memories": {mid: item.to_dict() for mid, item in items.items()},
     }
     return json.dumps(data, ensure_ascii=False, indent=2, default=str)
 
@@ -141,8 +145,13 @@ def _md_unescape(text: str) -> str:
 def export_markdown(mm: BaseMemoryManager) -> str:
     """MEMORY.md style: ``## theme`` and one ``- text <!-- id:… -->`` line per memory; text escaped
     (``_MD_ESCAPED``) so that importing the file gives back every memory's text as it was."""
+    return _markdown_text(mm.get_memories_grouped())
+
+
+def _markdown_text(grouped: dict[str, list[dict[str, Any]]]) -> str:
+    """``export_markdown`` of a store whose ``get_memories_grouped()`` is ``grouped``."""
     lines = ["# MEMORY", "", f"<!-- exported by SonettoHere Desktop at {now_iso()} -->", _MD_ESCAPED, ""]
-    for theme, cards in sorted(mm.get_memories_grouped().items()):
+    for theme, cards in sorted(grouped.items()):
         lines += [f"## {_md_escape(str(theme))}", ""]
         for card in cards:
             text = _md_escape(str(card["description"]))
@@ -162,27 +171,46 @@ def export_text(mm: BaseMemoryManager, fmt: str) -> str:
     raise ValueError(f"unknown export format {fmt!r}; choose one of {FORMATS}")
 
 
-# ── import ────────────────────────────────────────────────────────────
-
-
 def write_export(mm: BaseMemoryManager, path: str | Path, fmt: str) -> int:
     """Write an export to ``path`` atomically (temp file, fsync, replace; owner-only): a crash or
     a full disk keeps the previous file whole. Returns how many memories were exported."""
-    path = Path(path)
     if fmt != "yaml":
-        text = export_text(mm, fmt)
-        remove_stale_temps(path.parent, (path.name,))  # an earlier export killed mid-write
-        atomic_write(path, text.encode("utf-8"))
+        _write_text(Path(path), export_text(mm, fmt))
         return mm.count()
-    # YAML: the seed's entries, and beside them the pins (NAME.flags.yaml, as a store's
-    # memory.flags.yaml); one from an earlier export is emptied, so it pins nothing it should not.
     items = mm.all_items()
+    _write_yaml(Path(path), items)
+    return len(items)
+
+
+def write_empty_export(path: str | Path, fmt: str) -> None:
+    """Write the export of no memories to ``path``, as :func:`write_export` writes an empty store's
+    (no store needed: a data folder that has none yet)."""
+    if fmt == "yaml":
+        _write_yaml(Path(path), {})
+    elif fmt == "json":
+        _write_text(Path(path), _json_text({}))
+    elif fmt == "md":
+        _write_text(Path(path), _markdown_text({}))
+    else:
+        raise ValueError(f"unknown export format {fmt!r}; choose one of {FORMATS}")
+
+
+def _write_text(path: Path, text: str) -> None:
+    remove_stale_temps(path.parent, (path.name,))  # an earlier export killed mid-write
+    atomic_write(path, text.encode("utf-8"))
+
+
+def _write_yaml(path: Path, items: dict[str, MemoryItem]) -> None:
+    """The seed's entries, and beside them the pins (NAME.flags.yaml, as a store's memory.flags.yaml);
+    one from an earlier export is emptied, so it pins nothing it should not."""
     flags, side = flags_of(items), flags_path(path)
     remove_stale_temps(path.parent, (path.name, side.name))
     if flags or side.exists():
         atomic_write(side, dump_flags(flags))
     atomic_write(path, _yaml_text(items).encode("utf-8"))
-    return len(items)
+
+
+# ── import ────────────────────────────────────────────────────────────
 
 
 _CONTAINERS = (list, tuple, dict)

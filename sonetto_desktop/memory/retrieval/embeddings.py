@@ -162,6 +162,13 @@ class EmbeddingsConfig:
         raw = f"{self.base_url.lower()}|{self.model}|{self.dimensions}|{self.document_prefix}"
         return hashlib.sha1(raw.encode("utf-8")).hexdigest()[:16]
 
+    @property
+    def endpoint_key(self) -> str:
+        """The endpoint and the model asked there (what a server's batch limit is of: another address or
+        another model starts from the preset's size again); a hash, so no address is stored in clear."""
+        raw = f"{self.base_url.lower().rstrip('/')}|{self.model}"
+        return hashlib.sha1(raw.encode("utf-8")).hexdigest()[:16]
+
 
 def preset_for(config: EmbeddingsConfig) -> Preset | None:
     """The preset of ``config``'s model at the preset's own address (None: another model or server)."""

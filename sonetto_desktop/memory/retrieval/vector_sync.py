@@ -36,10 +36,13 @@ One worker thread per store and model:
   until :meth:`retry` or new settings;
 - a batch the server refuses as too large (a 4xx that names a batch limit, or a 400/413 for more than
   one text: a server's limit may be below the preset's or ``CUSTOM_BATCH``) is sent again in halves,
-  down to one memory, and the size that worked is kept for the next batches; one memory refused
-  alone (longer than the model takes, a content filter) is embedded from its text clipped, halved
-  down to ``CLIP_MIN`` characters, and skipped when even that is refused: a log line, a count in the
-  status (``skipped``), never a stop for the others (it is tried again when its text changes).
+  down to one memory, and the size that worked is kept for the next batches; after a refusal that
+  names the batch limit that size is also kept with the vectors (``VectorTable.learn_batch``, by
+  endpoint and model), so the next start sends batches of it at once (another endpoint or model: the
+  configured size again). One memory refused alone (longer than the model takes, a content filter)
+  is embedded from its text clipped, halved down to ``CLIP_MIN`` characters, and skipped when even
+  that is refused: a log line, a count in the status (``skipped``), never a stop for the others (it
+  is tried again when its text changes, or at the next start).
 - a sidecar vectors file that is not a database, or is damaged (a crash while copying, a full
   disk), is moved aside (``<name>.damaged-<time>``, kept for inspection) with a log line and made
   again, every vector computed again; recall uses words meanwhile.
@@ -362,6 +365,15 @@ class VectorSync:
                 self._reload = True
         self._model_key, self._dims, self._identified = key, table.dims, True
         self._probe, self._since_check, self._unchecked = probe, 0, []
+        self._learned_batch(table)
+
+    def _learned_batch(self, table: VectorTable) -> None:
+        """The batch size this endpoint's server was found to take at an earlier start (see the module
+        docstring); a smaller one learned in this run stays."""
+        learned = table.learned_batch(self.config.endpoint_key)  # (a table that fails: as any of its reads)
+        if learned is not None and learned < self._batch:
+            log.info("vectors: batches of %d (the server refused more before)", learned)
+            self._batch = max(1, learned)
 
     def _nothing_to_embed(self) -> bool:
         """An empty store and no change waiting: nothing asks for the model yet (the built-in one holds
@@ -534,6 +546,8 @@ class VectorSync:
             self._batch = max(1, sent // 2)
             log.warning("vectors: the server refused %d texts at once (%s); batches of %d from now on",
                         sent, exc, self._batch)
+            if names_batch:  # the server's limit, not one memory's fault: the next starts begin there
+                self._keep_batch()
             self._requeue(batch)
             return True
         if len(batch) != 1 or not (names_batch or status in (400, 413, 422)):
@@ -554,6 +568,16 @@ class VectorSync:
                         "vector until its text changes", mid, sent, exc)
             self._publish(self._counts("running"))
         return True
+
+    def _keep_batch(self) -> None:
+        table = self._table
+        if table is None:
+            return
+        try:
+            table.learn_batch(self.config.endpoint_key, self._batch)
+        except Exception as exc:  # not kept: the next start is refused again, nothing worse
+            log.warning("vectors: the batch size the server takes cannot be kept (%s)", exc,
+                        exc_info=log.isEnabledFor(logging.DEBUG))
 
     def _requeue(self, batch: list[tuple[str, str, int]]) -> None:
         ids = [mid for mid, _, _ in batch if mid not in self._queued]

@@ -6,7 +6,10 @@ of the text it was computed from, so the background sync (``vector_sync.py``) kn
 memories are missing or changed, and can resume after any stop.
 
 Each embeddings model has its own rows (``model``: the model's key); switching models never mixes
-them. A model is known by what it is, not by where it is served: its name, its vector size and its
+them. Beside them, the batch size a server was found to take (:meth:`VectorTable.learned_batch`), by
+endpoint and model (``EmbeddingsConfig.endpoint_key``): the next start sends batches of that size at
+once instead of being refused again (a PostgreSQL store shares it between devices: at worst smaller
+batches than a device's own server would take). A model is known by what it is, not by where it is served: its name, its vector size and its
 vector of a fixed text (the *probe*), kept in a table of models (:meth:`VectorTable.models`,
 :meth:`VectorTable.register`). Two devices that reach one model by two addresses (directly and
 through a gateway) find the same record and share its vectors. All rows of a model have its size:
@@ -386,6 +389,15 @@ class VectorTable(ABC):
         """In one transaction that no other device's registration interleaves with: the key of the
         recorded model ``probe`` matches, else of a new record; rows under ``legacy`` adopted."""
 
+    @abstractmethod
+    def learned_batch(self, endpoint: str) -> int | None:
+        """The most texts a request the server at ``endpoint`` (``EmbeddingsConfig.endpoint_key``) was
+        found to take (None: nothing learned: the configured size)."""
+
+    @abstractmethod
+    def learn_batch(self, endpoint: str, batch: int) -> None:
+        """Keep ``batch`` as what the server at ``endpoint`` takes (it refused more)."""
+
     def close(self) -> None:
         """Release the connection (a backend closes its own, then calls this)."""
         self._matrix = None
@@ -502,6 +514,8 @@ class SqliteVectors(VectorTable):
                            "WITHOUT ROWID")
         self._conn.execute("CREATE TABLE IF NOT EXISTS models (key TEXT PRIMARY KEY, name TEXT NOT NULL, "
                            "dims INTEGER NOT NULL, probe BLOB NOT NULL, created REAL NOT NULL)")
+        self._conn.execute("CREATE TABLE IF NOT EXISTS limits (endpoint TEXT PRIMARY KEY, batch INTEGER NOT NULL, "
+                           "learned REAL NOT NULL)")
 
     def _load(self) -> tuple[list[str], np.ndarray, np.ndarray]:
         found = self._conn.execute("SELECT id, scale, vec FROM vectors WHERE model = ?", (self.model,)).fetchall()
@@ -551,6 +565,17 @@ class SqliteVectors(VectorTable):
         with self._lock:
             return dict(self._conn.execute("SELECT model, COUNT(*) FROM vectors GROUP BY model").fetchall())
 
+    def learned_batch(self, endpoint: str) -> int | None:
+        with self._lock:
+            found = self._conn.execute("SELECT batch FROM limits WHERE endpoint = ?", (endpoint,)).fetchone()
+        return int(found[0]) if found else None
+
+    def learn_batch(self, endpoint: str, batch: int) -> None:
+        with self._lock, self._conn:
+            self._conn.execute("BEGIN IMMEDIATE")
+            self._conn.execute("INSERT OR REPLACE INTO limits (endpoint, batch, learned) VALUES (?, ?, ?)",
+                               (endpoint, max(1, int(batch)), time.time()))
+
     def _register(self, name: str, probe: np.ndarray, legacy: str) -> str:
         with self._conn:
             self._conn.execute("BEGIN IMMEDIATE")
@@ -591,6 +616,9 @@ class PgVectors(VectorTable):
                            "fp bigint NOT NULL, scale real NOT NULL, vec bytea NOT NULL, PRIMARY KEY (model, id))")
         self._conn.execute(f"CREATE TABLE IF NOT EXISTS {self._models} (key text PRIMARY KEY, name text NOT NULL, "
                            "dims integer NOT NULL, probe bytea NOT NULL, created timestamptz NOT NULL DEFAULT now())")
+        self._limits = f'"{self._schema}".memory_vector_limits'
+        self._conn.execute(f"CREATE TABLE IF NOT EXISTS {self._limits} (endpoint text PRIMARY KEY, "
+                           "batch integer NOT NULL, learned timestamptz NOT NULL DEFAULT now())")
         self._ready: tuple[str, int] | None = None  # (model, dims) whose pgvector table is made
         self.pgvector = self._enable_pgvector()
         if self.pgvector:
@@ -769,6 +797,16 @@ class PgVectors(VectorTable):
     def rows_by_model(self) -> dict[str, int]:
         with self._lock:
             return dict(self._conn.execute(f"SELECT model, COUNT(*) FROM {self._table} GROUP BY model").fetchall())
+
+    def learned_batch(self, endpoint: str) -> int | None:
+        with self._lock:
+            found = self._conn.execute(f"SELECT batch FROM {self._limits} WHERE endpoint = %s", (endpoint,)).fetchone()
+        return int(found[0]) if found else None
+
+    def learn_batch(self, endpoint: str, batch: int) -> None:
+        with self._lock:
+            self._conn.execute(f"INSERT INTO {self._limits} (endpoint, batch) VALUES (%s, %s) ON CONFLICT (endpoint) "
+                               "DO UPDATE SET batch = EXCLUDED.batch, learned = now()", (endpoint, max(1, int(batch))))
 
     def _register(self, name: str, probe: np.ndarray, legacy: str) -> str:
         with self._conn.transaction():
