@@ -1720,34 +1720,34 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
         <translation>Sonetto · a companion who remembers</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/main_window.py" line="91" />
+        <location filename="../../sonetto_desktop/ui/main_window.py" line="93" />
         <source>新对话</source>
         <translation>New chat</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/main_window.py" line="115" />
-        <location filename="../../sonetto_desktop/ui/main_window.py" line="116" />
+        <location filename="../../sonetto_desktop/ui/main_window.py" line="117" />
+        <location filename="../../sonetto_desktop/ui/main_window.py" line="118" />
         <source>设置</source>
         <translation>Settings</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/main_window.py" line="160" />
+        <location filename="../../sonetto_desktop/ui/main_window.py" line="162" />
         <source>撤销：%1</source>
         <translation>Undo: %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/main_window.py" line="160" />
+        <location filename="../../sonetto_desktop/ui/main_window.py" line="162" />
         <location filename="../../sonetto_desktop/ui/window_menus.py" line="67" />
         <source>撤销</source>
         <translation>Undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/main_window.py" line="162" />
+        <location filename="../../sonetto_desktop/ui/main_window.py" line="164" />
         <source>重做：%1</source>
         <translation>Redo: %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/main_window.py" line="162" />
+        <location filename="../../sonetto_desktop/ui/main_window.py" line="164" />
         <location filename="../../sonetto_desktop/ui/window_menus.py" line="69" />
         <source>重做</source>
         <translation>Redo</translation>
@@ -4485,12 +4485,12 @@ Your theme: {1}</translation>
 <context>
     <name>WelcomePanel</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/welcome.py" line="25" />
+        <location filename="../../sonetto_desktop/ui/chat/welcome.py" line="30" />
         <source>你好，我是 Sonetto</source>
         <translation>Hi, I'm Sonetto</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/welcome.py" line="30" />
+        <location filename="../../sonetto_desktop/ui/chat/welcome.py" line="35" />
         <source>我会记住我们聊过的事，下次见面时还记得你。
 开始聊天前，请先在设置里填写一个模型服务（OpenAI、DeepSeek、通义千问，或本机的 Ollama / LM Studio）。
 右边的记忆墙现在就可以用。</source>
@@ -4499,9 +4499,34 @@ Before we chat, add a model service in the settings (OpenAI, DeepSeek, Qwen, or 
 The memory wall on the right works already.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/welcome.py" line="40" />
+        <location filename="../../sonetto_desktop/ui/chat/welcome.py" line="45" />
         <source>打开设置</source>
         <translation>Open settings</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/chat/welcome.py" line="48" />
+        <source>已经有记忆或聊天记录？</source>
+        <translation>Memories or chats already?</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/chat/welcome.py" line="51" />
+        <source>导入记忆文件…</source>
+        <translation>Import a memories file…</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/chat/welcome.py" line="52" />
+        <source>SonettoHere 的 memory.yaml，或导出的记忆文件（YAML、JSON、Markdown）</source>
+        <translation>SonettoHere's memory.yaml, or an exported memories file (YAML, JSON, Markdown)</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/chat/welcome.py" line="54" />
+        <source>导入聊天记录…</source>
+        <translation>Import chats…</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/chat/welcome.py" line="55" />
+        <source>ChatGPT、Claude、DeepSeek 等导出的聊天记录：现在就能读取和预览，设置好模型后写成记忆</source>
+        <translation>Chats exported from ChatGPT, Claude, DeepSeek and others: read and previewed now, written as memories once a model is set</translation>
     </message>
 </context>
 <context>

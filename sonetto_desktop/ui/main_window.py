@@ -67,6 +67,8 @@ class MainWindow(QMainWindow):
         self.drafts = Drafts(controller, self.chat_panel.composer, ui_state) if ui_state is not None else None
         self.welcome = WelcomePanel(root)
         self.welcome.settings_requested.connect(self.settings_requested)
+        self.welcome.import_requested.connect(self.import_requested)
+        self.welcome.history_import_requested.connect(self.history_import_requested)
         self.chat_stack = QStackedWidget(root)
         self.chat_stack.addWidget(self.welcome)
         self.chat_stack.addWidget(self.chat_panel)

@@ -31,6 +31,20 @@ async def test_welcome_panel_when_no_model_is_configured_and_the_wall_still_work
         # Sending without a model gives a clear inline error, not a crash.
         await app.controller.send("你好")
         assert app.controller.current_session_id
+        # What a person may already have is one click away: a memories file (offline) and exported chats.
+        asked: list[str] = []
+        window.import_requested.connect(lambda: asked.append("memories"))
+        window.history_import_requested.connect(lambda: asked.append("chats"))
+        window.welcome.import_button.click()
+        window.welcome.history_button.click()
+        assert asked == ["memories", "chats"]
+        await asyncio.sleep(0.2)  # the file dialog and the import dialog open, then close again
+        from PySide6.QtWidgets import QDialog
+
+        opened = [w for w in QApplication.topLevelWidgets() if isinstance(w, QDialog) and w.isVisible()]
+        assert {type(w).__name__ for w in opened} >= {"QFileDialog", "HistoryImportDialog"}, opened
+        for dialog in opened:
+            dialog.reject()
 
 
 async def test_chat_shows_when_configured(qapp, tmp_path, llm_server):

@@ -1,15 +1,20 @@
-"""First run without a model: a welcome panel that leads to the settings (the wall works offline)."""
+"""First run without a model: a welcome panel that leads to the settings (the wall works offline), and
+to what a person may already have: a SonettoHere ``memory.yaml`` or another app's memories file (导入记忆,
+offline), chats exported from ChatGPT, Claude, DeepSeek… (导入聊天记录: read and previewed now, written
+once a model is set)."""
 
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from ..widgets.icons import icon
 
 
 class WelcomePanel(QWidget):
     settings_requested = Signal()
+    import_requested = Signal()  # 导入记忆…
+    history_import_requested = Signal()  # 导入聊天记录…
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -40,7 +45,28 @@ class WelcomePanel(QWidget):
         self.settings_button = QPushButton(icon("settings", "#ffffff"), self.tr("打开设置"), self)
         self.settings_button.setObjectName("PrimaryButton")
         self.settings_button.clicked.connect(self.settings_requested)
+        already = QLabel(self.tr("已经有记忆或聊天记录？"), self)
+        already.setObjectName("WelcomeText")
+        already.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.import_button = QPushButton(self.tr("导入记忆文件…"), self)
+        self.import_button.setToolTip(self.tr("SonettoHere 的 memory.yaml，或导出的记忆文件（YAML、JSON、Markdown）"))
+        self.import_button.clicked.connect(self.import_requested)
+        self.history_button = QPushButton(self.tr("导入聊天记录…"), self)
+        self.history_button.setToolTip(self.tr("ChatGPT、Claude、DeepSeek 等导出的聊天记录：现在就能读取和预览，设置好模型后写成记忆"))
+        self.history_button.clicked.connect(self.history_import_requested)
+        links = QHBoxLayout()
+        links.setSpacing(8)
+        links.addStretch(1)
+        for button in (self.import_button, self.history_button):
+            button.setObjectName("WelcomeLink")
+            button.setFlat(True)
+            button.setCursor(Qt.CursorShape.PointingHandCursor)
+            links.addWidget(button)
+        links.addStretch(1)
         for widget in (logo, title, text):
             column.addWidget(widget)
         column.addWidget(self.settings_button, 0, Qt.AlignmentFlag.AlignCenter)
+        column.addSpacing(18)
+        column.addWidget(already)
+        column.addLayout(links)
         column.addStretch(2)
