@@ -315,3 +315,37 @@ def test_a_files_keys_and_conversation_ids_do_not_depend_on_the_time_zone(tmp_pa
     ids_elsewhere, keys_elsewhere, local_elsewhere = read()
     assert local_elsewhere != local  # the messages' local time moved with the zone, as the writer reads it
     assert (ids_elsewhere, keys_elsewhere) == (ids, keys)
+
+
+def _fold_chat(path: Path) -> Path:
+    """One chat across New York's fall-back hour (2024-11-03: 01:00-02:00 happens twice), its times
+    in UTC: a question at 01:50 EDT, its answer at 01:05 EST (15 minutes later), the next question at
+    01:10 EST and its answer at 01:15 EST."""
+    lines = [
+        {"conversation": "c", "role": "user", "content": "Q1 我明天去波士顿。", "time": "2024-11-03T05:50:00Z"},
+        {"conversation": "c", "role": "assistant", "content": "A1 一路顺风！", "time": "2024-11-03T06:05:00Z"},
+        {"conversation": "c", "role": "user", "content": "Q2 那边冷吗？", "time": "2024-11-03T06:10:00Z"},
+        {"conversation": "c", "role": "assistant", "content": "A2 带件外套。", "time": "2024-11-03T06:15:00Z"},
+    ]
+    path.write_text("\n".join(json.dumps(x, ensure_ascii=False) for x in lines) + "\n", encoding="utf-8")
+    return path
+
+
+def _turns(path: Path) -> list[list[str]]:
+    from sonetto_desktop.history_import.plan import exchanges_of
+
+    history = read_history(path)
+    [conversation] = list(history.conversations)
+    return [[m.text.split()[0] for m in e.messages] for e in exchanges_of(history.source, conversation)]
+
+
+def test_a_jsonl_chat_across_a_dst_fold_keeps_its_order(tmp_path, monkeypatch, shanghai):  # noqa: F811
+    """A chat is put in order by its instants, not by local clock times: where the clocks fall back during
+    it, an answer given after they went back read as earlier than its question, was cut off from it
+    (left out as "no user message"), and what was imported depended on this computer's time zone."""
+    path = _fold_chat(tmp_path / "chat.jsonl")
+    _move_to(monkeypatch, "UTC")
+    in_utc = _turns(path)
+    assert in_utc == [["Q1", "A1"], ["Q2", "A2"]]
+    _move_to(monkeypatch, "America/New_York")
+    assert _turns(path) == in_utc

@@ -24,7 +24,7 @@ import os
 import pickle
 import tempfile
 from array import array
-from datetime import datetime
+from datetime import datetime, timezone
 from typing import Any
 
 from .model import BadValue, Conversation, History, HistoryFormatError, Message, read_iso
@@ -65,16 +65,27 @@ class _Spilled:
         self._buffer.clear()
 
     def messages(self, conversation: str) -> list[Message]:
-        """The conversation's messages sorted by time, then by line."""
+        """The conversation's messages sorted by time (the instant a time names, else the local time
+        it says: local clock times repeat where the clocks fall back), then by line."""
         if self._buffer:
             self._flush()
         spans = self.spans[conversation]
         rows = [pickle.loads(os.pread(self._file.fileno(), spans[i + 1], spans[i])) for i in range(0, len(spans), 2)]
-        rows.sort(key=lambda row: (row[2], row[4]))
+        rows.sort(key=lambda row: (_moment(row[5], row[2]), row[4]))
         return [Message(role, text, when, mid, instant) for role, text, when, mid, _, instant in rows]
 
     def close(self) -> None:
         self._file.close()
+
+
+def _moment(instant: datetime | None, local: datetime) -> datetime:
+    """A message's moment, comparable across messages with and without an instant."""
+    if instant is not None:
+        return instant
+    try:
+        return local.astimezone(timezone.utc)  # a naive time is this computer's local time
+    except (OverflowError, OSError, ValueError):  # (near year 1 or 9999 on some platforms)
+        return local.replace(tzinfo=timezone.utc)
 
 
 def read(source: Source) -> History:

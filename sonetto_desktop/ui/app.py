@@ -106,13 +106,23 @@ async def _run(qapp: Any, args: argparse.Namespace, instance: Any = None) -> int
     settings = (await call(_load_settings)).unwrap()  # file + keyring: never on the Qt thread
     app = SonettoApp(qapp, settings, use_tray=not args.no_tray)
     restore = _quit_on_signals(app)
+    asked: list[bool] = []  # a later launch asked before the window was there (the store still opening)
+
+    def show_window() -> None:  # a later launch: the window as it is now (a language switch makes a new one)
+        if app.window is None:
+            asked.append(True)
+        else:
+            app.window.bring_to_front()
+
+    if instance is not None:
+        instance.show_requested.connect(show_window)
     try:
         if not await app.start():  # the data folder could not be used and the person chose to quit
             return 0
         if args.hidden and app.window is not None and app.window.hide_to_tray:
             app.window.hide()
-        if instance is not None and app.window is not None:  # a later launch: this window to the front
-            instance.show_requested.connect(app.window.bring_to_front)
+        if asked and app.window is not None:
+            app.window.bring_to_front()
         await app.quit_requested.wait()
     finally:
         await app.shutdown()

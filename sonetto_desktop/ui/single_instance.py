@@ -3,14 +3,15 @@
 Double-clicking the app's icon while it runs (or while it sits in the tray) used to open a second
 window on the same memories, with its own tray icon and a red "另一个 Sonetto 正在使用这个记忆库" in
 the corner. Now the first launch of a profile (its config folder, and the data folder the
-environment names, if any) holds ``instance.lock`` in the config folder for as long as it runs and
-listens on a local socket only this user can open. A later launch finds the lock taken, connects,
+environment names, if any) holds ``<name>.lock`` in the config folder (``name``: the profile's, see
+``server_name``) for as long as it runs and listens on a local socket of that name only this user can
+open. A later launch finds the lock taken, connects,
 says ``show``, and ends with exit code 0; the running app raises its window (from the tray too).
 
 The lock, not the socket, decides who runs: the operating system lets go of it when the process ends
 in any way (a kill, a crash), so a socket file left behind by a crash never blocks a start (the one
 holding the lock removes it before listening). When the lock cannot be taken for another reason (a
-read-only config folder), the app starts as before and says so in the log.
+read-only config folder, a file system without locks), the app starts as before and says so in the log.
 
 Blocking (a file lock, a local connection of at most ``CONNECT_WAIT`` seconds): called once before the
 event loop and the window, by ``app.main``.
@@ -30,7 +31,6 @@ from PySide6.QtNetwork import QLocalServer, QLocalSocket
 
 log = logging.getLogger(__name__)
 
-LOCK_NAME = "instance.lock"
 #: How long a second launch tries to reach the first (which may still be starting: it takes the lock
 #: before it listens), in seconds.
 CONNECT_WAIT = 5.0
@@ -60,6 +60,10 @@ class SingleInstance(QObject):
         self._lock: Any = None
         self._server: QLocalServer | None = None
 
+    @property
+    def lock_path(self) -> Path:
+        return self._folder / f"{self.name}.lock"
+
     def claim(self, *, show: bool = True) -> bool:
         """``show``: ask a running app to show its window (False: a start in the tray, e.g. at login,
         leaves a running app as it is)."""
@@ -67,19 +71,19 @@ class SingleInstance(QObject):
 
         try:
             self._folder.mkdir(parents=True, exist_ok=True)
-            handle = open(self._folder / LOCK_NAME, "a+b")  # held for the process's life
+            handle = open(self.lock_path, "a+b")  # held for the process's life
         except OSError as exc:
             log.warning("cannot keep one window per profile (%s): starting anyway", exc)
             return True
         try:
             portalocker.lock(handle, portalocker.LOCK_EX | portalocker.LOCK_NB)
-        except portalocker.exceptions.LockException:
+        except portalocker.exceptions.AlreadyLocked:  # another launch of this profile holds it
             handle.close()
             if not show or self._ask_running():
                 return False
-            log.warning("another Sonetto holds %s but did not answer: starting anyway", self._folder / LOCK_NAME)
+            log.warning("another Sonetto holds %s but did not answer: starting anyway", self.lock_path)
             return True
-        except OSError as exc:  # a file system without locks
+        except (portalocker.exceptions.LockException, OSError) as exc:  # a file system without locks
             handle.close()
             log.warning("cannot keep one window per profile (%s): starting anyway", exc)
             return True
