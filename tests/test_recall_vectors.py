@@ -249,6 +249,17 @@ def check_table(table, other):
     table.learn_batch("endpoint-a", 8)
     table.learn_batch("endpoint-a", 4)
     assert other.learned_batch("endpoint-a") == 4 and other.learned_batch("endpoint-b") is None
+    # learned longer ago than LEARNED_DAYS: the configured size is tried again (a limit raised since, or a
+    # refusal that was about a few long texts, does not pin small batches for good)
+    from sonetto_desktop.memory.retrieval import vectors as vectors_module
+
+    kept = vectors_module.LEARNED_DAYS
+    vectors_module.LEARNED_DAYS = -1  # (everything learned is "older" than that)
+    try:
+        assert other.learned_batch("endpoint-a") is None
+    finally:
+        vectors_module.LEARNED_DAYS = kept
+    assert other.learned_batch("endpoint-a") == 4
 
 
 def test_a_file_stores_vectors_live_in_a_sidecar_sqlite_file(store):

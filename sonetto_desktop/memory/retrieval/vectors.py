@@ -8,8 +8,9 @@ memories are missing or changed, and can resume after any stop.
 Each embeddings model has its own rows (``model``: the model's key); switching models never mixes
 them. Beside them, the batch size a server was found to take (:meth:`VectorTable.learned_batch`), by
 endpoint and model (``EmbeddingsConfig.endpoint_key``): the next start sends batches of that size at
-once instead of being refused again (a PostgreSQL store shares it between devices: at worst smaller
-batches than a device's own server would take). A model is known by what it is, not by where it is served: its name, its vector size and its
+once instead of being refused again, for ``LEARNED_DAYS`` (a PostgreSQL store shares it between
+devices: the last device refused sets it; another device whose own server at the same address takes
+fewer is refused once and learns again). A model is known by what it is, not by where it is served: its name, its vector size and its
 vector of a fixed text (the *probe*), kept in a table of models (:meth:`VectorTable.models`,
 :meth:`VectorTable.register`). Two devices that reach one model by two addresses (directly and
 through a gateway) find the same record and share its vectors. All rows of a model have its size:
@@ -74,6 +75,8 @@ SIDECAR_SUFFIX = ".vectors.sqlite3"
 #: Numbers upcast and scored at a time (a 512 KB float32 copy that stays in the cache: 128 rows of
 #: 1,024 numbers re-score 25,600 candidates in 9.5 ms where 512 rows took 15.4 and 8,192 more).
 CHUNK = 131_072
+#: How long a batch size learned from a server's refusal stands (then the configured size is tried again).
+LEARNED_DAYS = 7
 EXACT_UP_TO = 40_000_000  # rows × dimensions scored exactly; above, narrowed by centred sign bits first
 PREFILTER_FACTOR = 32  # ... to this many times the rows asked for (at least PREFILTER_MIN)
 PREFILTER_MIN = 16_000
@@ -392,7 +395,9 @@ class VectorTable(ABC):
     @abstractmethod
     def learned_batch(self, endpoint: str) -> int | None:
         """The most texts a request the server at ``endpoint`` (``EmbeddingsConfig.endpoint_key``) was
-        found to take (None: nothing learned: the configured size)."""
+        found to take in the last ``LEARNED_DAYS`` (None: nothing learned, or learned longer ago: the
+        configured size, tried again, since a server's limit may have been raised or a refusal was
+        about a few long texts rather than their number)."""
 
     @abstractmethod
     def learn_batch(self, endpoint: str, batch: int) -> None:
@@ -567,7 +572,8 @@ class SqliteVectors(VectorTable):
 
     def learned_batch(self, endpoint: str) -> int | None:
         with self._lock:
-            found = self._conn.execute("SELECT batch FROM limits WHERE endpoint = ?", (endpoint,)).fetchone()
+            found = self._conn.execute("SELECT batch FROM limits WHERE endpoint = ? AND learned > ?",
+                                       (endpoint, time.time() - LEARNED_DAYS * 86400)).fetchone()
         return int(found[0]) if found else None
 
     def learn_batch(self, endpoint: str, batch: int) -> None:
@@ -800,7 +806,8 @@ class PgVectors(VectorTable):
 
     def learned_batch(self, endpoint: str) -> int | None:
         with self._lock:
-            found = self._conn.execute(f"SELECT batch FROM {self._limits} WHERE endpoint = %s", (endpoint,)).fetchone()
+            found = self._conn.execute(f"SELECT batch FROM {self._limits} WHERE endpoint = %s "
+                                       "AND learned > now() - make_interval(days => %s)", (endpoint, LEARNED_DAYS)).fetchone()
         return int(found[0]) if found else None
 
     def learn_batch(self, endpoint: str, batch: int) -> None:
