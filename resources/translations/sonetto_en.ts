@@ -2503,11 +2503,6 @@ Your theme: {1}</translation>
         <translation>This memory can't be found; it may have been deleted or moved.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="82" />
-        <source>这条记忆刚被改过，没有保存：请看过它现在的内容再改。</source>
-        <translation>This memory just changed, so nothing was saved: look at it as it is now before changing it.</translation>
-    </message>
-    <message>
         <location filename="../../sonetto_desktop/presentation/errors.py" line="84" />
         <source>记忆库文件无法读取，没有做任何修改：{0}</source>
         <translation>The memory store file can't be read, so nothing was changed: {0}</translation>
@@ -2571,6 +2566,11 @@ Your theme: {1}</translation>
         <location filename="../../sonetto_desktop/presentation/errors.py" line="40" />
         <source>操作失败：{0}</source>
         <translation>The operation failed: {0}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="82" />
+        <source>记忆刚被改过，没有保存：请看过它现在的内容再改。</source>
+        <translation>The memory just changed, so nothing was saved: look at it as it is now before changing it.</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/presentation/errors.py" line="108" />

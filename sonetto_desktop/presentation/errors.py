@@ -79,7 +79,7 @@ def _sentence(exc: BaseException) -> str | None:
     if isinstance(exc, MemoryNotFound):
         return translate("OperationErrors", "找不到这条记忆，它可能已被删除或移动。")
     if isinstance(exc, ChangedMeanwhile):  # the dialog asks about it; elsewhere (another front end) this says it
-        return translate("OperationErrors", "这条记忆刚被改过，没有保存：请看过它现在的内容再改。")
+        return translate("OperationErrors", "记忆刚被改过，没有保存：请看过它现在的内容再改。")  # (an edit or a merge)
     if isinstance(exc, StoreCorrupt):
         return translate("OperationErrors", "记忆库文件无法读取，没有做任何修改：{0}").format(exc.detail)
     if isinstance(exc, ProposalWithdrawn):  # its conversation (an import, a chat turn) was undone
