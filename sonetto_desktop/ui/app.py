@@ -104,7 +104,7 @@ async def _run(qapp: Any, args: argparse.Namespace, instance: Any = None) -> int
     from .memory_service import call
 
     settings = (await call(_load_settings)).unwrap()  # file + keyring: never on the Qt thread
-    app = SonettoApp(qapp, settings, use_tray=not args.no_tray)
+    app = SonettoApp(qapp, settings, use_tray=not args.no_tray, start_hidden=args.hidden)
     restore = _quit_on_signals(app)
     asked: list[bool] = []  # a later launch asked before the window was there (the store still opening)
 
@@ -119,8 +119,6 @@ async def _run(qapp: Any, args: argparse.Namespace, instance: Any = None) -> int
     try:
         if not await app.start():  # the data folder could not be used and the person chose to quit
             return 0
-        if args.hidden and app.window is not None and app.window.hide_to_tray:
-            app.window.hide()
         if asked and app.window is not None:
             app.window.bring_to_front()
         await app.quit_requested.wait()

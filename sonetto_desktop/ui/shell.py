@@ -54,15 +54,18 @@ class SonettoApp:
 
     def __init__(self, qapp: QApplication, settings: Settings | None = None, *, interactive: bool = True,
                  use_tray: bool = True, writer_drain_timeout: float = WRITER_DRAIN_TIMEOUT,
-                 embeddings: dict[str, Any] | None = None) -> None:
+                 embeddings: dict[str, Any] | None = None, start_hidden: bool = False) -> None:
         """``embeddings``: the embeddings sync's options (``builtin``: None for a platform without the
-        built-in model, ``start_delay``; ``recall_setup.RecallVectors``); default: what is installed."""
+        built-in model, ``start_delay``; ``recall_setup.RecallVectors``); default: what is installed.
+        ``start_hidden`` (``sonetto --hidden``, the login item): the window is not shown when a tray
+        holds the app (it used to be shown and hidden again: a flash at every login)."""
         import asyncio
 
         self.qapp = qapp
         self.settings = settings if settings is not None else load_settings()
         self.interactive = interactive
         self.use_tray = use_tray
+        self.start_hidden = start_hidden
         self.writer_drain_timeout = writer_drain_timeout
         self.embeddings = dict(embeddings or {})
         self.quit_requested = asyncio.Event()
@@ -212,7 +215,8 @@ class SonettoApp:
             lambda text, kind: self.toasts.show_toast(text, key="history-import", kind=kind))
         self._build_views()
         self._tasks.spawn(self._offer_sqlite(self._ui_state), name="sqlite-offer")
-        self.window.show()
+        if not (self.start_hidden and self.window.hide_to_tray):
+            self.window.show()
 
     def _build_views(self) -> None:
         """The window, wall, tray and quick chat over the long-lived parts: built at start and again

@@ -292,3 +292,34 @@ async def test_the_window_opens_within_its_screen_whatever_size_was_saved(qapp, 
     async with running_app(qapp, app_settings(tmp_path / "data")) as app:
         free = app.window.screen().availableGeometry()
         assert free.contains(app.window.frameGeometry()), (free, app.window.frameGeometry())
+
+
+@pytest.mark.qt_log_ignore(OFFSCREEN_RAISE, OFFSCREEN_SIZE_HINTS, "systemTrayWindowChanged")  # (a tray offscreen)
+async def test_a_start_in_the_tray_never_shows_the_window(qapp, tmp_path, monkeypatch):
+    """``sonetto --hidden`` (the login item) with a tray: the window was shown and hidden again once the
+    app had started, a flash at every login. Now it is never shown until the person opens it. (The
+    offscreen platform has no tray: Qt's answer to "is there one?" is made yes here.)"""
+    from PySide6.QtCore import QEvent, QObject
+    from PySide6.QtWidgets import QSystemTrayIcon
+
+    from sonetto_desktop.ui.main_window import MainWindow
+
+    monkeypatch.setattr(QSystemTrayIcon, "isSystemTrayAvailable", staticmethod(lambda: True))
+    shown: list[bool] = []
+
+    class Watch(QObject):
+        def eventFilter(self, obj, event):  # noqa: N802 - Qt's name
+            if isinstance(obj, MainWindow) and event.type() == QEvent.Type.Show:
+                shown.append(True)
+            return False
+
+    watch = Watch()
+    qapp.installEventFilter(watch)
+    try:
+        async with running_app(qapp, app_settings(tmp_path / "data"), start_hidden=True) as app:
+            assert app.window.hide_to_tray and not app.window.isVisible()
+            assert shown == []
+            app.window.bring_to_front()  # 打开窗口 from the tray
+            assert app.window.isVisible() and shown == [True]
+    finally:
+        qapp.removeEventFilter(watch)
