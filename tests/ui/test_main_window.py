@@ -308,7 +308,7 @@ async def test_a_start_in_the_tray_never_shows_the_window(qapp, tmp_path, monkey
     shown: list[bool] = []
 
     class Watch(QObject):
-        def eventFilter(self, obj, event):  # noqa: N802 - Qt's name
+        def eventFilter(self, obj, event):
             if isinstance(obj, MainWindow) and event.type() == QEvent.Type.Show:
                 shown.append(True)
             return False
