@@ -30,6 +30,7 @@ class Conversation(QObject):
         self._reply: MessageBubble | None = None
         self._asked: MessageBubble | None = None  # the user's message of the running turn
         self._replacing = ""
+        self._editing_in = ""  # the chat of the message being edited in this composer
 
         view.focus_fallback = lambda: composer.input
         composer.send_requested.connect(self._on_send_requested)
@@ -40,6 +41,7 @@ class Conversation(QObject):
         composer.stop_requested.connect(controller.stop)
         composer.typing.connect(controller.prepare)
         c = controller
+        c.current_session_changed.connect(self._on_session_changed)
         c.transcript_loaded.connect(self._on_transcript_loaded)
         c.turn_replacing.connect(self._on_turn_replacing)
         c.turn_started.connect(self._on_turn_started)
@@ -81,6 +83,13 @@ class Conversation(QObject):
             self.view.load_transcript(entries if self._recent is None else entries[-self._recent:])
             self.transcript_shown.emit()
 
+    def _on_session_changed(self, session_id: str) -> None:
+        """An edit belongs to the chat its message is in: another chat shown (from this window or
+        another one on the controller) ends it, and what was typed before it comes back (the main
+        window's Drafts then files that text under the chat it was typed in)."""
+        if self.composer.editing_turn and session_id != self._editing_in:
+            self.composer.cancel_editing()
+
     def _on_send_requested(self, text: str) -> None:
         editing = self.composer.editing_turn
         if self.controller.send(text, replace_turn=editing, withdraw=bool(editing)) is not None:
@@ -100,6 +109,7 @@ class Conversation(QObject):
 
     def _on_edit_requested(self, text: str, turn_id: str) -> None:
         """Put an earlier message into the input; sending it replaces that message and what followed."""
+        self._editing_in = self.controller.current_session_id
         self.composer.set_editing(turn_id)
         self.composer.set_text(text)
         self.composer.input.setFocus()

@@ -1,0 +1,81 @@
+"""The tray's quick chat beside the main window, on one controller, over a real engine and the
+scripted server: an edit started in the quick chat belongs to its chat."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from shell_fixtures import OFFSCREEN_RAISE, OFFSCREEN_SIZE_HINTS, running_engine
+from sonetto_desktop.ui.chat.controller import ChatController
+from sonetto_desktop.ui.chat.panel import ChatPanel
+from sonetto_desktop.ui.tray.quick_chat import QuickChat
+
+SHOWN = pytest.mark.qt_log_ignore(OFFSCREEN_RAISE, OFFSCREEN_SIZE_HINTS)  # a quick chat shown is raised
+
+
+@pytest.fixture
+def controllers():
+    """ChatControllers made by a test, deleted after it (the views go with qtbot)."""
+    made: list[ChatController] = []
+
+    def make() -> ChatController:
+        controller = ChatController()
+        made.append(controller)
+        return controller
+
+    yield make
+    for controller in made:
+        controller.deleteLater()
+
+
+def _panel(qtbot, controller):
+    panel = ChatPanel(controller)
+    qtbot.addWidget(panel)
+    panel.resize(900, 600)
+    panel.show()
+    return panel
+
+
+def _quick(qtbot, controller):
+    quick = QuickChat(controller)
+    qtbot.addWidget(quick)
+    quick.show()
+    return quick
+
+
+@SHOWN
+async def test_an_edit_started_in_the_quick_chat_does_not_outlive_its_chat(
+        tmp_path, llm_server, make_llm, controllers, qtbot, wait):
+    """编辑后重新发送 in the quick chat, then the main window opens another chat: the quick chat's
+    edit ends with its chat (as the main window's does), and what is sent from it then is a new
+    message in the chat now shown -- not a replace of a turn of another chat that fails with
+    "这条消息已经不能重新回答了"."""
+    async with running_engine(tmp_path / "data", make_llm(streaming=True)) as parts:
+        engine = parts[2]
+        controller = controllers()
+        panel = _panel(qtbot, controller)
+        quick = _quick(qtbot, controller)
+        await controller.attach(engine)
+        llm_server.add_text("好的")
+        quick.composer.set_text("第一句")
+        quick.composer.submit()
+        await wait(lambda: not controller.busy and len(quick.view.bubbles) == 2 and quick.view.bubbles[1].text,
+                   timeout=10, message=lambda: f"first reply: {[b.text for b in quick.view.bubbles]}")
+        quick.view.bubbles[0].edit_button.click()  # 编辑后重新发送
+        assert quick.composer.editing_turn
+        await panel.new_session()  # the main window: 新对话
+        assert not quick.composer.editing_turn
+        llm_server.add_text("新对话的回复")
+        failures = []
+        controller.reply_failed.connect(lambda _sid, code, message, _text: failures.append((code, message)))
+        quick.composer.set_text("在新对话里说的话")
+        quick.composer.submit()
+        await wait(lambda: controller.busy or failures, timeout=5, message="sent")
+        await wait(lambda: not controller.busy, timeout=10)
+        await asyncio.sleep(0.3)
+        stored = [e["content"] for e in await engine.transcript(controller.current_session_id)]
+        assert stored == ["在新对话里说的话", "新对话的回复"], (
+            f"not sent: failures={failures}; stored={stored}; the quick chat shows "
+            f"{[b.text for b in quick.view.bubbles]} and its input holds {quick.composer.text()!r}")
