@@ -1,5 +1,6 @@
 """The tray's quick chat beside the main window, on one controller, over a real engine and the
-scripted server: an edit started in the quick chat belongs to its chat."""
+scripted server: an edit started in the quick chat belongs to its chat, and a refused message goes
+back only to the input it was typed in."""
 
 from __future__ import annotations
 
@@ -43,6 +44,28 @@ def _quick(qtbot, controller):
     qtbot.addWidget(quick)
     quick.show()
     return quick
+
+
+async def test_a_message_refused_in_the_main_window_is_not_put_into_the_quick_chat(
+        tmp_path, llm_server, make_llm, controllers, qtbot, wait):
+    """A message the engine refuses (too long: code "input") is given back to the input it was typed
+    in, and only there: not into the tray's quick chat input on the same controller."""
+    async with running_engine(tmp_path / "data", make_llm(streaming=True)) as parts:
+        engine = parts[2]
+        controller = controllers()
+        panel = _panel(qtbot, controller)
+        quick = QuickChat(controller)
+        qtbot.addWidget(quick)
+        await controller.attach(engine)
+        pasted = "很长的一段话。" * 3000  # 21,000 characters: over the 20,000 limit
+        panel.composer.set_text(pasted)
+        panel.composer.submit()
+        await wait(lambda: not controller.busy and panel.view.bubbles and panel.view.bubbles[-1].error_text,
+                   timeout=10, message="refused")
+        assert "太长" in panel.view.bubbles[-1].error_text
+        assert panel.composer.text() == pasted  # given back where it was typed
+        got = len(quick.composer.text())
+        assert got == 0, f"the quick chat's input now holds {got} characters the person never typed there"
 
 
 @SHOWN

@@ -7,6 +7,8 @@ both behave the same; it holds no chat data of its own beyond the bubble being s
 
 from __future__ import annotations
 
+import asyncio
+
 from PySide6.QtCore import QObject, Signal
 
 from .controller import ChatController
@@ -30,6 +32,7 @@ class Conversation(QObject):
         self._reply: MessageBubble | None = None
         self._asked: MessageBubble | None = None  # the user's message of the running turn
         self._replacing = ""
+        self._sent: asyncio.Task[None] | None = None  # the last turn started from this conversation
         self._editing_in = ""  # the chat of the message being edited in this composer
 
         view.focus_fallback = lambda: composer.input
@@ -90,22 +93,32 @@ class Conversation(QObject):
         if self.composer.editing_turn and session_id != self._editing_in:
             self.composer.cancel_editing()
 
+    def _send(self, text: str, replace_turn: str = "", withdraw: bool = False) -> asyncio.Task[None] | None:
+        task = self.controller.send(text, replace_turn=replace_turn, withdraw=withdraw)
+        if task is not None:
+            self._sent = task
+        return task
+
+    def _sent_here(self) -> bool:
+        """The running (or just ended) turn was started from this conversation's view or input."""
+        return self._sent is not None and self._sent is self.controller.turn_task
+
     def _on_send_requested(self, text: str) -> None:
         editing = self.composer.editing_turn
-        if self.controller.send(text, replace_turn=editing, withdraw=bool(editing)) is not None:
+        if self._send(text, editing, withdraw=bool(editing)) is not None:
             self.composer.clear_if(text)
             self.composer.finish_editing()
 
     def _on_regenerate_requested(self, user_text: str, turn_id: str) -> None:
         """Answer again: the reply (and anything after it) is replaced by a new one."""
         if user_text.strip():
-            self.controller.send(user_text, replace_turn=turn_id)
+            self._send(user_text, turn_id)
 
     def _on_retry_requested(self, user_text: str, turn_id: str) -> None:
         """Try a failed reply again: the failed turn (its message and error) is replaced by the new
         one, in the view and in the stored transcript (so the export has it once)."""
         if self._retry and user_text.strip():
-            self.controller.send(user_text, replace_turn=turn_id)
+            self._send(user_text, turn_id)
 
     def _on_edit_requested(self, text: str, turn_id: str) -> None:
         """Put an earlier message into the input; sending it replaces that message and what followed."""
@@ -152,5 +165,5 @@ class Conversation(QObject):
             else:
                 self._reply.set_error(message, retry=self._retry and code != "input")
             self._reply = None
-        if code == "input" and not self.composer.text().strip():
-            self.composer.set_text(text)  # nothing was stored: give the text back
+        if code == "input" and self._sent_here() and not self.composer.text().strip():
+            self.composer.set_text(text)  # nothing was stored: give the text back to where it was typed
