@@ -1,6 +1,6 @@
 """The tray's quick chat beside the main window, on one controller, over a real engine and the
-scripted server: an edit started in the quick chat belongs to its chat, and a refused message goes
-back only to the input it was typed in."""
+scripted server: an edit started in the quick chat belongs to its chat, a refused message goes back
+only to the input it was typed in, and a failed reply's 重试 works there as in the main window."""
 
 from __future__ import annotations
 
@@ -44,6 +44,43 @@ def _quick(qtbot, controller):
     qtbot.addWidget(quick)
     quick.show()
     return quick
+
+
+@SHOWN
+async def test_a_retry_button_shown_in_the_quick_chat_does_something(
+        tmp_path, llm_server, make_llm, controllers, qtbot, wait):
+    """A failed reply in the quick chat offers 重试, as in the main window (the quick chat already
+    redoes a finished reply, 重新生成), live and once the transcript is shown again (a switch, a
+    reload); clicking it answers the message again in place of the failed turn -- it used to hide
+    itself and send nothing."""
+    async with running_engine(tmp_path / "data", make_llm(streaming=True)) as parts:
+        engine = parts[2]
+        controller = controllers()
+        quick = _quick(qtbot, controller)
+        await controller.attach(engine)
+        llm_server.add_error(500, "upstream exploded")
+        quick.composer.set_text("你好")
+        quick.composer.submit()
+        await wait(lambda: not controller.busy and quick.view.bubbles and quick.view.bubbles[-1].error_text,
+                   timeout=10, message="the error shown")
+        assert quick.view.bubbles[-1].can_retry  # live
+
+        await controller.select_session(controller.current_session_id)  # shown again (e.g. after a switch)
+        failed = quick.view.bubbles[-1]
+        assert failed.error_text
+        assert failed.can_retry  # a button the person can see and click ...
+        requests = len(llm_server.requests)
+        llm_server.add_text("这次好了")
+        failed.retry_button.click()
+        await wait(lambda: controller.busy or len(llm_server.requests) > requests, timeout=5,
+                   message="clicking 重试 in the quick chat sent nothing")
+        await wait(lambda: not controller.busy and quick.view.bubbles[-1].text == "这次好了", timeout=10,
+                   message=lambda: f"retried: {[(b.text, b.error_text) for b in quick.view.bubbles]}")
+        # ... and does what it says: the failed turn is replaced, not repeated
+        assert [(b.role, b.text) for b in quick.view.bubbles] == [("user", "你好"), ("assistant", "这次好了")]
+        stored = await engine.transcript(controller.current_session_id)
+        assert [(e["role"], e["content"]) for e in stored] == [("user", "你好"), ("assistant", "这次好了")]
+        assert not any(e.get("error") for e in stored)
 
 
 async def test_a_message_refused_in_the_main_window_is_not_put_into_the_quick_chat(

@@ -22,13 +22,12 @@ class Conversation(QObject):
     transcript_shown = Signal()
 
     def __init__(self, controller: ChatController, view: ChatView, composer: Composer, *,
-                 recent: int | None = None, retry: bool = True, parent: QObject | None = None) -> None:
+                 recent: int | None = None, parent: QObject | None = None) -> None:
         super().__init__(parent or view)
         self.controller = controller
         self.view = view
         self.composer = composer
         self._recent = recent
-        self._retry = retry
         self._reply: MessageBubble | None = None
         self._asked: MessageBubble | None = None  # the user's message of the running turn
         self._replacing = ""
@@ -117,7 +116,7 @@ class Conversation(QObject):
     def _on_retry_requested(self, user_text: str, turn_id: str) -> None:
         """Try a failed reply again: the failed turn (its message and error) is replaced by the new
         one, in the view and in the stored transcript (so the export has it once)."""
-        if self._retry and user_text.strip():
+        if user_text.strip():
             self._send(user_text, turn_id)
 
     def _on_edit_requested(self, text: str, turn_id: str) -> None:
@@ -163,7 +162,7 @@ class Conversation(QObject):
             if code == "cancelled":
                 self._reply.set_stopped()  # the person asked for it: not an error
             else:
-                self._reply.set_error(message, retry=self._retry and code != "input")
+                self._reply.set_error(message, retry=code != "input")
             self._reply = None
         if code == "input" and self._sent_here() and not self.composer.text().strip():
             self.composer.set_text(text)  # nothing was stored: give the text back to where it was typed
