@@ -17,6 +17,8 @@ from .composer import Composer
 from .link_confirm import confirm_open_link
 from .message_bubble import MessageBubble
 
+REFUSED_PREVIEW_CHARS = 500  # of a message too long to send: what its bubble shows
+
 
 class Conversation(QObject):
     transcript_shown = Signal()
@@ -136,8 +138,17 @@ class Conversation(QObject):
 
     def _on_turn_started(self, session_id: str, text: str) -> None:
         if self._mine(session_id):
-            self._asked = self.view.add_message("user", text)
+            self._asked = self.view.add_message("user", self._shown(text))
             self._reply = self.view.add_reply(text)
+
+    def _shown(self, text: str) -> str:
+        """The message as its bubble shows it: one over the engine's limit is refused (the reply says
+        so, and the text goes back to the input), so only its beginning is laid out -- a pasted book
+        laid out whole stopped the UI for a second or more."""
+        limit = getattr(self.controller.engine, "max_input_chars", None)
+        if isinstance(limit, int) and len(text) > limit:
+            return text[:REFUSED_PREVIEW_CHARS].rstrip() + "…"
+        return text
 
     def _on_turn_identified(self, session_id: str, turn_id: str) -> None:
         if self._mine(session_id):
