@@ -7,11 +7,13 @@ import json
 import socket
 import subprocess
 import sys
+import time
 
 import pytest
 
 from sonetto_desktop.agent.llm import LOCAL_DUMMY_KEY, build_llm, get_default_llm, test_connection
-from sonetto_desktop.agent.llm_errors import CODES, LLMNotConfigured, describe_llm_error, error_info, scrub
+from sonetto_desktop.agent.llm_errors import (CODES, LLMNotConfigured, describe_llm_error, error_info,
+                                              retry_after_seconds, scrub)
 from sonetto_desktop.config.settings import Settings
 
 KEY = "sk-proj-SECRETSECRET-0123456789"
@@ -153,6 +155,31 @@ async def test_status_errors(llm_server, make_llm, script, code, status):
     assert info.code == code
     assert f"HTTP {status}" in info.zh and f"HTTP {status}" in info.en
     assert_no_key(info.zh, info.en, info.detail)
+
+
+async def test_a_rate_limit_says_when_it_can_be_tried_again(llm_server, make_llm):
+    from llm_payloads import ErrorResponse
+
+    llm_server.add(ErrorResponse(429, "Rate limit reached", "requests", "rate_limit_exceeded", 30_000))
+    info = describe_llm_error(await failure_of(make_llm))
+    assert info.code == "rate_limit"
+    assert "约 30 秒后再试" in info.zh and "about 30 s" in info.en
+    llm_server.add(ErrorResponse(429, "Rate limit reached", "requests", "rate_limit_exceeded", 600_000))
+    info = describe_llm_error(await failure_of(make_llm))
+    assert "约 10 分钟后再试" in info.zh and "about 10 min" in info.en
+    llm_server.add(ErrorResponse(429, "Rate limit reached", "requests", "rate_limit_exceeded", 10))
+    info = describe_llm_error(await failure_of(make_llm))  # a wait shorter than a second: not said
+    assert "服务要求" not in info.zh and "try again in" not in info.en
+
+
+def test_retry_after_is_read_in_each_of_its_forms():
+    from email.utils import formatdate
+
+    assert retry_after_seconds({"retry-after-ms": "1500", "retry-after": "9"}) == 1.5
+    assert retry_after_seconds({"retry-after": "20"}) == 20.0
+    assert 55 <= retry_after_seconds({"retry-after": formatdate(time.time() + 60, usegmt=True)}) <= 60
+    assert retry_after_seconds({"retry-after": "soon"}) is None
+    assert retry_after_seconds({}) is None and retry_after_seconds(None) is None
 
 
 async def test_server_error_details_are_shown(llm_server, make_llm):

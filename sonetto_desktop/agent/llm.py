@@ -11,7 +11,8 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from sonetto_desktop.agent.llm_errors import LLMErrorInfo, describe_llm_error, error_info
+from sonetto_desktop.agent.deadlines import seconds_left
+from sonetto_desktop.agent.llm_errors import LLMErrorInfo, describe_llm_error, error_info, retry_after_seconds
 from sonetto_desktop.aio import import_now, import_off_loop, run_blocking
 from sonetto_desktop.redaction import register_secret
 from sonetto_desktop.config.settings import Settings, load_settings
@@ -24,6 +25,9 @@ log = logging.getLogger(__name__)
 # Local servers (Ollama, LM Studio, llama.cpp) ignore the key, but the OpenAI client insists on one.
 LOCAL_DUMMY_KEY = "not-needed"
 TEST_CONNECTION_MAX_TIMEOUT = 20.0
+# A retry after a Retry-After needs time to answer too: one that would leave less than this of the
+# reply's deadline is not waited for (no_retry_past_the_deadline).
+RETRY_ANSWER_MARGIN = 1.0
 # What a connection test needs, imported off the loop (the settings dialog would freeze ~0.7 s), and
 # what the clients import lazily on a first request, a connection test's or a chat turn's (the model
 # listing, anyio's streams for httpx, LangChain's tracing): private names that may move in a later
@@ -36,17 +40,46 @@ FIRST_REQUEST_MODULES = ("openai.resources.models", "openai.pagination", "anyio.
                          "langchain_core.messages.block_translators.langchain_v0")
 
 
+async def no_retry_past_the_deadline(response: Any) -> None:
+    """An httpx response hook: a failed response whose Retry-After is longer than what is left of the
+    running reply's deadline (``deadlines.seconds_left``: a chat turn's first-token or idle deadline)
+    is marked not to be retried (``x-should-retry: false``, which the OpenAI client obeys). The
+    client would sleep it out (up to two minutes) and the deadline would end the turn as a model
+    that "did not start replying"; now the turn fails at once with what the server said (a rate
+    limit, and when to try again). Outside a chat turn's model call nothing changes."""
+    if response.status_code < 400 or "x-should-retry" in response.headers:
+        return
+    left = seconds_left()
+    if left is None:
+        return
+    wait = retry_after_seconds(response.headers)
+    if wait is not None and wait + RETRY_ANSWER_MARGIN >= left:
+        response.headers["x-should-retry"] = "false"
+
+
+def _with_deadline_hook(http_async_client: Any) -> Any:
+    hooks = dict(http_async_client.event_hooks)
+    responses = list(hooks.get("response", []))
+    if no_retry_past_the_deadline not in responses:
+        hooks["response"] = [*responses, no_retry_past_the_deadline]
+        http_async_client.event_hooks = hooks
+    return http_async_client
+
+
 def build_llm(
     settings: Settings, *, streaming: bool = False, timeout: float | None = None, max_retries: int = 1,
     http_async_client: Any = None,
 ) -> ChatOpenAI | None:
     """A ``ChatOpenAI`` for ``settings``, or ``None`` when no model is configured.
     ``http_async_client``: an ``httpx.AsyncClient`` the caller owns and closes (the app's services
-    give every model one, closed at shutdown); without it langchain-openai's shared client is used."""
+    give every model one, closed at shutdown); without it langchain-openai's shared client is used.
+    The client given gets the response hook :func:`no_retry_past_the_deadline` (once)."""
     if not settings.is_llm_configured:
         return None
     from langchain_openai import ChatOpenAI
 
+    if http_async_client is not None:
+        _with_deadline_hook(http_async_client)
     extra = {"http_async_client": http_async_client} if http_async_client is not None else {}
     register_secret(settings.api_key)  # log lines never show it, from now on
     # what the clients import lazily on a first request, imported here (a model is always built off

@@ -14,9 +14,13 @@ re-exported here as ``scrub``).
 from __future__ import annotations
 
 import asyncio
+import email.utils
 import json
+import math
 import re
+import time
 from dataclasses import dataclass
+from typing import Any
 
 from sonetto_desktop.memory.errors import causes
 from sonetto_desktop.redaction import scrub
@@ -59,6 +63,41 @@ def _status_message(exc: BaseException) -> str:
         if isinstance(msg, str) and msg:
             return msg
     return str(exc)
+
+
+def retry_after_seconds(headers: Any) -> float | None:
+    """How long a response asks the client to wait before trying again (``retry-after-ms``, else
+    ``retry-after`` in seconds or as an HTTP date), or None when it does not say."""
+    if headers is None:
+        return None
+    for name, divisor in (("retry-after-ms", 1000.0), ("retry-after", 1.0)):
+        value = headers.get(name)
+        if value is None:
+            continue
+        try:
+            seconds = float(value) / divisor
+        except ValueError:
+            continue
+        return seconds if math.isfinite(seconds) and seconds >= 0 else None
+    try:
+        when = email.utils.parsedate_tz(headers.get("retry-after") or "")
+        return max(0.0, float(email.utils.mktime_tz(when) - time.time())) if when is not None else None
+    except (TypeError, ValueError, OverflowError):
+        return None
+
+
+def _retry_after_of(exc: BaseException) -> float | None:
+    response = getattr(exc, "response", None)
+    return retry_after_seconds(getattr(response, "headers", None))
+
+
+def _wait_words(seconds: float) -> tuple[str, str]:
+    """A Retry-After as a person reads it: "约 5 秒" / "about 5 s", minutes from two minutes on."""
+    if seconds >= 120:
+        minutes = math.ceil(seconds / 60)
+        return f"约 {minutes} 分钟", f"about {minutes} min"
+    whole = max(1, math.ceil(seconds))
+    return f"约 {whole} 秒", f"about {whole} s"
 
 
 def _said_in_an_error_body(exc: BaseException) -> bool:
@@ -194,8 +233,11 @@ _MESSAGES: dict[str, tuple[str, str]] = {
 }
 
 
-def error_info(code: str, *, status: int | None = None, model: str = "", detail: str = "", api_key: str = "") -> LLMErrorInfo:
-    """The message for ``code`` (one of ``CODES``), with the HTTP status, model and detail woven in."""
+def error_info(code: str, *, status: int | None = None, model: str = "", detail: str = "", api_key: str = "",
+               retry_after: float | None = None) -> LLMErrorInfo:
+    """The message for ``code`` (one of ``CODES``), with the HTTP status, model and detail woven in;
+    ``retry_after``: the seconds the server asked to wait (a rate limit, a busy server) are said
+    (from a second on: a shorter wait was already waited out by the client's retry)."""
     secrets = [api_key]
     zh, en = _MESSAGES[code]
     if code == "unknown_model" and model:
@@ -205,6 +247,10 @@ def error_info(code: str, *, status: int | None = None, model: str = "", detail:
     if status is not None:
         zh = f"{zh}（HTTP {status}）"
         en = f"{en} (HTTP {status})"
+    if retry_after is not None and retry_after >= 1 and code in ("rate_limit", "server"):
+        wait_zh, wait_en = _wait_words(retry_after)
+        zh = f"{zh}服务要求{wait_zh}后再试。"
+        en = f"{en} The server asks to try again in {wait_en}."
     detail = scrub(detail, secrets)
     if len(detail) > _DETAIL_MAX:
         detail = detail[: _DETAIL_MAX - 1] + "…"
@@ -227,4 +273,5 @@ def describe_llm_error(exc: BaseException | None, *, api_key: str = "", model: s
             exc = link
             break
     detail = f"{type(exc).__name__}: {_status_message(exc)}"
-    return error_info(code, status=status, model=model, detail=detail, api_key=api_key)
+    return error_info(code, status=status, model=model, detail=detail, api_key=api_key,
+                      retry_after=_retry_after_of(exc))

@@ -11,6 +11,10 @@ run's config) keeps one deadline while the companion's model call runs:
 Any chunk counts, also one without visible text (tool-call pieces, a reasoning model's thinking),
 so a slow reply that keeps streaming is never cut off. Time spent outside the model call (memory
 recall, tools) is not counted. When a deadline passes the turn ends with :class:`ReplyStalled`.
+
+While it watches, what is left of the running deadline is published (``deadlines.deadline_left``):
+the model's HTTP client does not sleep out a Retry-After longer than that (``llm.build_llm``), so a
+rate limit reads as one instead of as a model that did not start replying.
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ from uuid import UUID
 
 from langchain_core.callbacks import AsyncCallbackHandler
 
-from .deadlines import DEFAULT_FIRST_TOKEN_TIMEOUT, DEFAULT_IDLE_TIMEOUT
+from .deadlines import DEFAULT_FIRST_TOKEN_TIMEOUT, DEFAULT_IDLE_TIMEOUT, deadline_left
 
 __all__ = ["DEFAULT_FIRST_TOKEN_TIMEOUT", "DEFAULT_IDLE_TIMEOUT", "ReplyStalled", "StallGuard"]
 
@@ -58,6 +62,7 @@ class StallGuard(AsyncCallbackHandler):
     @contextlib.asynccontextmanager
     async def watch(self) -> AsyncIterator[None]:
         self._loop = asyncio.get_running_loop()
+        published = deadline_left.set(self.seconds_left)
         try:
             async with asyncio.timeout(None) as timeout:
                 self._timeout = timeout
@@ -68,8 +73,22 @@ class StallGuard(AsyncCallbackHandler):
                 raise ReplyStalled(phase, self.first_token if phase == "first_token" else self.idle) from exc
             raise
         finally:
+            deadline_left.reset(published)
             self._timeout = None
             self._calls.clear()
+
+    def seconds_left(self) -> float | None:
+        """Seconds until the running deadline passes; None while no watched model call runs (or
+        when asked from another loop)."""
+        timeout, loop = self._timeout, self._loop
+        if timeout is None or loop is None or not self._calls or timeout.when() is None:
+            return None
+        try:
+            if asyncio.get_running_loop() is not loop:
+                return None
+        except RuntimeError:
+            return None
+        return max(0.0, timeout.when() - loop.time())
 
     # ── deadlines ───────────────────────────────────────────────────────────────────────────
 

@@ -176,11 +176,12 @@ class Composer(QWidget):
                 self.cancel_editing()
                 return True
             if key_event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
-                mods = key_event.modifiers()
-                if mods & Qt.KeyboardModifier.ShiftModifier:
-                    return False  # Shift+Enter: the editor inserts a new line
                 if self.input.textCursor().block().layout().preeditAreaText():
-                    return False  # an input method is composing: Enter confirms the candidate
+                    # An input method is composing: Enter is its to confirm the candidate (it commits
+                    # the text itself); the editor must not break the line under it, nor send.
+                    return True
+                if key_event.modifiers() & Qt.KeyboardModifier.ShiftModifier:
+                    return False  # Shift+Enter: the editor inserts a new line
                 self.submit()
                 return True
         return super().eventFilter(watched, event)

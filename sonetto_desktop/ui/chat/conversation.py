@@ -7,6 +7,8 @@ both behave the same; it holds no chat data of its own beyond the bubble being s
 
 from __future__ import annotations
 
+import asyncio
+
 from PySide6.QtCore import QObject, Signal
 
 from .controller import ChatController
@@ -15,21 +17,24 @@ from .composer import Composer
 from .link_confirm import confirm_open_link
 from .message_bubble import MessageBubble
 
+REFUSED_PREVIEW_CHARS = 500  # of a message too long to send: what its bubble shows
+
 
 class Conversation(QObject):
     transcript_shown = Signal()
 
     def __init__(self, controller: ChatController, view: ChatView, composer: Composer, *,
-                 recent: int | None = None, retry: bool = True, parent: QObject | None = None) -> None:
+                 recent: int | None = None, parent: QObject | None = None) -> None:
         super().__init__(parent or view)
         self.controller = controller
         self.view = view
         self.composer = composer
         self._recent = recent
-        self._retry = retry
         self._reply: MessageBubble | None = None
         self._asked: MessageBubble | None = None  # the user's message of the running turn
         self._replacing = ""
+        self._sent: asyncio.Task[None] | None = None  # the last turn started from this conversation
+        self._editing_in = ""  # the chat of the message being edited in this composer
 
         view.focus_fallback = lambda: composer.input
         composer.send_requested.connect(self._on_send_requested)
@@ -40,6 +45,7 @@ class Conversation(QObject):
         composer.stop_requested.connect(controller.stop)
         composer.typing.connect(controller.prepare)
         c = controller
+        c.current_session_changed.connect(self._on_session_changed)
         c.transcript_loaded.connect(self._on_transcript_loaded)
         c.turn_replacing.connect(self._on_turn_replacing)
         c.turn_started.connect(self._on_turn_started)
@@ -81,25 +87,43 @@ class Conversation(QObject):
             self.view.load_transcript(entries if self._recent is None else entries[-self._recent:])
             self.transcript_shown.emit()
 
+    def _on_session_changed(self, session_id: str) -> None:
+        """An edit belongs to the chat its message is in: another chat shown (from this window or
+        another one on the controller) ends it, and what was typed before it comes back (the main
+        window's Drafts then files that text under the chat it was typed in)."""
+        if self.composer.editing_turn and session_id != self._editing_in:
+            self.composer.cancel_editing()
+
+    def _send(self, text: str, replace_turn: str = "", withdraw: bool = False) -> asyncio.Task[None] | None:
+        task = self.controller.send(text, replace_turn=replace_turn, withdraw=withdraw)
+        if task is not None:
+            self._sent = task
+        return task
+
+    def _sent_here(self) -> bool:
+        """The running (or just ended) turn was started from this conversation's view or input."""
+        return self._sent is not None and self._sent is self.controller.turn_task
+
     def _on_send_requested(self, text: str) -> None:
         editing = self.composer.editing_turn
-        if self.controller.send(text, replace_turn=editing, withdraw=bool(editing)) is not None:
+        if self._send(text, editing, withdraw=bool(editing)) is not None:
             self.composer.clear_if(text)
             self.composer.finish_editing()
 
     def _on_regenerate_requested(self, user_text: str, turn_id: str) -> None:
         """Answer again: the reply (and anything after it) is replaced by a new one."""
         if user_text.strip():
-            self.controller.send(user_text, replace_turn=turn_id)
+            self._send(user_text, turn_id)
 
     def _on_retry_requested(self, user_text: str, turn_id: str) -> None:
         """Try a failed reply again: the failed turn (its message and error) is replaced by the new
         one, in the view and in the stored transcript (so the export has it once)."""
-        if self._retry and user_text.strip():
-            self.controller.send(user_text, replace_turn=turn_id)
+        if user_text.strip():
+            self._send(user_text, turn_id)
 
     def _on_edit_requested(self, text: str, turn_id: str) -> None:
         """Put an earlier message into the input; sending it replaces that message and what followed."""
+        self._editing_in = self.controller.current_session_id
         self.composer.set_editing(turn_id)
         self.composer.set_text(text)
         self.composer.input.setFocus()
@@ -114,8 +138,17 @@ class Conversation(QObject):
 
     def _on_turn_started(self, session_id: str, text: str) -> None:
         if self._mine(session_id):
-            self._asked = self.view.add_message("user", text)
+            self._asked = self.view.add_message("user", self._shown(text))
             self._reply = self.view.add_reply(text)
+
+    def _shown(self, text: str) -> str:
+        """The message as its bubble shows it: one over the engine's limit is refused (the reply says
+        so, and the text goes back to the input), so only its beginning is laid out -- a pasted book
+        laid out whole stopped the UI for a second or more."""
+        limit = getattr(self.controller.engine, "max_input_chars", None)
+        if isinstance(limit, int) and len(text) > limit:
+            return text[:REFUSED_PREVIEW_CHARS].rstrip() + "…"
+        return text
 
     def _on_turn_identified(self, session_id: str, turn_id: str) -> None:
         if self._mine(session_id):
@@ -140,7 +173,7 @@ class Conversation(QObject):
             if code == "cancelled":
                 self._reply.set_stopped()  # the person asked for it: not an error
             else:
-                self._reply.set_error(message, retry=self._retry and code != "input")
+                self._reply.set_error(message, retry=code != "input")
             self._reply = None
-        if code == "input" and not self.composer.text().strip():
-            self.composer.set_text(text)  # nothing was stored: give the text back
+        if code == "input" and self._sent_here() and not self.composer.text().strip():
+            self.composer.set_text(text)  # nothing was stored: give the text back to where it was typed

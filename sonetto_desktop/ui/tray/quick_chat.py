@@ -71,8 +71,7 @@ class QuickChat(QWidget):
 
         self.view = ChatView(self, compact=True)
         self.composer = Composer(self, max_lines=3)
-        self.conversation = Conversation(controller, self.view, self.composer, recent=RECENT_ENTRIES,
-                                         retry=False, parent=self)
+        self.conversation = Conversation(controller, self.view, self.composer, recent=RECENT_ENTRIES, parent=self)
         self.conversation.transcript_shown.connect(self._update_title)
         self.view.memory_clicked.connect(self.memory_activated)
         column.addWidget(self.view, 1)

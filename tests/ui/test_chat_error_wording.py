@@ -1,0 +1,57 @@
+"""How a failed reply reads in the chat, on the whole app with the scripted server."""
+
+from __future__ import annotations
+
+import time
+
+from llm_payloads import ErrorResponse
+from llm_server import TextResponse
+from shell_fixtures import app_settings, running_app
+
+
+def _rate_limited(seconds: float) -> ErrorResponse:
+    return ErrorResponse(429, f"Rate limit reached for requests. Please try again in {seconds:g}s.",
+                         "requests", "rate_limit_exceeded", int(seconds * 1000))
+
+
+async def test_a_rate_limit_with_a_retry_after_is_said_to_be_a_rate_limit(qapp, tmp_path, llm_server, wait):
+    """A 429 whose Retry-After is longer than the first-token deadline (Azure OpenAI answers 429 with
+    Retry-After of tens of seconds; the defaults are 30 s): the client used to wait it out, the stall
+    guard fired first, and the person was told the model "did not start replying" and to raise the
+    first-token timeout. Now the retry is not waited for: the turn fails at once, saying it is a rate
+    limit and when it can be tried again. (Deadline scaled down: first_token_timeout=2 s, Retry-After 4 s.)"""
+    settings = app_settings(tmp_path / "data", llm_server, first_token_timeout=2.0)
+    async with running_app(qapp, settings) as app:
+        llm_server.default = TextResponse("好的")
+        for _ in range(2):  # the request and the client's one retry
+            llm_server.add(_rate_limited(4), to="chat")
+        panel = app.window.chat_panel
+        asked = len(llm_server.requests)
+        started = time.monotonic()
+        panel.composer.set_text("你好")
+        panel.composer.submit()
+        await wait(lambda: not app.controller.busy and len(panel.view.bubbles) == 2
+                   and panel.view.bubbles[1].error_text, timeout=20)
+        took = time.monotonic() - started
+        said = panel.view.bubbles[1].error_text
+        assert "请求太频繁" in said, f"a 429 reads: {said!r}"
+        assert "约 4 秒后再试" in said, said  # when it can be tried again
+        assert "首字超时" not in said
+        assert len(llm_server.requests) - asked == 1, f"retried ({took:.1f} s)"  # not waited out
+
+
+async def test_a_short_retry_after_is_still_waited_out_and_the_retry_answers(qapp, tmp_path, llm_server, wait):
+    """A Retry-After well inside the first-token deadline is waited out as before: the client's one
+    retry answers and the person sees the reply, no error."""
+    settings = app_settings(tmp_path / "data", llm_server, first_token_timeout=5.0)
+    async with running_app(qapp, settings) as app:
+        llm_server.default = TextResponse("好的")
+        llm_server.add(_rate_limited(0.5), to="chat")
+        llm_server.add(TextResponse("等了一下，来了"), to="chat")
+        panel = app.window.chat_panel
+        panel.composer.set_text("你好")
+        panel.composer.submit()
+        await wait(lambda: not app.controller.busy and len(panel.view.bubbles) == 2
+                   and (panel.view.bubbles[1].text or panel.view.bubbles[1].error_text), timeout=20)
+        reply = panel.view.bubbles[1]
+        assert (reply.text, reply.error_text) == ("等了一下，来了", "")
