@@ -99,3 +99,12 @@ def test_an_empty_bank_costs_nothing_because_recall_asks_no_model(tmp_path):
         mm.close()
     assert nothing.memories == 0 and nothing.tokens == 0 and nothing.per_message is None
     assert "token" in cost_text(nothing) and "0" not in cost_text(nothing)
+
+
+def test_deepseeks_current_models_have_their_list_price():
+    """DeepSeek's API now takes deepseek-flash (the settings' suggestion) and deepseek-v4-pro; the old
+    deepseek-v4-flash is served and billed as Flash. Without a price the cost line said "不知道这个服务的价格"."""
+    flash, old_flash, pro = (list_price("https://api.deepseek.com/v1", m)
+                             for m in ("deepseek-flash", "deepseek-v4-flash", "deepseek-v4-pro"))
+    assert flash is not None and flash == old_flash and flash.currency == "¥"
+    assert pro is not None and pro.input > flash.input and 0 < flash.cached < flash.input

@@ -58,15 +58,18 @@ class Price:
 # List prices per 1M input tokens, as published by each provider (read 2026-12-06; prices change:
 # the person's own price in the settings wins, ``price_input_per_mtok``). Matched in order on
 # (host part, model pattern); the first hit wins.
-#   DeepSeek: api-docs.deepseek.com "Models & Pricing": deepseek-chat / deepseek-reasoner (V3.2)
-#     $0.28 cache miss, $0.028 cache hit (since 2025-09-29); deepseek-v4-flash $0.14 / $0.0028 (2026-04).
+#   DeepSeek: api-docs.deepseek.com "模型 & 价格" (read 2026-12-07): deepseek-flash (V4.1 Flash; the old
+#     name deepseek-v4-flash is served and billed as it) ¥2 cache miss / ¥0.04 cache hit, deepseek-v4-pro
+#     ¥9 / ¥0.30, at peak hours (Beijing weekdays 9-12, 14-18; half that otherwise: the higher one is
+#     shown). Before: deepseek-chat / deepseek-reasoner (V3.2) $0.28 / $0.028 (2025-09-29, retired).
 #   OpenAI: openai.com/api/pricing: gpt-4o-mini $0.15 / cached $0.075; gpt-4.1-mini $0.40 / $0.10;
 #     gpt-4.1 $2.00 / $0.50; gpt-4o $2.50 / $1.25.
 #   Alibaba Cloud Model Studio (DashScope), mainland (dashscope.aliyuncs.com): qwen-plus ¥0.8, qwen-flash
 #     ¥0.15 per 1M input up to 128k; implicit cache hits billed at 20 % of the input price.
 #     International (dashscope-intl): qwen-plus $0.40, cache hits 20 %.
 LIST_PRICES: tuple[tuple[str, re.Pattern[str], Price], ...] = (
-    ("deepseek.com", re.compile(r"deepseek-v4-flash"), Price(0.14, 0.0028, "$", "DeepSeek 2026-04")),
+    ("deepseek.com", re.compile(r"deepseek-(v4-)?flash"), Price(2.0, 0.04, "¥", "DeepSeek 2026-10")),
+    ("deepseek.com", re.compile(r"deepseek-v4-pro"), Price(9.0, 0.30, "¥", "DeepSeek 2026-10")),
     ("deepseek.com", re.compile(r"deepseek-(chat|reasoner)"), Price(0.28, 0.028, "$", "DeepSeek 2025-09")),
     ("openai.com", re.compile(r"^gpt-4o-mini"), Price(0.15, 0.075, "$", "OpenAI 2024-07")),
     ("openai.com", re.compile(r"^gpt-4\.1-mini"), Price(0.40, 0.10, "$", "OpenAI 2025-04")),
