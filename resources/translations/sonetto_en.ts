@@ -2488,92 +2488,92 @@ Your theme: {1}</translation>
 <context>
     <name>OperationErrors</name>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="66" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="74" />
         <source>没有撤销：之后又有改动碰到了其中 {0} 条记忆（{1}）。可以在历史里逐条还原。</source>
         <translation>Not undone: later changes touched {0} of these memories ({1}). You can revert them one by one in their history.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="69" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="77" />
         <source>已经没有可撤销的变化了。</source>
         <translation>Nothing is left to undo.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="71" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="79" />
         <source>找不到这条记忆，它可能已被删除或移动。</source>
         <translation>This memory can't be found; it may have been deleted or moved.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="73" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="81" />
         <source>记忆库文件无法读取，没有做任何修改：{0}</source>
         <translation>The memory store file can't be read, so nothing was changed: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="75" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="83" />
         <source>这条提议已撤回：它来自的对话（{0}）已经撤销，不能再批准。</source>
         <translation>This proposal was withdrawn: the conversation it came from ({0}) was undone, so it can no longer be approved.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="79" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="87" />
         <source>无法批准：这个版本不知道怎样完成这条提议（{0}）。可以拒绝它，它不会被写入。</source>
         <translation>Can't approve: this version doesn't know how to carry out this proposal ({0}). You can reject it; it won't be written.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="81" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="89" />
         <source>这条提议已无法照原样完成（相关的记忆可能已经变了），没有写入，仍留在列表里。</source>
         <translation>This proposal can no longer be carried out as proposed (the memories it concerns may have changed); nothing was written and it stays in the list.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="83" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="91" />
         <source>这一项已经被处理过了（可能在另一个窗口里）。</source>
         <translation>This has already been taken care of (perhaps in another window).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="105" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="113" />
         <source>磁盘已满</source>
         <translation>the disk is full</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="107" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="115" />
         <source>文件超过了系统允许的大小（文件大小限制）</source>
         <translation>the file is larger than the system allows (file size limit)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="109" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="117" />
         <source>磁盘或文件夹是只读的</source>
         <translation>the disk or folder is read-only</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="111" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="119" />
         <source>没有权限</source>
         <translation>permission denied</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="33" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="34" />
         <source>输入无效：{0}</source>
         <translation>Invalid input: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="35" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="36" />
         <source>记忆库出错：{0}</source>
         <translation>Memory store error: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="37" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="38" />
         <source>读写文件或连接失败：{0}</source>
         <translation>A file or connection failed: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="38" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="39" />
         <source>操作失败：{0}</source>
         <translation>The operation failed: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="97" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="105" />
         <source>{0}（{1}）</source>
         <translation>{0} ({1})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="98" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="106" />
         <source>出了意外的问题，详情已写入日志。</source>
         <translation>something unexpected went wrong; the details are in the log.</translation>
     </message>
@@ -2735,6 +2735,54 @@ Your theme: {1}</translation>
     </message>
 </context>
 <context>
+    <name>ProviderPicker</name>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/provider_picker.py" line="70" />
+        <source>选择服务商…</source>
+        <translation>Choose a provider…</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/provider_picker.py" line="79" />
+        <source>自定义</source>
+        <translation>Custom</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/provider_picker.py" line="88" />
+        <source>使用</source>
+        <translation>Use</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/provider_picker.py" line="129" />
+        <source>%1 的 API 密钥</source>
+        <translation>Your %1 API key</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/provider_picker.py" line="131" />
+        <source>本地模型可以留空</source>
+        <translation>Leave empty for local models</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/provider_picker.py" line="191" />
+        <source>没有找到本机的 %1：请先启动它（或在下面填写它的地址）。</source>
+        <translation>%1 isn't running on this computer: start it first (or enter its address below).</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/provider_picker.py" line="220" />
+        <source>发现本机的 %1</source>
+        <translation>Found %1 on this computer</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../../sonetto_desktop/ui/settings/provider_picker.py" line="220" />
+        <source>（%n 个模型）</source>
+        <translation><numerusform> (1 model)</numerusform><numerusform> (%n models)</numerusform></translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/provider_picker.py" line="222" />
+        <source>发现本机的 %1，但它还没有模型。</source>
+        <translation>Found %1 on this computer, but it has no models yet.</translation>
+    </message>
+</context>
+<context>
     <name>QFileDialog</name>
     <message>
         <location filename="../../sonetto_desktop/ui/widgets/file_dialogs.py" line="17" />
@@ -2883,223 +2931,223 @@ Your theme: {1}</translation>
 <context>
     <name>RecallPage</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="112" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="122" />
         <source>回复之前，Sonetto 先请模型把记忆读一遍，挑出和这句话有关的。记忆不多时模型读全部记忆；多到超出下面的额度时，读最近的一部分，再加上和这句话最可能相关的那些。</source>
         <translation>Before replying, Sonetto has the model read the memories and pick those that matter for the message. With few memories the model reads all of them; beyond the allowance below, it reads the most recent ones plus those most likely to matter for the message.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="128" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="138" />
         <source>每条消息回忆时最多读多少 token 的记忆。额度越大，越少漏掉记忆，但每条消息更贵、更慢（支持前缀缓存的服务会便宜很多）。</source>
         <translation>How many tokens of memories recall may read per message. A larger allowance misses fewer memories but makes each message cost more and take longer (much less with a service that caches prompt prefixes).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="152" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="162" />
         <source>自定义</source>
         <translation>Custom</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="164" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="174" />
         <source>留空：与对话模型相同</source>
         <translation>Empty: the same as the chat model</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="167" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="177" />
         <source>留空：与对话模型相同（仅当服务地址也相同）</source>
         <translation>Empty: the chat model's (only when the base URL is the same too)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="173" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="183" />
         <source>模型默认</source>
         <translation>Model default</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="114" />
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="176" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="124" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="186" />
         <source>自动</source>
         <translation>Automatic</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="177" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="187" />
         <source> 次/分钟</source>
         <translation> per minute</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="198" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="208" />
         <source>测试向量模型</source>
         <translation>Test embeddings model</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="88" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="98" />
         <source>按意思回忆（向量模型）</source>
         <translation>Recall by meaning (embeddings model)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="116" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="126" />
         <source>云端模型 %1（记忆不超过它时读全部）；本机模型 %2，受它的上下文长度所限。</source>
         <translation>A cloud model %1 (every memory when they fit in it); a local model %2, within its context length.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="136" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="146" />
         <source>内置模型（在这台电脑上计算，不用联网，不用设置）</source>
         <translation>Built-in model (computed on this computer: no network, nothing to set up)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="137" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="147" />
         <source>向量服务（OpenAI 兼容的 /v1/embeddings 接口）</source>
         <translation>Embeddings service (an OpenAI-compatible /v1/embeddings endpoint)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="138" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="148" />
         <source>不用向量模型：只按字面回忆</source>
         <translation>No embeddings model: recall by the words only</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="156" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="166" />
         <source>列出本机服务的向量模型</source>
         <translation>List the local service's embeddings models</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="157" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="167" />
         <source>对话模型在本机（Ollama、LM Studio）时，列出它已有的向量模型</source>
         <translation>When the chat model runs on this computer (Ollama, LM Studio), list the embeddings models it has</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="182" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="192" />
         <source>向量服务会收到每条记忆的文字（在后台计算向量，新的和改过的记忆随时补上，删除的记忆连同向量一起删除）和你说的话；如果它和对话模型不是同一家服务，记忆也会发给这家服务。</source>
         <translation>The embeddings service receives the text of every memory (vectors are computed in the background, new and changed memories as they come, and a deleted memory's vector goes with it) and what you say; if it is not the chat model's service, your memories go to this service too.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="186" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="196" />
         <source>预设</source>
         <translation>Preset</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="189" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="199" />
         <source>服务地址</source>
         <translation>Base URL</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="189" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="199" />
         <source>API 密钥</source>
         <translation>API key</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="190" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="200" />
         <source>模型</source>
         <translation>Model</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="190" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="200" />
         <source>向量维度</source>
         <translation>Dimensions</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="191" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="201" />
         <source>请求频率上限</source>
         <translation>Request limit</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="131" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="141" />
         <source>回忆额度</source>
         <translation>Recall allowance</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="213" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="223" />
         <source>回忆</source>
         <translation>Recall</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="231" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="241" />
         <source>内置模型：%1。</source>
         <translation>Built-in model: %1.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="233" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="243" />
         <source>没有内置模型时，用填好的向量服务，否则只按字面回忆。</source>
         <translation>Without a built-in model, the embeddings service filled in is used; otherwise recall goes by the words only.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="245" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="255" />
         <source>这台电脑（%1）：内置模型 %2，在本机计算，记忆不离开这台电脑。第一次会在后台为每条记忆计算向量。</source>
         <translation>This computer (%1): built-in model %2, computed here; your memories do not leave this computer. The first time, a vector is computed for every memory in the background.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="248" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="258" />
         <source>这台电脑（%1）没有内置模型：改用下面填好的向量服务 %2。</source>
         <translation>This computer (%1) has no built-in model: the embeddings service %2 below is used instead.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="251" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="261" />
         <source>这台电脑（%1）没有内置模型：回忆只按字面找记忆。可以在下面填一个向量服务（比如 Ollama 的 bge-m3）。</source>
         <translation>This computer (%1) has no built-in model: recall finds memories by their words only. You can fill in an embeddings service below (for example Ollama's bge-m3).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="254" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="264" />
         <source>回忆用向量服务 %1 按意思找记忆。</source>
         <translation>Recall finds memories by meaning with the embeddings service %1.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="256" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="266" />
         <source>请在下面填写向量服务。</source>
         <translation>Please fill in the embeddings service below.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="257" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="267" />
         <source>回忆只按字面找记忆。</source>
         <translation>Recall finds memories by their words only.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="297" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="310" />
         <source>对话模型不在本机：只能列出本机的 Ollama 或 LM Studio 的模型。</source>
         <translation>The chat model is not on this computer: only a local Ollama's or LM Studio's models can be listed.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="300" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="313" />
         <source>正在询问 %1…</source>
         <translation>Asking %1…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="315" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="328" />
         <source>%1 没有回答 Ollama 或 LM Studio 的模型列表。</source>
         <translation>%1 did not answer with an Ollama or LM Studio model list.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="317" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="330" />
         <source>%1 上没有向量模型。Ollama 可以先运行 ollama pull bge-m3。</source>
         <translation>%1 has no embeddings model. With Ollama, run ollama pull bge-m3 first.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="320" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="333" />
         <source>选择 %1 的向量模型…</source>
         <translation>Choose an embeddings model of %1…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="324" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="337" />
         <source>%1 有 %2 个向量模型。</source>
         <translation>%1 has %2 embeddings models.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="326" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="339" />
         <source>（服务没有说明哪些是向量模型：按名称挑出）</source>
         <translation>(the service does not say which are embeddings models: picked by name)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="373" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="386" />
         <source>请先填写向量模型的名称和服务地址。</source>
         <translation>Enter the embeddings model's name and base URL first.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="374" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="387" />
         <source>没有选用向量模型。</source>
         <translation>No embeddings model chosen.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="377" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="390" />
         <source>正在连接…</source>
         <translation>Connecting…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="377" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="390" />
         <source>正在加载内置模型…</source>
         <translation>Loading the built-in model…</translation>
     </message>
@@ -3251,233 +3299,238 @@ Your theme: {1}</translation>
 <context>
     <name>SettingsDialog</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="69" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="78" />
         <source>设置</source>
         <extracomment>The settings dialog's height when the screen has room (px): its tallest pages (回忆, 其他应用) scroll.</extracomment>
         <translation>Settings</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="84" />
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="143" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="95" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="158" />
         <source>模型</source>
         <translation>Model</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="85" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="96" />
         <source>记忆</source>
         <translation>Memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="92" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="103" />
         <source>外观</source>
         <translation>Appearance</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="97" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="108" />
         <source>保存</source>
         <translation>Save</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="98" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="109" />
         <source>取消</source>
         <translation>Cancel</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="116" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="127" />
         <source>留空时 Sonetto 会从记忆里知道</source>
         <translation>Leave empty and Sonetto learns it from the memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="121" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="132" />
         <source>本地模型可以留空</source>
         <translation>Leave empty for local models</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="131" />
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="158" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="145" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="173" />
         <source> 秒</source>
         <translation> s</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="132" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="146" />
         <source>测试连接</source>
         <translation>Test connection</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="140" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="154" />
         <source>你希望 Sonetto 怎么称呼你</source>
         <translation>What should Sonetto call you</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="141" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="155" />
+        <source>服务商</source>
+        <translation>Provider</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="156" />
         <source>服务地址</source>
         <translation>Endpoint URL</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="142" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="157" />
         <source>API 密钥</source>
         <translation>API key</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="144" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="159" />
         <source>温度</source>
         <translation>Temperature</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="145" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="160" />
         <source>请求超时</source>
         <translation>Request timeout</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="153" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="168" />
         <source>混合（推荐）</source>
         <translation>Hybrid (recommended)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="153" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="168" />
         <source>本地检索（快，不用模型）</source>
         <translation>Local search (fast, no model)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="154" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="169" />
         <source>模型检索</source>
         <translation>Model search</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="164" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="179" />
         <source>切换后会把现有记忆（含历史和回收站）完整迁移过去，旧文件保留。</source>
         <translation>Switching moves every memory (with history and trash) to the new store; the old file is kept.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="168" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="183" />
         <source>Sonetto 的记忆变化先交给我审核（审核模式）</source>
         <translation>Let me review Sonetto's memory changes first (review mode)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="170" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="185" />
         <source>不要记住的内容…</source>
         <translation>Things not to remember…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="174" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="189" />
         <source>选择…</source>
         <translation>Choose…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="176" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="191" />
         <source>打开数据文件夹</source>
         <translation>Open data folder</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="181" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="196" />
         <source>回忆方式</source>
         <translation>Recall</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="182" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="197" />
         <source>回忆超时</source>
         <translation>Recall timeout</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="183" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="198" />
         <source>存储方式</source>
         <translation>Storage</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="185" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="200" />
         <source>回收站保留</source>
         <translation>Keep deleted memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="186" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="201" />
         <source>记忆写入</source>
         <translation>Memory writing</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="188" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="203" />
         <source>数据文件夹</source>
         <translation>Data folder</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="196" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="211" />
         <source>跟随系统</source>
         <translation>Follow the system</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="196" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="211" />
         <source>浅色</source>
         <translation>Light</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="196" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="211" />
         <source>深色</source>
         <translation>Dark</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="201" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="216" />
         <source>主题</source>
         <translation>Theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="202" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="217" />
         <source>语言</source>
         <translation>Language</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="279" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="298" />
         <source>无法保存设置：</source>
         <translation>Cannot save the settings: </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="292" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="311" />
         <source>正在连接…</source>
         <translation>Connecting…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="344" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="365" />
         <source>选择数据文件夹</source>
         <translation>Choose the data folder</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/fields.py" line="42" />
+        <location filename="../../sonetto_desktop/ui/settings/fields.py" line="57" />
         <source>由环境变量 %1 设置，在这里不能修改。</source>
         <extracomment>The environment variables that can set a field (the first one set wins, as in ``Settings.with_env``).</extracomment>
         <translation>Set by the environment variable %1; it cannot be changed here.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/fields.py" line="68" />
-        <location filename="../../sonetto_desktop/ui/settings/fields.py" line="78" />
+        <location filename="../../sonetto_desktop/ui/settings/fields.py" line="75" />
+        <location filename="../../sonetto_desktop/ui/settings/fields.py" line="85" />
         <source>显示</source>
         <translation>Show</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/fields.py" line="69" />
-        <location filename="../../sonetto_desktop/ui/settings/fields.py" line="79" />
+        <location filename="../../sonetto_desktop/ui/settings/fields.py" line="76" />
+        <location filename="../../sonetto_desktop/ui/settings/fields.py" line="86" />
         <source>显示密钥</source>
         <translation>Show the key</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/fields.py" line="70" />
+        <location filename="../../sonetto_desktop/ui/settings/fields.py" line="77" />
         <source>显示或隐藏密钥</source>
         <translation>Show or hide the key</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/fields.py" line="75" />
+        <location filename="../../sonetto_desktop/ui/settings/fields.py" line="82" />
         <source>隐藏</source>
         <translation>Hide</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/fields.py" line="76" />
+        <location filename="../../sonetto_desktop/ui/settings/fields.py" line="83" />
         <source>隐藏密钥</source>
         <translation>Hide the key</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/fields.py" line="94" />
+        <location filename="../../sonetto_desktop/ui/settings/fields.py" line="101" />
         <source> 天</source>
         <translation> days</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/fields.py" line="95" />
+        <location filename="../../sonetto_desktop/ui/settings/fields.py" line="102" />
         <source>一直保留</source>
         <translation>For ever</translation>
     </message>
@@ -3953,55 +4006,55 @@ Your theme: {1}</translation>
 <context>
     <name>TrashDialog</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="47" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="48" />
         <source>回收站</source>
         <translation>Trash</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="53" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="54" />
         <source>加载中…</source>
         <translation>Loading…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="61" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="62" />
         <source>恢复</source>
         <translation>Restore</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="62" />
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="170" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="63" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="171" />
         <source>永久删除</source>
         <translation>Delete for good</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="63" />
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="159" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="64" />
         <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="160" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="161" />
         <source>清空回收站</source>
         <translation>Empty the trash</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="104" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="105" />
         <source>回收站是空的。</source>
         <translation>The trash is empty.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="104" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="105" />
         <source>{0} 条已删除的记忆</source>
         <translation>Deleted memories: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="159" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="160" />
         <source>永久删除回收站里的全部记忆？此操作无法撤销。</source>
         <translation>Delete every memory in the trash for good? This cannot be undone.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="167" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="168" />
         <source>永久删除「{0}」？此操作无法撤销。</source>
         <translation>Delete “{0}” for good? This cannot be undone.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="169" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="170" />
         <source>永久删除选中的 {0} 条记忆？此操作无法撤销。</source>
         <translation>Delete the {0} selected memories for good? This cannot be undone.</translation>
     </message>
