@@ -347,12 +347,12 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>Conversation</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/conversation.py" line="73" />
+        <location filename="../../sonetto_desktop/ui/chat/conversation.py" line="79" />
         <source>正在使用工具：%1…</source>
         <translation>Using a tool: %1…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/conversation.py" line="76" />
+        <location filename="../../sonetto_desktop/ui/chat/conversation.py" line="82" />
         <source>用过工具：%1</source>
         <translation>Used a tool: %1</translation>
     </message>
@@ -2503,6 +2503,11 @@ Your theme: {1}</translation>
         <translation>This memory can't be found; it may have been deleted or moved.</translation>
     </message>
     <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="82" />
+        <source>记忆刚被改过，没有保存：请看过它现在的内容再改。</source>
+        <translation>The memory just changed, so nothing was saved: look at it as it is now before changing it.</translation>
+    </message>
+    <message>
         <location filename="../../sonetto_desktop/presentation/errors.py" line="84" />
         <source>记忆库文件无法读取，没有做任何修改：{0}</source>
         <translation>The memory store file can't be read, so nothing was changed: {0}</translation>
@@ -2566,11 +2571,6 @@ Your theme: {1}</translation>
         <location filename="../../sonetto_desktop/presentation/errors.py" line="40" />
         <source>操作失败：{0}</source>
         <translation>The operation failed: {0}</translation>
-    </message>
-    <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="82" />
-        <source>记忆刚被改过，没有保存：请看过它现在的内容再改。</source>
-        <translation>The memory just changed, so nothing was saved: look at it as it is now before changing it.</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/presentation/errors.py" line="108" />
@@ -2740,6 +2740,54 @@ Your theme: {1}</translation>
     </message>
 </context>
 <context>
+    <name>ProviderPicker</name>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/provider_picker.py" line="70" />
+        <source>选择服务商…</source>
+        <translation>Choose a provider…</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/provider_picker.py" line="79" />
+        <source>自定义</source>
+        <translation>Custom</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/provider_picker.py" line="88" />
+        <source>使用</source>
+        <translation>Use</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/provider_picker.py" line="129" />
+        <source>%1 的 API 密钥</source>
+        <translation>Your %1 API key</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/provider_picker.py" line="131" />
+        <source>本地模型可以留空</source>
+        <translation>Leave empty for local models</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/provider_picker.py" line="191" />
+        <source>没有找到本机的 %1：请先启动它（或在下面填写它的地址）。</source>
+        <translation>%1 isn't running on this computer: start it first (or enter its address below).</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/provider_picker.py" line="220" />
+        <source>发现本机的 %1</source>
+        <translation>Found %1 on this computer</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../../sonetto_desktop/ui/settings/provider_picker.py" line="220" />
+        <source>（%n 个模型）</source>
+        <translation><numerusform> (1 model)</numerusform><numerusform> (%n models)</numerusform></translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/provider_picker.py" line="222" />
+        <source>发现本机的 %1，但它还没有模型。</source>
+        <translation>Found %1 on this computer, but it has no models yet.</translation>
+    </message>
+</context>
+<context>
     <name>QFileDialog</name>
     <message>
         <location filename="../../sonetto_desktop/ui/widgets/file_dialogs.py" line="17" />
@@ -2766,12 +2814,12 @@ Your theme: {1}</translation>
         <translation>Close (Esc)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/tray/quick_chat.py" line="103" />
+        <location filename="../../sonetto_desktop/ui/tray/quick_chat.py" line="102" />
         <source>新对话</source>
         <translation>New chat</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/tray/quick_chat.py" line="104" />
+        <location filename="../../sonetto_desktop/ui/tray/quick_chat.py" line="103" />
         <source>临时对话</source>
         <translation>Temporary chat</translation>
     </message>
@@ -3256,233 +3304,238 @@ Your theme: {1}</translation>
 <context>
     <name>SettingsDialog</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="69" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="78" />
         <source>设置</source>
         <extracomment>The settings dialog's height when the screen has room (px): its tallest pages (回忆, 其他应用) scroll.</extracomment>
         <translation>Settings</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="85" />
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="144" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="96" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="159" />
         <source>模型</source>
         <translation>Model</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="86" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="97" />
         <source>记忆</source>
         <translation>Memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="93" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="104" />
         <source>外观</source>
         <translation>Appearance</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="98" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="109" />
         <source>保存</source>
         <translation>Save</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="99" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="110" />
         <source>取消</source>
         <translation>Cancel</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="117" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="128" />
         <source>留空时 Sonetto 会从记忆里知道</source>
         <translation>Leave empty and Sonetto learns it from the memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="122" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="133" />
         <source>本地模型可以留空</source>
         <translation>Leave empty for local models</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="132" />
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="159" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="146" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="174" />
         <source> 秒</source>
         <translation> s</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="133" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="147" />
         <source>测试连接</source>
         <translation>Test connection</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="141" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="155" />
         <source>你希望 Sonetto 怎么称呼你</source>
         <translation>What should Sonetto call you</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="142" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="156" />
+        <source>服务商</source>
+        <translation>Provider</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="157" />
         <source>服务地址</source>
         <translation>Endpoint URL</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="143" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="158" />
         <source>API 密钥</source>
         <translation>API key</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="145" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="160" />
         <source>温度</source>
         <translation>Temperature</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="146" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="161" />
         <source>请求超时</source>
         <translation>Request timeout</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="154" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="169" />
         <source>混合（推荐）</source>
         <translation>Hybrid (recommended)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="154" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="169" />
         <source>本地检索（快，不用模型）</source>
         <translation>Local search (fast, no model)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="155" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="170" />
         <source>模型检索</source>
         <translation>Model search</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="165" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="180" />
         <source>切换后会把现有记忆（含历史和回收站）完整迁移过去，旧文件保留。</source>
         <translation>Switching moves every memory (with history and trash) to the new store; the old file is kept.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="169" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="184" />
         <source>Sonetto 的记忆变化先交给我审核（审核模式）</source>
         <translation>Let me review Sonetto's memory changes first (review mode)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="171" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="186" />
         <source>不要记住的内容…</source>
         <translation>Things not to remember…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="175" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="190" />
         <source>选择…</source>
         <translation>Choose…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="177" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="192" />
         <source>打开数据文件夹</source>
         <translation>Open data folder</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="182" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="197" />
         <source>回忆方式</source>
         <translation>Recall</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="183" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="198" />
         <source>回忆超时</source>
         <translation>Recall timeout</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="184" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="199" />
         <source>存储方式</source>
         <translation>Storage</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="186" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="201" />
         <source>回收站保留</source>
         <translation>Keep deleted memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="187" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="202" />
         <source>记忆写入</source>
         <translation>Memory writing</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="189" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="204" />
         <source>数据文件夹</source>
         <translation>Data folder</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="197" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="212" />
         <source>跟随系统</source>
         <translation>Follow the system</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="197" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="212" />
         <source>浅色</source>
         <translation>Light</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="197" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="212" />
         <source>深色</source>
         <translation>Dark</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="202" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="217" />
         <source>主题</source>
         <translation>Theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="203" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="218" />
         <source>语言</source>
         <translation>Language</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="280" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="299" />
         <source>无法保存设置：</source>
         <translation>Cannot save the settings: </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="293" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="312" />
         <source>正在连接…</source>
         <translation>Connecting…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="345" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="366" />
         <source>选择数据文件夹</source>
         <translation>Choose the data folder</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/fields.py" line="42" />
+        <location filename="../../sonetto_desktop/ui/settings/fields.py" line="57" />
         <source>由环境变量 %1 设置，在这里不能修改。</source>
         <extracomment>The environment variables that can set a field (the first one set wins, as in ``Settings.with_env``).</extracomment>
         <translation>Set by the environment variable %1; it cannot be changed here.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/fields.py" line="68" />
-        <location filename="../../sonetto_desktop/ui/settings/fields.py" line="78" />
+        <location filename="../../sonetto_desktop/ui/settings/fields.py" line="75" />
+        <location filename="../../sonetto_desktop/ui/settings/fields.py" line="85" />
         <source>显示</source>
         <translation>Show</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/fields.py" line="69" />
-        <location filename="../../sonetto_desktop/ui/settings/fields.py" line="79" />
+        <location filename="../../sonetto_desktop/ui/settings/fields.py" line="76" />
+        <location filename="../../sonetto_desktop/ui/settings/fields.py" line="86" />
         <source>显示密钥</source>
         <translation>Show the key</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/fields.py" line="70" />
+        <location filename="../../sonetto_desktop/ui/settings/fields.py" line="77" />
         <source>显示或隐藏密钥</source>
         <translation>Show or hide the key</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/fields.py" line="75" />
+        <location filename="../../sonetto_desktop/ui/settings/fields.py" line="82" />
         <source>隐藏</source>
         <translation>Hide</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/fields.py" line="76" />
+        <location filename="../../sonetto_desktop/ui/settings/fields.py" line="83" />
         <source>隐藏密钥</source>
         <translation>Hide the key</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/fields.py" line="94" />
+        <location filename="../../sonetto_desktop/ui/settings/fields.py" line="101" />
         <source> 天</source>
         <translation> days</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/fields.py" line="95" />
+        <location filename="../../sonetto_desktop/ui/settings/fields.py" line="102" />
         <source>一直保留</source>
         <translation>For ever</translation>
     </message>
@@ -3549,7 +3602,7 @@ Your theme: {1}</translation>
 <context>
     <name>SonettoApp</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="314" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="318" />
         <source>对话功能启动失败：%1。记忆墙仍可使用；请检查数据目录后重启。</source>
         <translation>Chat could not start: %1. The memory wall still works; check the data folder, then restart.</translation>
     </message>
@@ -3630,7 +3683,7 @@ Your theme: {1}</translation>
         <translation>Undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="499" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="503" />
         <source>无法使用新的数据文件夹 {0}：{1}。仍在使用原来的记忆库。</source>
         <translation>Cannot use the new data folder {0}: {1}. Still using the previous memory store.</translation>
     </message>

@@ -59,7 +59,7 @@ class AppDialogs:
 
         services = self._service.services
         bank = (lambda: services.recall.listing) if services is not None else None  # the 回忆 page's cost line
-        dialog = SettingsDialog(self._settings(), self._window(), bank=bank, **(
+        dialog = SettingsDialog(self._settings(), self._window(), bank=bank, find_local_servers=True, **(
             {"builtin": self._embeddings["builtin"]} if "builtin" in self._embeddings else {}))
         apply, scope = self._apply_settings, self._scope
         dialog.settings_saved.connect(lambda new: scope.spawn(apply(new), name="apply-settings"))

@@ -4,7 +4,9 @@ The dialog edits a copy; "保存" validates, writes it (``Settings.save``) and e
 with the new object — the app applies it (theme now, model now, store backend / data dir by
 re-opening the services, which migrates the store without loss). Fields set by environment
 variables are shown read-only with the variable's name under them. Test connection runs on the
-event loop. Closing with unsaved changes asks first (``discard_guard``).
+event loop. Closing with unsaved changes asks first (``discard_guard``). The 模型 page's 服务商
+picker fills the endpoint and its models, and offers a model server found on this computer on the
+first run (``provider_picker.py``).
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from PySide6.QtWidgets import (
 )
 
 from sonetto_desktop.agent.recall_setup import INSTALLED
+from sonetto_desktop.config.providers import PROVIDERS, Provider
 from sonetto_desktop.config.settings import USER_NAME_MAX, Settings
 from sonetto_desktop.memory.stores.backends import file_backends
 
@@ -43,6 +46,7 @@ from ..widgets.deferred import alive
 from ..widgets.icons import icon
 from .mcp_page import McpPage
 from .postgres_page import PostgresPage
+from .provider_picker import ProviderPicker
 from .recall_page import RecallPage
 from .fields import env_variable, lock_to_env, retention_spin, scrolling, with_secret_toggle
 from ..widgets.tasks import task_scope
@@ -61,10 +65,15 @@ class SettingsDialog(QDialog):
     dont_remember_requested = Signal()  # "不要记住的内容…": the shell opens the list (it holds the services)
 
     def __init__(self, settings: Settings, parent: QWidget | None = None, *, save_path: Path | None = None,
-                 builtin: Any = INSTALLED, bank: Any = None) -> None:
+                 builtin: Any = INSTALLED, bank: Any = None, providers: tuple[Provider, ...] = PROVIDERS,
+                 find_local_servers: bool = False) -> None:
         """``builtin``: this installation's built-in embeddings model (default: what is installed;
         None: a platform without one) — the 回忆 page says what runs. ``bank``: gives the open
-        store's recall listing (in a worker) for the 回忆 page's cost line (None: no store)."""
+        store's recall listing (in a worker) for the 回忆 page's cost line (None: no store).
+        ``providers``: the 服务商 picker's choices (``config/providers.py``). ``find_local_servers``:
+        on the first showing with no address set (first run), ask the local providers' ports whether
+        a model server runs there, in the background — the app asks for it when it opens the dialog
+        (``AppDialogs.open_settings``); a dialog made on its own asks nothing of this computer."""
         super().__init__(parent)
         self.setWindowTitle(self.tr("设置"))
         self.setWindowIcon(icon("settings"))
@@ -74,6 +83,8 @@ class SettingsDialog(QDialog):
         keeper = self._tasks
         self.destroyed.connect(lambda *_: keeper.cancel_all())
         self._save_path = save_path
+        self._providers = providers
+        self._find_local = find_local_servers
         self.last_result = None
 
         # Every page with more than a few rows scrolls: the dialog is as tall as its tallest page's
@@ -123,7 +134,10 @@ class SettingsDialog(QDialog):
         self._api_key_row, self.show_key_button = with_secret_toggle(self.api_key, page)
         self.model = QComboBox(page)
         self.model.setEditable(True)
-        self.model.lineEdit().setPlaceholderText("gpt-4o-mini · deepseek-chat · qwen-plus")
+        self.model.lineEdit().setPlaceholderText("deepseek-flash · qwen-plus · qwen2.5:7b")
+        # the 服务商 picker fills the three above (its own module); its line offers a server found here
+        self.provider_picker = ProviderPicker(self, page, self._providers)
+        self.provider = self.provider_picker.combo
         self.temperature = QDoubleSpinBox(page)
         self.temperature.setRange(0.0, 2.0)
         self.temperature.setSingleStep(0.1)
@@ -139,6 +153,7 @@ class SettingsDialog(QDialog):
         test_row.addWidget(self.test_button)
         test_row.addWidget(self.test_result, 1)
         form.addRow(self.tr("你希望 Sonetto 怎么称呼你"), self.user_name)
+        self.provider_picker.place(form, self.tr("服务商"))
         form.addRow(self.tr("服务地址"), self.base_url)
         form.addRow(self.tr("API 密钥"), self._api_key_row)
         form.addRow(self.tr("模型"), self.model)
@@ -237,6 +252,10 @@ class SettingsDialog(QDialog):
                      "data_dir": (self._memory_form, self._dir_row, self.data_dir)}.get(name)
             if where is not None:
                 self.env_notes[name] = lock_to_env(*where, env_variable(name))
+        self.provider_picker.load(s)
+        locking = [name for name in ("base_url", "api_key") if name in s.env_overridden]
+        if locking:  # choosing a provider would change what the environment sets
+            self.provider_picker.lock(env_variable(locking[0]))
 
     def current_settings(self) -> Settings:
         """The settings as edited (environment-set fields unchanged)."""
@@ -326,6 +345,8 @@ class SettingsDialog(QDialog):
         if not self._fitted:  # once: later the person's own size stands
             self._fitted = True
             self._fit_to_screen()
+            if self._find_local:  # first run: servers on this computer
+                self.provider_picker.search_on_open(self._original)
         super().showEvent(event)
 
     def _fit_to_screen(self) -> None:

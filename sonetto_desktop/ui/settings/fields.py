@@ -39,6 +39,21 @@ def env_variable(name: str, environ: dict[str, str] | None = None) -> str:
 def lock_to_env(form: QFormLayout, field: QWidget | QLayout, editor: QWidget, variable: str) -> QLabel:
     """Make ``editor`` read-only (still selectable and copyable) and say under ``field`` (its row in
     ``form``) which variable sets it. Returns the note."""
+    note_text = mark_env_locked(editor, variable)
+    note = QLabel(note_text, editor.parentWidget())
+    note.setObjectName("EnvNote")
+    note.setWordWrap(True)
+    if isinstance(field, QLayout):
+        row, _ = form.getLayoutPosition(field)
+    else:
+        row, _ = form.getWidgetPosition(field)
+    form.insertRow(row + 1, "", note)
+    return note
+
+
+def mark_env_locked(editor: QWidget, variable: str) -> str:
+    """Make ``editor`` read-only (a line edit: still selectable and copyable; a combo box: disabled),
+    styled as locked, its tool tip saying which variable sets it. Returns that sentence."""
     note_text = QCoreApplication.translate("SettingsDialog", "由环境变量 %1 设置，在这里不能修改。").replace("%1", variable)
     if isinstance(editor, QLineEdit):
         editor.setReadOnly(True)
@@ -49,15 +64,7 @@ def lock_to_env(form: QFormLayout, field: QWidget | QLayout, editor: QWidget, va
     editor.style().polish(editor)
     editor.setToolTip(note_text)
     editor.setAccessibleDescription(note_text)
-    note = QLabel(note_text, editor.parentWidget())
-    note.setObjectName("EnvNote")
-    note.setWordWrap(True)
-    if isinstance(field, QLayout):
-        row, _ = form.getLayoutPosition(field)
-    else:
-        row, _ = form.getWidgetPosition(field)
-    form.insertRow(row + 1, "", note)
-    return note
+    return note_text
 
 
 def with_secret_toggle(edit: QLineEdit, parent: QWidget) -> tuple[QHBoxLayout, QToolButton]:
