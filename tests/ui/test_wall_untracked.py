@@ -52,4 +52,25 @@ async def test_the_shown_wall_keeps_nothing_per_card_that_the_collector_walks(tm
     # 303 / 853, with code that passed the run before; once more with two counts each).
     small = min([await _tracked_by_wall(tmp_path / f"s{n}", qtbot, wait, SMALL) for n in range(3)])
     large = min([await _tracked_by_wall(tmp_path / f"l{n}", qtbot, wait, LARGE) for n in range(3)])
-    assert large - small <= PER_CARD * (LARGE - SMALL), (small, large)
+    if large - small > PER_CARD * (LARGE - SMALL):
+        # Once more, after a longer quiet: in a full run on two loaded workers a thread that another test
+        # of this process left working kept making objects through all three counts (877 / 268 once, the
+        # file alone and tests/ui alone passing). What the wall itself keeps per card is there every time.
+        busy = _busy_threads()
+        await quiet(30)
+        small = min([await _tracked_by_wall(tmp_path / f"s{n}b", qtbot, wait, SMALL) for n in range(3)])
+        large = min([await _tracked_by_wall(tmp_path / f"l{n}b", qtbot, wait, LARGE) for n in range(3)])
+        assert large - small <= PER_CARD * (LARGE - SMALL), (small, large, busy, _busy_threads())
+
+
+def _busy_threads() -> list[str]:
+    """The threads of this process not waiting (what may have made objects during a count)."""
+    import sys
+    import threading
+
+    from helpers import _WAITING
+
+    names = {t.ident: t.name for t in threading.enumerate()}
+    return [f"{names.get(ident, ident)}: {frame.f_code.co_filename.rsplit('/', 1)[-1]}:{frame.f_lineno} {frame.f_code.co_name}"
+            for ident, frame in sys._current_frames().items()
+            if ident != threading.get_ident() and frame.f_code.co_name not in _WAITING]
