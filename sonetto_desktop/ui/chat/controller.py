@@ -159,7 +159,12 @@ class ChatController(QObject):
         await self.refresh_sessions()
 
     async def rename_session(self, session_id: str, title: str) -> None:
-        if self._engine is None or not title.strip():
+        """Rename the chat; a blank name is refused, and the list is filled again all the same (a name
+        cleared in place shows the chat's name again, not a blank row)."""
+        if self._engine is None:
+            return
+        if not title.strip():
+            await self.refresh_sessions()
             return
         try:
             await self._engine.rename_session(session_id, title.strip())

@@ -1,0 +1,129 @@
+"""A chat turn and what the person does meanwhile: stop right after an edit-and-resend (while the
+replaced turn is being taken back), the chat restarting then, switching chats while a reply streams,
+editing the message being answered, renaming a chat in place while a reply ends, and a new chat
+opened while another one is still replying."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QAbstractItemView, QApplication, QLineEdit
+
+from llm_payloads import HangResponse
+from llm_server import TextResponse, caller
+from shell_fixtures import running_engine
+from sonetto_desktop.ui.chat.controller import ChatController
+from sonetto_desktop.ui.chat.panel import ChatPanel
+
+LONG = "从前有一座山，山里有一座庙。" * 30  # ~420 chars, streamed 3 chars a chunk
+
+
+@pytest.fixture
+def panel_factory(qtbot):
+    made = []
+
+    def make():
+        controller = ChatController()
+        panel = ChatPanel(controller)
+        qtbot.addWidget(panel)
+        panel.resize(900, 600)
+        panel.show()
+        made.append(controller)
+        return controller, panel
+
+    yield make
+    for controller in made:
+        controller.deleteLater()
+
+
+def _slow_stream(llm_server) -> None:
+    llm_server.chunk_size, llm_server.chunk_delay = 3, 0.02
+
+
+def _chat_requests(llm_server) -> int:
+    return sum(1 for r in llm_server.requests if caller(r) == "chat")
+
+
+async def _first_turn_then_edit(app, llm_server, wait) -> int:
+    """Send, get the reply while the memory writer still writes the turn (its call hangs), then edit
+    the message and send it again: the edit waits for the writer before the model is asked."""
+    llm_server.default = TextResponse("好的")
+    llm_server.add_text("明天见", to="chat")
+    llm_server.add(HangResponse(6), to="writer")
+    panel = app.window.chat_panel
+    panel.composer.set_text("我明天八点出发")
+    panel.composer.submit()
+    await wait(lambda: not app.controller.busy and len(panel.view.bubbles) == 2 and panel.view.bubbles[1].text,
+               timeout=15, message="the first reply")
+    await wait(lambda: any(caller(r) == "writer" for r in llm_server.requests), timeout=15,
+               message="the writer writing the first turn")
+    before = _chat_requests(llm_server)  # the model asked so far
+    panel.view.bubbles[0].edit_button.click()  # 编辑后重新发送
+    panel.composer.set_text("我明天九点出发")
+    panel.composer.submit()
+    await wait(lambda: app.controller.busy, timeout=5)
+    await asyncio.sleep(0.3)
+    return before
+
+
+# ── renaming in place ─────────────────────────────────────────────────────────────────────────────
+
+
+async def test_a_rename_being_typed_survives_the_reply_ending(tmp_path, llm_server, make_llm, panel_factory, qtbot,
+                                                             wait):
+    """The person renames the chat in place while a reply streams and is still typing the name when
+    the reply ends (the session list is refreshed then); pressing Enter afterwards renames the chat."""
+    async with running_engine(tmp_path / "data", make_llm(streaming=True)) as parts:
+        engine = parts[2]
+        controller, panel = panel_factory()
+        await controller.attach(engine)
+        session = controller.current_session_id
+        llm_server.chunk_size, llm_server.chunk_delay = 3, 0.02
+        llm_server.add_text(LONG[:180])
+        panel.composer.set_text("讲个故事")
+        panel.composer.submit()
+        await wait(lambda: len(panel.view.bubbles) == 2 and panel.view.bubbles[1].text, timeout=10)
+
+        panel.activateWindow()
+        panel.start_rename()  # 重命名 (the header button / F2)
+        await wait(lambda: panel.session_list.state() == QAbstractItemView.State.EditingState, message="editor open")
+        editor = panel.session_list.viewport().findChild(QLineEdit) or QApplication.focusWidget()
+        assert isinstance(editor, QLineEdit)
+        editor.selectAll()
+        editor.insert("周末计划")  # typed (an input method commits the characters)
+        assert controller.busy, "the reply should still be streaming"
+
+        await wait(lambda: not controller.busy, timeout=20, message="the reply ended")
+        await asyncio.sleep(0.3)  # the session list is refreshed after the turn
+        still_editing = panel.session_list.state() == QAbstractItemView.State.EditingState
+        target = QApplication.focusWidget() if still_editing else panel.session_list
+        qtbot.keyClick(target, Qt.Key.Key_Return)  # the person finishes the name
+        await wait(lambda: panel.session_list.currentItem() is not None
+                   and panel.session_list.currentItem().text() == "周末计划", message="the new name listed")
+        title = (await engine.session(session)).title
+        assert title == "周末计划", f"the name typed was lost (editor open after the refresh: {still_editing}); title: {title!r}"
+
+
+async def test_clearing_the_name_in_place_puts_the_old_name_back(tmp_path, llm_server, make_llm, panel_factory,
+                                                                qtbot, wait):
+    """A blank name is refused (nothing is renamed), and the list shows the chat's name again."""
+    async with running_engine(tmp_path / "data", make_llm(streaming=True)) as parts:
+        engine = parts[2]
+        controller, panel = panel_factory()
+        await controller.attach(engine)
+        session = controller.current_session_id
+        await controller.rename_session(session, "周末计划")
+        assert panel.session_list.currentItem().text() == "周末计划"
+        panel.activateWindow()
+        panel.start_rename()
+        await wait(lambda: panel.session_list.state() == QAbstractItemView.State.EditingState, message="editor open")
+        editor = panel.session_list.viewport().findChild(QLineEdit) or QApplication.focusWidget()
+        editor.selectAll()
+        editor.del_()  # the person empties the name ...
+        qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_Return)  # ... and presses Enter
+        await asyncio.sleep(0.3)
+        assert (await engine.session(session)).title == "周末计划"  # refused, rightly
+        shown = panel.session_list.currentItem().text()
+        assert shown == "周末计划", f"the chat list shows {shown!r} for it"
