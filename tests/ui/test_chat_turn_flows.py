@@ -68,6 +68,48 @@ async def _first_turn_then_edit(app, llm_server, wait) -> int:
     return before
 
 
+# ── editing the message being answered ───────────────────────────────────────────────────────────
+
+
+async def test_editing_the_message_being_answered_waits_for_its_reply_and_keeps_the_draft(
+        tmp_path, llm_server, make_llm, panel_factory, wait):
+    """While its reply streams, 编辑后重新发送 on the message just sent is not offered (disabled, its
+    tooltip says why): a click cannot replace the follow-up being typed. Once the reply has ended
+    the message can be edited, and the edited message replaces it (the draft comes back after)."""
+    async with running_engine(tmp_path / "data", make_llm(streaming=True)) as parts:
+        engine = parts[2]
+        controller, panel = panel_factory()
+        await controller.attach(engine)
+        session = controller.current_session_id
+        _slow_stream(llm_server)
+        llm_server.add_text(LONG)
+        panel.composer.set_text("明天几点出发")
+        panel.composer.submit()
+        await wait(lambda: len(panel.view.bubbles) == 2 and panel.view.bubbles[1].text, timeout=10)
+        panel.composer.set_text("还有，记得带伞")  # typing a follow-up while the reply streams
+        asked = panel.view.bubbles[0]
+        assert not asked.edit_button.isEnabled(), "编辑 is offered on the message still being answered"
+        assert asked.edit_button.toolTip() != asked.tr("编辑后重新发送")  # says why not now
+        asked.edit_button.click()  # (disabled: nothing happens)
+        assert controller.busy
+        assert panel.composer.text() == "还有，记得带伞" and not panel.composer.editing_turn
+        await wait(lambda: not controller.busy, timeout=20)
+        assert asked.edit_button.isEnabled() and asked.turn_id
+
+        asked.edit_button.click()  # now it can be edited
+        assert panel.composer.editing_turn == asked.turn_id
+        assert panel.composer.draft_text() == "还有，记得带伞"
+        llm_server.add_text("好的，改成九点")
+        panel.composer.set_text("明天九点出发")
+        panel.composer.submit()
+        await wait(lambda: controller.busy, timeout=5)
+        await wait(lambda: not controller.busy, timeout=20)
+        await asyncio.sleep(0.2)
+        users = [e["content"] for e in await engine.transcript(session) if e["role"] == "user"]
+        assert users == ["明天九点出发"], f"the edited message did not replace the original: {users}"
+        assert panel.composer.text() == "还有，记得带伞"  # the draft is back
+
+
 # ── renaming in place ─────────────────────────────────────────────────────────────────────────────
 
 

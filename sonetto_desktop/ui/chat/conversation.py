@@ -14,6 +14,7 @@ from .view import ChatView
 from .composer import Composer
 from .link_confirm import confirm_open_link
 from .message_bubble import MessageBubble
+from ..widgets.deferred import alive
 
 
 class Conversation(QObject):
@@ -77,7 +78,7 @@ class Conversation(QObject):
 
     def _on_transcript_loaded(self, session_id: str, entries: list) -> None:
         if self._mine(session_id):
-            self._reply = None
+            self._reply = self._asked = None
             self.view.load_transcript(entries if self._recent is None else entries[-self._recent:])
             self.transcript_shown.emit()
 
@@ -100,6 +101,8 @@ class Conversation(QObject):
 
     def _on_edit_requested(self, text: str, turn_id: str) -> None:
         """Put an earlier message into the input; sending it replaces that message and what followed."""
+        if not turn_id:  # (not offered: no turn to replace; the draft is not given up for nothing)
+            return
         self.composer.set_editing(turn_id)
         self.composer.set_text(text)
         self.composer.input.setFocus()
@@ -115,7 +118,14 @@ class Conversation(QObject):
     def _on_turn_started(self, session_id: str, text: str) -> None:
         if self._mine(session_id):
             self._asked = self.view.add_message("user", text)
+            self._asked.set_answering(True)
             self._reply = self.view.add_reply(text)
+
+    def _answered(self) -> None:
+        """The running turn ended: its message can be edited now (once its turn is known)."""
+        if self._asked is not None and alive(self._asked):
+            self._asked.set_answering(False)
+        self._asked = None
 
     def _on_turn_identified(self, session_id: str, turn_id: str) -> None:
         if self._mine(session_id):
@@ -125,6 +135,8 @@ class Conversation(QObject):
 
     def _on_reply_finished(self, session_id: str, text: str) -> None:
         self._replacing = ""
+        if self._mine(session_id):
+            self._answered()
         if self._mine(session_id) and self._reply is not None:
             self._reply.set_text(text)
             self._reply.flush()
@@ -133,6 +145,7 @@ class Conversation(QObject):
     def _on_reply_failed(self, session_id: str, code: str, message: str, text: str) -> None:
         if not self._mine(session_id):
             return
+        self._answered()
         if self._replacing and code == "input":  # the turn could not be replaced: show what is stored
             self._replacing = ""
             self.controller.reload_current()
