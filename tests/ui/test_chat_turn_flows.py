@@ -6,6 +6,9 @@ opened while another one is still replying."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+import json
+import time
 
 import pytest
 from PySide6.QtCore import Qt
@@ -13,7 +16,7 @@ from PySide6.QtWidgets import QAbstractItemView, QApplication, QLineEdit
 
 from llm_payloads import HangResponse
 from llm_server import TextResponse, caller
-from shell_fixtures import running_engine
+from shell_fixtures import app_settings, running_app, running_engine
 from sonetto_desktop.ui.chat.controller import ChatController
 from sonetto_desktop.ui.chat.panel import ChatPanel
 
@@ -66,6 +69,55 @@ async def _first_turn_then_edit(app, llm_server, wait) -> int:
     await wait(lambda: app.controller.busy, timeout=5)
     await asyncio.sleep(0.3)
     return before
+
+
+# ── stop and restart while an edit takes back the replaced turn ──────────────────────────────────
+
+
+async def test_stop_works_while_an_edit_takes_back_the_replaced_turn(qapp, tmp_path, llm_server, wait):
+    """停止 while the edit waits for the writer ends the turn at once and asks the model nothing; the
+    edited message stays as the person's message (shown and stored), its reply marked 已停止."""
+    settings = app_settings(tmp_path / "data", llm_server, request_timeout=30.0)
+    async with running_app(qapp, settings) as app:
+        before = await _first_turn_then_edit(app, llm_server, wait)
+        panel = app.window.chat_panel
+        assert panel.composer.stop_button.isVisibleTo(panel)
+        panel.composer.stop_button.click()  # 停止
+        clicked = time.monotonic()
+        await wait(lambda: not app.controller.busy, timeout=15, message="the turn to end")
+        took = time.monotonic() - clicked
+        asked = _chat_requests(llm_server) - before
+        assert took < 2 and asked == 0, (
+            f"停止 took {took:.1f} s to end the turn, and the model was asked for {asked} new reply(ies) after it")
+        assert [b.text for b in panel.view.bubbles] == ["我明天九点出发", ""]
+        assert panel.view.bubbles[1].stopped
+        stored = await app.controller.engine.transcript(app.controller.current_session_id)
+        assert [(e["role"], e["content"]) for e in stored] == [("user", "我明天九点出发"), ("assistant", "")]
+        assert stored[1]["error"]["code"] == "cancelled"
+
+        llm_server.add_text("还在", to="chat")  # the next message: the model's history has the edited one
+        panel.composer.set_text("还在吗")
+        panel.composer.submit()
+        await wait(lambda: app.controller.busy, timeout=5)
+        await wait(lambda: not app.controller.busy, timeout=15)
+        said = json.dumps([r for r in llm_server.requests if caller(r) == "chat"][-1]["messages"], ensure_ascii=False)
+        assert "我明天九点出发" in said and "我明天八点出发" not in said and "还在吗" in said
+
+
+async def test_the_input_works_after_the_chat_restarts_during_an_edit(qapp, tmp_path, llm_server, wait):
+    """The same moment, and another data folder is saved in the settings (the chat is closed and
+    started again): the input has its send button back, not 停止 for good."""
+    settings = app_settings(tmp_path / "data", llm_server, request_timeout=30.0)
+    async with running_app(qapp, settings) as app:
+        await _first_turn_then_edit(app, llm_server, wait)
+        await app.apply_settings(dataclasses.replace(app.settings, data_dir=str(tmp_path / "other")))
+        await wait(lambda: app.controller.ready and not app.controller.busy, timeout=20, message="the chat again")
+        await asyncio.sleep(0.3)
+        composer = app.window.chat_panel.composer
+        composer.set_text("还在吗")
+        assert composer.send_button.isVisibleTo(composer) and composer.send_button.isEnabled(), (
+            f"send button visible={composer.send_button.isVisibleTo(composer)} "
+            f"enabled={composer.send_button.isEnabled()}, stop button visible={composer.stop_button.isVisibleTo(composer)}")
 
 
 # ── editing the message being answered ───────────────────────────────────────────────────────────

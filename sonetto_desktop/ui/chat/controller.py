@@ -53,6 +53,8 @@ class ChatController(QObject):
         self._current = ""
         self._turn: asyncio.Task[None] | None = None
         self._turn_session = ""
+        self._stop_asked = False  # 停止 before the engine had the running turn: it stops as it starts
+        self._withdrawing: asyncio.Task[None] | None = None  # an edit taking back what it replaced
         self._accepting = True
         self._background = task_scope(self, "chat-controller")  # session-list refreshes, transcript reloads
         # The app's way to take back what replaced turns wrote (edit and resend), awaited before the
@@ -111,6 +113,9 @@ class ChatController(QObject):
                 self._engine.cancel(self._turn_session)
             self._turn.cancel()
             await asyncio.gather(self._turn, return_exceptions=True)
+        if self._withdrawing is not None and not self._withdrawing.done():  # not against a closing store
+            self._withdrawing.cancel()
+            await asyncio.gather(self._withdrawing, return_exceptions=True)
         await self._background.close()  # a session-list refresh must not outlive the engine
         self._background = task_scope(self, "chat-controller")  # the controller may be attached again
         self._engine = None
@@ -209,6 +214,7 @@ class ChatController(QObject):
         if not self.ready or self.busy or not text.strip() or not self._current:
             return None
         session_id = self._turn_session = self._current
+        self._stop_asked = False
         # in the app's root, beside the UI's scopes: ended by close() (the engine told first), not by the UI's end
         self._turn = spawn(self._run(session_id, text, replace_turn, withdraw), name="chat-turn")
         self.busy_changed.emit(True)
@@ -221,10 +227,14 @@ class ChatController(QObject):
             self._background.spawn(self._engine.prepare(), name="prepare-turn")
 
     def stop(self) -> bool:
-        """Stop the reply being streamed (its partial text is kept by the engine)."""
+        """Stop the reply being streamed (its partial text is kept by the engine). Before the engine
+        has the turn (an edit reading what it replaces) the turn stops as soon as it starts: the
+        message is kept, nothing is asked."""
         if not self.busy or self._engine is None:
             return False
-        return bool(self._engine.cancel(self._turn_session))
+        if not self._engine.cancel(self._turn_session):
+            self._stop_asked = True
+        return True
 
     def _message(self, event: ChatEvent) -> str:
         if ui_language() == "en":  # the installed translators are the one source of the UI language
@@ -239,26 +249,52 @@ class ChatController(QObject):
             return []
         return list(dict.fromkeys(str(e.get("turn_id")) for e in entries[start:] if e.get("turn_id")))
 
-    async def _withdraw(self, session_id: str, replace_turn: str) -> None:
+    async def _withdraw(self, session_id: str, replace_turn: str) -> asyncio.Task[None] | None:
+        """Start taking back what the turns ``replace_turn`` replaces wrote (read before the engine
+        drops them): a task of its own, which a stop of the new turn does not cut short (its toast
+        says what was taken back, with 撤销)."""
         try:
             turns = await self._replaced_turns(session_id, replace_turn)
-            if turns and self.withdraw is not None:
-                await self.withdraw(session_id, turns)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.warning("could not read the turns an edit replaces", exc_info=True)
+            return None
+        if not turns or self.withdraw is None:
+            return None
+        self._withdrawing = spawn(self._take_back(session_id, turns), name="chat-withdraw")
+        return self._withdrawing
+
+    async def _take_back(self, session_id: str, turns: list[str]) -> None:
+        assert self.withdraw is not None
+        try:
+            await self.withdraw(session_id, turns)
         except asyncio.CancelledError:
             raise
         except Exception:  # the app says what failed; the new turn runs all the same
             log.warning("could not take back the replaced turns' memories", exc_info=True)
 
+    async def _hold(self, session_id: str, withdrawing: asyncio.Task[None] | None) -> None:
+        """Run by the engine once the turn's message is stored, before it recalls or asks anything:
+        a 停止 that came before the engine had the turn stops it now; an edit waits (up to the
+        writer's wait) until what the replaced turns wrote is taken back, so recall no longer finds
+        it; 停止 meanwhile ends the turn at once (the taking back goes on)."""
+        if self._stop_asked and self._engine is not None:
+            self._engine.cancel(session_id)
+            await asyncio.sleep(0)  # (the cancel lands here)
+        if withdrawing is not None:
+            await asyncio.shield(withdrawing)
+
     async def _run(self, session_id: str, text: str, replace_turn: str = "", withdraw: bool = False) -> None:
-        if replace_turn:
-            self.turn_replacing.emit(session_id, replace_turn)
-        self.turn_started.emit(session_id, text)
         finished = False
         options = {"replace_turn": replace_turn} if replace_turn else {}
-        if replace_turn and withdraw:
-            await self._withdraw(session_id, replace_turn)
         try:
-            async for event in self._engine.send(session_id, text, **options):
+            if replace_turn:
+                self.turn_replacing.emit(session_id, replace_turn)
+            self.turn_started.emit(session_id, text)
+            withdrawing = await self._withdraw(session_id, replace_turn) if replace_turn and withdraw else None
+            hold = lambda: self._hold(session_id, withdrawing)  # noqa: E731
+            async for event in self._engine.send(session_id, text, hold=hold, **options):
                 finished = self._dispatch(session_id, text, event) or finished
         except asyncio.CancelledError:
             self.reply_failed.emit(session_id, "cancelled", QCoreApplication.translate("ChatController", "已停止"), text)
