@@ -34,22 +34,22 @@
 <context>
     <name>ChatController</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/controller.py" line="173" />
+        <location filename="../../sonetto_desktop/ui/chat/controller.py" line="204" />
         <source>重命名失败：</source>
         <translation>Rename failed: </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/controller.py" line="264" />
+        <location filename="../../sonetto_desktop/ui/chat/controller.py" line="327" />
         <source>已停止</source>
         <translation>Stopped</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/controller.py" line="268" />
+        <location filename="../../sonetto_desktop/ui/chat/controller.py" line="331" />
         <source>出错了：</source>
         <translation>Something went wrong: </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/controller.py" line="271" />
+        <location filename="../../sonetto_desktop/ui/chat/controller.py" line="334" />
         <source>回复意外中断了。</source>
         <translation>The reply stopped unexpectedly.</translation>
     </message>
@@ -282,6 +282,7 @@ Talk about anything — I'll remember what matters to you.</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/chat/composer.py" line="57" />
+        <location filename="../../sonetto_desktop/ui/chat/composer.py" line="139" />
         <source>发送 (Enter)</source>
         <translation>Send (Enter)</translation>
     </message>
@@ -291,14 +292,19 @@ Talk about anything — I'll remember what matters to you.</translation>
         <translation>Stop the reply</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/composer.py" line="79" />
+        <location filename="../../sonetto_desktop/ui/chat/composer.py" line="80" />
         <source>正在编辑一条消息：发送后会替换它和之后的对话，那几轮让 Sonetto 记下的变化也会撤销（可以再恢复）</source>
         <translation>Editing a message: sending replaces it and everything after it, and what Sonetto noted from those turns is taken back (it can be brought back)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/composer.py" line="84" />
+        <location filename="../../sonetto_desktop/ui/chat/composer.py" line="85" />
         <source>取消编辑</source>
         <translation>Cancel editing</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/chat/composer.py" line="139" />
+        <source>另一个对话还在回复，结束后就能发送</source>
+        <translation>Another chat is still replying; you can send once it is done</translation>
     </message>
 </context>
 <context>
@@ -347,12 +353,12 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>Conversation</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/conversation.py" line="74" />
+        <location filename="../../sonetto_desktop/ui/chat/conversation.py" line="92" />
         <source>正在使用工具：%1…</source>
         <translation>Using a tool: %1…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/conversation.py" line="77" />
+        <location filename="../../sonetto_desktop/ui/chat/conversation.py" line="95" />
         <source>用过工具：%1</source>
         <translation>Used a tool: %1</translation>
     </message>

@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QAbstractItemView, QApplication, QLineEdit
 
 from llm_payloads import HangResponse
 from llm_server import TextResponse, caller
-from shell_fixtures import app_settings, running_app, running_engine
+from shell_fixtures import OFFSCREEN_RAISE, OFFSCREEN_SIZE_HINTS, app_settings, running_app, running_engine
 from sonetto_desktop.ui.chat.controller import ChatController
 from sonetto_desktop.ui.chat.panel import ChatPanel
 
@@ -74,6 +74,7 @@ async def _first_turn_then_edit(app, llm_server, wait) -> int:
 # ── stop and restart while an edit takes back the replaced turn ──────────────────────────────────
 
 
+@pytest.mark.qt_log_ignore(OFFSCREEN_SIZE_HINTS, OFFSCREEN_RAISE)
 async def test_stop_works_while_an_edit_takes_back_the_replaced_turn(qapp, tmp_path, llm_server, wait):
     """停止 while the edit waits for the writer ends the turn at once and asks the model nothing; the
     edited message stays as the person's message (shown and stored), its reply marked 已停止."""
@@ -104,6 +105,7 @@ async def test_stop_works_while_an_edit_takes_back_the_replaced_turn(qapp, tmp_p
         assert "我明天九点出发" in said and "我明天八点出发" not in said and "还在吗" in said
 
 
+@pytest.mark.qt_log_ignore(OFFSCREEN_SIZE_HINTS, OFFSCREEN_RAISE)
 async def test_the_input_works_after_the_chat_restarts_during_an_edit(qapp, tmp_path, llm_server, wait):
     """The same moment, and another data folder is saved in the settings (the chat is closed and
     started again): the input has its send button back, not 停止 for good."""
@@ -118,6 +120,73 @@ async def test_the_input_works_after_the_chat_restarts_during_an_edit(qapp, tmp_
         assert composer.send_button.isVisibleTo(composer) and composer.send_button.isEnabled(), (
             f"send button visible={composer.send_button.isVisibleTo(composer)} "
             f"enabled={composer.send_button.isEnabled()}, stop button visible={composer.stop_button.isVisibleTo(composer)}")
+
+
+# ── switching chats while a reply streams ─────────────────────────────────────────────────────────
+
+
+async def test_a_reply_that_finishes_after_switching_away_and_back_is_shown(tmp_path, llm_server, make_llm,
+                                                                           panel_factory, wait):
+    """Send in chat A, open chat B while the reply streams, come back to A: the reply streams on there
+    (what had streamed is shown at once) and, when it ends, the finished reply is on screen."""
+    async with running_engine(tmp_path / "data", make_llm(streaming=True)) as parts:
+        engine = parts[2]
+        controller, panel = panel_factory()
+        await controller.attach(engine)
+        first = controller.current_session_id
+        _slow_stream(llm_server)
+        llm_server.add_text(LONG)
+        panel.composer.set_text("讲个故事")
+        panel.composer.submit()
+        await wait(lambda: len(panel.view.bubbles) == 2 and panel.view.bubbles[1].text, timeout=10,
+                   message="the reply started streaming")
+        await panel.new_session()  # to chat B, mid-stream
+        assert controller.current_session_id != first
+        await asyncio.sleep(0.1)
+        await panel.select_session(first)  # and back to A, still mid-stream
+        assert controller.busy, "the reply should still be streaming (make LONG longer)"
+        assert [b.role for b in panel.view.bubbles] == ["user", "assistant"]
+        shown = len(panel.view.bubbles[1].text)
+        assert shown > 0, "what had streamed is shown at once"
+        await wait(lambda: len(panel.view.bubbles[1].text) > shown, message="the reply streaming on")
+        await wait(lambda: not controller.busy, timeout=20, message="the reply ended")
+        stored = [e["content"] for e in await engine.transcript(first)]
+        assert stored == ["讲个故事", LONG]
+        shown_texts = [b.text for b in panel.view.bubbles]
+        assert shown_texts == stored, f"on screen after the reply ended: {[s[:12] for s in shown_texts]}"
+        assert all(b.turn_id for b in panel.view.bubbles)
+
+
+async def test_a_new_chat_opened_while_another_replies_does_not_stop_it(tmp_path, llm_server, make_llm,
+                                                                       panel_factory, wait):
+    """A reply streams in chat A; the person opens a new chat B. B's input offers no 停止 (that would
+    stop A's reply): its send waits, saying why, until A's reply ends; back in A, 停止 is there."""
+    async with running_engine(tmp_path / "data", make_llm(streaming=True)) as parts:
+        engine = parts[2]
+        controller, panel = panel_factory()
+        await controller.attach(engine)
+        first = controller.current_session_id
+        _slow_stream(llm_server)
+        llm_server.add_text(LONG)
+        panel.composer.set_text("讲个故事")
+        panel.composer.submit()
+        await wait(lambda: len(panel.view.bubbles) == 2 and panel.view.bubbles[1].text, timeout=10)
+        await panel.new_session()
+        composer = panel.composer
+        assert controller.busy
+        assert not composer.stop_button.isVisibleTo(composer), "B shows 停止 for A's reply"
+        composer.set_text("你好")
+        assert composer.send_button.isVisibleTo(composer) and not composer.send_button.isEnabled()
+        assert composer.send_button.toolTip() != composer.tr("发送 (Enter)")  # says why it waits
+        composer.stop_button.click()  # (hidden: nothing to click; and if it were, A must go on)
+        await asyncio.sleep(0.3)
+        assert controller.busy, "A's reply was stopped from chat B"
+        await panel.select_session(first)
+        assert composer.stop_button.isVisibleTo(composer)
+        await wait(lambda: not controller.busy, timeout=20)
+        assert [e["content"] for e in await engine.transcript(first)] == ["讲个故事", LONG]
+        composer.set_text("还有呢")
+        assert composer.send_button.isVisibleTo(composer) and composer.send_button.isEnabled()
 
 
 # ── editing the message being answered ───────────────────────────────────────────────────────────

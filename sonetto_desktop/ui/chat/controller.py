@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
 from PySide6.QtCore import QCoreApplication, QObject, Signal
@@ -24,6 +25,20 @@ if TYPE_CHECKING:  # the agent package pulls in LangChain: imported lazily, afte
 
 log = logging.getLogger(__name__)
 
+
+
+@dataclass
+class RunningTurn:
+    """What the running turn has shown so far (a chat shown again while it replies shows it on):
+    the user's ``text``, the ``reply`` streamed so far, the recalled ``memories``, and the ``tool``
+    being used or last used (``tool_done``)."""
+
+    session_id: str
+    text: str
+    reply: str = ""
+    memories: list = field(default_factory=list)
+    tool: str = ""
+    tool_done: bool = False
 
 
 class ChatController(QObject):
@@ -53,6 +68,7 @@ class ChatController(QObject):
         self._current = ""
         self._turn: asyncio.Task[None] | None = None
         self._turn_session = ""
+        self._running: RunningTurn | None = None
         self._stop_asked = False  # 停止 before the engine had the running turn: it stops as it starts
         self._withdrawing: asyncio.Task[None] | None = None  # an edit taking back what it replaced
         self._accepting = True
@@ -74,6 +90,16 @@ class ChatController(QObject):
     @property
     def busy(self) -> bool:
         return self._turn is not None and not self._turn.done()
+
+    @property
+    def turn_session(self) -> str:
+        """The session of the running turn (or of the last one)."""
+        return self._turn_session
+
+    @property
+    def running_turn(self) -> RunningTurn | None:
+        """The running turn as shown so far; None when no turn runs."""
+        return self._running if self.busy else None
 
     @property
     def current_session_id(self) -> str:
@@ -215,6 +241,7 @@ class ChatController(QObject):
             return None
         session_id = self._turn_session = self._current
         self._stop_asked = False
+        self._running = RunningTurn(session_id, text)
         # in the app's root, beside the UI's scopes: ended by close() (the engine told first), not by the UI's end
         self._turn = spawn(self._run(session_id, text, replace_turn, withdraw), name="chat-turn")
         self.busy_changed.emit(True)
@@ -306,26 +333,34 @@ class ChatController(QObject):
             if not finished:
                 self.reply_failed.emit(session_id, "internal", QCoreApplication.translate("ChatController", "回复意外中断了。"), text)
         finally:
+            self._running = None
             self.busy_changed.emit(False)
             if self._engine is not None and self._accepting:
                 self._background.spawn(self._refresh_quietly(), name="refresh-sessions")
 
     def _dispatch(self, session_id: str, text: str, event: ChatEvent) -> bool:
         kind = event.kind
+        shown = self._running or RunningTurn(session_id, text)
         if kind == "memories":
+            shown.memories = list(event.memories)
             self.memories_recalled.emit(session_id, list(event.memories))
         elif kind == "token":
+            shown.reply += event.text
             self.token_received.emit(session_id, event.text)
         elif kind == "tool_start":
+            shown.tool, shown.tool_done = event.tool, False
             self.tool_started.emit(session_id, event.tool, event.text)
         elif kind == "tool_end":
+            shown.tool, shown.tool_done = event.tool, True
             self.tool_finished.emit(session_id, event.tool, event.text)
         elif kind == "done":
+            self._running = None  # (stored before it came: a chat shown again from here has the reply)
             if event.turn_id:
                 self.turn_identified.emit(session_id, event.turn_id)
             self.reply_finished.emit(session_id, event.text)
             return True
         elif kind == "error":
+            self._running = None
             if event.turn_id:
                 self.turn_identified.emit(session_id, event.turn_id)
             self.reply_failed.emit(session_id, event.error_code or "error", self._message(event), text)

@@ -38,7 +38,7 @@ class Conversation(QObject):
         view.retry_requested.connect(self._on_retry_requested)
         view.edit_requested.connect(self._on_edit_requested)
         view.link_activated.connect(lambda url: confirm_open_link(view.window(), url))
-        composer.stop_requested.connect(controller.stop)
+        composer.stop_requested.connect(self._on_stop_requested)
         composer.typing.connect(controller.prepare)
         c = controller
         c.transcript_loaded.connect(self._on_transcript_loaded)
@@ -53,12 +53,30 @@ class Conversation(QObject):
         c.tool_finished.connect(self._on_tool_finished)
         c.reply_finished.connect(self._on_reply_finished)
         c.reply_failed.connect(self._on_reply_failed)
-        c.busy_changed.connect(composer.set_busy)
+        self._busy = c.busy
+        c.busy_changed.connect(self._on_busy_changed)
+        c.current_session_changed.connect(self._show_busy)
         c.ready_changed.connect(composer.set_ready)
         composer.set_ready(c.ready)
+        self._show_busy()
 
     def _mine(self, session_id: str) -> bool:
         return session_id == self.controller.current_session_id
+
+    def _on_busy_changed(self, busy: bool) -> None:
+        self._busy = busy
+        self._show_busy()
+
+    def _show_busy(self, *_args) -> None:
+        """停止 in the chat whose reply is coming; in another chat the input waits until it has ended
+        (one reply at a time), saying so, and offers no 停止 (it would stop the other chat)."""
+        here = self._busy and self._mine(self.controller.turn_session)
+        self.composer.set_busy(here)
+        self.composer.set_waiting(self._busy and not here)
+
+    def _on_stop_requested(self) -> None:
+        if self._mine(self.controller.turn_session):
+            self.controller.stop()
 
     def _in_reply(self, session_id: str, action) -> None:
         if self._mine(session_id) and self._reply is not None:
@@ -80,7 +98,26 @@ class Conversation(QObject):
         if self._mine(session_id):
             self._reply = self._asked = None
             self.view.load_transcript(entries if self._recent is None else entries[-self._recent:])
+            self._resume(session_id)
             self.transcript_shown.emit()
+
+    def _resume(self, session_id: str) -> None:
+        """The chat shown again while its reply is coming (switched back to, 打开这段对话): the
+        reply streamed so far is shown, and streams on."""
+        live = self.controller.running_turn
+        if live is None or live.session_id != session_id:
+            return
+        bubbles = self.view.bubbles
+        last = bubbles[-1] if bubbles else None  # the message is stored before it is answered
+        self._asked = last if last is not None and last.role == "user" and last.text == live.text \
+            else self.view.add_message("user", live.text)
+        self._asked.set_answering(True)
+        self._reply = self.view.add_reply(live.text)
+        self._reply.set_memories(live.memories)
+        if live.reply:
+            self._reply.set_text(live.reply)
+        if live.tool:
+            (self._on_tool_finished if live.tool_done else self._on_tool_started)(session_id, live.tool, "")
 
     def _on_send_requested(self, text: str) -> None:
         editing = self.composer.editing_turn
