@@ -242,6 +242,39 @@ async def test_cancel_while_waiting_for_the_server(llm_server, engine):
     assert [e["content"] for e in await engine.transcript("s1")] == ["你好", ""]
 
 
+async def test_a_turn_stopped_while_held_keeps_its_message_and_asks_nothing(llm_server, engine):
+    """``send(hold=...)``: the message is stored, then the turn waits for ``hold()`` before anything is
+    recalled or asked (an edit taking back what it replaced); a cancel meanwhile ends it as stopped at
+    once, the model is not asked, and the message stays, in the transcript and in the model's history."""
+    llm_server.add_text("第一句的回答")
+    await collect(engine, "s1", "第一句")
+    asked = len(llm_server.requests)
+    held = asyncio.Event()
+
+    async def hold() -> None:
+        held.set()
+        await asyncio.Event().wait()  # only the cancel ends it
+
+    async def turn() -> list[ChatEvent]:
+        return [event async for event in engine.send("s1", "第二句", hold=hold)]
+
+    running = asyncio.ensure_future(turn())
+    await asyncio.wait_for(held.wait(), 10)
+    assert [e["content"] for e in await engine.transcript("s1")][-1] == "第二句"  # stored before the hold
+    assert engine.cancel("s1") is True
+    events = await asyncio.wait_for(running, 5)
+    assert kinds(events) == ["error"] and events[-1].error_code == "cancelled"
+    assert len(llm_server.requests) == asked  # nothing was asked
+    transcript = await engine.transcript("s1")
+    assert [(e["role"], e["content"]) for e in transcript][-2:] == [("user", "第二句"), ("assistant", "")]
+    assert transcript[-1]["error"]["code"] == "cancelled"
+
+    llm_server.add_text("好")
+    await collect(engine, "s1", "第三句")
+    said = [m["content"] for m in llm_server.last_messages()[1:]]
+    assert said == ["第一句", "第一句的回答", "第二句", "第三句"]
+
+
 def slow_journal(journal) -> threading.Event:
     """Make ``journal.append`` take 0.5 s (a slow disk: fsync of the file and of its folder); the event
     is set when an append starts. Undo with ``del journal.append``."""

@@ -34,22 +34,22 @@
 <context>
     <name>ChatController</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/controller.py" line="168" />
+        <location filename="../../sonetto_desktop/ui/chat/controller.py" line="204" />
         <source>重命名失败：</source>
         <translation>Rename failed: </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/controller.py" line="259" />
+        <location filename="../../sonetto_desktop/ui/chat/controller.py" line="327" />
         <source>已停止</source>
         <translation>Stopped</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/controller.py" line="263" />
+        <location filename="../../sonetto_desktop/ui/chat/controller.py" line="331" />
         <source>出错了：</source>
         <translation>Something went wrong: </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/controller.py" line="266" />
+        <location filename="../../sonetto_desktop/ui/chat/controller.py" line="334" />
         <source>回复意外中断了。</source>
         <translation>The reply stopped unexpectedly.</translation>
     </message>
@@ -105,89 +105,89 @@
 <context>
     <name>ChatPanel</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="102" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="104" />
         <source>对话</source>
         <translation>Chats</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="105" />
         <location filename="../../sonetto_desktop/ui/chat/panel.py" line="107" />
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="193" />
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="322" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="109" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="205" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="335" />
         <source>新对话</source>
         <translation>New chat</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="108" />
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="323" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="110" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="336" />
         <source>新建临时对话（不回忆、不记住、不保存）</source>
         <translation>New temporary chat (no recall, not remembered, not saved)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="112" />
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="327" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="114" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="340" />
         <source>重命名</source>
         <translation>Rename</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="113" />
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="304" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="115" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="317" />
         <source>删除对话</source>
         <translation>Delete chat</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="114" />
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="328" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="116" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="341" />
         <source>导出为 Markdown…</source>
         <translation>Export as Markdown…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="122" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="124" />
         <source>没有找到</source>
         <translation>No matches</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="194" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="206" />
         <source>临时对话</source>
         <translation>Temporary chat</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="195" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="207" />
         <source>（临时）%1</source>
         <translation>(temporary) %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="214" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="226" />
         <source>你</source>
         <translation>You</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="215" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="227" />
         <source>%1：%2</source>
         <translation>%1: %2</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="272" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="284" />
         <source>对话操作失败：{0}</source>
         <translation>Chat operation failed: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="305" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="318" />
         <source>删除对话“%1”？聊天记录会被删除，已经记住的记忆不受影响。</source>
         <translation>Delete the chat “%1”? Its messages are deleted; memories already kept stay.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="329" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="342" />
         <source>删除</source>
         <translation>Delete</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="340" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="353" />
         <source>导出对话</source>
         <translation>Export chat</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="340" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="353" />
         <source>Markdown 文件 (*.md)</source>
         <translation>Markdown files (*.md)</translation>
     </message>
@@ -282,6 +282,7 @@ Talk about anything — I'll remember what matters to you.</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/chat/composer.py" line="57" />
+        <location filename="../../sonetto_desktop/ui/chat/composer.py" line="139" />
         <source>发送 (Enter)</source>
         <translation>Send (Enter)</translation>
     </message>
@@ -291,14 +292,19 @@ Talk about anything — I'll remember what matters to you.</translation>
         <translation>Stop the reply</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/composer.py" line="79" />
+        <location filename="../../sonetto_desktop/ui/chat/composer.py" line="80" />
         <source>正在编辑一条消息：发送后会替换它和之后的对话，那几轮让 Sonetto 记下的变化也会撤销（可以再恢复）</source>
         <translation>Editing a message: sending replaces it and everything after it, and what Sonetto noted from those turns is taken back (it can be brought back)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/composer.py" line="84" />
+        <location filename="../../sonetto_desktop/ui/chat/composer.py" line="85" />
         <source>取消编辑</source>
         <translation>Cancel editing</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/chat/composer.py" line="139" />
+        <source>另一个对话还在回复，结束后就能发送</source>
+        <translation>Another chat is still replying; you can send once it is done</translation>
     </message>
 </context>
 <context>
@@ -347,12 +353,12 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>Conversation</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/conversation.py" line="79" />
+        <location filename="../../sonetto_desktop/ui/chat/conversation.py" line="98" />
         <source>正在使用工具：%1…</source>
         <translation>Using a tool: %1…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/conversation.py" line="82" />
+        <location filename="../../sonetto_desktop/ui/chat/conversation.py" line="101" />
         <source>用过工具：%1</source>
         <translation>Used a tool: %1</translation>
     </message>
@@ -2411,76 +2417,87 @@ Your theme: {1}</translation>
 <context>
     <name>MessageBubble</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="109" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="110" />
         <source>重试</source>
         <translation>Retry</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="137" />
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="258" />
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="259" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="138" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="287" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="288" />
         <source>复制</source>
         <translation>Copy</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="140" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="141" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="181" />
         <source>编辑后重新发送</source>
         <translation>Edit and send again</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="142" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="144" />
         <source>这轮的记忆</source>
         <translation>This turn's memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="145" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="147" />
         <source>撤销这轮的记忆变化</source>
         <translation>Undo this turn's memory changes</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="147" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="149" />
         <source>别记住这个</source>
         <translation>Don't remember this</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="153" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="155" />
         <source>重新生成</source>
         <translation>Regenerate</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="239" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="181" />
+        <source>回复结束后才能编辑这条消息</source>
+        <translation>This message can be edited once its reply has ended</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="182" />
+        <source>这条消息不能编辑</source>
+        <translation>This message cannot be edited</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="268" />
         <source>思考中…</source>
         <translation>Thinking…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="251" />
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="252" />
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="264" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="280" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="281" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="293" />
         <source>已复制</source>
         <translation>Copied</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="296" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="325" />
         <source>这条记忆已不在了（已忘掉或合并）</source>
         <translation>This memory is gone (forgotten or merged)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="303" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="332" />
         <source>在记忆墙上查看</source>
         <translation>Show on the memory wall</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="304" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="333" />
         <source>忘掉这条</source>
         <translation>Forget this</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="329" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="358" />
         <source>已停止</source>
         <translation>Stopped</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="281" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="310" />
         <source>{0}：{1}</source>
         <translation>{0}: {1}</translation>
     </message>
@@ -2501,11 +2518,6 @@ Your theme: {1}</translation>
         <location filename="../../sonetto_desktop/presentation/errors.py" line="80" />
         <source>找不到这条记忆，它可能已被删除或移动。</source>
         <translation>This memory can't be found; it may have been deleted or moved.</translation>
-    </message>
-    <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="82" />
-        <source>记忆刚被改过，没有保存：请看过它现在的内容再改。</source>
-        <translation>The memory just changed, so nothing was saved: look at it as it is now before changing it.</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/presentation/errors.py" line="84" />
@@ -2571,6 +2583,11 @@ Your theme: {1}</translation>
         <location filename="../../sonetto_desktop/presentation/errors.py" line="40" />
         <source>操作失败：{0}</source>
         <translation>The operation failed: {0}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="82" />
+        <source>记忆刚被改过，没有保存：请看过它现在的内容再改。</source>
+        <translation>The memory just changed, so nothing was saved: look at it as it is now before changing it.</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/presentation/errors.py" line="108" />

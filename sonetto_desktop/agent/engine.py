@@ -59,7 +59,7 @@ from .sessions import SessionNotFound, SessionStore
 from .turn_runner import TurnLimits, TurnRunner
 
 if TYPE_CHECKING:  # the LLM stack: imported by the first turn, on a worker thread (TURN_MODULES)
-    from collections.abc import AsyncIterator, Callable
+    from collections.abc import AsyncIterator, Awaitable, Callable
 
     from langchain_core.language_models import BaseChatModel
 
@@ -232,10 +232,13 @@ class ChatEngine:
 
     # ── turns (the runner's) ───────────────────────────────────────────────────────────────
 
-    def send(self, session_id: str, text: str, *, replace_turn: str = "") -> AsyncIterator[ChatEvent]:
+    def send(self, session_id: str, text: str, *, replace_turn: str = "",
+             hold: Callable[[], Awaitable[Any]] | None = None) -> AsyncIterator[ChatEvent]:
         """Run one turn; see the module docstring for the event contract. ``replace_turn``: first
-        drop that turn and everything after it (regenerate, edit and resend; see turn_rewind)."""
-        return self.turns.send(session_id, text, replace_turn=replace_turn)
+        drop that turn and everything after it (regenerate, edit and resend; see turn_rewind).
+        ``hold()``: awaited after the message is stored, before the model is asked; a ``cancel``
+        meanwhile stops the turn with its message kept and nothing asked."""
+        return self.turns.send(session_id, text, replace_turn=replace_turn, hold=hold)
 
     def cancel(self, session_id: str) -> bool:
         """Stop the reply running in ``session_id``; False if none was running."""

@@ -57,6 +57,11 @@ class TurnRunner:
         self.limits = limits
         self.accepting = False  # the engine is started and not closed
         self._running: dict[str, asyncio.Task[None]] = {}
+        # Turns past their imports and not yet asking the model (going back before a replaced turn,
+        # keeping the message): a stop waits until the message is kept, then ends the turn
+        # (``_stopping``), never half-way through.
+        self._preparing: set[str] = set()
+        self._stopping: set[str] = set()
 
     def store_for(self, session_id: str) -> Any:
         """Where ``session_id``'s transcript lives: in memory for a temporary chat, else the database."""
@@ -88,12 +93,19 @@ class TurnRunner:
         task = self._running.get(session_id)
         if task is None or task.done():
             return False
-        task.cancel()
+        if session_id in self._preparing:
+            self._stopping.add(session_id)
+        else:
+            task.cancel()
         return True
 
-    async def send(self, session_id: str, text: str, *, replace_turn: str = "") -> AsyncIterator[ChatEvent]:
+    async def send(self, session_id: str, text: str, *, replace_turn: str = "",
+                   hold: Callable[[], Awaitable[Any]] | None = None) -> AsyncIterator[ChatEvent]:
         """Run one turn; see the module docstring for the event contract. ``replace_turn``: first
-        drop that turn and everything after it (regenerate, edit and resend; see turn_rewind)."""
+        drop that turn and everything after it (regenerate, edit and resend; see turn_rewind).
+        ``hold()``: awaited once the message is stored, before anything is recalled or asked (an
+        edit takes back what the replaced turns wrote meanwhile); a stop then ends the turn as
+        stopped, the message kept, the model never asked."""
         problem = self._check_input(session_id, text)
         if problem is not None:
             yield problem
@@ -101,7 +113,7 @@ class TurnRunner:
         text = storable(text)  # a lone surrogate (pasted bytes) cannot be stored: U+FFFD
         turn_id = uuid.uuid4().hex
         queue: asyncio.Queue[ChatEvent | None] = asyncio.Queue()
-        task = spawn(self._run_turn(session_id, text, turn_id, queue.put_nowait, replace_turn=replace_turn),
+        task = spawn(self._run_turn(session_id, text, turn_id, queue.put_nowait, replace_turn=replace_turn, hold=hold),
                      name="sonetto-chat-turn", awaited=True)
         self._running[session_id] = task
         try:
@@ -113,6 +125,8 @@ class TurnRunner:
             await asyncio.gather(task, return_exceptions=True)
             if self._running.get(session_id) is task:
                 del self._running[session_id]
+                self._preparing.discard(session_id)
+                self._stopping.discard(session_id)
 
     def _check_input(self, session_id: str, text: Any) -> ChatEvent | None:
         if not self.accepting:
@@ -132,7 +146,7 @@ class TurnRunner:
 
     async def _run_turn(
         self, session_id: str, text: str, turn_id: str, emit: Callable[[ChatEvent | None], None],
-        *, replace_turn: str = "",
+        *, replace_turn: str = "", hold: Callable[[], Awaitable[Any]] | None = None,
     ) -> None:
         try:
             # the first turn: ~100 MB of modules, off the loop, with what the clients import lazily
@@ -141,6 +155,7 @@ class TurnRunner:
             emit(_cancelled(turn_id))
             emit(None)
             return
+        self._preparing.add(session_id)
         from langchain_core.messages import HumanMessage
 
         from .stall_guard import ReplyStalled
@@ -149,37 +164,31 @@ class TurnRunner:
         config: dict[str, Any] = {"configurable": {"thread_id": session_id}, "recursion_limit": self.limits.recursion_limit}
         graph: Any = None
         if replace_turn:
-            graph = await self._rewound(session_id, replace_turn, config, emit)
+            try:
+                graph = await self._rewound(session_id, replace_turn, config, emit)
+            except asyncio.CancelledError:  # (the engine closing: ``cancel`` waits until the message is kept)
+                graph = None
+                emit(_cancelled(turn_id))
+                emit(None)
             if graph is None:
                 return
         guard: StallGuard | None = None
         turn = TurnRecorder()
         generation = self._db.generation
-        store = self.store_for(session_id)
         kept = False  # the turn ended ``done``: else what the graph handed to the memory writer is taken back
         try:
-            try:
-                await store.ensure(session_id)
-                await store.append(session_id, "user", text, turn_id=turn_id)
-                info = await self._session_info(session_id)
-                config["configurable"].update(
-                    sonetto_recall=info.recall if info else True, sonetto_write=info.write if info else True
-                )
-            except Exception as exc:  # noqa: BLE001 - cannot even keep the message: say so, call nothing
-                log.error("could not store the user's message: %s", exc)
-                event, recovered = await self._storage_failure(exc, generation, session_id, text, turn_id)
-                if recovered:
-                    await self._finish(session_id, turn, event, emit)
-                else:
-                    emit(event)
+            if not await self._store_message(session_id, text, turn_id, config, generation, turn, emit):
                 return
+            asked = False  # the graph has the message: its history keeps it whatever happens next
             try:
                 if graph is None:
                     graph = await self._graph_for(session_id)
+                await self._before_asking(session_id, turn_id, hold)
                 guard = self._stall_guard()
                 if guard is not None:
                     config["callbacks"] = [guard]
                 inputs = {"messages": [HumanMessage(content=text)], "session_id": session_id, "turn_id": turn_id}
+                asked = True
                 async with guard.watch() if guard is not None else contextlib.nullcontext():
                     async for mode, chunk in graph.astream(inputs, config, stream_mode=["messages", "updates"]):
                         for event in turn.handle(mode, chunk):
@@ -188,7 +197,10 @@ class TurnRunner:
                 current = asyncio.current_task()
                 if current is not None:
                     current.uncancel()
-                await self._close_interrupted(graph, config, turn.uncommitted_text())
+                if asked:
+                    await self._close_interrupted(graph, config, turn.uncommitted_text())
+                else:  # stopped before the model was asked (while held): the history keeps the message
+                    await self._keep_unasked(graph, config, text, session_id, turn_id)
                 await self._finish(session_id, turn, describe_turn_error(asyncio.CancelledError(), turn_id), emit)
                 return
             except Exception as exc:  # noqa: BLE001 - every failure becomes one error event
@@ -303,6 +315,61 @@ class TurnRunner:
         from .stall_guard import StallGuard
 
         return StallGuard(self.limits.first_token_timeout, self.limits.idle_timeout)
+
+    async def _store_message(self, session_id: str, text: str, turn_id: str, config: dict[str, Any], generation: int,
+                             turn: TurnRecorder, emit: Callable[[ChatEvent | None], None]) -> bool:
+        """The user's message stored, and the session's memory switches in ``config``; False when it
+        could not even be kept (said: the model is not called)."""
+        store = self.store_for(session_id)
+        try:
+            await store.ensure(session_id)
+            await store.append(session_id, "user", text, turn_id=turn_id)
+            info = await self._session_info(session_id)
+            config["configurable"].update(
+                sonetto_recall=info.recall if info else True, sonetto_write=info.write if info else True
+            )
+            return True
+        except Exception as exc:  # noqa: BLE001 - cannot even keep the message: say so, call nothing
+            log.error("could not store the user's message: %s", exc)
+            event, recovered = await self._storage_failure(exc, generation, session_id, text, turn_id)
+            if recovered:
+                await self._finish(session_id, turn, event, emit)
+            else:
+                emit(event)
+            return False
+
+    async def _before_asking(self, session_id: str, turn_id: str, hold: Callable[[], Awaitable[Any]] | None) -> None:
+        """The message is kept and the graph is ready: from here a stop ends the turn at once, and one
+        asked meanwhile lands now. Then ``hold()`` is awaited; its failure is logged (whoever made it
+        says what failed) and the turn goes on."""
+        self._preparing.discard(session_id)
+        current = asyncio.current_task()
+        if session_id in self._stopping and current is not None:
+            self._stopping.discard(session_id)
+            current.cancel()
+            await asyncio.sleep(0)  # (the cancel lands here)
+        if hold is None:
+            return
+        try:
+            await hold()
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.warning("turn %s: what it waited for failed", turn_id, exc_info=True)
+
+    async def _keep_unasked(self, graph: Any, config: dict, text: str, session_id: str, turn_id: str) -> None:
+        """A turn stopped before its graph ran: its message goes into the model's history as it is in
+        the transcript (the contract: the person's message survives a stop), with no reply."""
+        if graph is None:
+            return
+        from langchain_core.messages import HumanMessage
+
+        try:
+            await graph.aupdate_state(
+                config, {"messages": [HumanMessage(content=text)], "session_id": session_id, "turn_id": turn_id},
+                as_node="ltm_write")
+        except Exception:
+            log.warning("could not keep the stopped message in the history", exc_info=True)
 
     async def _close_interrupted(self, graph: Any, config: dict, partial: str = "") -> None:
         """Leave the model's history valid (no dangling tool call) and keep what she already said."""

@@ -68,6 +68,7 @@ class Composer(QWidget):
         layout.addWidget(self.send_button, 0, Qt.AlignmentFlag.AlignBottom)
         layout.addWidget(self.stop_button, 0, Qt.AlignmentFlag.AlignBottom)
         self._busy = False
+        self._waiting = False
         self._enabled = True
         self._update_buttons()
 
@@ -132,13 +133,19 @@ class Composer(QWidget):
         self.stop_button.setVisible(busy)
         self._update_buttons()
 
+    def set_waiting(self, waiting: bool) -> None:
+        """Another chat's reply is coming: sending waits until it has ended (the button says so)."""
+        self._waiting = waiting
+        self.send_button.setToolTip(self.tr("另一个对话还在回复，结束后就能发送") if waiting else self.tr("发送 (Enter)"))
+        self._update_buttons()
+
     def set_ready(self, ready: bool) -> None:
         self._enabled = ready
         self._update_buttons()
 
     def submit(self) -> None:
         text = self.text()
-        if self._busy or not self._enabled or not text.strip():
+        if self._busy or self._waiting or not self._enabled or not text.strip():
             return
         self.send_requested.emit(text)
 
@@ -153,7 +160,7 @@ class Composer(QWidget):
             self.typing.emit()
 
     def _update_buttons(self) -> None:
-        self.send_button.setEnabled(self._enabled and not self._busy and bool(self.text().strip()))
+        self.send_button.setEnabled(self._enabled and not self._busy and not self._waiting and bool(self.text().strip()))
 
     def _fit_input(self) -> None:
         """The input as tall as its lines of Chinese, its document's margins and what the style sheet's

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
 from PySide6.QtCore import QCoreApplication, QObject, Signal
@@ -24,6 +25,20 @@ if TYPE_CHECKING:  # the agent package pulls in LangChain: imported lazily, afte
 
 log = logging.getLogger(__name__)
 
+
+
+@dataclass
+class RunningTurn:
+    """What the running turn has shown so far (a chat shown again while it replies shows it on):
+    the user's ``text``, the ``reply`` streamed so far, the recalled ``memories``, and the ``tool``
+    being used or last used (``tool_done``)."""
+
+    session_id: str
+    text: str
+    reply: str = ""
+    memories: list = field(default_factory=list)
+    tool: str = ""
+    tool_done: bool = False
 
 
 class ChatController(QObject):
@@ -53,6 +68,9 @@ class ChatController(QObject):
         self._current = ""
         self._turn: asyncio.Task[None] | None = None
         self._turn_session = ""
+        self._running: RunningTurn | None = None
+        self._stop_asked = False  # 停止 before the engine had the running turn: it stops as it starts
+        self._withdrawing: asyncio.Task[None] | None = None  # an edit taking back what it replaced
         self._accepting = True
         self._background = task_scope(self, "chat-controller")  # session-list refreshes, transcript reloads
         # The app's way to take back what replaced turns wrote (edit and resend), awaited before the
@@ -72,6 +90,16 @@ class ChatController(QObject):
     @property
     def busy(self) -> bool:
         return self._turn is not None and not self._turn.done()
+
+    @property
+    def turn_session(self) -> str:
+        """The session of the running turn (or of the last one)."""
+        return self._turn_session
+
+    @property
+    def running_turn(self) -> RunningTurn | None:
+        """The running turn as shown so far; None when no turn runs."""
+        return self._running if self.busy else None
 
     @property
     def current_session_id(self) -> str:
@@ -111,6 +139,9 @@ class ChatController(QObject):
                 self._engine.cancel(self._turn_session)
             self._turn.cancel()
             await asyncio.gather(self._turn, return_exceptions=True)
+        if self._withdrawing is not None and not self._withdrawing.done():  # not against a closing store
+            self._withdrawing.cancel()
+            await asyncio.gather(self._withdrawing, return_exceptions=True)
         await self._background.close()  # a session-list refresh must not outlive the engine
         self._background = task_scope(self, "chat-controller")  # the controller may be attached again
         self._engine = None
@@ -159,7 +190,12 @@ class ChatController(QObject):
         await self.refresh_sessions()
 
     async def rename_session(self, session_id: str, title: str) -> None:
-        if self._engine is None or not title.strip():
+        """Rename the chat; a blank name is refused, and the list is filled again all the same (a name
+        cleared in place shows the chat's name again, not a blank row)."""
+        if self._engine is None:
+            return
+        if not title.strip():
+            await self.refresh_sessions()
             return
         try:
             await self._engine.rename_session(session_id, title.strip())
@@ -204,6 +240,8 @@ class ChatController(QObject):
         if not self.ready or self.busy or not text.strip() or not self._current:
             return None
         session_id = self._turn_session = self._current
+        self._stop_asked = False
+        self._running = RunningTurn(session_id, text)
         # in the app's root, beside the UI's scopes: ended by close() (the engine told first), not by the UI's end
         self._turn = spawn(self._run(session_id, text, replace_turn, withdraw), name="chat-turn")
         self.busy_changed.emit(True)
@@ -216,10 +254,14 @@ class ChatController(QObject):
             self._background.spawn(self._engine.prepare(), name="prepare-turn")
 
     def stop(self) -> bool:
-        """Stop the reply being streamed (its partial text is kept by the engine)."""
+        """Stop the reply being streamed (its partial text is kept by the engine). Before the engine
+        has the turn (an edit reading what it replaces) the turn stops as soon as it starts: the
+        message is kept, nothing is asked."""
         if not self.busy or self._engine is None:
             return False
-        return bool(self._engine.cancel(self._turn_session))
+        if not self._engine.cancel(self._turn_session):
+            self._stop_asked = True
+        return True
 
     def _message(self, event: ChatEvent) -> str:
         if ui_language() == "en":  # the installed translators are the one source of the UI language
@@ -234,26 +276,52 @@ class ChatController(QObject):
             return []
         return list(dict.fromkeys(str(e.get("turn_id")) for e in entries[start:] if e.get("turn_id")))
 
-    async def _withdraw(self, session_id: str, replace_turn: str) -> None:
+    async def _withdraw(self, session_id: str, replace_turn: str) -> asyncio.Task[None] | None:
+        """Start taking back what the turns ``replace_turn`` replaces wrote (read before the engine
+        drops them): a task of its own, which a stop of the new turn does not cut short (its toast
+        says what was taken back, with 撤销)."""
         try:
             turns = await self._replaced_turns(session_id, replace_turn)
-            if turns and self.withdraw is not None:
-                await self.withdraw(session_id, turns)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.warning("could not read the turns an edit replaces", exc_info=True)
+            return None
+        if not turns or self.withdraw is None:
+            return None
+        self._withdrawing = spawn(self._take_back(session_id, turns), name="chat-withdraw")
+        return self._withdrawing
+
+    async def _take_back(self, session_id: str, turns: list[str]) -> None:
+        assert self.withdraw is not None
+        try:
+            await self.withdraw(session_id, turns)
         except asyncio.CancelledError:
             raise
         except Exception:  # the app says what failed; the new turn runs all the same
             log.warning("could not take back the replaced turns' memories", exc_info=True)
 
+    async def _hold(self, session_id: str, withdrawing: asyncio.Task[None] | None) -> None:
+        """Run by the engine once the turn's message is stored, before it recalls or asks anything:
+        a 停止 that came before the engine had the turn stops it now; an edit waits (up to the
+        writer's wait) until what the replaced turns wrote is taken back, so recall no longer finds
+        it; 停止 meanwhile ends the turn at once (the taking back goes on)."""
+        if self._stop_asked and self._engine is not None:
+            self._engine.cancel(session_id)
+            await asyncio.sleep(0)  # (the cancel lands here)
+        if withdrawing is not None:
+            await asyncio.shield(withdrawing)
+
     async def _run(self, session_id: str, text: str, replace_turn: str = "", withdraw: bool = False) -> None:
-        if replace_turn:
-            self.turn_replacing.emit(session_id, replace_turn)
-        self.turn_started.emit(session_id, text)
         finished = False
         options = {"replace_turn": replace_turn} if replace_turn else {}
-        if replace_turn and withdraw:
-            await self._withdraw(session_id, replace_turn)
         try:
-            async for event in self._engine.send(session_id, text, **options):
+            if replace_turn:
+                self.turn_replacing.emit(session_id, replace_turn)
+            self.turn_started.emit(session_id, text)
+            withdrawing = await self._withdraw(session_id, replace_turn) if replace_turn and withdraw else None
+            hold = lambda: self._hold(session_id, withdrawing)  # noqa: E731
+            async for event in self._engine.send(session_id, text, hold=hold, **options):
                 finished = self._dispatch(session_id, text, event) or finished
         except asyncio.CancelledError:
             self.reply_failed.emit(session_id, "cancelled", QCoreApplication.translate("ChatController", "已停止"), text)
@@ -265,26 +333,34 @@ class ChatController(QObject):
             if not finished:
                 self.reply_failed.emit(session_id, "internal", QCoreApplication.translate("ChatController", "回复意外中断了。"), text)
         finally:
+            self._running = None
             self.busy_changed.emit(False)
             if self._engine is not None and self._accepting:
                 self._background.spawn(self._refresh_quietly(), name="refresh-sessions")
 
     def _dispatch(self, session_id: str, text: str, event: ChatEvent) -> bool:
         kind = event.kind
+        shown = self._running or RunningTurn(session_id, text)
         if kind == "memories":
+            shown.memories = list(event.memories)
             self.memories_recalled.emit(session_id, list(event.memories))
         elif kind == "token":
+            shown.reply += event.text
             self.token_received.emit(session_id, event.text)
         elif kind == "tool_start":
+            shown.tool, shown.tool_done = event.tool, False
             self.tool_started.emit(session_id, event.tool, event.text)
         elif kind == "tool_end":
+            shown.tool, shown.tool_done = event.tool, True
             self.tool_finished.emit(session_id, event.tool, event.text)
         elif kind == "done":
+            self._running = None  # (stored before it came: a chat shown again from here has the reply)
             if event.turn_id:
                 self.turn_identified.emit(session_id, event.turn_id)
             self.reply_finished.emit(session_id, event.text)
             return True
         elif kind == "error":
+            self._running = None
             if event.turn_id:
                 self.turn_identified.emit(session_id, event.turn_id)
             self.reply_failed.emit(session_id, event.error_code or "error", self._message(event), text)

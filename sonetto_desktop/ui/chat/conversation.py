@@ -16,6 +16,7 @@ from .view import ChatView
 from .composer import Composer
 from .link_confirm import confirm_open_link
 from .message_bubble import MessageBubble
+from ..widgets.deferred import alive
 
 REFUSED_PREVIEW_CHARS = 500  # of a message too long to send: what its bubble shows
 
@@ -42,7 +43,7 @@ class Conversation(QObject):
         view.retry_requested.connect(self._on_retry_requested)
         view.edit_requested.connect(self._on_edit_requested)
         view.link_activated.connect(lambda url: confirm_open_link(view.window(), url))
-        composer.stop_requested.connect(controller.stop)
+        composer.stop_requested.connect(self._on_stop_requested)
         composer.typing.connect(controller.prepare)
         c = controller
         c.current_session_changed.connect(self._on_session_changed)
@@ -58,12 +59,30 @@ class Conversation(QObject):
         c.tool_finished.connect(self._on_tool_finished)
         c.reply_finished.connect(self._on_reply_finished)
         c.reply_failed.connect(self._on_reply_failed)
-        c.busy_changed.connect(composer.set_busy)
+        self._busy = c.busy
+        c.busy_changed.connect(self._on_busy_changed)
+        c.current_session_changed.connect(self._show_busy)
         c.ready_changed.connect(composer.set_ready)
         composer.set_ready(c.ready)
+        self._show_busy()
 
     def _mine(self, session_id: str) -> bool:
         return session_id == self.controller.current_session_id
+
+    def _on_busy_changed(self, busy: bool) -> None:
+        self._busy = busy
+        self._show_busy()
+
+    def _show_busy(self, *_args) -> None:
+        """停止 in the chat whose reply is coming; in another chat the input waits until it has ended
+        (one reply at a time), saying so, and offers no 停止 (it would stop the other chat)."""
+        here = self._busy and self._mine(self.controller.turn_session)
+        self.composer.set_busy(here)
+        self.composer.set_waiting(self._busy and not here)
+
+    def _on_stop_requested(self) -> None:
+        if self._mine(self.controller.turn_session):
+            self.controller.stop()
 
     def _in_reply(self, session_id: str, action) -> None:
         if self._mine(session_id) and self._reply is not None:
@@ -83,8 +102,9 @@ class Conversation(QObject):
 
     def _on_transcript_loaded(self, session_id: str, entries: list) -> None:
         if self._mine(session_id):
-            self._reply = None
+            self._reply = self._asked = None
             self.view.load_transcript(entries if self._recent is None else entries[-self._recent:])
+            self._resume(session_id)
             self.transcript_shown.emit()
 
     def _on_session_changed(self, session_id: str) -> None:
@@ -103,6 +123,25 @@ class Conversation(QObject):
     def _sent_here(self) -> bool:
         """The running (or just ended) turn was started from this conversation's view or input."""
         return self._sent is not None and self._sent is self.controller.turn_task
+
+    def _resume(self, session_id: str) -> None:
+        """The chat shown again while its reply is coming (switched back to, 打开这段对话): the
+        reply streamed so far is shown, and streams on."""
+        live = self.controller.running_turn
+        if live is None or live.session_id != session_id:
+            return
+        bubbles = self.view.bubbles
+        last = bubbles[-1] if bubbles else None  # the message is stored before it is answered
+        shown = self._shown(live.text)
+        self._asked = last if last is not None and last.role == "user" and last.text == shown \
+            else self.view.add_message("user", shown)
+        self._asked.set_answering(True)
+        self._reply = self.view.add_reply(live.text)
+        self._reply.set_memories(live.memories)
+        if live.reply:
+            self._reply.set_text(live.reply)
+        if live.tool:
+            (self._on_tool_finished if live.tool_done else self._on_tool_started)(session_id, live.tool, "")
 
     def _on_send_requested(self, text: str) -> None:
         editing = self.composer.editing_turn
@@ -123,6 +162,8 @@ class Conversation(QObject):
 
     def _on_edit_requested(self, text: str, turn_id: str) -> None:
         """Put an earlier message into the input; sending it replaces that message and what followed."""
+        if not turn_id:  # (not offered: no turn to replace; the draft is not given up for nothing)
+            return
         self._editing_in = self.controller.current_session_id
         self.composer.set_editing(turn_id)
         self.composer.set_text(text)
@@ -139,6 +180,7 @@ class Conversation(QObject):
     def _on_turn_started(self, session_id: str, text: str) -> None:
         if self._mine(session_id):
             self._asked = self.view.add_message("user", self._shown(text))
+            self._asked.set_answering(True)
             self._reply = self.view.add_reply(text)
 
     def _shown(self, text: str) -> str:
@@ -150,6 +192,12 @@ class Conversation(QObject):
             return text[:REFUSED_PREVIEW_CHARS].rstrip() + "…"
         return text
 
+    def _answered(self) -> None:
+        """The running turn ended: its message can be edited now (once its turn is known)."""
+        if self._asked is not None and alive(self._asked):
+            self._asked.set_answering(False)
+        self._asked = None
+
     def _on_turn_identified(self, session_id: str, turn_id: str) -> None:
         if self._mine(session_id):
             for bubble in (self._asked, self._reply):
@@ -158,6 +206,8 @@ class Conversation(QObject):
 
     def _on_reply_finished(self, session_id: str, text: str) -> None:
         self._replacing = ""
+        if self._mine(session_id):
+            self._answered()
         if self._mine(session_id) and self._reply is not None:
             self._reply.set_text(text)
             self._reply.flush()
@@ -166,6 +216,7 @@ class Conversation(QObject):
     def _on_reply_failed(self, session_id: str, code: str, message: str, text: str) -> None:
         if not self._mine(session_id):
             return
+        self._answered()
         if self._replacing and code == "input":  # the turn could not be replaced: show what is stored
             self._replacing = ""
             self.controller.reload_current()

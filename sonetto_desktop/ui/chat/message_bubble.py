@@ -65,7 +65,8 @@ class MessageBubble(QFrame):
     def __init__(self, role: str, text: str = "", parent: QWidget | None = None, *, max_width: int = 480) -> None:
         super().__init__(parent)
         self.role = role
-        self.turn_id = ""  # the engine's turn this message belongs to ("" until known)
+        self._turn_id = ""  # the engine's turn this message belongs to ("" until known)
+        self._answering = False  # a user message whose reply is still coming
         self._text = text
         self._stopped = False
         self._memories: list[dict[str, Any]] = []
@@ -139,6 +140,7 @@ class MessageBubble(QFrame):
         if self.role == "user":
             self.edit_button = self._action("edit", self.tr("编辑后重新发送"), lambda: self.edit_requested.emit(self._text, self.turn_id))
             row.addWidget(self.edit_button)
+            self._update_edit_button()
             self.memory_button = self._action("memory", self.tr("这轮的记忆"), lambda: None)
             memory_menu = QMenu(self.memory_button)
             self.undo_memory_action = memory_menu.addAction(
@@ -153,6 +155,33 @@ class MessageBubble(QFrame):
             self.regenerate_button = self._action("retry", self.tr("重新生成"), self.regenerate_requested.emit)
             row.addWidget(self.regenerate_button)
         return self.actions
+
+    @property
+    def turn_id(self) -> str:
+        return self._turn_id
+
+    @turn_id.setter
+    def turn_id(self, turn_id: str) -> None:
+        self._turn_id = turn_id
+        if self.role == "user":
+            self._update_edit_button()
+
+    def set_answering(self, answering: bool) -> None:
+        """This (user) message's reply is coming (True) or has ended (False)."""
+        self._answering = answering
+        if self.role == "user":
+            self._update_edit_button()
+
+    def _update_edit_button(self) -> None:
+        """A message is edited by replacing its turn: not while its reply is still coming (an edit then
+        would only overwrite what is being typed), nor without a turn to replace (a message that was
+        not stored)."""
+        editable = bool(self._turn_id) and not self._answering
+        self.edit_button.setEnabled(editable)
+        tip = (self.tr("编辑后重新发送") if editable else self.tr("回复结束后才能编辑这条消息") if self._answering
+               else self.tr("这条消息不能编辑"))
+        self.edit_button.setToolTip(tip)
+        self.edit_button.setAccessibleName(tip)
 
     def enterEvent(self, event) -> None:
         self._actions_fade.setOpacity(1.0)

@@ -35,6 +35,7 @@ from .composer import Composer
 from .conversation import Conversation
 from ..widgets.icons import icon
 from ..widgets.file_dialogs import translated
+from ..widgets.deferred import later
 from ..widgets.tasks import task_scope
 
 log = logging.getLogger(__name__)
@@ -57,6 +58,7 @@ class ChatPanel(QWidget):
         self._delete_box: QMessageBox | None = None
         self._export_dialog: QFileDialog | None = None
         self._filling = False
+        self._refill = False  # the list changed while a name was typed in place: filled when it is done
         self._sessions: list = []
         self._tasks = task_scope(self, "chat-panel")  # session operations started from clicks
         keeper = self._tasks
@@ -130,6 +132,7 @@ class ChatPanel(QWidget):
         self.session_list.currentItemChanged.connect(self._on_current_item_changed)
         self.session_list.itemClicked.connect(self._on_item_clicked)
         self.session_list.itemChanged.connect(self._on_item_changed)
+        self.session_list.rename_ended.connect(lambda: later(self, self._refill_after_rename))
         column.addWidget(self.session_list, 1)
         return pane
 
@@ -178,9 +181,18 @@ class ChatPanel(QWidget):
         self._sessions = list(sessions)
         self._fill_sessions()
 
+    def _refill_after_rename(self) -> None:
+        if self._refill and not self.session_list.renaming:
+            self._fill_sessions()
+
     def _fill_sessions(self) -> None:
         """The sessions, or while searching only those that match, each with the messages that
-        matched under it (a click jumps to the message)."""
+        matched under it (a click jumps to the message). Not while a name is typed in place (a reply
+        ending refreshes the list): then once the rename box closes."""
+        if self.session_list.renaming:
+            self._refill = True
+            return
+        self._refill = False
         hits = self.search_box.hits
         snippets = {hit.session_id: hit.snippet for hit in hits} if hits is not None else {}
         messages = {hit.session_id: hit.messages for hit in hits} if hits is not None else {}
@@ -291,6 +303,7 @@ class ChatPanel(QWidget):
     def _on_item_changed(self, item: QListWidgetItem) -> None:
         if self._filling:
             return
+        self._refill = False  # the rename lists the sessions again (with the new name, or the old one if refused)
         self._spawn(self.rename_session(item.data(ID_ROLE), item.text()))
 
     async def rename_session(self, session_id: str, title: str) -> None:

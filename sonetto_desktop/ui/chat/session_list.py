@@ -9,8 +9,8 @@ height, centred on the row, whatever the font.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, Qt
-from PySide6.QtWidgets import QListWidget, QStyledItemDelegate, QStyleOptionViewItem, QWidget
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, Qt, Signal
+from PySide6.QtWidgets import QAbstractItemDelegate, QAbstractItemView, QListWidget, QStyledItemDelegate, QStyleOptionViewItem, QWidget
 
 
 class _RenameDelegate(QStyledItemDelegate):
@@ -25,9 +25,22 @@ class _RenameDelegate(QStyledItemDelegate):
 
 
 class SessionList(QListWidget):
+    """``rename_ended``: the rename box closed (committed or not): a refill held back meanwhile can run."""
+
+    rename_ended = Signal()
+
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("SessionList")
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.setItemDelegate(_RenameDelegate(self))
+
+    @property
+    def renaming(self) -> bool:
+        """A chat's name is being typed in place (clearing the list now would throw it away)."""
+        return self.state() == QAbstractItemView.State.EditingState
+
+    def closeEditor(self, editor: QWidget, hint: QAbstractItemDelegate.EndEditHint) -> None:
+        super().closeEditor(editor, hint)
+        self.rename_ended.emit()
