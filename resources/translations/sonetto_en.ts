@@ -353,14 +353,29 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>Conversation</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/conversation.py" line="98" />
+        <location filename="../../sonetto_desktop/ui/chat/conversation.py" line="102" />
         <source>正在使用工具：%1…</source>
         <translation>Using a tool: %1…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/conversation.py" line="101" />
+        <location filename="../../sonetto_desktop/ui/chat/conversation.py" line="105" />
         <source>用过工具：%1</source>
         <translation>Used a tool: %1</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/chat/conversation.py" line="172" />
+        <source>重新生成这条回复？</source>
+        <translation>Regenerate this reply?</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/chat/conversation.py" line="173" />
+        <source>这条回复之后的 {0} 轮对话会从这个对话里删去（它们让 Sonetto 记下的记忆不受影响）。</source>
+        <translation>The {0} turn(s) after this reply will be removed from this chat (the memories they had Sonetto write are not affected).</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/chat/conversation.py" line="174" />
+        <source>重新生成</source>
+        <translation>Regenerate</translation>
     </message>
 </context>
 <context>

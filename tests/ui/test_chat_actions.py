@@ -193,3 +193,43 @@ async def test_cancelling_an_edit_sends_a_new_message(tmp_path, llm_server, make
         llm_server.add_text("收到")
         await _send(panel, controller, "新的话", wait)
         assert [b.text for b in panel.view.bubbles] == ["原来的话", "好", "新的话", "收到"]
+
+
+async def test_regenerating_an_earlier_reply_asks_before_the_turns_after_it_go(tmp_path, llm_server, make_llm,
+                                                                             panel_factory, qtbot, wait):
+    """重新生成 on an earlier reply replaces it and every turn after it: a long chat went with one click
+    and no word. It asks now, naming how many turns go; 取消 keeps the chat as it is. The last reply
+    is regenerated at once, as before."""
+    async with running_engine(tmp_path / "data", make_llm(streaming=True)) as parts:
+        controller, panel = panel_factory()
+        await controller.attach(parts[2])
+        for text, answer in (("第一句", "一"), ("第二句", "二"), ("第三句", "三")):
+            llm_server.add_text(answer)
+            await _send(panel, controller, text, wait)
+        asked = len(llm_server.requests)
+        conversation = panel.conversation
+        panel.view.bubbles[1].regenerate_button.click()  # the first reply: two turns after it
+        await wait(lambda: conversation.last_question is not None and conversation.last_question.isVisible(),
+                   message="asked")
+        box = conversation.last_question
+        assert "2" in box.text()
+        box.reject()  # 取消
+        await conversation.asking
+        assert len(llm_server.requests) == asked and len(panel.view.bubbles) == 6  # nothing sent, nothing gone
+
+        llm_server.add_text("新的一")
+        panel.view.bubbles[1].regenerate_button.click()
+        await wait(lambda: conversation.last_question is not box and conversation.last_question is not None
+                   and conversation.last_question.isVisible(), message="asked again")
+        again = conversation.last_question
+        next(b for b in again.buttons() if b.text() == "重新生成").click()
+        await wait(lambda: not controller.busy and panel.view.bubbles[-1].text == "新的一", timeout=10,
+                   message="regenerated")
+        assert [b.text for b in panel.view.bubbles] == ["第一句", "新的一"]
+
+        shown = conversation.last_question
+        llm_server.add_text("又一个一")
+        panel.view.bubbles[1].regenerate_button.click()  # now the last reply: no question
+        await wait(lambda: not controller.busy and panel.view.bubbles[-1].text == "又一个一", timeout=10,
+                   message="regenerated at once")
+        assert conversation.last_question is shown

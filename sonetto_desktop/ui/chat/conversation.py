@@ -17,6 +17,7 @@ from .composer import Composer
 from .link_confirm import confirm_open_link
 from .message_bubble import MessageBubble
 from ..widgets.deferred import alive
+from ..widgets.tasks import task_scope
 
 REFUSED_PREVIEW_CHARS = 500  # of a message too long to send: what its bubble shows
 
@@ -36,6 +37,9 @@ class Conversation(QObject):
         self._replacing = ""
         self._sent: asyncio.Task[None] | None = None  # the last turn started from this conversation
         self._editing_in = ""  # the chat of the message being edited in this composer
+        self._tasks = task_scope(self, "conversation")
+        self.asking: asyncio.Task[None] | None = None  # 重新生成 of an earlier reply, asking first
+        self.last_question = None  # (its box: tests answer it)
 
         view.focus_fallback = lambda: composer.input
         composer.send_requested.connect(self._on_send_requested)
@@ -150,8 +154,26 @@ class Conversation(QObject):
             self.composer.finish_editing()
 
     def _on_regenerate_requested(self, user_text: str, turn_id: str) -> None:
-        """Answer again: the reply (and anything after it) is replaced by a new one."""
-        if user_text.strip():
+        """Answer again: the reply (and anything after it) is replaced by a new one. An earlier reply
+        asks first: the turns after it go (a long chat lost by one click, with no word)."""
+        if not user_text.strip():
+            return
+        later = self.view.turns_after(turn_id)
+        if not later:
+            self._send(user_text, turn_id)
+            return
+        self.asking = self._tasks.spawn(self._regenerate_after_asking(user_text, turn_id, later), name="regenerate-ask")
+
+    async def _regenerate_after_asking(self, user_text: str, turn_id: str, later: int) -> None:
+        from PySide6.QtWidgets import QMessageBox
+
+        from ..widgets.dialogs import Question
+
+        question = Question(self.view.window(), self.tr("重新生成这条回复？"),
+                            self.tr("这条回复之后的 {0} 轮对话会从这个对话里删去（它们让 Sonetto 记下的记忆不受影响）。").format(later),
+                            self.tr("重新生成"), QMessageBox.Icon.Warning)
+        self.last_question = question.box
+        if await question.answer() and alive(self.view):
             self._send(user_text, turn_id)
 
     def _on_retry_requested(self, user_text: str, turn_id: str) -> None:

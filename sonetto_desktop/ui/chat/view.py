@@ -240,6 +240,13 @@ class ChatView(QScrollArea):
         self._target = value if bar.maximum() < value else None  # not laid out that far yet
         bar.setValue(value)
 
+    def turns_after(self, turn_id: str) -> int:
+        """How many turns the view shows after turn ``turn_id`` (0: it is the last, or not shown)."""
+        index = next((i for i, b in enumerate(self._bubbles) if turn_id and b.turn_id == turn_id), None)
+        if index is None:
+            return 0
+        return len({b.turn_id or id(b) for b in self._bubbles[index:] if b.turn_id != turn_id and b.role == "user"})
+
     def bubble_of_turn(self, turn_id: str, role: str = "user") -> MessageBubble | None:
         return next((b for b in self._bubbles if turn_id and b.turn_id == turn_id and b.role == role), None)
 
