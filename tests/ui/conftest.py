@@ -134,3 +134,39 @@ def theme(qapp):
     qapp.setStyleSheet("")
     qapp.setPalette(QPalette())
     controller.deleteLater()
+
+
+@pytest.fixture
+def panel_factory(qtbot):
+    """``controller, panel = panel_factory()``: a shown ChatPanel over a new ChatController (900×600);
+    the controllers are deleted after the test. (Any arguments are ignored: engine parts are attached
+    by the test.)"""
+    from sonetto_desktop.ui.chat.controller import ChatController
+    from sonetto_desktop.ui.chat.panel import ChatPanel
+
+    made = []
+
+    def make(*_ignored):
+        controller = ChatController()
+        panel = ChatPanel(controller)
+        qtbot.addWidget(panel)
+        panel.resize(900, 600)
+        panel.show()
+        made.append(controller)
+        return controller, panel
+
+    yield make
+    for controller in made:
+        controller.deleteLater()
+
+
+@pytest.fixture
+def english(qapp):
+    """The English translators installed as the app does; removed again after the test."""
+    from sonetto_desktop.ui.i18n import install_translators, remove_translators
+
+    translators = install_translators(qapp, "en")
+    try:
+        yield translators
+    finally:
+        remove_translators(qapp, translators)

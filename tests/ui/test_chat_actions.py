@@ -4,31 +4,10 @@ start from a friendly empty chat, copy / regenerate / edit-and-resend."""
 
 from __future__ import annotations
 
-import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
 
 from shell_fixtures import running_engine
-from sonetto_desktop.ui.chat.controller import ChatController
-from sonetto_desktop.ui.chat.panel import ChatPanel
-
-
-@pytest.fixture
-def panel_factory(qtbot):
-    made = []
-
-    def make():
-        controller = ChatController()
-        panel = ChatPanel(controller)
-        qtbot.addWidget(panel)
-        panel.resize(900, 600)
-        panel.show()
-        made.append(controller)
-        return controller, panel
-
-    yield make
-    for controller in made:
-        controller.deleteLater()
 
 
 async def _send(panel, controller, text, wait):

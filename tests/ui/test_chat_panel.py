@@ -2,34 +2,12 @@
 
 from __future__ import annotations
 
-import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox
 
 from shell_fixtures import running_engine
-from sonetto_desktop.ui.chat.controller import ChatController
-from sonetto_desktop.ui.chat.panel import ChatPanel
 from sonetto_desktop.ui.i18n import install_translators, remove_translators
 from sonetto_desktop.ui.chat.message_bubble import render_markdown
-
-
-@pytest.fixture
-def panel_factory(qtbot):
-    made = []
-
-    def make(engine_parts):
-        _store, _ltm, engine = engine_parts
-        controller = ChatController()
-        panel = ChatPanel(controller)
-        qtbot.addWidget(panel)
-        panel.resize(900, 600)
-        panel.show()
-        made.append(controller)
-        return controller, panel
-
-    yield make
-    for controller in made:
-        controller.deleteLater()
 
 
 async def _attached(make, parts):

@@ -2,31 +2,11 @@
 
 from __future__ import annotations
 
-import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFileDialog
 
 from shell_fixtures import running_engine
-from sonetto_desktop.ui.chat.controller import ChatController
-from sonetto_desktop.ui.chat.panel import ID_ROLE, ChatPanel
-
-
-@pytest.fixture
-def panel_factory(qtbot):
-    made = []
-
-    def make():
-        controller = ChatController()
-        panel = ChatPanel(controller)
-        qtbot.addWidget(panel)
-        panel.resize(900, 600)
-        panel.show()
-        made.append(controller)
-        return controller, panel
-
-    yield make
-    for controller in made:
-        controller.deleteLater()
+from sonetto_desktop.ui.chat.panel import ID_ROLE
 
 
 async def _talk(panel, controller, llm_server, text, reply, wait):

@@ -17,28 +17,8 @@ from PySide6.QtWidgets import QAbstractItemView, QApplication, QLineEdit
 from llm_payloads import HangResponse
 from llm_server import TextResponse, caller
 from shell_fixtures import OFFSCREEN_RAISE, OFFSCREEN_SIZE_HINTS, app_settings, running_app, running_engine
-from sonetto_desktop.ui.chat.controller import ChatController
-from sonetto_desktop.ui.chat.panel import ChatPanel
 
 LONG = "从前有一座山，山里有一座庙。" * 30  # ~420 chars, streamed 3 chars a chunk
-
-
-@pytest.fixture
-def panel_factory(qtbot):
-    made = []
-
-    def make():
-        controller = ChatController()
-        panel = ChatPanel(controller)
-        qtbot.addWidget(panel)
-        panel.resize(900, 600)
-        panel.show()
-        made.append(controller)
-        return controller, panel
-
-    yield make
-    for controller in made:
-        controller.deleteLater()
 
 
 def _slow_stream(llm_server) -> None:

@@ -15,7 +15,6 @@ from PySide6.QtCore import QCoreApplication, QEvent
 
 from sonetto_desktop.config.providers import PROVIDERS, by_key
 from sonetto_desktop.config.settings import Settings
-from sonetto_desktop.ui.i18n import install_translators, remove_translators
 from sonetto_desktop.ui.settings.dialog import SettingsDialog
 
 DEEPSEEK = "https://api.deepseek.com/v1"
@@ -277,15 +276,6 @@ async def test_choosing_a_local_server_that_is_not_running_says_so(dialog, wait)
 
 
 # ── English ───────────────────────────────────────────────────────────
-
-
-@pytest.fixture
-def english(qapp):
-    translators = install_translators(qapp, "en")
-    try:
-        yield translators
-    finally:
-        remove_translators(qapp, translators)
 
 
 async def test_the_picker_speaks_english(english, dialog, llm_server, wait):

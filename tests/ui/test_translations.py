@@ -58,16 +58,6 @@ def _calls_in_ui() -> list[tuple[str, int, ast.Call, str | None]]:
     return found
 
 
-@pytest.fixture
-def english(qapp):
-    """The English translators installed as the app does; removed again after the test."""
-    translators = install_translators(qapp, "en")
-    try:
-        yield translators
-    finally:
-        remove_translators(qapp, translators)
-
-
 def test_every_message_has_an_english_translation():
     messages = _messages()
     assert len(messages) > 150
