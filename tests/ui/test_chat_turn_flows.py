@@ -21,6 +21,15 @@ from shell_fixtures import OFFSCREEN_RAISE, OFFSCREEN_SIZE_HINTS, app_settings, 
 LONG = "从前有一座山，山里有一座庙。" * 30  # ~420 chars, streamed 3 chars a chunk
 
 
+async def _long_reply_streaming(panel, llm_server, text: str, wait) -> None:
+    """``text`` sent from ``panel``; returns once its long reply (``LONG``, slowly) has begun to show."""
+    _slow_stream(llm_server)
+    llm_server.add_text(LONG)
+    panel.composer.set_text(text)
+    panel.composer.submit()
+    await wait(lambda: len(panel.view.bubbles) == 2 and panel.view.bubbles[1].text, timeout=10)
+
+
 def _slow_stream(llm_server) -> None:
     llm_server.chunk_size, llm_server.chunk_delay = 3, 0.02
 
@@ -146,11 +155,7 @@ async def test_a_new_chat_opened_while_another_replies_does_not_stop_it(tmp_path
         controller, panel = panel_factory()
         await controller.attach(engine)
         first = controller.current_session_id
-        _slow_stream(llm_server)
-        llm_server.add_text(LONG)
-        panel.composer.set_text("讲个故事")
-        panel.composer.submit()
-        await wait(lambda: len(panel.view.bubbles) == 2 and panel.view.bubbles[1].text, timeout=10)
+        await _long_reply_streaming(panel, llm_server, "讲个故事", wait)
         await panel.new_session()
         composer = panel.composer
         assert controller.busy
@@ -182,11 +187,7 @@ async def test_editing_the_message_being_answered_waits_for_its_reply_and_keeps_
         controller, panel = panel_factory()
         await controller.attach(engine)
         session = controller.current_session_id
-        _slow_stream(llm_server)
-        llm_server.add_text(LONG)
-        panel.composer.set_text("明天几点出发")
-        panel.composer.submit()
-        await wait(lambda: len(panel.view.bubbles) == 2 and panel.view.bubbles[1].text, timeout=10)
+        await _long_reply_streaming(panel, llm_server, "明天几点出发", wait)
         panel.composer.set_text("还有，记得带伞")  # typing a follow-up while the reply streams
         asked = panel.view.bubbles[0]
         assert not asked.edit_button.isEnabled(), "编辑 is offered on the message still being answered"
