@@ -240,47 +240,49 @@ async def test_an_unfinished_import_of_an_earlier_version_keeps_its_chats(servic
 # ── every reader: the keys and conversation ids of a file are the same in every time zone ──────────
 
 
+def _saved(path: Path, data) -> Path:
+    path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    return path
+
+
+def _each_conversation(folder: Path, name: str, strip) -> Path:
+    """The fixture ``name`` (a list of conversations) with ``strip(conversation)`` applied to each."""
+    conversations = json.loads(fixture(name).read_text(encoding="utf-8"))
+    for conversation in conversations:
+        strip(conversation)
+    return _saved(folder / "conversations.json", conversations)
+
+
 def _chatgpt(folder: Path) -> Path:
     """A conversation without its id (a hand-made or trimmed export): named by its title and first time."""
-    conversations = json.loads(fixture("chatgpt_conversations.json").read_text(encoding="utf-8"))
-    for conversation in conversations:
+    def strip(conversation) -> None:
         conversation.pop("id", None)
         conversation.pop("conversation_id", None)
-    path = folder / "conversations.json"
-    path.write_text(json.dumps(conversations, ensure_ascii=False), encoding="utf-8")
-    return path
+
+    return _each_conversation(folder, "chatgpt_conversations.json", strip)
 
 
 def _claude(folder: Path) -> Path:
     """No uuid anywhere (an older export, one line of messages)."""
-    conversations = json.loads(fixture("claude_conversations.json").read_text(encoding="utf-8"))
-    for conversation in conversations:
+    def strip(conversation) -> None:
         conversation.pop("uuid", None)
         conversation.pop("current_leaf_message_uuid", None)
         for message in conversation["chat_messages"]:
             message.pop("uuid", None)
             message.pop("parent_message_uuid", None)
-    path = folder / "conversations.json"
-    path.write_text(json.dumps(conversations, ensure_ascii=False), encoding="utf-8")
-    return path
+
+    return _each_conversation(folder, "claude_conversations.json", strip)
 
 
 def _deepseek(folder: Path) -> Path:
-    conversations = json.loads(fixture("deepseek_conversations.json").read_text(encoding="utf-8"))
-    for conversation in conversations:
-        conversation.pop("id", None)
-    path = folder / "conversations.json"
-    path.write_text(json.dumps(conversations, ensure_ascii=False), encoding="utf-8")
-    return path
+    return _each_conversation(folder, "deepseek_conversations.json", lambda conversation: conversation.pop("id", None))
 
 
 def _deepseek_web(folder: Path) -> Path:
     """A chat saved from the web page (times in seconds since 1970) without its session's id."""
     saved = json.loads(fixture("deepseek_web_chat.json").read_text(encoding="utf-8"))
     saved["data"]["biz_data"]["chat_session"].pop("id", None)
-    path = folder / "chat.json"
-    path.write_text(json.dumps(saved, ensure_ascii=False), encoding="utf-8")
-    return path
+    return _saved(folder / "chat.json", saved)
 
 
 def _cherry(folder: Path) -> Path:
@@ -293,9 +295,7 @@ def _cherry(folder: Path) -> Path:
         {"role": "user", "createdAt": "2024-01-02T03:04:05.000Z", "content": "我在学吉他"},
         {"role": "assistant", "createdAt": "2024-01-02T03:04:09.000Z", "content": "加油"},
         {"role": "user", "createdAt": "2024-01-02T15:00:00.000Z", "content": "今天练了一小时"}]}]}
-    path = folder / "data.json"
-    path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
-    return path
+    return _saved(folder / "data.json", data)
 
 
 @pytest.mark.parametrize("make", [_jsonl, _sonetto_md, _chatgpt, _claude, _deepseek, _deepseek_web, _cherry],
