@@ -139,13 +139,7 @@ async def test_a_later_launch_raises_the_window_after_a_language_switch(qapp, tm
 
     created = []
 
-    class Recording(shell.SonettoApp):
-        def __init__(self, *args, **kwargs):
-            kwargs.setdefault("interactive", False)
-            kwargs.setdefault("writer_drain_timeout", 2.0)
-            super().__init__(*args, **kwargs)
-            created.append(self)
-
+    Recording = _recording(created)
     monkeypatch.setattr(shell, "SonettoApp", Recording)
     monkeypatch.setattr(app_module, "_load_settings", lambda: app_settings(tmp_path / "data"))
     name = f"sonetto-review-{uuid.uuid4().hex[:12]}"
@@ -226,13 +220,7 @@ async def test_a_launch_while_the_first_is_starting_in_the_tray_is_not_lost(qapp
     created = []
     later: list[bool] = []
 
-    class Recording(shell.SonettoApp):
-        def __init__(self, *args, **kwargs):
-            kwargs.setdefault("interactive", False)
-            kwargs.setdefault("writer_drain_timeout", 2.0)
-            super().__init__(*args, **kwargs)
-            created.append(self)
-
+    class Recording(_recording(created)):
         async def start(self):
             later.append(SingleInstance(tmp_path / "cfg", name).claim())  # the icon clicked again meanwhile
             await asyncio.sleep(0.5)  # (the store opening)
@@ -299,3 +287,18 @@ def test_a_file_system_without_locks_costs_no_wait_and_no_false_log(qapp, tmp_pa
         lone.close()
     assert "did not answer" not in caplog.text
     assert clock.monotonic() - began < 2.0
+
+
+def _recording(created: list):
+    """``SonettoApp`` as the tests run it (not interactive, a short writer drain), each app made kept
+    in ``created``."""
+    from sonetto_desktop.ui import shell
+
+    class Recording(shell.SonettoApp):
+        def __init__(self, *args, **kwargs):
+            kwargs.setdefault("interactive", False)
+            kwargs.setdefault("writer_drain_timeout", 2.0)
+            super().__init__(*args, **kwargs)
+            created.append(self)
+
+    return Recording

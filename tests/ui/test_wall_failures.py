@@ -20,9 +20,7 @@ async def test_editing_a_card_the_agent_just_deleted_keeps_the_text(wall, popula
     first.reason_edit.setText("补充年龄")
     populated_store.delete(cat, "过时", actor="agent")  # the writer, while the dialog is open
     first.accept()
-    await wait(lambda: isinstance(wall.actions.active_dialog, EditDialog) and wall.actions.active_dialog is not first
-               and not wall.actions.active_dialog.isHidden(), message="dialog reopened")
-    again = wall.actions.active_dialog
+    again = await _reopened(wall, first, wait)
     assert again.values() == ("有一只叫年糕的橘猫，三岁了", "家人", "补充年龄")
     assert "已经不在了" in again.hint.text()
     assert any(t.kind == "error" for t in wall.toasts.toasts())
@@ -46,9 +44,7 @@ async def test_failed_edit_of_an_existing_card_reopens_the_edit_with_the_text(wa
 
     monkeypatch.setattr(populated_store, "update", locked)  # the store refuses this one write
     first.accept()
-    await wait(lambda: isinstance(wall.actions.active_dialog, EditDialog) and wall.actions.active_dialog is not first
-               and not wall.actions.active_dialog.isHidden(), message="dialog reopened")
-    again = wall.actions.active_dialog
+    again = await _reopened(wall, first, wait)
     assert again.values()[:2] == ("用 Rust 重写完了", "工作")
     monkeypatch.undo()
     again.accept()  # the retry works: the dialog still knows the card it edits
@@ -121,9 +117,7 @@ async def test_an_edit_of_text_sonetto_rewrote_meanwhile_kept_on_cancel_with_the
     rust, box = await _edit_while_sonetto_rewrites(wall, populated_store, wait)
     first = wall.actions.active_dialog
     box.defaultButton().click()  # 取消
-    await wait(lambda: isinstance(wall.actions.active_dialog, EditDialog) and wall.actions.active_dialog is not first
-               and not wall.actions.active_dialog.isHidden(), message="dialog reopened")
-    again = wall.actions.active_dialog
+    again = await _reopened(wall, first, wait)
     assert again.values() == ("用 Rust 重写完了调度服务", "工作", "写完了")
     assert again.original()[0] == "正在用 Rust 重写调度服务，下个月上线"  # a second OK asks no more
     await wall.service.drain()
@@ -239,9 +233,7 @@ async def test_an_edit_of_text_changed_unseen_kept_on_cancel_reopens_from_the_ne
     rust, box = await _edit_after_an_unseen_change(wall, populated_store, wait)
     first = wall.actions.active_dialog
     box.defaultButton().click()  # 取消
-    await wait(lambda: isinstance(wall.actions.active_dialog, EditDialog) and wall.actions.active_dialog is not first
-               and not wall.actions.active_dialog.isHidden(), message="dialog reopened")
-    again = wall.actions.active_dialog
+    again = await _reopened(wall, first, wait)
     assert again.values() == ("用 Rust 重写完了调度服务", "工作", "写完了")
     assert again.original()[0] == "正在用 Rust 重写调度服务，下个月上线"  # the wall caught up: a second OK saves
     again.accept()
@@ -356,3 +348,10 @@ async def test_a_delete_finishing_after_the_wall_is_gone_touches_nothing(service
     assert errors == []
     assert task.cancelled()  # the wall's follow-up (its toast) ended with the wall (issue 28: task scopes)…
     assert cat not in populated_store.all_items()  # …the write itself, owned by the service, was done
+
+
+async def _reopened(wall, first, wait) -> EditDialog:
+    """The edit dialog opened again (another one than ``first``), shown."""
+    await wait(lambda: isinstance(wall.actions.active_dialog, EditDialog) and wall.actions.active_dialog is not first
+               and not wall.actions.active_dialog.isHidden(), message="dialog reopened")
+    return wall.actions.active_dialog
