@@ -14,14 +14,12 @@ re-exported here as ``scrub``).
 from __future__ import annotations
 
 import asyncio
-import email.utils
 import json
 import math
 import re
-import time
 from dataclasses import dataclass
-from typing import Any
 
+from sonetto_desktop.memory.backoff import retry_after_seconds
 from sonetto_desktop.memory.errors import causes
 from sonetto_desktop.redaction import scrub
 
@@ -63,27 +61,6 @@ def _status_message(exc: BaseException) -> str:
         if isinstance(msg, str) and msg:
             return msg
     return str(exc)
-
-
-def retry_after_seconds(headers: Any) -> float | None:
-    """How long a response asks the client to wait before trying again (``retry-after-ms``, else
-    ``retry-after`` in seconds or as an HTTP date), or None when it does not say."""
-    if headers is None:
-        return None
-    for name, divisor in (("retry-after-ms", 1000.0), ("retry-after", 1.0)):
-        value = headers.get(name)
-        if value is None:
-            continue
-        try:
-            seconds = float(value) / divisor
-        except ValueError:
-            continue
-        return seconds if math.isfinite(seconds) and seconds >= 0 else None
-    try:
-        when = email.utils.parsedate_tz(headers.get("retry-after") or "")
-        return max(0.0, float(email.utils.mktime_tz(when) - time.time())) if when is not None else None
-    except (TypeError, ValueError, OverflowError):
-        return None
 
 
 def _retry_after_of(exc: BaseException) -> float | None:

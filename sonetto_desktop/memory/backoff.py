@@ -7,16 +7,21 @@ does between tries is its own: the listener resets after a good connection and w
 flag, the vector sync honours a server's ``Retry-After`` and says "waiting" with the seconds left,
 the writer counts attempts in the journal (they survive a restart) and gives a turn up after
 ``max_attempts``. A library's retry decorator (tenacity, stamina) wraps one call and sleeps in it;
-none of these is one call, and each must wake at once to stop. What they share is this schedule.
+none of these is one call, and each must wake at once to stop. What they share is this schedule,
+and how a server's ``Retry-After`` is read (``retry_after_seconds``: the embeddings client's and the
+chat model's, ``agent/llm.py``).
 """
 
 from __future__ import annotations
 
+import email.utils
+import math
 import random
+import time
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any, Callable
 
-__all__ = ["Backoff"]
+__all__ = ["Backoff", "retry_after_seconds"]
 
 
 @dataclass(frozen=True)
@@ -43,3 +48,24 @@ class Backoff:
     def delay(self, attempt: int, *, uniform: Callable[[float, float], float] = random.uniform) -> float:
         base = self.steps[min(max(attempt, 0), len(self.steps) - 1)]
         return base * uniform(1 - self.jitter, 1 + self.jitter) if self.jitter else base
+
+
+def retry_after_seconds(headers: Any) -> float | None:
+    """How long a response asks the client to wait before trying again (``retry-after-ms``, else
+    ``retry-after`` in seconds or as an HTTP date), or None when it does not say."""
+    if headers is None:
+        return None
+    for name, divisor in (("retry-after-ms", 1000.0), ("retry-after", 1.0)):
+        value = headers.get(name)
+        if value is None:
+            continue
+        try:
+            seconds = float(value) / divisor
+        except ValueError:
+            continue
+        return seconds if math.isfinite(seconds) and seconds >= 0 else None
+    try:
+        when = email.utils.parsedate_tz(headers.get("retry-after") or "")
+        return max(0.0, float(email.utils.mktime_tz(when) - time.time())) if when is not None else None
+    except (TypeError, ValueError, OverflowError):
+        return None

@@ -45,6 +45,7 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Sequence
 
+from ..backoff import retry_after_seconds
 from ..errors import redact
 from ...aio import start_thread
 
@@ -200,17 +201,6 @@ class TestResult:
     en: str
     dimensions: int = 0
     latency_ms: float | None = None
-
-
-def _retry_after(headers: Any) -> float | None:
-    for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
-        value = headers.get(name)
-        if value:
-            try:
-                return max(0.0, float(value) * scale)
-            except ValueError:
-                continue
-    return None
 
 
 class EmbeddingsClient:
@@ -390,7 +380,7 @@ class EmbeddingsClient:
         text = f"HTTP {status}: {self._clean(str(message or reply.reason_phrase))}"
         retryable = status == 429 or status >= 500 or status == 408
         return EmbeddingsError(text, status=status, retryable=retryable,
-                               retry_after=_retry_after(reply.headers) if retryable else None)
+                               retry_after=retry_after_seconds(reply.headers) if retryable else None)
 
     def test(self) -> TestResult:
         """Embed one short text: does the model answer, and with vectors of which size."""

@@ -196,14 +196,7 @@ class WallActions(QObject):
                 return await self._save_edit(memory_id, description, theme, typed, shown)
             return None
         if alive(self):
-            dialog = self.edit_card(memory_id)  # from the card as it is now, with what the person typed
-            if dialog is None:
-                self._reopen_add(*typed, QCoreApplication.translate(
-                    "MemoryWall", "这条记忆已经不在了（可能刚被删除或合并）。可以把你写的内容另存为一条新记忆。"))
-            else:
-                dialog.description_edit.setPlainText(typed[0])
-                dialog.theme_edit.setText(typed[1])
-                dialog.reason_edit.setText(typed[2])
+            self._reopen_edit(memory_id, typed)
         return None
 
     async def _edit(self, write: "asyncio.Future[bool | Failed | None]", memory_id: str, description: str | None,
@@ -225,15 +218,20 @@ class WallActions(QObject):
             await self._model.settle()
             if not alive(self):
                 return result
-            dialog = self.edit_card(memory_id)
-            if dialog is None:  # the card is gone (e.g. Sonetto just deleted or merged it)
-                self._reopen_add(*typed, QCoreApplication.translate(
-                    "MemoryWall", "这条记忆已经不在了（可能刚被删除或合并）。可以把你写的内容另存为一条新记忆。"))
-            else:
-                dialog.description_edit.setPlainText(typed[0])
-                dialog.theme_edit.setText(typed[1])
-                dialog.reason_edit.setText(typed[2])
+            self._reopen_edit(memory_id, typed)
         return result
+
+    def _reopen_edit(self, memory_id: str, typed: tuple[str, str, str]) -> None:
+        """The edit dialog again, from the card as it is now, holding what the person typed; the card
+        gone (Sonetto just deleted or merged it): the add dialog with it, to keep as a new memory."""
+        dialog = self.edit_card(memory_id)
+        if dialog is None:
+            self._reopen_add(*typed, QCoreApplication.translate(
+                "MemoryWall", "这条记忆已经不在了（可能刚被删除或合并）。可以把你写的内容另存为一条新记忆。"))
+        else:
+            dialog.description_edit.setPlainText(typed[0])
+            dialog.theme_edit.setText(typed[1])
+            dialog.reason_edit.setText(typed[2])
 
     # ── merge ─────────────────────────────────────────────────────────
 
