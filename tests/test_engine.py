@@ -637,3 +637,21 @@ async def test_the_deadlines_come_from_the_settings(llm_server, make_engine):
     llm_server.add_hang(30)
     assert (await collect(engine, "s1", "在吗"))[-1].error_code == "timeout"
     assert Settings().first_token_timeout == 30.0 and Settings().stream_idle_timeout == 30.0
+
+
+async def test_an_emoji_split_across_stream_chunks_streams_and_is_kept_whole(llm_server, make_llm, make_engine):
+    # A server that cuts its reply by UTF-16 units sends the emoji's two halves in two chunks
+    # ("好呀\ud83d" then "\ude00再见", the scripted server's 3-character chunks).
+    engine = await make_engine(llm_factory=lambda: make_llm(streaming=True, timeout=60))
+    llm_server.add_text("好呀\ud83d\ude00再见")
+    events = await collect(engine, "s1", "笑一个")
+    assert "".join(e.text for e in events if e.kind == "token") == "好呀😀再见"
+    assert events[-1].kind == "done" and events[-1].text == "好呀😀再见"
+
+    # A reply that stalls after the emoji keeps it whole, not as two replacement characters.
+    engine.idle_timeout = 1.0
+    llm_server.add_stalling_stream("好呀\ud83d\ude00", seconds=30)
+    events = await collect(engine, "s1", "再笑一个")
+    assert events[-1].kind == "error" and events[-1].error_code == "timeout"
+    assert "".join(e.text for e in events if e.kind == "token") == "好呀😀"
+    assert (await engine.transcript("s1"))[3]["content"] == "好呀😀"

@@ -57,12 +57,23 @@ class TurnRecorder:
         self.tokens: list[str] = []  # text streamed by the agent node so far
         self.pending: list[str] = []  # streamed text of the agent call still running
         self.nodes: list[str] = []
+        self._half = ""  # a high surrogate that ended the last chunk: its pair may open the next
+
+    def _whole(self, text: str) -> str:
+        """``text`` after the held half, holding back its own trailing high surrogate: a server
+        cutting its reply by UTF-16 units sends an emoji's halves in two chunks, and each made
+        storable alone would show (and keep) two U+FFFD."""
+        text = self._half + text
+        self._half = text[-1] if text and "\ud800" <= text[-1] <= "\udbff" else ""
+        return storable(text[:-1] if self._half else text)
 
     def handle(self, mode: str, chunk: Any) -> list[ChatEvent]:
         if mode == "messages":
             message, meta = chunk
             if meta.get("langgraph_node") == "agent" and isinstance(message, AIMessage) and message.text:
-                text = storable(message.text)  # a lone surrogate cannot be stored or shown: U+FFFD
+                text = self._whole(message.text)  # a lone surrogate cannot be stored or shown: U+FFFD
+                if not text:
+                    return []
                 self.tokens.append(text)
                 self.pending.append(text)
                 return [ChatEvent("token", text=text)]
@@ -75,7 +86,7 @@ class TurnRecorder:
                 self.memories = list(update.get("used_memories") or [])
                 events.append(ChatEvent("memories", memories=self.memories))
             elif node == "agent":
-                self.pending = []
+                self.pending, self._half = [], ""
                 for message in update.get("messages") or []:
                     if isinstance(message, AIMessage):
                         if message.text:
@@ -92,10 +103,10 @@ class TurnRecorder:
         return "".join(self.replies)
 
     def streamed_text(self) -> str:
-        return "".join(self.tokens) or "".join(self.replies)
+        return "".join(self.tokens) + storable(self._half) or "".join(self.replies)
 
     def uncommitted_text(self) -> str:
-        return "".join(self.pending)
+        return "".join(self.pending) + storable(self._half)
 
 
 def _short(value: Any) -> str:
