@@ -102,6 +102,7 @@ class ScriptedLLMServer:
 
     def __init__(self, *, models: Sequence[str] = ("test-model",)) -> None:
         self.models: list[str] | None = list(models)  # None: GET /models answers 404
+        self.shutdown_dates: dict[str, str] = {}  # model -> the ``shutdown_date`` GET /models gives it
         self.strict_models = False
         self.responder: Callable[[dict[str, Any]], Response | str] | None = None
         self.default: Response | None = None
@@ -319,7 +320,8 @@ class _Handler(BaseHTTPRequestHandler):
                 self._send_error(error(404, "model listing is not supported", code="not_found"))
                 return
             extra = {"context_length": self.owner.context_length} if self.owner.context_api == "models" else {}
-            data = [{"id": m, "object": "model", "created": 0, "owned_by": "scripted", **extra}
+            data = [{"id": m, "object": "model", "created": 0, "owned_by": "scripted", **extra,
+                     **({"shutdown_date": self.owner.shutdown_dates[m]} if m in self.owner.shutdown_dates else {})}
                     for m in self.owner.models]
             self._send_json(200, {"object": "list", "data": data})
         elif not self._answer_context(path, None):

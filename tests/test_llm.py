@@ -296,6 +296,23 @@ async def test_connection_ok(llm_server):
     assert "test-model" in result.zh and "工具" in result.zh
 
 
+async def test_connection_warns_when_the_provider_has_announced_the_models_shutdown(llm_server):
+    # OpenAI's GET /models gives a retiring model its ``shutdown_date`` (gpt-4o-mini: 2027-01-14).
+    llm_server.models = ["test-model", "newer-model"]
+    llm_server.shutdown_dates = {"test-model": "2027-01-14", "newer-model": "not a date"}
+    llm_server.add_text("p")
+    llm_server.add_tool_calls([("save_note", {"note": "ok"})])
+    result = await test_connection(settings_for(llm_server))
+    assert result.ok and result.tools == "calls" and result.shutdown == "2027-01-14" and result.warning
+    assert "将于 2027年1月14日 停用" in result.zh and "shuts down on 14 January 2027" in result.en
+
+    llm_server.shutdown_dates = {"newer-model": "2027-03-01"}  # another model's date is not this one's
+    llm_server.add_text("p")
+    llm_server.add_tool_calls([("save_note", {"note": "ok"})])
+    result = await test_connection(settings_for(llm_server))
+    assert result.ok and result.shutdown == "" and not result.warning and "停用" not in result.zh
+
+
 async def test_connection_warns_when_the_model_answers_in_words_instead_of_calling_the_tool(llm_server):
     # A model or server that ignores tools (llama.cpp without --jinja, a model without a tool
     # template): the chat works, but the memory writer would never write anything.

@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 import time
 from dataclasses import dataclass, field
+from datetime import date
 from typing import TYPE_CHECKING, Any
 
 from sonetto_desktop.agent.deadlines import seconds_left
@@ -111,11 +112,13 @@ class ConnectionResult:
     models: list[str] = field(default_factory=list)
     latency_ms: float | None = None
     tools: str = ""  # after a good answer: "calls", "text", "refused" or "unknown" (see _probe_tools)
+    shutdown: str = ""  # the shutdown date the server's model list gives the model (OpenAI's ``shutdown_date``)
 
     @property
     def warning(self) -> bool:
-        """Connected, but the model cannot call tools: the chat works, memory writing does not."""
-        return self.ok and self.tools in ("text", "refused")
+        """Connected, but the model cannot call tools (the chat works, memory writing does not), or
+        its provider has announced when it stops answering."""
+        return self.ok and (self.tools in ("text", "refused") or bool(self.shutdown))
 
 
 def _failure(info: LLMErrorInfo, models: list[str] | None = None) -> ConnectionResult:
@@ -127,8 +130,10 @@ def _model_listed(model: str, models: list[str]) -> bool:
     return model in models or f"{model}:latest" in models
 
 
-async def _list_models(settings: Settings, timeout: float, http: Any) -> list[str] | None:
-    """Model ids from GET /models, or ``None`` when the server does not offer the list.
+async def _list_models(settings: Settings, timeout: float, http: Any) -> tuple[list[str], dict[str, str]] | None:
+    """Model ids from GET /models with the shutdown dates the list gives (OpenAI's optional
+    ``shutdown_date``, ``YYYY-MM-DD``, on models whose retirement is announced), or ``None`` when the
+    server does not offer the list.
 
     Connection, timeout and authentication errors propagate: they answer the test already.
     ``http``: the caller's ``httpx.AsyncClient`` (the caller closes it).
@@ -144,7 +149,10 @@ async def _list_models(settings: Settings, timeout: float, http: Any) -> list[st
     )
     try:
         page = await client.models.list()
-        return [m.id for m in page.data]
+        ids = [m.id for m in page.data]
+        dates = {m.id: str(day) for m in page.data
+                 if (day := getattr(m, "shutdown_date", None) or (m.model_extra or {}).get("shutdown_date"))}
+        return ids, dates
     except (openai.APIConnectionError, openai.AuthenticationError, openai.PermissionDeniedError):
         raise
     except (openai.APIError, ValueError, TypeError) as exc:
@@ -245,10 +253,11 @@ async def test_connection(settings: Settings, *, timeout: float | None = None) -
 async def _check(settings: Settings, timeout: float, http: Any) -> ConnectionResult:
     model = settings.model.strip()
     try:
-        models = await _list_models(settings, timeout, http)
+        found = await _list_models(settings, timeout, http)
     except Exception as exc:  # noqa: BLE001 - every failure becomes a result
         return _failure(describe_llm_error(exc, api_key=settings.api_key, model=model))
 
+    models, shutdowns = found if found is not None else (None, {})
     listed = models or []
     missing = models is not None and len(models) > 0 and not _model_listed(model, models)
     try:
@@ -269,7 +278,26 @@ async def _check(settings: Settings, timeout: float, http: Any) -> ConnectionRes
         en += " (It is not in the server's model list, but it answers.)"
     tools = await _probe_tools(settings, timeout, http)
     zh, en = zh + TOOLS_NOTE[tools][0], en + TOOLS_NOTE[tools][1]
-    return ConnectionResult(True, "ok", zh, en, listed, latency, tools)
+    shutdown = shutdowns.get(model) or shutdowns.get(f"{model}:latest") or ""
+    if shutdown:
+        day_zh, day_en = _day(shutdown)
+        zh += f"\n服务商已公布：这个模型将于 {day_zh} 停用，之后就不能再用了。请在那之前换一个模型。"
+        en += (f"\nThe provider has announced that this model shuts down on {day_en}; after that it will not answer."
+               " Choose another model before then.")
+    return ConnectionResult(True, "ok", zh, en, listed, latency, tools, shutdown)
+
+
+def _day(text: str) -> tuple[str, str]:
+    """A ``YYYY-MM-DD`` date as a person reads it (``2027年1月14日`` / ``14 January 2027``); other text as given."""
+    try:
+        day = date.fromisoformat(text.strip())
+    except ValueError:
+        return text, text
+    return f"{day.year}年{day.month}月{day.day}日", f"{day.day} {_MONTHS[day.month - 1]} {day.year}"
+
+
+_MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+           "November", "December")  # not strftime's %B: Qt sets the C library's locale to the system's
 
 
 def _unknown_model_result(info: LLMErrorInfo, models: list[str]) -> ConnectionResult:

@@ -319,7 +319,7 @@ class SettingsDialog(QDialog):
             return
         self.last_result = result
         message = result.en if settings.language == "en" else result.zh  # says the latency once
-        mark = "⚠ " if result.warning else "✓ " if result.ok else "✗ "  # ⚠: connected, but no tool calls
+        mark = "⚠ " if result.warning else "✓ " if result.ok else "✗ "  # ⚠: connected, but no tool calls or retiring
         self.test_result.setText(mark + message)
         if result.models:
             current = self.model.currentText()
