@@ -146,3 +146,19 @@ async def test_another_providers_preset_or_a_local_model_does_not_take_the_key_a
     page.local_models.addItem("bge-m3", "bge-m3")
     page._pick_local_model(page.local_models.count() - 1)  # a model of the chat's local server
     assert page.api_key.text() == "" and page.base_url.text() == ""
+
+
+def test_a_preset_on_another_port_of_this_computer_does_not_get_the_key(qtbot):
+    """A key typed for a server on this computer (llama.cpp's --api-key on 8080) is not sent to Ollama
+    on 11434: another port is another server (``config.providers.same_server``); this computer's
+    names are one host (localhost, 127.0.0.1)."""
+    d = SettingsDialog(Settings(embeddings_source="endpoint", embeddings_base_url="http://localhost:8080/v1",
+                                embeddings_model="bge-m3", embeddings_api_key="sk-llama-cpp"))
+    qtbot.addWidget(d)
+    page = d.recall_page
+    _pick(page.preset, "ollama-bge-m3")
+    assert page.base_url.text() == "http://localhost:11434/v1" and page.api_key.text() == ""
+    page.api_key.setText("sk-ollama-proxy")
+    page.base_url.setText("http://127.0.0.1:11434/v1")
+    _pick(page.preset, "ollama-nomic")  # the same server by another of this computer's names: the key stays
+    assert page.api_key.text() == "sk-ollama-proxy"

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 
 from ..widgets.tasks import task_scope
 from sonetto_desktop.agent.recall_setup import INSTALLED, embeddings_plan, resolve_builtin
+from sonetto_desktop.config.providers import same_server
 from sonetto_desktop.config.settings import Settings
 from sonetto_desktop.memory.retrieval.budget import CLOUD_BUDGET, LOCAL_BUDGET_MAX, budget_for, is_local_endpoint
 from .recall_cost_line import RecallCostLine
@@ -56,16 +57,6 @@ def _test_embeddings(settings: Settings, builtin: Any) -> Any:
         return client.test()
     finally:
         client.close()
-
-
-def _host(url: str) -> str:
-    """The host an address names ("" for none): what tells one provider from another."""
-    from urllib.parse import urlsplit
-
-    try:
-        return (urlsplit(url.strip()).hostname or "").lower()
-    except ValueError:
-        return ""
 
 
 def _local_models(base_url: str, api_key: str) -> Any:
@@ -279,8 +270,8 @@ class RecallPage(QWidget):
     def _apply_preset(self, index: int) -> None:
         preset = PRESETS.get(self.preset.itemData(index))
         if preset is not None:
-            if _host(self.base_url.text()) != _host(preset.base_url):
-                self.api_key.clear()  # another provider's key is never sent to this one (empty: asked for)
+            if not same_server(self.base_url.text(), preset.base_url):  # host and port: another port is another server
+                self.api_key.clear()  # another server's key is never sent to this one (empty: asked for)
             self.base_url.setText(preset.base_url)
             self.model.setText(preset.model)
             self.dimensions.setValue(0)
