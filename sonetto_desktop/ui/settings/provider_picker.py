@@ -5,7 +5,8 @@ Choosing a provider fills 服务地址 and offers its models in 模型 (what the
 it is one of them, else the first suggestion); a server on this computer is asked for its models.
 Typing an address moves the picker to the provider it belongs to, or 自定义 (``config/providers.py``).
 A key is never sent to another server: when the chosen provider's server is not the one the key
-was entered for, the key field is emptied. Where the environment sets the address or the key, the
+was entered for, the key field is emptied (and the 回忆 page's embeddings key when that page's
+address is left empty: the embeddings then go where the chat goes). Where the environment sets the address or the key, the
 picker is locked as those fields are.
 
 On the dialog's first opening with no address set (first run), the local servers' ports are
@@ -160,6 +161,10 @@ class ProviderPicker(QObject):
         same_provider = self.current() is provider
         if dialog.api_key.text().strip() and not same_server(url, self._key_url):
             dialog.api_key.clear()  # another provider's key is never sent to this one
+        recall = getattr(dialog, "recall_page", None)  # its key, with its address empty, goes where the chat goes
+        shown = dialog.base_url.text().strip() or OPENAI_DEFAULT_BASE_URL
+        if recall is not None and not recall.base_url.text().strip() and not same_server(url, shown):
+            recall.api_key.clear()
         self._key_url = url
         dialog.base_url.setText(url)
         self.offer_models(models, keep_typed=same_provider)
