@@ -65,6 +65,8 @@ _RANGES: dict[str, tuple[float, float]] = {
 _CONNINFO_HOST = re.compile(r"(?:^|\s)(?:host|hostaddr)\s*=\s*[^\s']")
 _SCHEMA_NAME = re.compile(r"^[a-z_][a-z0-9_]{0,40}$")
 _SECRET_FIELDS = frozenset({"api_key", "postgres_password", "embeddings_api_key"})
+#: Keys of settings.json older versions wrote that this one reads once and no longer writes.
+_RETIRED = frozenset({"embeddings_enabled"})
 #: The embeddings model's own API key (keyring name), when its endpoint is not the chat's.
 EMBEDDINGS_API_KEY = "embeddings_api_key"
 USER_NAME_MAX = 20
@@ -163,6 +165,9 @@ class Settings:
     mcp_shared_token: bool = True
     # Values replaced by environment variables, kept so that save() writes the user's own values.
     _env_originals: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    # What settings.json holds that this version does not know (a newer version's settings), written
+    # back as it was by save(): going back a version does not wipe them.
+    _unknown: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     def __repr__(self) -> str:
         shown = [
@@ -367,11 +372,15 @@ class Settings:
                 log.warning("Ignoring a bad value for setting %r; using the default %r", f.name, getattr(defaults, f.name))
                 continue
             values[f.name] = value
-        return cls(**values)
+        names = {f.name for f in fields(cls)}
+        unknown = {k: v for k, v in data.items()
+                   if k not in names and not k.startswith("_") and k not in _SECRET_FIELDS and k not in _RETIRED}
+        return cls(**values, _unknown=unknown)
 
     def to_dict(self) -> dict[str, Any]:
-        """What goes into settings.json: no secrets, no environment overrides."""
-        out: dict[str, Any] = {}
+        """What goes into settings.json: no secrets, no environment overrides; what a newer version
+        wrote that this one does not know, as it was."""
+        out: dict[str, Any] = dict(self._unknown)
         for f in fields(self):
             if f.name.startswith("_") or f.name in _SECRET_FIELDS:
                 continue
