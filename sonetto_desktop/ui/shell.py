@@ -508,6 +508,8 @@ class SonettoApp:
                 await self.controller.attach(self.services.chat)
             if not self.store_ok and self.interactive:
                 self._show_store_problem()
+            if self.services.migration_problem is not None and self.interactive:
+                self._show_migration_problem()  # the switch just saved did not finish: said now, not at the next start
         if old.language != new.language and self.window is not None:
             await self._change_language(new.language)
 

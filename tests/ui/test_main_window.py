@@ -271,6 +271,33 @@ async def test_switching_to_an_unusable_data_folder_keeps_the_old_store(qapp, tm
         assert app.controller.ready
 
 
+@pytest.mark.qt_log_ignore(OFFSCREEN_RAISE, OFFSCREEN_SIZE_HINTS)
+async def test_a_store_switch_in_the_settings_that_cannot_finish_is_said(qapp, tmp_path, wait):
+    """YAML → SQLite chosen in the settings while memory.db already holds memories of its own: the
+    switch cannot finish (one of the two is opened, the other left as it is). That was said only at
+    the next start; the person who had just saved SQLite was told nothing."""
+    import dataclasses
+
+    from PySide6.QtWidgets import QMessageBox
+
+    from sonetto_desktop.memory.stores.migrate import make_store
+
+    data = tmp_path / "data"
+    async with running_app(qapp, app_settings(data), interactive=True) as app:
+        await app.wall_loaded
+        await app.service.submit(ops.AddMemory("用户喜欢爬山", "爱好"))
+        other = make_store("sqlite", data / "memory.db")  # (another copy of the app, an old switch)
+        other.add("用户喜欢狗", "爱好")
+        other.close()
+        await app.apply_settings(dataclasses.replace(app.settings, store_backend="sqlite"))
+        assert app.services.migration_problem is not None
+        boxes = [box for box in app.window.findChildren(QMessageBox) if box.isVisible()]
+        assert [box.windowTitle() for box in boxes] == ["切换存储方式没有完成"]
+        assert boxes[0].informativeText() == app.services.migration_problem.zh
+        await wait(lambda: app.wall.model.rowCount() == 1, message="the opened store's memory shown")
+        boxes[0].close()
+
+
 async def test_the_window_does_not_wait_for_the_stores_self_check(qapp, tmp_path):
     async with running_app(qapp, app_settings(tmp_path / "data")) as app:
         marks = app.timings
