@@ -430,8 +430,13 @@ class AppServices:
             except Exception:
                 log.error("could not copy the memories back from the server", exc_info=True)
         self._stack = contextlib.AsyncExitStack()
+        to_server = fallback.store_backend != "postgres" and self.settings.store_backend == "postgres"
         try:
             await self._open_store()
+            if to_server:  # this computer's memories must be on the server before it is used
+                from .postgres_setup import check_switch_to_server
+
+                await run_blocking(check_switch_to_server, self.store, self.data_dir)
         except Exception:
             log.error("could not open the memory store in %s", self.data_dir, exc_info=True)
             self.settings = dataclasses.replace(

@@ -298,6 +298,38 @@ async def test_a_store_switch_in_the_settings_that_cannot_finish_is_said(qapp, t
         boxes[0].close()
 
 
+async def test_switching_to_a_memory_server_that_cannot_be_reached_keeps_the_local_store(qapp, tmp_path, wait):
+    """PostgreSQL chosen in the settings while its server cannot be reached: the switch opened the
+    server's empty local copy, read-only, with nothing said (the memories seemed gone), and the
+    memories of this computer stayed behind for good once the server came back and was written to.
+    The switch is refused, said in a toast that names the server, and the settings file keeps YAML."""
+    import dataclasses
+    import json
+    import socket
+
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    data = tmp_path / "data"
+    async with running_app(qapp, app_settings(data)) as app:
+        await app.wall_loaded
+        await app.service.submit(ops.AddMemory("用户喜欢爬山", "爱好"))
+        app.settings.save()
+        to_server = dataclasses.replace(app.settings, store_backend="postgres",
+                                        postgres_url=f"postgresql://sonetto@127.0.0.1:{port}/sonetto")
+        to_server.save()  # (what the dialog did before it asked the app to apply them)
+        await app.apply_settings(to_server)
+        await wait(lambda: any(t.kind == "error" and "PostgreSQL" in t.text for t in app.toasts.toasts()),
+                   message=lambda: f"an error toast: {[t.text for t in app.toasts.toasts()]}")
+        [toast] = [t for t in app.toasts.toasts() if t.kind == "error"]
+        assert f"127.0.0.1:{port}" in toast.text and "数据文件夹" not in toast.text
+        assert app.settings.store_backend == "yaml" and app.services.settings.store_backend == "yaml"
+        assert json.loads((config_dir() / "settings.json").read_text("utf-8"))["store_backend"] == "yaml"
+        await app.wait_until_ready()
+        await wait(lambda: app.wall.model.rowCount() == 1, message="the memories still shown")
+        assert await app.service.submit(ops.AddMemory("用户在学游泳", "爱好")) is not None
+
+
 async def test_the_window_does_not_wait_for_the_stores_self_check(qapp, tmp_path):
     async with running_app(qapp, app_settings(tmp_path / "data")) as app:
         marks = app.timings
