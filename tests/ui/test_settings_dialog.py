@@ -101,6 +101,36 @@ async def test_test_connection_explains_a_bad_key(dialog, llm_server):
     assert "sk-wrong" not in d.test_result.text()
 
 
+async def test_a_slow_test_answers_for_the_address_it_was_for(dialog, llm_server, wait):
+    """A slow server's answer came after the person had moved on to another provider: "✓ 连接成功"
+    stood next to DeepSeek's address, and the slow server's models replaced DeepSeek's in the list.
+    An answer for an address no longer shown is dropped; a result shown goes when the address, the
+    key or the model changes."""
+    import asyncio
+
+    llm_server.models = ["slow-model"]
+    llm_server.add_text("pong")
+    llm_server.delay = 0.4
+    d = dialog(Settings(base_url=llm_server.base_url, model="slow-model", api_key="sk-test"))
+    task = asyncio.ensure_future(d.test_connection())
+    await wait(lambda: llm_server.models_requests, message="the test under way")
+    d.base_url.setText("https://api.deepseek.com/v1")  # typed meanwhile (the picker follows)
+    d.model.setEditText("deepseek-flash")
+    await task
+    assert not d.test_result.text().startswith("✓") and d.last_result is None
+    assert d.model.findText("slow-model") < 0 and d.model.currentText() == "deepseek-flash"
+    assert d.test_button.isEnabled()
+
+    llm_server.delay = 0.0
+    llm_server.add_text("pong")
+    d.base_url.setText(llm_server.base_url)
+    d.model.setEditText("slow-model")
+    await d.test_connection()
+    assert d.test_result.text().startswith("✓") and d.last_result.ok
+    d.api_key.setText("sk-another")  # what the ✓ was for is not what the dialog shows now
+    assert d.test_result.text() == ""
+
+
 class _UrlCatcher(QObject):
     def __init__(self):
         super().__init__()

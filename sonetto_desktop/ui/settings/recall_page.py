@@ -68,6 +68,12 @@ def _local_models(base_url: str, api_key: str) -> Any:
 SOURCES = ("builtin", "endpoint", "off")
 
 
+def _tried(settings: Settings) -> tuple[Any, ...]:
+    """What an embeddings test is for: an answer for anything else is not shown."""
+    return (settings.embeddings_source, settings.effective_embeddings_base_url, settings.effective_embeddings_api_key,
+            settings.embeddings_model.strip(), settings.embeddings_dimensions)
+
+
 class RecallPage(QWidget):
     embeddings_tested = Signal(object)  # embeddings.TestResult
     local_models_listed = Signal(object)  # embeddings.LocalServerModels
@@ -91,6 +97,11 @@ class RecallPage(QWidget):
         self._build_sources()
         self._build_endpoint()
         self._build_embeddings_group()
+        chat = [getattr(dialog, name, None) for name in ("base_url", "api_key")]  # an empty address: the chat's
+        for changed in (self.sources.buttonToggled, self.base_url.textChanged, self.api_key.textChanged,
+                        self.model.textChanged, self.dimensions.valueChanged,
+                        *(field.textChanged for field in chat if field is not None)):
+            changed.connect(self._tried_edited)
         form = QFormLayout(self)
         for label, field in budget_rows:
             if label is None:
@@ -212,6 +223,12 @@ class RecallPage(QWidget):
 
     def title(self) -> str:
         return self.tr("回忆")
+
+    def _tried_edited(self, *_: Any) -> None:
+        """The source or the endpoint changed: a test's result was for the one before."""
+        self.last_test = None
+        if self.test_button.isEnabled():  # (a test under way keeps saying so; its answer is dropped)
+            self.test_result.clear()
 
     # ── the source and what runs ───────────────────────────────────────
 
@@ -383,6 +400,9 @@ class RecallPage(QWidget):
         if not alive(self):  # the page may have been closed and deleted meanwhile
             return
         self.test_button.setEnabled(True)
+        if _tried(self._dialog.current_settings()) != _tried(settings):  # the person moved on meanwhile
+            self.test_result.clear()
+            return
         if isinstance(tested, Failed):
             self.test_result.setText("✗ " + tested.message)
             return
