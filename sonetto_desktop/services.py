@@ -432,6 +432,13 @@ class AppServices:
         self._stack = contextlib.AsyncExitStack()
         to_server = fallback.store_backend != "postgres" and self.settings.store_backend == "postgres"
         try:
+            if self._store_file is None and fallback.resolved_data_dir() != self.data_dir:
+                from .memory.stores.data_folder import carry_data
+
+                carried = await run_blocking(carry_data, fallback.resolved_data_dir(), self.data_dir)
+                if carried:  # the new folder held no memories: it has the previous folder's now
+                    log.info("copied %d files of %s into the new data folder %s", len(carried),
+                             fallback.resolved_data_dir(), self.data_dir)
             await self._open_store()
             if to_server:  # this computer's memories must be on the server before it is used
                 from .postgres_setup import check_switch_to_server

@@ -203,7 +203,12 @@ class SettingsDialog(QDialog):
         form.addRow(self.tr("回收站保留"), self.trash_retention)
         form.addRow(self.tr("记忆写入"), self.review_mode)
         form.addRow("", self.dont_remember_button)
+        self.data_dir_hint = QLabel(self.tr("换到还没有记忆的文件夹时，现在的记忆和聊天记录会复制过去（原来的文件夹保留不动）；"
+                                            "换到已有记忆的文件夹时，使用那里的记忆。"), page)
+        self.data_dir_hint.setObjectName("HintLabel")
+        self.data_dir_hint.setWordWrap(True)
         form.addRow(self.tr("数据文件夹"), dir_row)
+        form.addRow("", self.data_dir_hint)
         form.addRow("", self.open_folder_button)
         return page
 
