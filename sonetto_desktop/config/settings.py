@@ -168,6 +168,9 @@ class Settings:
     # What settings.json holds that this version does not know (a newer version's settings), written
     # back as it was by save(): going back a version does not wipe them.
     _unknown: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    # Where a damaged settings.json was moved aside when these were loaded ("" when it was not): the
+    # app says so once, or the person found every setting back at its default with no word why.
+    _set_aside: str = field(default="", repr=False, compare=False)
 
     def __repr__(self) -> str:
         shown = [
@@ -218,6 +221,11 @@ class Settings:
     def is_embeddings_configured(self) -> bool:
         """The endpoint is the chosen source and is filled in."""
         return self.embeddings_source == "endpoint" and self.has_embeddings_endpoint
+
+    @property
+    def set_aside(self) -> str:
+        """Where a damaged settings file was moved when these were loaded ("" when it was not)."""
+        return self._set_aside
 
     @property
     def env_overridden(self) -> frozenset[str]:
@@ -292,6 +300,7 @@ class Settings:
         place — only the app does that; another program (``sonetto mcp``) leaves it as it is."""
         path = Path(path) if path is not None else config_dir() / SETTINGS_FILE
         data: dict[str, Any] = {}
+        aside: Path | str | None = None
 
         def set_aside() -> Path | str | None:
             return _move_aside(path) if repair else "nowhere (left as it is)"
@@ -318,6 +327,8 @@ class Settings:
                 aside = set_aside()
                 log.warning("Settings file %s is corrupt (%s); using defaults, the old file was kept as %s", path, exc, aside)
         settings = cls._from_dict(data)
+        if isinstance(aside, Path):
+            settings._set_aside = str(aside)
         if with_secret:
             settings.api_key = load_api_key(path.parent)
             settings.postgres_password = load_secret(POSTGRES_PASSWORD, path.parent)

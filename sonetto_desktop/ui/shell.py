@@ -168,6 +168,10 @@ class SonettoApp:
         self._mark("store_opened")
         self._build_windows()
         self._mark("window_shown")
+        if self.settings.set_aside:  # a damaged settings file: every setting at its default, said once
+            text = QApplication.translate("SonettoApp", "设置文件已损坏，所有设置暂时恢复为默认值；原来的文件保存为 {0}，可以从中找回。")
+            self.toasts.show_toast(text.format(self.settings.set_aside), key="settings-set-aside", kind="error",
+                                   timeout_ms=0)
         if self.services.migration_problem is not None and self.interactive:
             self._show_migration_problem()
         self._launch_agents()

@@ -330,6 +330,24 @@ async def test_switching_to_a_memory_server_that_cannot_be_reached_keeps_the_loc
         assert await app.service.submit(ops.AddMemory("用户在学游泳", "爱好")) is not None
 
 
+async def test_a_damaged_settings_file_is_said_once(qapp, tmp_path):
+    """settings.json that is no JSON (a hand edit with a missing comma): it was moved aside and every
+    setting was back at its default with no word why — the model gone, the first-run panel back."""
+    import dataclasses
+
+    from sonetto_desktop.config.settings import Settings
+
+    config_dir().mkdir(parents=True, exist_ok=True)
+    (config_dir() / "settings.json").write_text('{"model": "deepseek-flash" "theme": "dark"}', "utf-8")
+    loaded = Settings.load()
+    assert loaded.set_aside and loaded.model == ""
+    async with running_app(qapp, dataclasses.replace(loaded, data_dir=str(tmp_path / "data"))) as app:
+        said = [t for t in app.toasts.toasts() if "settings.json" in t.text]
+        assert len(said) == 1 and loaded.set_aside in said[0].text and "默认" in said[0].text
+    async with running_app(qapp, dataclasses.replace(Settings.load(), data_dir=str(tmp_path / "data"))) as app:
+        assert not [t for t in app.toasts.toasts() if "settings.json" in t.text]  # once: the next start says nothing
+
+
 async def test_the_window_does_not_wait_for_the_stores_self_check(qapp, tmp_path):
     async with running_app(qapp, app_settings(tmp_path / "data")) as app:
         marks = app.timings
