@@ -178,6 +178,20 @@ async def test_switching_the_backend_migrates_without_loss(qapp, tmp_path, wait)
     assert Settings.load().store_backend == "sqlite"
 
 
+async def test_a_new_data_folder_chosen_in_the_dialog_keeps_the_memories(qapp, tmp_path, wait):
+    data, moved = tmp_path / "data", tmp_path / "moved" / "sonetto"
+    async with running_app(qapp, app_settings(data)) as app:
+        await app.service.submit(ops.AddMemory("用户喜欢猫", "偏好"))
+        d = app.open_settings()
+        assert d.data_dir_hint.text().startswith("换到还没有记忆的文件夹时")
+        d.data_dir.setText(str(moved))
+        assert await d.save()
+        await wait(lambda: app.data_dir == moved and app.controller.ready, timeout=10, message="the new folder in use")
+        await app.wall_loaded
+        await wait(lambda: app.wall.model.rowCount() == 1, message="the memory in the new folder")
+        assert (data / "memory.yaml").exists() and (moved / "memory.yaml").exists()
+
+
 async def test_closing_the_dialog_during_a_connection_test_touches_nothing(qtbot, llm_server):
     # issue 18: the test's follow-up set texts on the dialog after the await, deleted or not
     import asyncio
