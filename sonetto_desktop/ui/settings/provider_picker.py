@@ -59,7 +59,7 @@ class ProviderPicker(QObject):
         keeper = self._tasks
         self.destroyed.connect(lambda *_: keeper.cancel_all())
         self._form: QFormLayout | None = None
-        self._key_url = ""  # the address the key in the key field was entered for
+        self._key_url: str | None = ""  # the address the key in the key field was entered for (None: none yet)
         self._searched = False
         self._env: frozenset[str] = frozenset()  # the fields the environment sets
         self.locked = False
@@ -132,9 +132,9 @@ class ProviderPicker(QObject):
             field.setPlaceholderText(self.tr("本地模型可以留空"))
 
     def _key_entered(self, *_: Any) -> None:
-        """A key typed or pasted is for the address the dialog shows now."""
-        dialog = self._dialog
-        self._key_url = dialog.base_url.text().strip() or OPENAI_DEFAULT_BASE_URL
+        """A key typed or pasted is for the address the dialog shows now; with none yet (the first
+        run: the key pasted first), for the provider chosen next — it has been sent nowhere."""
+        self._key_url = self._dialog.base_url.text().strip() or None  # None: not for any address yet
 
     def _env_set(self, name: str) -> bool:
         return name in self._env
@@ -159,7 +159,8 @@ class ProviderPicker(QObject):
             return
         dialog = self._dialog
         same_provider = self.current() is provider
-        if dialog.api_key.text().strip() and not same_server(url, self._key_url):
+        entered_for = self._key_url if self._key_url is not None else dialog.base_url.text().strip()  # typed since
+        if dialog.api_key.text().strip() and entered_for and not same_server(url, entered_for):
             dialog.api_key.clear()  # another provider's key is never sent to this one
         recall = getattr(dialog, "recall_page", None)  # its key, with its address empty, goes where the chat goes
         shown = dialog.base_url.text().strip() or OPENAI_DEFAULT_BASE_URL
