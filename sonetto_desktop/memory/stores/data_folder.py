@@ -39,6 +39,7 @@ def carry_data(old: str | os.PathLike[str], new: str | os.PathLike[str]) -> list
                and not path.is_relative_to(new)]  # (``new`` inside ``old``: never into itself)
     sources.sort(key=lambda path: (path in stores, str(path)))
     made: list[Path] = []
+    part: Path | None = None  # the file being copied
     try:
         for source in sources:
             target = new / source.relative_to(old)
@@ -49,10 +50,10 @@ def carry_data(old: str | os.PathLike[str], new: str | os.PathLike[str]) -> list
             part = target.with_name(f".{target.name}.copying")
             shutil.copy2(source, part)  # (the mode too: owner-only files stay so)
             os.replace(part, target)
+            part = None
             made.append(target)
     except BaseException:
-        for path in [*reversed(made), *(t.with_name(f".{t.name}.copying") for t in (new / s.relative_to(old)
-                                                                                     for s in sources))]:
+        for path in [*([part] if part is not None else []), *reversed(made)]:
             try:
                 path.unlink()
             except OSError:

@@ -6,7 +6,8 @@ it is one of them, else the first suggestion); a server on this computer is aske
 Typing an address moves the picker to the provider it belongs to, or 自定义 (``config/providers.py``).
 A key is never sent to another server: when the chosen provider's server is not the one the key
 was entered for, the key field is emptied (and the 回忆 page's embeddings key when that page's
-address is left empty: the embeddings then go where the chat goes). Where the environment sets the address or the key, the
+address is left empty: the embeddings then go where the chat goes); a key entered before any
+address is for the provider chosen next. Where the environment sets the address or the key, the
 picker is locked as those fields are.
 
 On the dialog's first opening with no address set (first run), the local servers' ports are
