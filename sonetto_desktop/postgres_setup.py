@@ -52,6 +52,43 @@ def keep_password_out_of_settings(path: Path | str | None = None) -> bool:
     return True
 
 
+class SwitchRefused(RuntimeError):
+    """This computer's memories were not moved onto the memory server (``where``, as shown to a
+    person): it cannot be reached, or the move failed. The switch is not made; the file store stays."""
+
+    def __init__(self, where: str, detail: str) -> None:
+        self.where = where
+        self.detail = detail
+        super().__init__(f"the memories were not moved to the memory server {where}: {detail}")
+
+
+def check_switch_to_server(store: Any, data_dir: str | Path) -> None:
+    """After opening the server's store for a switch from a file backend (blocking): ``SwitchRefused``
+    when the server cannot be reached, or holds no memory while this computer's are still in their
+    file (the move failed). Using it then would show none of them, and once the server is written to,
+    the next start would never move them (a server with memories is not migrated into)."""
+    from .memory.stores.backends import file_backends
+    from .memory.stores.migrate import make_store
+    from .memory.stores.migration_files import store_path
+
+    where = store.location.display()
+    if not store.online:
+        raise SwitchRefused(where, store.status.detail or "cannot be reached")
+    if store.count() or store.list_trash():
+        return
+    for backend in file_backends():
+        path = store_path(data_dir, backend.name)
+        if not path.exists():
+            continue
+        local = make_store(backend.name, path)
+        try:
+            left = local.count() or local.list_trash()
+        finally:
+            local.close()
+        if left:
+            raise SwitchRefused(where, f"the memories in {path.name} could not be moved there (see the log)")
+
+
 def device_of(settings: Settings) -> str:
     return settings.device_name.strip() or default_device_name()
 

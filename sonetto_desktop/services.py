@@ -430,8 +430,20 @@ class AppServices:
             except Exception:
                 log.error("could not copy the memories back from the server", exc_info=True)
         self._stack = contextlib.AsyncExitStack()
+        to_server = fallback.store_backend != "postgres" and self.settings.store_backend == "postgres"
         try:
+            if self._store_file is None and fallback.resolved_data_dir() != self.data_dir:
+                from .memory.stores.data_folder import carry_data
+
+                carried = await run_blocking(carry_data, fallback.resolved_data_dir(), self.data_dir)
+                if carried:  # the new folder held no memories: it has the previous folder's now
+                    log.info("copied %d files of %s into the new data folder %s", len(carried),
+                             fallback.resolved_data_dir(), self.data_dir)
             await self._open_store()
+            if to_server:  # this computer's memories must be on the server before it is used
+                from .postgres_setup import check_switch_to_server
+
+                await run_blocking(check_switch_to_server, self.store, self.data_dir)
         except Exception:
             log.error("could not open the memory store in %s", self.data_dir, exc_info=True)
             self.settings = dataclasses.replace(

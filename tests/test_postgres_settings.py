@@ -166,6 +166,34 @@ async def test_switching_the_backend_in_the_settings_moves_the_memories(pg_url, 
     assert os.path.exists(Path(settings.data_dir) / "memory.db")
 
 
+async def test_a_switch_whose_move_fails_keeps_this_computers_store(pg_url, pg_schema, tmp_path, monkeypatch):
+    """The move onto the server failed (the connection dropped while the memories were written): the
+    switch opened the server's empty store, the memories seemed gone, and once the server was
+    written to they were never moved (a server with memories is not migrated into). The switch is
+    refused; the SQLite store stays in use with its memories."""
+    from sonetto_desktop.memory.stores.postgres.transaction import PgTransaction
+    from sonetto_desktop.postgres_setup import SwitchRefused
+
+    def cut_off(self, items):
+        raise OSError("server closed the connection unexpectedly")
+
+    settings = Settings(data_dir=str(tmp_path / "data"), retrieval_mode="mechanical", store_backend="sqlite")
+    services = await AppServices.open(settings=settings, watch=False)
+    try:
+        memory_id = services.memory.add("用户喜欢爵士乐", "音乐").ids[0]
+        to_server = Settings(**{**settings.to_dict(), "store_backend": "postgres", "postgres_url": pg_url,
+                                "postgres_schema": pg_schema})
+        monkeypatch.setattr(PgTransaction, "put_new", cut_off)
+        with pytest.raises(SwitchRefused) as refused:
+            await services.apply_settings(to_server)
+        assert pg_schema in refused.value.where and "memory.db" in refused.value.detail
+        assert services.settings.store_backend == "sqlite"
+        assert type(services.store).__name__ == "SqliteMemoryManager"
+        assert services.memory.get(memory_id).description == "用户喜欢爵士乐"
+    finally:
+        await services.close()
+
+
 # ── a password written into the server address, in any form libpq reads (issue 26, item 14) ──
 
 SECRET = "pw-Query-7c6b5a"

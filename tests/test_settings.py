@@ -281,6 +281,24 @@ def test_unknown_keys_ignored_and_bad_values_defaulted(cfg, caplog):
     assert "sk-from-file" not in warned
 
 
+def test_a_newer_versions_settings_survive_a_save(cfg):
+    """A settings.json written by a newer version (or another front end of one) keeps what this version
+    does not know when this version saves: going back a version and changing the theme does not
+    wipe the newer version's settings. A key that names a secret is still never written."""
+    cfg.mkdir(parents=True)
+    data = {"model": "qwen-plus", "future_option": {"mode": "x", "n": 3}, "future_flag": False,
+            "api_key": "sk-from-file-should-be-ignored", "_env_originals": {"model": "x"}}
+    (cfg / "settings.json").write_text(json.dumps(data), "utf-8")
+    s = Settings.load()
+    s.theme = "dark"
+    s.save()
+    saved = json.loads((cfg / "settings.json").read_text("utf-8"))
+    assert saved["future_option"] == {"mode": "x", "n": 3} and saved["future_flag"] is False
+    assert saved["theme"] == "dark" and saved["model"] == "qwen-plus"
+    assert "api_key" not in saved and "_env_originals" not in saved
+    assert Settings.load() == s  # and they are nothing this version reads
+
+
 def test_unreadable_path_gives_defaults(tmp_path):
     assert Settings.load(tmp_path) == Settings()  # a directory, not a file
 

@@ -2773,47 +2773,47 @@ Your theme: {1}</translation>
 <context>
     <name>ProviderPicker</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/provider_picker.py" line="70" />
+        <location filename="../../sonetto_desktop/ui/settings/provider_picker.py" line="71" />
         <source>选择服务商…</source>
         <translation>Choose a provider…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/provider_picker.py" line="79" />
+        <location filename="../../sonetto_desktop/ui/settings/provider_picker.py" line="80" />
         <source>自定义</source>
         <translation>Custom</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/provider_picker.py" line="88" />
+        <location filename="../../sonetto_desktop/ui/settings/provider_picker.py" line="89" />
         <source>使用</source>
         <translation>Use</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/provider_picker.py" line="129" />
+        <location filename="../../sonetto_desktop/ui/settings/provider_picker.py" line="130" />
         <source>%1 的 API 密钥</source>
         <translation>Your %1 API key</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/provider_picker.py" line="131" />
+        <location filename="../../sonetto_desktop/ui/settings/provider_picker.py" line="132" />
         <source>本地模型可以留空</source>
         <translation>Leave empty for local models</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/provider_picker.py" line="191" />
+        <location filename="../../sonetto_desktop/ui/settings/provider_picker.py" line="196" />
         <source>没有找到本机的 %1：请先启动它（或在下面填写它的地址）。</source>
         <translation>%1 isn't running on this computer: start it first (or enter its address below).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/provider_picker.py" line="220" />
+        <location filename="../../sonetto_desktop/ui/settings/provider_picker.py" line="225" />
         <source>发现本机的 %1</source>
         <translation>Found %1 on this computer</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../sonetto_desktop/ui/settings/provider_picker.py" line="220" />
+        <location filename="../../sonetto_desktop/ui/settings/provider_picker.py" line="225" />
         <source>（%n 个模型）</source>
         <translation><numerusform> (1 model)</numerusform><numerusform> (%n models)</numerusform></translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/provider_picker.py" line="222" />
+        <location filename="../../sonetto_desktop/ui/settings/provider_picker.py" line="227" />
         <source>发现本机的 %1，但它还没有模型。</source>
         <translation>Found %1 on this computer, but it has no models yet.</translation>
     </message>
@@ -2967,223 +2967,223 @@ Your theme: {1}</translation>
 <context>
     <name>RecallPage</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="122" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="124" />
         <source>回复之前，Sonetto 先请模型把记忆读一遍，挑出和这句话有关的。记忆不多时模型读全部记忆；多到超出下面的额度时，读最近的一部分，再加上和这句话最可能相关的那些。</source>
         <translation>Before replying, Sonetto has the model read the memories and pick those that matter for the message. With few memories the model reads all of them; beyond the allowance below, it reads the most recent ones plus those most likely to matter for the message.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="138" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="140" />
         <source>每条消息回忆时最多读多少 token 的记忆。额度越大，越少漏掉记忆，但每条消息更贵、更慢（支持前缀缓存的服务会便宜很多）。</source>
         <translation>How many tokens of memories recall may read per message. A larger allowance misses fewer memories but makes each message cost more and take longer (much less with a service that caches prompt prefixes).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="162" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="164" />
         <source>自定义</source>
         <translation>Custom</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="174" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="176" />
         <source>留空：与对话模型相同</source>
         <translation>Empty: the same as the chat model</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="177" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="179" />
         <source>留空：与对话模型相同（仅当服务地址也相同）</source>
         <translation>Empty: the chat model's (only when the base URL is the same too)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="183" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="185" />
         <source>模型默认</source>
         <translation>Model default</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="124" />
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="186" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="126" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="188" />
         <source>自动</source>
         <translation>Automatic</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="187" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="189" />
         <source> 次/分钟</source>
         <translation> per minute</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="208" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="210" />
         <source>测试向量模型</source>
         <translation>Test embeddings model</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="98" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="95" />
         <source>按意思回忆（向量模型）</source>
         <translation>Recall by meaning (embeddings model)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="126" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="128" />
         <source>云端模型 %1（记忆不超过它时读全部）；本机模型 %2，受它的上下文长度所限。</source>
         <translation>A cloud model %1 (every memory when they fit in it); a local model %2, within its context length.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="146" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="148" />
         <source>内置模型（在这台电脑上计算，不用联网，不用设置）</source>
         <translation>Built-in model (computed on this computer: no network, nothing to set up)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="147" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="149" />
         <source>向量服务（OpenAI 兼容的 /v1/embeddings 接口）</source>
         <translation>Embeddings service (an OpenAI-compatible /v1/embeddings endpoint)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="148" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="150" />
         <source>不用向量模型：只按字面回忆</source>
         <translation>No embeddings model: recall by the words only</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="166" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="168" />
         <source>列出本机服务的向量模型</source>
         <translation>List the local service's embeddings models</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="167" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="169" />
         <source>对话模型在本机（Ollama、LM Studio）时，列出它已有的向量模型</source>
         <translation>When the chat model runs on this computer (Ollama, LM Studio), list the embeddings models it has</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="192" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="194" />
         <source>向量服务会收到每条记忆的文字（在后台计算向量，新的和改过的记忆随时补上，删除的记忆连同向量一起删除）和你说的话；如果它和对话模型不是同一家服务，记忆也会发给这家服务。</source>
         <translation>The embeddings service receives the text of every memory (vectors are computed in the background, new and changed memories as they come, and a deleted memory's vector goes with it) and what you say; if it is not the chat model's service, your memories go to this service too.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="196" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="198" />
         <source>预设</source>
         <translation>Preset</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="199" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="201" />
         <source>服务地址</source>
         <translation>Base URL</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="199" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="201" />
         <source>API 密钥</source>
         <translation>API key</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="200" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="202" />
         <source>模型</source>
         <translation>Model</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="200" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="202" />
         <source>向量维度</source>
         <translation>Dimensions</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="201" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="203" />
         <source>请求频率上限</source>
         <translation>Request limit</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="141" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="143" />
         <source>回忆额度</source>
         <translation>Recall allowance</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="223" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="225" />
         <source>回忆</source>
         <translation>Recall</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="241" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="249" />
         <source>内置模型：%1。</source>
         <translation>Built-in model: %1.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="243" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="251" />
         <source>没有内置模型时，用填好的向量服务，否则只按字面回忆。</source>
         <translation>Without a built-in model, the embeddings service filled in is used; otherwise recall goes by the words only.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="255" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="263" />
         <source>这台电脑（%1）：内置模型 %2，在本机计算，记忆不离开这台电脑。第一次会在后台为每条记忆计算向量。</source>
         <translation>This computer (%1): built-in model %2, computed here; your memories do not leave this computer. The first time, a vector is computed for every memory in the background.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="258" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="266" />
         <source>这台电脑（%1）没有内置模型：改用下面填好的向量服务 %2。</source>
         <translation>This computer (%1) has no built-in model: the embeddings service %2 below is used instead.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="261" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="269" />
         <source>这台电脑（%1）没有内置模型：回忆只按字面找记忆。可以在下面填一个向量服务（比如 Ollama 的 bge-m3）。</source>
         <translation>This computer (%1) has no built-in model: recall finds memories by their words only. You can fill in an embeddings service below (for example Ollama's bge-m3).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="264" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="272" />
         <source>回忆用向量服务 %1 按意思找记忆。</source>
         <translation>Recall finds memories by meaning with the embeddings service %1.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="266" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="274" />
         <source>请在下面填写向量服务。</source>
         <translation>Please fill in the embeddings service below.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="267" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="275" />
         <source>回忆只按字面找记忆。</source>
         <translation>Recall finds memories by their words only.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="310" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="318" />
         <source>对话模型不在本机：只能列出本机的 Ollama 或 LM Studio 的模型。</source>
         <translation>The chat model is not on this computer: only a local Ollama's or LM Studio's models can be listed.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="313" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="321" />
         <source>正在询问 %1…</source>
         <translation>Asking %1…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="328" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="336" />
         <source>%1 没有回答 Ollama 或 LM Studio 的模型列表。</source>
         <translation>%1 did not answer with an Ollama or LM Studio model list.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="330" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="338" />
         <source>%1 上没有向量模型。Ollama 可以先运行 ollama pull bge-m3。</source>
         <translation>%1 has no embeddings model. With Ollama, run ollama pull bge-m3 first.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="333" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="341" />
         <source>选择 %1 的向量模型…</source>
         <translation>Choose an embeddings model of %1…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="337" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="345" />
         <source>%1 有 %2 个向量模型。</source>
         <translation>%1 has %2 embeddings models.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="339" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="347" />
         <source>（服务没有说明哪些是向量模型：按名称挑出）</source>
         <translation>(the service does not say which are embeddings models: picked by name)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="386" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="394" />
         <source>请先填写向量模型的名称和服务地址。</source>
         <translation>Enter the embeddings model's name and base URL first.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="387" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="395" />
         <source>没有选用向量模型。</source>
         <translation>No embeddings model chosen.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="390" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="398" />
         <source>正在连接…</source>
         <translation>Connecting…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="390" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="398" />
         <source>正在加载内置模型…</source>
         <translation>Loading the built-in model…</translation>
     </message>
@@ -3342,7 +3342,7 @@ Your theme: {1}</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="96" />
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="159" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="161" />
         <source>模型</source>
         <translation>Model</translation>
     </message>
@@ -3367,163 +3367,168 @@ Your theme: {1}</translation>
         <translation>Cancel</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="128" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="130" />
         <source>留空时 Sonetto 会从记忆里知道</source>
         <translation>Leave empty and Sonetto learns it from the memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="133" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="135" />
         <source>本地模型可以留空</source>
         <translation>Leave empty for local models</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="146" />
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="174" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="148" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="176" />
         <source> 秒</source>
         <translation> s</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="147" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="149" />
         <source>测试连接</source>
         <translation>Test connection</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="155" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="157" />
         <source>你希望 Sonetto 怎么称呼你</source>
         <translation>What should Sonetto call you</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="156" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="158" />
         <source>服务商</source>
         <translation>Provider</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="157" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="159" />
         <source>服务地址</source>
         <translation>Endpoint URL</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="158" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="160" />
         <source>API 密钥</source>
         <translation>API key</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="160" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="162" />
         <source>温度</source>
         <translation>Temperature</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="161" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="163" />
         <source>请求超时</source>
         <translation>Request timeout</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="169" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="171" />
         <source>混合（推荐）</source>
         <translation>Hybrid (recommended)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="169" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="171" />
         <source>本地检索（快，不用模型）</source>
         <translation>Local search (fast, no model)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="170" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="172" />
         <source>模型检索</source>
         <translation>Model search</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="180" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="182" />
         <source>切换后会把现有记忆（含历史和回收站）完整迁移过去，旧文件保留。</source>
         <translation>Switching moves every memory (with history and trash) to the new store; the old file is kept.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="184" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="186" />
         <source>Sonetto 的记忆变化先交给我审核（审核模式）</source>
         <translation>Let me review Sonetto's memory changes first (review mode)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="186" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="188" />
         <source>不要记住的内容…</source>
         <translation>Things not to remember…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="190" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="192" />
         <source>选择…</source>
         <translation>Choose…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="192" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="194" />
         <source>打开数据文件夹</source>
         <translation>Open data folder</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="197" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="199" />
         <source>回忆方式</source>
         <translation>Recall</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="198" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="200" />
         <source>回忆超时</source>
         <translation>Recall timeout</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="199" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="201" />
         <source>存储方式</source>
         <translation>Storage</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="201" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="203" />
         <source>回收站保留</source>
         <translation>Keep deleted memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="202" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="204" />
         <source>记忆写入</source>
         <translation>Memory writing</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="204" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="206" />
+        <source>换到还没有记忆的文件夹时，现在的记忆和聊天记录会复制过去（原来的文件夹保留不动）；换到已有记忆的文件夹时，使用那里的记忆。</source>
+        <translation>A folder that holds no memories yet gets a copy of the current memories and chats (the current folder is left as it is); a folder that holds memories already is used as it is.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="210" />
         <source>数据文件夹</source>
         <translation>Data folder</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="212" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="219" />
         <source>跟随系统</source>
         <translation>Follow the system</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="212" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="219" />
         <source>浅色</source>
         <translation>Light</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="212" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="219" />
         <source>深色</source>
         <translation>Dark</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="217" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="224" />
         <source>主题</source>
         <translation>Theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="218" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="225" />
         <source>语言</source>
         <translation>Language</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="299" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="306" />
         <source>无法保存设置：</source>
         <translation>Cannot save the settings: </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="312" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="325" />
         <source>正在连接…</source>
         <translation>Connecting…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="366" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="385" />
         <source>选择数据文件夹</source>
         <translation>Choose the data folder</translation>
     </message>
@@ -3633,9 +3638,24 @@ Your theme: {1}</translation>
 <context>
     <name>SonettoApp</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="318" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="172" />
+        <source>设置文件已损坏，所有设置暂时恢复为默认值；原来的文件保存为 {0}，可以从中找回。</source>
+        <translation>The settings file was damaged: every setting is back at its default for now. The old file was kept as {0}; your settings can be found there.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/shell.py" line="322" />
         <source>对话功能启动失败：%1。记忆墙仍可使用；请检查数据目录后重启。</source>
         <translation>Chat could not start: %1. The memory wall still works; check the data folder, then restart.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/shell.py" line="549" />
+        <source>没有切换到 PostgreSQL：本机的记忆没能搬到记忆服务器 {0} 上（{1}）。仍在使用本机的记忆库，记忆都还在。</source>
+        <translation>Did not switch to PostgreSQL: the memories on this computer could not be moved to the memory server {0} ({1}). Still using this computer's memory store; every memory is still there.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/shell.py" line="553" />
+        <source>无法切换存储方式：{0}。仍在使用原来的记忆库。</source>
+        <translation>Cannot switch the storage: {0}. Still using the previous memory store.</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/chat/actions.py" line="52" />
@@ -3714,7 +3734,7 @@ Your theme: {1}</translation>
         <translation>Undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="503" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="554" />
         <source>无法使用新的数据文件夹 {0}：{1}。仍在使用原来的记忆库。</source>
         <translation>Cannot use the new data folder {0}: {1}. Still using the previous memory store.</translation>
     </message>

@@ -65,6 +65,8 @@ _RANGES: dict[str, tuple[float, float]] = {
 _CONNINFO_HOST = re.compile(r"(?:^|\s)(?:host|hostaddr)\s*=\s*[^\s']")
 _SCHEMA_NAME = re.compile(r"^[a-z_][a-z0-9_]{0,40}$")
 _SECRET_FIELDS = frozenset({"api_key", "postgres_password", "embeddings_api_key"})
+#: Keys of settings.json older versions wrote that this one reads once and no longer writes.
+_RETIRED = frozenset({"embeddings_enabled"})
 #: The embeddings model's own API key (keyring name), when its endpoint is not the chat's.
 EMBEDDINGS_API_KEY = "embeddings_api_key"
 USER_NAME_MAX = 20
@@ -163,6 +165,12 @@ class Settings:
     mcp_shared_token: bool = True
     # Values replaced by environment variables, kept so that save() writes the user's own values.
     _env_originals: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    # What settings.json holds that this version does not know (a newer version's settings), written
+    # back as it was by save(): going back a version does not wipe them.
+    _unknown: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    # Where a damaged settings.json was moved aside when these were loaded ("" when it was not): the
+    # app says so once, or the person found every setting back at its default with no word why.
+    _set_aside: str = field(default="", repr=False, compare=False)
 
     def __repr__(self) -> str:
         shown = [
@@ -213,6 +221,11 @@ class Settings:
     def is_embeddings_configured(self) -> bool:
         """The endpoint is the chosen source and is filled in."""
         return self.embeddings_source == "endpoint" and self.has_embeddings_endpoint
+
+    @property
+    def set_aside(self) -> str:
+        """Where a damaged settings file was moved when these were loaded ("" when it was not)."""
+        return self._set_aside
 
     @property
     def env_overridden(self) -> frozenset[str]:
@@ -287,6 +300,7 @@ class Settings:
         place — only the app does that; another program (``sonetto mcp``) leaves it as it is."""
         path = Path(path) if path is not None else config_dir() / SETTINGS_FILE
         data: dict[str, Any] = {}
+        aside: Path | str | None = None
 
         def set_aside() -> Path | str | None:
             return _move_aside(path) if repair else "nowhere (left as it is)"
@@ -313,6 +327,8 @@ class Settings:
                 aside = set_aside()
                 log.warning("Settings file %s is corrupt (%s); using defaults, the old file was kept as %s", path, exc, aside)
         settings = cls._from_dict(data)
+        if isinstance(aside, Path):
+            settings._set_aside = str(aside)
         if with_secret:
             settings.api_key = load_api_key(path.parent)
             settings.postgres_password = load_secret(POSTGRES_PASSWORD, path.parent)
@@ -367,11 +383,15 @@ class Settings:
                 log.warning("Ignoring a bad value for setting %r; using the default %r", f.name, getattr(defaults, f.name))
                 continue
             values[f.name] = value
-        return cls(**values)
+        names = {f.name for f in fields(cls)}
+        unknown = {k: v for k, v in data.items()
+                   if k not in names and not k.startswith("_") and k not in _SECRET_FIELDS and k not in _RETIRED}
+        return cls(**values, _unknown=unknown)
 
     def to_dict(self) -> dict[str, Any]:
-        """What goes into settings.json: no secrets, no environment overrides."""
-        out: dict[str, Any] = {}
+        """What goes into settings.json: no secrets, no environment overrides; what a newer version
+        wrote that this one does not know, as it was."""
+        out: dict[str, Any] = dict(self._unknown)
         for f in fields(self):
             if f.name.startswith("_") or f.name in _SECRET_FIELDS:
                 continue

@@ -168,6 +168,10 @@ class SonettoApp:
         self._mark("store_opened")
         self._build_windows()
         self._mark("window_shown")
+        if self.settings.set_aside:  # a damaged settings file: every setting at its default, said once
+            text = QApplication.translate("SonettoApp", "设置文件已损坏，所有设置暂时恢复为默认值；原来的文件保存为 {0}，可以从中找回。")
+            self.toasts.show_toast(text.format(self.settings.set_aside), key="settings-set-aside", kind="error",
+                                   timeout_ms=0)
         if self.services.migration_problem is not None and self.interactive:
             self._show_migration_problem()
         self._launch_agents()
@@ -500,14 +504,18 @@ class SonettoApp:
             await self.services.apply_settings(new)
         except Exception as exc:  # noqa: BLE001 - the services kept the previous store; say why
             self.settings = self.services.settings
-            text = QApplication.translate("SonettoApp", "无法使用新的数据文件夹 {0}：{1}。仍在使用原来的记忆库。")
-            self.toasts.show_toast(text.format(new.resolved_data_dir(), error_detail(exc)),
-                                   key="store-reopen-failed", kind="error", timeout_ms=0)
+            self.toasts.show_toast(_reopen_failed(new, self.settings, exc), key="store-reopen-failed", kind="error",
+                                   timeout_ms=0)
+            saved = await call(self.settings.save)  # the file says what is used: the next start opens it too
+            if not saved.ok:
+                log.error("could not save the settings kept: %s", saved.message)
         if store_changes:
             if self.services.chat is not None:
                 await self.controller.attach(self.services.chat)
             if not self.store_ok and self.interactive:
                 self._show_store_problem()
+            if self.services.migration_problem is not None and self.interactive:
+                self._show_migration_problem()  # the switch just saved did not finish: said now, not at the next start
         if old.language != new.language and self.window is not None:
             await self._change_language(new.language)
 
@@ -531,3 +539,17 @@ class SonettoApp:
 
     def _show_migration_problem(self) -> None:
         self._migration_dialog = migration_problem_box(self.services.migration_problem, self.data_dir, self.window)
+
+
+def _reopen_failed(new: Settings, kept: Settings, exc: BaseException) -> str:
+    """The toast of a store the saved settings named that could not be opened (``kept``: what is used)."""
+    from sonetto_desktop.postgres_setup import SwitchRefused
+
+    if isinstance(exc, SwitchRefused):
+        return QApplication.translate(
+            "SonettoApp", "没有切换到 PostgreSQL：本机的记忆没能搬到记忆服务器 {0} 上（{1}）。仍在使用本机的记忆库，记忆都还在。").format(
+            exc.where, exc.detail)
+    if new.resolved_data_dir() == kept.resolved_data_dir():  # the folder stays: the backend (or its server) changed
+        return QApplication.translate("SonettoApp", "无法切换存储方式：{0}。仍在使用原来的记忆库。").format(error_detail(exc))
+    return QApplication.translate("SonettoApp", "无法使用新的数据文件夹 {0}：{1}。仍在使用原来的记忆库。").format(
+        new.resolved_data_dir(), error_detail(exc))

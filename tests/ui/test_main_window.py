@@ -271,6 +271,83 @@ async def test_switching_to_an_unusable_data_folder_keeps_the_old_store(qapp, tm
         assert app.controller.ready
 
 
+@pytest.mark.qt_log_ignore(OFFSCREEN_RAISE, OFFSCREEN_SIZE_HINTS)
+async def test_a_store_switch_in_the_settings_that_cannot_finish_is_said(qapp, tmp_path, wait):
+    """YAML → SQLite chosen in the settings while memory.db already holds memories of its own: the
+    switch cannot finish (one of the two is opened, the other left as it is). That was said only at
+    the next start; the person who had just saved SQLite was told nothing."""
+    import dataclasses
+
+    from PySide6.QtWidgets import QMessageBox
+
+    from sonetto_desktop.memory.stores.migrate import make_store
+
+    data = tmp_path / "data"
+    async with running_app(qapp, app_settings(data), interactive=True) as app:
+        await app.wall_loaded
+        await app.service.submit(ops.AddMemory("用户喜欢爬山", "爱好"))
+        other = make_store("sqlite", data / "memory.db")  # (another copy of the app, an old switch)
+        other.add("用户喜欢狗", "爱好")
+        other.close()
+        await app.apply_settings(dataclasses.replace(app.settings, store_backend="sqlite"))
+        assert app.services.migration_problem is not None
+        boxes = [box for box in app.window.findChildren(QMessageBox) if box.isVisible()]
+        assert [box.windowTitle() for box in boxes] == ["切换存储方式没有完成"]
+        assert boxes[0].informativeText() == app.services.migration_problem.zh
+        await wait(lambda: app.wall.model.rowCount() == 1, message="the opened store's memory shown")
+        boxes[0].close()
+
+
+async def test_switching_to_a_memory_server_that_cannot_be_reached_keeps_the_local_store(qapp, tmp_path, wait):
+    """PostgreSQL chosen in the settings while its server cannot be reached: the switch opened the
+    server's empty local copy, read-only, with nothing said (the memories seemed gone), and the
+    memories of this computer stayed behind for good once the server came back and was written to.
+    The switch is refused, said in a toast that names the server, and the settings file keeps YAML."""
+    import dataclasses
+    import json
+    import socket
+
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    data = tmp_path / "data"
+    async with running_app(qapp, app_settings(data)) as app:
+        await app.wall_loaded
+        await app.service.submit(ops.AddMemory("用户喜欢爬山", "爱好"))
+        app.settings.save()
+        to_server = dataclasses.replace(app.settings, store_backend="postgres",
+                                        postgres_url=f"postgresql://sonetto@127.0.0.1:{port}/sonetto")
+        to_server.save()  # (what the dialog did before it asked the app to apply them)
+        await app.apply_settings(to_server)
+        await wait(lambda: any(t.kind == "error" and "PostgreSQL" in t.text for t in app.toasts.toasts()),
+                   message=lambda: f"an error toast: {[t.text for t in app.toasts.toasts()]}")
+        [toast] = [t for t in app.toasts.toasts() if t.kind == "error"]
+        assert f"127.0.0.1:{port}" in toast.text and "数据文件夹" not in toast.text
+        assert app.settings.store_backend == "yaml" and app.services.settings.store_backend == "yaml"
+        assert json.loads((config_dir() / "settings.json").read_text("utf-8"))["store_backend"] == "yaml"
+        await app.wait_until_ready()
+        await wait(lambda: app.wall.model.rowCount() == 1, message="the memories still shown")
+        assert await app.service.submit(ops.AddMemory("用户在学游泳", "爱好")) is not None
+
+
+async def test_a_damaged_settings_file_is_said_once(qapp, tmp_path):
+    """settings.json that is no JSON (a hand edit with a missing comma): it was moved aside and every
+    setting was back at its default with no word why — the model gone, the first-run panel back."""
+    import dataclasses
+
+    from sonetto_desktop.config.settings import Settings
+
+    config_dir().mkdir(parents=True, exist_ok=True)
+    (config_dir() / "settings.json").write_text('{"model": "deepseek-flash" "theme": "dark"}', "utf-8")
+    loaded = Settings.load()
+    assert loaded.set_aside and loaded.model == ""
+    async with running_app(qapp, dataclasses.replace(loaded, data_dir=str(tmp_path / "data"))) as app:
+        said = [t for t in app.toasts.toasts() if "settings.json" in t.text]
+        assert len(said) == 1 and loaded.set_aside in said[0].text and "默认" in said[0].text
+    async with running_app(qapp, dataclasses.replace(Settings.load(), data_dir=str(tmp_path / "data"))) as app:
+        assert not [t for t in app.toasts.toasts() if "settings.json" in t.text]  # once: the next start says nothing
+
+
 async def test_the_window_does_not_wait_for_the_stores_self_check(qapp, tmp_path):
     async with running_app(qapp, app_settings(tmp_path / "data")) as app:
         marks = app.timings

@@ -292,3 +292,50 @@ async def test_the_picker_speaks_english(english, dialog, llm_server, wait):
     assert d.provider_picker.use_button.text() == "Use"
     _choose(d, "openai")
     assert d.api_key.placeholderText() == "Your OpenAI API key"
+
+
+async def test_the_embeddings_key_does_not_follow_the_chat_to_another_provider(dialog):
+    """An embeddings key with the embeddings address left empty (the chat's) was entered for the chat's
+    server: choosing another provider empties it too, or it went to the new provider's server."""
+    d = dialog(Settings(base_url=DEEPSEEK, model="deepseek-flash", api_key="sk-deepseek",
+                        embeddings_source="endpoint", embeddings_model="embed", embeddings_api_key="sk-ds-embed"))
+    _choose(d, "deepseek")  # the same server: both keys stay
+    assert d.recall_page.api_key.text() == "sk-ds-embed"
+    _choose(d, "openai")
+    edited = d.current_settings()
+    assert edited.effective_embeddings_base_url == "https://api.openai.com/v1"
+    assert edited.effective_embeddings_api_key == "" and d.recall_page.api_key.text() == ""
+
+
+def test_an_embeddings_key_with_its_own_address_stays_when_the_chat_moves(dialog):
+    d = dialog(Settings(base_url=DEEPSEEK, model="deepseek-flash", api_key="sk-deepseek",
+                        embeddings_source="endpoint", embeddings_model="text-embedding-v3",
+                        embeddings_base_url="https://dashscope.aliyuncs.com/compatible-mode/v1",
+                        embeddings_api_key="sk-dashscope"))
+    _choose(d, "openai")
+    assert d.recall_page.api_key.text() == "sk-dashscope"
+
+
+def test_a_key_pasted_before_any_address_is_for_the_provider_chosen_next(dialog, qtbot):
+    """The first run: the key pasted first, then the provider chosen. The key had been taken for
+    OpenAI's (no address) and was emptied when DeepSeek was chosen; a key typed with no address yet
+    has been sent nowhere: it is for the provider chosen next (and only that one)."""
+    d = dialog(Settings.load())
+    d.api_key.setFocus()
+    qtbot.keyClicks(d.api_key, "sk-deepseek")
+    _choose(d, "deepseek")
+    assert d.api_key.text() == "sk-deepseek"
+    _choose(d, "moonshot")  # from now on it is DeepSeek's
+    assert d.api_key.text() == ""
+
+
+def test_a_key_pasted_before_an_address_typed_by_hand_stays_with_that_address(dialog, qtbot):
+    """The key pasted first, DeepSeek's address typed by hand, then OpenAI chosen: the key had been
+    taken for OpenAI's (no address when it was pasted) and went to OpenAI."""
+    d = dialog(Settings.load())
+    d.api_key.setFocus()
+    qtbot.keyClicks(d.api_key, "sk-deepseek")
+    d.base_url.setFocus()
+    qtbot.keyClicks(d.base_url, DEEPSEEK)  # typed by hand after the key
+    _choose(d, "openai")
+    assert d.api_key.text() == ""

@@ -146,3 +146,43 @@ async def test_another_providers_preset_or_a_local_model_does_not_take_the_key_a
     page.local_models.addItem("bge-m3", "bge-m3")
     page._pick_local_model(page.local_models.count() - 1)  # a model of the chat's local server
     assert page.api_key.text() == "" and page.base_url.text() == ""
+
+
+def test_a_preset_on_another_port_of_this_computer_does_not_get_the_key(qtbot):
+    """A key typed for a server on this computer (llama.cpp's --api-key on 8080) is not sent to Ollama
+    on 11434: another port is another server (``config.providers.same_server``); this computer's
+    names are one host (localhost, 127.0.0.1)."""
+    d = SettingsDialog(Settings(embeddings_source="endpoint", embeddings_base_url="http://localhost:8080/v1",
+                                embeddings_model="bge-m3", embeddings_api_key="sk-llama-cpp"))
+    qtbot.addWidget(d)
+    page = d.recall_page
+    _pick(page.preset, "ollama-bge-m3")
+    assert page.base_url.text() == "http://localhost:11434/v1" and page.api_key.text() == ""
+    page.api_key.setText("sk-ollama-proxy")
+    page.base_url.setText("http://127.0.0.1:11434/v1")
+    _pick(page.preset, "ollama-nomic")  # the same server by another of this computer's names: the key stays
+    assert page.api_key.text() == "sk-ollama-proxy"
+
+
+async def test_a_slow_embeddings_test_answers_for_the_model_it_was_for(qtbot, llm_server, wait):
+    """The answer of a slow test came after the person had typed another model: "✓ 向量模型可用" stood
+    under a model that was never tried. It is dropped; a result shown goes when the model changes."""
+    import asyncio
+
+    d = SettingsDialog(Settings(base_url=llm_server.base_url, model="test-model", api_key="sk-test"))
+    qtbot.addWidget(d)
+    page = d.recall_page
+    page.source_endpoint.setChecked(True)
+    page.model.setText("scripted-embed")
+    llm_server.embedding_delay = 0.4
+    task = asyncio.ensure_future(page.test_embeddings())
+    await wait(lambda: llm_server.embedding_requests, message="the test under way")
+    page.model.setText("never-tried")
+    await task
+    assert not page.test_result.text().startswith("✓") and page.last_test is None
+    assert page.test_button.isEnabled()
+    llm_server.embedding_delay = 0.0
+    await page.test_embeddings()
+    assert page.test_result.text().startswith("✓") and "never-tried" == llm_server.embedding_requests[-1]["model"]
+    page.base_url.setText("http://127.0.0.1:9/v1")
+    assert page.test_result.text() == ""

@@ -101,6 +101,36 @@ async def test_test_connection_explains_a_bad_key(dialog, llm_server):
     assert "sk-wrong" not in d.test_result.text()
 
 
+async def test_a_slow_test_answers_for_the_address_it_was_for(dialog, llm_server, wait):
+    """A slow server's answer came after the person had moved on to another provider: "✓ 连接成功"
+    stood next to DeepSeek's address, and the slow server's models replaced DeepSeek's in the list.
+    An answer for an address no longer shown is dropped; a result shown goes when the address, the
+    key or the model changes."""
+    import asyncio
+
+    llm_server.models = ["slow-model"]
+    llm_server.add_text("pong")
+    llm_server.delay = 0.4
+    d = dialog(Settings(base_url=llm_server.base_url, model="slow-model", api_key="sk-test"))
+    task = asyncio.ensure_future(d.test_connection())
+    await wait(lambda: llm_server.models_requests, message="the test under way")
+    d.base_url.setText("https://api.deepseek.com/v1")  # typed meanwhile (the picker follows)
+    d.model.setEditText("deepseek-flash")
+    await task
+    assert not d.test_result.text().startswith("✓") and d.last_result is None
+    assert d.model.findText("slow-model") < 0 and d.model.currentText() == "deepseek-flash"
+    assert d.test_button.isEnabled()
+
+    llm_server.delay = 0.0
+    llm_server.add_text("pong")
+    d.base_url.setText(llm_server.base_url)
+    d.model.setEditText("slow-model")
+    await d.test_connection()
+    assert d.test_result.text().startswith("✓") and d.last_result.ok
+    d.api_key.setText("sk-another")  # what the ✓ was for is not what the dialog shows now
+    assert d.test_result.text() == ""
+
+
 class _UrlCatcher(QObject):
     def __init__(self):
         super().__init__()
@@ -146,6 +176,20 @@ async def test_switching_the_backend_migrates_without_loss(qapp, tmp_path, wait)
         assert list(data.glob("memory.yaml.migrated-*")), "the old file is kept"
         assert app.writer.ops.store is app.store
     assert Settings.load().store_backend == "sqlite"
+
+
+async def test_a_new_data_folder_chosen_in_the_dialog_keeps_the_memories(qapp, tmp_path, wait):
+    data, moved = tmp_path / "data", tmp_path / "moved" / "sonetto"
+    async with running_app(qapp, app_settings(data)) as app:
+        await app.service.submit(ops.AddMemory("用户喜欢猫", "偏好"))
+        d = app.open_settings()
+        assert d.data_dir_hint.text().startswith("换到还没有记忆的文件夹时")
+        d.data_dir.setText(str(moved))
+        assert await d.save()
+        await wait(lambda: app.data_dir == moved and app.controller.ready, timeout=10, message="the new folder in use")
+        await app.wall_loaded
+        await wait(lambda: app.wall.model.rowCount() == 1, message="the memory in the new folder")
+        assert (data / "memory.yaml").exists() and (moved / "memory.yaml").exists()
 
 
 async def test_closing_the_dialog_during_a_connection_test_touches_nothing(qtbot, llm_server):

@@ -116,6 +116,8 @@ class SettingsDialog(QDialog):
         column.addWidget(self.buttons)
         self._load(settings)
         self._loaded = self.current_settings()  # what "unchanged" means for the discard question
+        for changed in (self.base_url.textChanged, self.api_key.textChanged, self.model.currentTextChanged):
+            changed.connect(self._endpoint_edited)
 
     # ── tabs ───────────────────────────────────────────────────────────
 
@@ -201,7 +203,12 @@ class SettingsDialog(QDialog):
         form.addRow(self.tr("回收站保留"), self.trash_retention)
         form.addRow(self.tr("记忆写入"), self.review_mode)
         form.addRow("", self.dont_remember_button)
+        self.data_dir_hint = QLabel(self.tr("换到还没有记忆的文件夹时，现在的记忆和聊天记录会复制过去（原来的文件夹保留不动）；"
+                                            "换到已有记忆的文件夹时，使用那里的记忆。"), page)
+        self.data_dir_hint.setObjectName("HintLabel")
+        self.data_dir_hint.setWordWrap(True)
         form.addRow(self.tr("数据文件夹"), dir_row)
+        form.addRow("", self.data_dir_hint)
         form.addRow("", self.open_folder_button)
         return page
 
@@ -304,7 +311,13 @@ class SettingsDialog(QDialog):
         self.accept()
         return True
 
+    def _endpoint(self, settings: Settings) -> tuple[str, str, str]:
+        """What a connection test is for: the address, the key and the model."""
+        return settings.effective_base_url, settings.api_key, settings.model.strip()
+
     async def test_connection(self) -> None:
+        """Try the endpoint the page shows (never raises); an answer for an address, key or model the
+        page no longer shows (a slow server, the person moved on) is dropped."""
         from sonetto_desktop.agent.llm import test_connection
 
         settings = self.current_settings()
@@ -315,18 +328,24 @@ class SettingsDialog(QDialog):
         finally:
             if alive(self):  # the dialog may have been closed and deleted meanwhile
                 self.test_button.setEnabled(True)
-        if not alive(self):
+        if not alive(self) or self._endpoint(self.current_settings()) != self._endpoint(settings):
             return
-        self.last_result = result
-        message = result.en if settings.language == "en" else result.zh  # says the latency once
-        mark = "⚠ " if result.warning else "✓ " if result.ok else "✗ "  # ⚠: connected, but no tool calls or retiring
-        self.test_result.setText(mark + message)
-        if result.models:
+        if result.models:  # (before the result is shown: a change of the model field clears it)
             current = self.model.currentText()
             self.model.clear()
             self.model.addItems(result.models)
             self.model.setEditText(current)
+        self.last_result = result
+        message = result.en if settings.language == "en" else result.zh  # says the latency once
+        mark = "⚠ " if result.warning else "✓ " if result.ok else "✗ "  # ⚠: connected, but no tool calls or retiring
+        self.test_result.setText(mark + message)
         self.connection_tested.emit(result)
+
+    def _endpoint_edited(self, *_: Any) -> None:
+        """The address, the key or the model changed: a test's result was for the one before."""
+        self.last_result = None
+        if self.test_button.isEnabled():  # (a test under way keeps saying so; its answer is dropped)
+            self.test_result.clear()
 
     def dirty(self) -> bool:
         """Anything changed that closing would lose."""

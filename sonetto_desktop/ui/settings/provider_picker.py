@@ -5,7 +5,9 @@ Choosing a provider fills 服务地址 and offers its models in 模型 (what the
 it is one of them, else the first suggestion); a server on this computer is asked for its models.
 Typing an address moves the picker to the provider it belongs to, or 自定义 (``config/providers.py``).
 A key is never sent to another server: when the chosen provider's server is not the one the key
-was entered for, the key field is emptied. Where the environment sets the address or the key, the
+was entered for, the key field is emptied (and the 回忆 page's embeddings key when that page's
+address is left empty: the embeddings then go where the chat goes); a key entered before any
+address is for the provider chosen next. Where the environment sets the address or the key, the
 picker is locked as those fields are.
 
 On the dialog's first opening with no address set (first run), the local servers' ports are
@@ -58,7 +60,7 @@ class ProviderPicker(QObject):
         keeper = self._tasks
         self.destroyed.connect(lambda *_: keeper.cancel_all())
         self._form: QFormLayout | None = None
-        self._key_url = ""  # the address the key in the key field was entered for
+        self._key_url: str | None = ""  # the address the key in the key field was entered for (None: none yet)
         self._searched = False
         self._env: frozenset[str] = frozenset()  # the fields the environment sets
         self.locked = False
@@ -131,9 +133,9 @@ class ProviderPicker(QObject):
             field.setPlaceholderText(self.tr("本地模型可以留空"))
 
     def _key_entered(self, *_: Any) -> None:
-        """A key typed or pasted is for the address the dialog shows now."""
-        dialog = self._dialog
-        self._key_url = dialog.base_url.text().strip() or OPENAI_DEFAULT_BASE_URL
+        """A key typed or pasted is for the address the dialog shows now; with none yet (the first
+        run: the key pasted first), for the provider chosen next — it has been sent nowhere."""
+        self._key_url = self._dialog.base_url.text().strip() or None  # None: not for any address yet
 
     def _env_set(self, name: str) -> bool:
         return name in self._env
@@ -158,8 +160,13 @@ class ProviderPicker(QObject):
             return
         dialog = self._dialog
         same_provider = self.current() is provider
-        if dialog.api_key.text().strip() and not same_server(url, self._key_url):
+        entered_for = self._key_url if self._key_url is not None else dialog.base_url.text().strip()  # typed since
+        if dialog.api_key.text().strip() and entered_for and not same_server(url, entered_for):
             dialog.api_key.clear()  # another provider's key is never sent to this one
+        recall = getattr(dialog, "recall_page", None)  # its key, with its address empty, goes where the chat goes
+        shown = dialog.base_url.text().strip() or OPENAI_DEFAULT_BASE_URL
+        if recall is not None and not recall.base_url.text().strip() and not same_server(url, shown):
+            recall.api_key.clear()
         self._key_url = url
         dialog.base_url.setText(url)
         self.offer_models(models, keep_typed=same_provider)

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 
 from ..widgets.tasks import task_scope
 from sonetto_desktop.agent.recall_setup import INSTALLED, embeddings_plan, resolve_builtin
+from sonetto_desktop.config.providers import same_server
 from sonetto_desktop.config.settings import Settings
 from sonetto_desktop.memory.retrieval.budget import CLOUD_BUDGET, LOCAL_BUDGET_MAX, budget_for, is_local_endpoint
 from .recall_cost_line import RecallCostLine
@@ -58,16 +59,6 @@ def _test_embeddings(settings: Settings, builtin: Any) -> Any:
         client.close()
 
 
-def _host(url: str) -> str:
-    """The host an address names ("" for none): what tells one provider from another."""
-    from urllib.parse import urlsplit
-
-    try:
-        return (urlsplit(url.strip()).hostname or "").lower()
-    except ValueError:
-        return ""
-
-
 def _local_models(base_url: str, api_key: str) -> Any:
     from sonetto_desktop.memory.retrieval.embeddings import local_server_models
 
@@ -75,6 +66,12 @@ def _local_models(base_url: str, api_key: str) -> Any:
 
 
 SOURCES = ("builtin", "endpoint", "off")
+
+
+def _tried(settings: Settings) -> tuple[Any, ...]:
+    """What an embeddings test is for: an answer for anything else is not shown."""
+    return (settings.embeddings_source, settings.effective_embeddings_base_url, settings.effective_embeddings_api_key,
+            settings.embeddings_model.strip(), settings.embeddings_dimensions)
 
 
 class RecallPage(QWidget):
@@ -100,6 +97,11 @@ class RecallPage(QWidget):
         self._build_sources()
         self._build_endpoint()
         self._build_embeddings_group()
+        chat = [getattr(dialog, name, None) for name in ("base_url", "api_key")]  # an empty address: the chat's
+        for changed in (self.sources.buttonToggled, self.base_url.textChanged, self.api_key.textChanged,
+                        self.model.textChanged, self.dimensions.valueChanged,
+                        *(field.textChanged for field in chat if field is not None)):
+            changed.connect(self._tried_edited)
         form = QFormLayout(self)
         for label, field in budget_rows:
             if label is None:
@@ -222,6 +224,12 @@ class RecallPage(QWidget):
     def title(self) -> str:
         return self.tr("回忆")
 
+    def _tried_edited(self, *_: Any) -> None:
+        """The source or the endpoint changed: a test's result was for the one before."""
+        self.last_test = None
+        if self.test_button.isEnabled():  # (a test under way keeps saying so; its answer is dropped)
+            self.test_result.clear()
+
     # ── the source and what runs ───────────────────────────────────────
 
     @property
@@ -279,8 +287,8 @@ class RecallPage(QWidget):
     def _apply_preset(self, index: int) -> None:
         preset = PRESETS.get(self.preset.itemData(index))
         if preset is not None:
-            if _host(self.base_url.text()) != _host(preset.base_url):
-                self.api_key.clear()  # another provider's key is never sent to this one (empty: asked for)
+            if not same_server(self.base_url.text(), preset.base_url):  # host and port: another port is another server
+                self.api_key.clear()  # another server's key is never sent to this one (empty: asked for)
             self.base_url.setText(preset.base_url)
             self.model.setText(preset.model)
             self.dimensions.setValue(0)
@@ -392,6 +400,9 @@ class RecallPage(QWidget):
         if not alive(self):  # the page may have been closed and deleted meanwhile
             return
         self.test_button.setEnabled(True)
+        if _tried(self._dialog.current_settings()) != _tried(settings):  # the person moved on meanwhile
+            self.test_result.clear()
+            return
         if isinstance(tested, Failed):
             self.test_result.setText("✗ " + tested.message)
             return

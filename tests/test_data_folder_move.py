@@ -1,0 +1,99 @@
+"""A new data folder chosen in the settings: when it holds no memories, the current folder's
+memories, chats and lists are copied there (the current folder is left as it is), as a backend
+switch migrates them; a folder that holds memories already is used as it is."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from sonetto_desktop.config.settings import Settings
+from sonetto_desktop.services import AppServices
+
+
+def _settings(data, backend="yaml") -> Settings:
+    return Settings(data_dir=str(data), retrieval_mode="mechanical", store_backend=backend)
+
+
+@pytest.mark.parametrize("backend", ["yaml", "sqlite"])
+async def test_a_new_empty_data_folder_gets_the_memories(tmp_path, backend):
+    old, new = tmp_path / "old", tmp_path / "elsewhere" / "sonetto"
+    services = await AppServices.open(settings=_settings(old, backend), watch=False)
+    try:
+        kept = services.memory.add("用户喜欢爬山", "爱好").ids[0]
+        gone = services.memory.add("下周出差", "时效待办").ids[0]
+        services.memory.delete(gone, reason="取消了")
+        services.dont_remember.add("我的体检结果")
+        await services.apply_settings(dataclasses.replace(services.settings, data_dir=str(new)))
+        assert services.data_dir == new
+        assert services.memory.get(kept).description == "用户喜欢爬山"
+        assert [t["id"] for t in services.store.list_trash()] == [gone]
+        assert [e.text for e in services.dont_remember.entries()] == ["我的体检结果"]
+        services.memory.add("在新文件夹里记住的", "瞬间")
+    finally:
+        await services.close()
+    again = await AppServices.open(settings=_settings(old, backend), watch=False)  # the old folder as it was
+    try:
+        assert [m["description"] for m in again.store.show()] == ["用户喜欢爬山"]
+    finally:
+        await again.close()
+
+
+async def test_a_data_folder_with_memories_is_used_as_it_is(tmp_path):
+    old, new = tmp_path / "old", tmp_path / "new"
+    other = await AppServices.open(settings=_settings(new), watch=False)
+    try:
+        other.memory.add("另一份记忆", "爱好")
+    finally:
+        await other.close()
+    services = await AppServices.open(settings=_settings(old), watch=False)
+    try:
+        services.memory.add("用户喜欢爬山", "爱好")
+        await services.apply_settings(dataclasses.replace(services.settings, data_dir=str(new)))
+        assert [m["description"] for m in services.store.show()] == ["另一份记忆"]
+    finally:
+        await services.close()
+
+
+async def test_a_data_folder_inside_the_current_one_gets_the_memories(tmp_path):
+    old = tmp_path / "old"
+    new = old / "moved"
+    services = await AppServices.open(settings=_settings(old), watch=False)
+    try:
+        services.memory.add("用户喜欢爬山", "爱好")
+        await services.apply_settings(dataclasses.replace(services.settings, data_dir=str(new)))
+        assert [m["description"] for m in services.store.show()] == ["用户喜欢爬山"]
+        assert not (new / "moved").exists()
+    finally:
+        await services.close()
+
+
+async def test_a_copy_that_fails_leaves_the_new_folder_without_a_store_and_keeps_the_old_one(tmp_path, monkeypatch):
+    """The disk fills up while the memories are copied: nothing half copied stays in the new folder
+    (its next use copies again, whole), and the current folder's store is opened again."""
+    import errno
+    import shutil
+
+    old, new = tmp_path / "old", tmp_path / "new"
+    services = await AppServices.open(settings=_settings(old), watch=False)
+    try:
+        services.memory.add("用户喜欢爬山", "爱好")
+        copy = shutil.copy2
+
+        def full_at_the_store(source, target, **kw):
+            if str(source).endswith("memory.yaml"):
+                raise OSError(errno.ENOSPC, "No space left on device")
+            return copy(source, target, **kw)
+
+        monkeypatch.setattr(shutil, "copy2", full_at_the_store)
+        with pytest.raises(OSError):
+            await services.apply_settings(dataclasses.replace(services.settings, data_dir=str(new)))
+        assert services.data_dir == old
+        assert [m["description"] for m in services.store.show()] == ["用户喜欢爬山"]
+        assert sorted(p.name for p in new.iterdir()) == []
+        monkeypatch.setattr(shutil, "copy2", copy)
+        await services.apply_settings(dataclasses.replace(services.settings, data_dir=str(new)))
+        assert [m["description"] for m in services.store.show()] == ["用户喜欢爬山"]
+    finally:
+        await services.close()
