@@ -197,6 +197,25 @@ async def test_resources_show_the_themes_read_only(_isolated_user_dirs):
         assert sorted(m["description"] for m in taste["memories"]) == ["小林喜欢乌龙茶", "小林喜欢猫"]
 
 
+async def test_every_theme_the_themes_resource_lists_can_be_read_by_its_uri(_isolated_user_dirs):
+    """A theme is free text: 工作/学习, 问与答?, C#, .. or a backslash are themes a person or an app makes.
+    The URI ``memory://themes`` gives for each reads that theme (the name was put in the URI as it is:
+    a slash, ? or # broke it, and .. or a backslash was refused as a file path)."""
+    themes = ["工作/学习", "问与答?", "C#", "..", "a\\b", "100%", "品味"]
+    async with stdio_session() as mcp:
+        for theme in themes:
+            payload(await mcp.call_tool("add_memory", {"description": f"小林记下了{theme}方面的一件事", "theme": theme}))
+        listed = json.loads((await mcp.read_resource("memory://themes")).contents[0].text)["themes"]
+        assert sorted(row["theme"] for row in listed) == sorted(themes)
+        for row in listed:
+            read = json.loads((await mcp.read_resource(row["uri"])).contents[0].text)
+            assert read["theme"] == row["theme"]
+            assert [m["description"] for m in read["memories"]] == [f"小林记下了{row['theme']}方面的一件事"]
+        # a plain name is readable as written, as before
+        taste = json.loads((await mcp.read_resource("memory://theme/品味")).contents[0].text)
+        assert len(taste["memories"]) == 1
+
+
 async def test_only_allowed_clients_and_not_when_switched_off(_isolated_user_dirs):
     save_settings(mcp_allowed_clients="Cursor\nCherry Studio")
     async with stdio_session(client="Claude Desktop") as mcp:
