@@ -24,7 +24,7 @@ from mcp_types import INTERNAL_ERROR, INVALID_REQUEST
 
 from .. import ops
 from ..aio import run_blocking
-from .access import Access, AccessDenied, caller_of
+from .access import Access, AccessDenied, caller_of, written_by
 
 MAX_THEME_CARDS = 500
 _GATED = frozenset({"resources/read", "resources/list", "resources/templates/list"})
@@ -61,9 +61,17 @@ def register_resources(server: MCPServer, services: Any) -> None:
     async def theme(name: str) -> str:
         groups = await _grouped(services)
         cards = groups.get(name, [])[:MAX_THEME_CARDS]
-        rows = [{"id": c["id"], "description": c["description"], "date": str(c["latest_update_time"] or "")[:10],
-                 "locked": bool(c.get("locked"))} for c in cards]
+        rows = [_row(c) for c in cards]
         return json.dumps({"theme": name, "memories": rows}, ensure_ascii=False)
+
+
+def _row(card: dict[str, Any]) -> dict[str, Any]:
+    row = {"id": card["id"], "description": card["description"], "date": str(card["latest_update_time"] or "")[:10],
+           "locked": bool(card.get("locked"))}
+    app = written_by(card.get("author"))
+    if app is not None:  # another app's words, not the person's (tools._card)
+        row["written_by"] = app
+    return row
 
 
 def resource_gate(access: Access) -> Callable[..., Any]:

@@ -31,7 +31,7 @@ from ..aio import root_scope, run_blocking
 from ..memory.errors import MemoryError_
 from ..memory.item import MAX_DESCRIPTION_CHARS, MAX_REASON_CHARS, MAX_THEME_CHARS
 from ..presentation.errors import describe_error_for_app
-from .access import Access, AccessDenied, Caller, actor_for, caller_of
+from .access import Access, AccessDenied, Caller, actor_for, caller_of, written_by
 from .quota import ADD, CHANGE, MODEL_SEARCH, Quota, QuotaExceeded
 
 log = logging.getLogger(__name__)
@@ -61,14 +61,20 @@ Reason = Annotated[str, Field(min_length=1, max_length=MAX_REASON_CHARS,
 
 def _item_card(memory_id: str, item: Any) -> dict[str, Any]:
     return _card({"id": memory_id, "description": item.description, "theme": item.theme,
-                  "latest_update_time": item.latest_update_time, "locked": item.locked})
+                  "latest_update_time": item.latest_update_time, "locked": item.locked, "author": item.author})
 
 
 def _card(item: dict[str, Any]) -> dict[str, Any]:
+    """What an app is shown of a memory. ``written_by``: another app wrote it (the person did not say
+    it; Sonetto's own recall lists these apart too), so an app's words are never handed to the next
+    app as the person's."""
     date = item.get("date") or str(item.get("latest_update_time") or "")[:10]
     card = {"id": item["id"], "description": item["description"], "theme": item["theme"], "date": date}
     if "locked" in item:
         card["locked"] = bool(item["locked"])
+    app = written_by(item.get("author"))
+    if app is not None:
+        card["written_by"] = app
     return card
 
 
@@ -210,12 +216,21 @@ class MemoryTools:
                 mode, note = "offline", f"已改用离线检索 / answered offline: {exc}"
         try:
             if mode == "offline":
-                found = await run_blocking(lambda: [_card(r) for r in recall.mechanical.retrieve(query, limit)])
+                results = await run_blocking(recall.mechanical.retrieve, query, limit)
             else:
-                found = [_card(r) for r in await recall.aretrieve(query, "hybrid")][:limit]
+                results = (await recall.aretrieve(query, "hybrid"))[:limit]
         except (MemoryError_, ValueError) as exc:
             raise ToolError(describe_error_for_app(exc)) from None
+        found = await self._with_authors(results, actor_for(caller.name))
         return {"memories": found} if note is None else {"memories": found, "note": note}
+
+    async def _with_authors(self, results: list[dict[str, Any]], actor: str) -> list[dict[str, Any]]:
+        """Recall's results as cards, each with whose memory it is (recall's index keeps no author)."""
+        if not results:
+            return []
+        items = await self._op(ops.Fetch(tuple(str(r["id"]) for r in results)), actor)
+        authors = {mid: item.author for mid, item in items.items() if item is not None}
+        return [_card({**r, "author": authors.get(str(r["id"]))}) for r in results]
 
     async def list_memories(
         self,
