@@ -31,6 +31,7 @@ from .memory.undo import Touched, UndoConflict
 from .memory.transfer import FORMATS, ImportFormatError, export_text, format_for, read_import
 from .presentation.errors import describe_error_exactly
 from .presentation.i18n import english, translating
+from .presentation.store_notices import notice_text
 from .presentation.undo_words import kept_headline, kept_line, rest_line
 from .services import AppServices
 
@@ -153,8 +154,8 @@ async def _main(args: argparse.Namespace) -> int:
         return _fail(_describe(exc))
     if services.migration_problem is not None:
         print(f"warning: {printable(services.migration_problem.en)}", file=sys.stderr)
-    for notice in services.store_notices:  # e.g. memory.yaml restored while opening
-        print(f"warning: {printable(notice.detail)}", file=sys.stderr)
+    for notice in services.store_notices:  # e.g. memory.yaml restored while opening, or unreadable
+        print(f"warning: {printable(_notice_line(notice))}", file=sys.stderr)
     try:
         code = await _run(args, services)
         sys.stdout.flush()  # a closed pipe shows here, inside the handler below
@@ -165,6 +166,13 @@ async def _main(args: argparse.Namespace) -> int:
         return _fail(refused.failed.exact)
     finally:
         await services.close()
+
+
+def _notice_line(notice: Any) -> str:
+    """A store's notice in the window's words (what it means, what still works), with the store's own
+    detail where they leave it out (the copy it was restored from)."""
+    text = notice_text(notice)
+    return text if not notice.detail or notice.detail in text else f"{text} ({notice.detail})"
 
 
 def _describe(exc: BaseException) -> str:

@@ -447,3 +447,19 @@ def test_the_export_of_no_memories_is_an_empty_stores_export_written_without_a_s
     assert cli_main(["--store", str(tmp_path / "b" / "memory.db"), "--create", "import", str(out)]) == 0
     assert "imported 0" in capsys.readouterr().out
     assert list(data.iterdir()) == []
+
+
+def test_a_damaged_store_is_said_in_words_with_its_file_and_what_still_works(tmp_path, capsys):
+    """A memory.yaml that cannot be read is listed from its last good state: the warning says which
+    file, that the memories shown are still there and that changes are refused (the store's notice in
+    the window's words), not only the parser's "'utf-8' codec can't decode byte 0xff"."""
+    store = tmp_path / "memory.yaml"
+    assert cli_main(["--store", str(store), "--create", "add", "小林喜欢猫", "--theme", "品味"]) == 0
+    store.write_bytes(b"items: [::: {{{ garbage\n\xff")
+    capsys.readouterr()
+    assert cli_main(["--store", str(store), "list"]) == 0
+    out, err = capsys.readouterr()
+    assert "小林喜欢猫" in out
+    [warning] = [line for line in err.splitlines() if line.startswith("warning:")]
+    assert "memory.yaml cannot be read now" in warning and "changes are refused" in warning, warning
+    assert "can't decode" in warning  # why, as the store says it
