@@ -18,13 +18,14 @@ call's task): it runs as a task of its own, shielded, and the server waits for s
 import asyncio
 import dataclasses
 import logging
+import unicodedata
 from collections.abc import Awaitable, Callable
 from typing import Annotated, Any, Literal
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import ToolAnnotations
-from pydantic import BaseModel, Field
+from pydantic import AfterValidator, BaseModel, Field
 
 from .. import ops
 from ..aio import root_scope, run_blocking
@@ -49,14 +50,50 @@ Remember = Callable[[list[dict[str, str]], str], Awaitable[dict[str, Any]]]
 Then = Callable[[Any, str], Awaitable[Any]]
 
 
+#: Joiners that shape what shows (emoji sequences, Persian and Indic words): kept in a text, not in a theme.
+_JOINERS = frozenset({"\u200c", "\u200d"})
+
+
+def _is_selector(ch: str) -> bool:
+    return "\ufe00" <= ch <= "\ufe0f"
+
+
+def shown_text(text: str) -> str:
+    """``text`` as the person sees it on a card: without what shows nothing but a model reads — format
+    characters (Unicode category Cf: tag characters, which spell hidden text, zero-width spaces, bidi
+    controls; the joiners kept), the supplementary variation selectors and a second selector in a row
+    (hidden bytes ride on them), and control characters but line breaks and tabs. An app's text, theme,
+    reason and conversation are taken so: it cannot hide instructions in a memory that looks harmless."""
+    kept: list[str] = []
+    for ch in text:
+        if ch in "\n\t":
+            kept.append(ch)
+        elif (unicodedata.category(ch) in ("Cc", "Cf") and ch not in _JOINERS) or "\U000e0100" <= ch <= "\U000e01ef":
+            continue
+        elif not (_is_selector(ch) and kept and _is_selector(kept[-1])):
+            kept.append(ch)
+    return "".join(kept)
+
+
+def shown_line(text: str) -> str:
+    """:func:`shown_text` on one line, without joiners (a theme: one that reads as another is the other)."""
+    return " ".join("".join(ch for ch in shown_text(text) if ch not in _JOINERS).split())
+
+
+#: The arguments' validators (an optional argument left out is None).
+Shown = AfterValidator(lambda value: value if value is None else shown_text(value))
+ShownLine = AfterValidator(lambda value: value if value is None else shown_line(value))
+
+
 class ChatMessage(BaseModel):
     role: Literal["user", "assistant"] = Field(description="user 或 assistant / who said it")
-    content: str = Field(min_length=1, max_length=MAX_MESSAGE_CHARS, description="消息内容 / the message text")
+    content: Annotated[str, Shown] = Field(min_length=1, max_length=MAX_MESSAGE_CHARS,
+                                           description="消息内容 / the message text")
 
 
 MemoryId = Annotated[str, Field(min_length=1, max_length=MAX_ID_CHARS, description="记忆的 id / the memory's id")]
 Reason = Annotated[str, Field(min_length=1, max_length=MAX_REASON_CHARS,
-                              description="为什么修改（记录在历史中）/ why (kept in the memory's history)")]
+                              description="为什么修改（记录在历史中）/ why (kept in the memory's history)"), Shown]
 
 
 def _item_card(memory_id: str, item: Any) -> dict[str, Any]:
@@ -244,9 +281,10 @@ class MemoryTools:
     async def add_memory(
         self,
         description: Annotated[str, Field(min_length=1, max_length=MAX_DESCRIPTION_CHARS,
-                                          description="记忆内容，一句完整的话 / the memory, one full statement")],
+                                          description="记忆内容，一句完整的话 / the memory, one full statement"), Shown],
         theme: Annotated[str, Field(min_length=1, max_length=MAX_THEME_CHARS,
-                                    description="主题，例如 身份、品味、计划 / the theme, e.g. identity, tastes, plans")],
+                                    description="主题，例如 身份、品味、计划 / the theme, e.g. identity, tastes, plans"),
+                         ShownLine],
         ctx: Context,
     ) -> dict[str, Any]:
         return await self._run(ctx, ops.AddMemory(description, theme), self._card_of, ADD.name)
@@ -257,9 +295,9 @@ class MemoryTools:
         reason: Reason,
         ctx: Context,
         description: Annotated[str | None, Field(min_length=1, max_length=MAX_DESCRIPTION_CHARS,
-                                                 description="新的内容 / the new text")] = None,
+                                                 description="新的内容 / the new text"), Shown] = None,
         theme: Annotated[str | None, Field(min_length=1, max_length=MAX_THEME_CHARS,
-                                           description="新的主题 / the new theme")] = None,
+                                           description="新的主题 / the new theme"), ShownLine] = None,
     ) -> dict[str, Any]:
         if description is None and theme is None:
             raise ToolError("请给出新的内容或主题 / give a new description and/or theme")
