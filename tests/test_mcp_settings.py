@@ -89,6 +89,22 @@ def test_snippets_are_json_the_apps_take(client):
         assert entry["type"] == "stdio" and http["type"] == "streamableHttp"
 
 
+def test_the_claude_bridge_keeps_the_token_off_its_command_line():
+    """Claude Desktop reaches the HTTP server through mcp-remote, a command it starts. Claude Desktop on
+    Windows does not quote an argument with a space ('Authorization: Bearer …' reached mcp-remote in
+    pieces: 401), and a token among the arguments is in every process listing and in the line
+    mcp-remote logs its headers with: the header names a variable of the entry's env instead, which
+    mcp-remote fills in."""
+    entry = json.loads(http_snippet("claude", 8765, "tok-123"))["mcpServers"]["sonetto"]
+    assert entry["command"] == "npx" and "mcp-remote" in entry["args"]
+    assert not any(" " in arg or "tok-123" in arg for arg in entry["args"]), entry["args"]
+    header = entry["args"][entry["args"].index("--header") + 1]
+    name, _, value = header.partition(":")
+    assert name == "Authorization"
+    variable = value.removeprefix("${").removesuffix("}")
+    assert value == "${" + variable + "}" and entry["env"][variable] == "Bearer tok-123"
+
+
 GUARDED = {"mcp_enabled": True, "mcp_read_only": True, "mcp_allowed_clients": "claude"}
 DAMAGED = {
     "truncated": json.dumps(GUARDED)[:-5],
