@@ -60,6 +60,21 @@ def test_client_names_become_bounded_printable_actors(raw, shown):
     assert check_actor(actor_for(raw)) == f"mcp:{shown}"
 
 
+def test_an_app_behind_the_http_bridge_is_the_app_whatever_the_bridges_version():
+    """mcp-remote (the bridge the settings page gives Claude Desktop for HTTP) renames the app in the
+    handshake to 'Claude Desktop (via mcp-remote 0.1.38)', a new name with each of its versions: the
+    allow list's 'Claude Desktop' refused it, and each update of the bridge made the app another
+    actor (its earlier memories no longer its own)."""
+    settings = Settings(mcp_allowed_clients="Claude Desktop")
+    access = Access(lambda: settings, app_names=list)
+    for declared in ("Claude Desktop (via mcp-remote 0.1.37)", "Claude Desktop (via mcp-remote 0.1.38)"):
+        access.check(declared, write=True)
+        assert actor_for(declared) == "mcp:Claude Desktop"
+    with pytest.raises(AccessDenied, match="not on"):
+        access.check("Cursor (via mcp-remote 0.1.38)", write=False)
+    assert client_label("Notes (work)") == "Notes (work)"  # a name's own brackets stay
+
+
 def test_allow_list_and_read_only():
     assert allowed_clients("Cursor, Cherry Studio\n\nclaude-ai；Cursor") == ["Cursor", "Cherry Studio", "claude-ai"]
     settings = Settings(mcp_allowed_clients="Cursor")
