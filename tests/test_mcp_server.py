@@ -277,6 +277,28 @@ async def test_an_app_cannot_write_what_the_person_cannot_see(_isolated_user_dir
         await services.close()
 
 
+async def test_an_app_is_told_the_memory_server_is_out_of_reach_not_that_there_are_no_memories(
+        _isolated_user_dirs, tmp_path):
+    """Memories on a PostgreSQL server out of reach, no copy on this computer yet: list_memories said
+    total 0 and search_memories found nothing, and the app's model told the person Sonetto remembers
+    nothing of them. The tools say the server cannot be reached (a tool error), as the resources and
+    the server's first line on stderr do (it said '(PostgreSQL, 0 memories)')."""
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        dead = sock.getsockname()[1]
+    save_settings(store_backend="postgres", postgres_url=f"postgresql://sonetto@127.0.0.1:{dead}/memories")
+    log = tmp_path / "stderr.txt"
+    async with stdio_session(stderr=log) as mcp:
+        for name, args in [("list_memories", {}), ("search_memories", {"query": "猫"})]:
+            assert "cannot be reached" in error_text(await mcp.call_tool(name, args)), name
+        with pytest.raises(MCPError, match="cannot be reached"):
+            await mcp.read_resource("memory://themes")
+    [serving] = [line for line in log.read_text().splitlines() if line.startswith("sonetto mcp: serving")]
+    assert "0 memories" not in serving and "cannot be reached" in serving, serving
+
+
 async def test_only_allowed_clients_and_not_when_switched_off(_isolated_user_dirs):
     save_settings(mcp_allowed_clients="Cursor\nCherry Studio")
     async with stdio_session(client="Claude Desktop") as mcp:

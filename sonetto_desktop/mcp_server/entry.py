@@ -182,6 +182,10 @@ async def _say_where(services: AppServices) -> None:
     settings = services.settings
     counted = await services.run(ops.Count())
     held = f"{counted.value} memories" if counted.ok else f"not counted: {counted.exact}"
+    status = services.store_status
+    if status is not None and not status.online:  # the count is this computer's copy's, if any
+        copy = f"{held} in this computer's copy of {status.copy_time}" if status.copy_time else "no copy here yet"
+        held = f"the memory server cannot be reached ({status.detail}); {copy}"
     from ..memory.stores.backends import label_of
 
     kind = label_of(settings.store_backend)

@@ -25,6 +25,7 @@ from mcp_types import INTERNAL_ERROR, INVALID_REQUEST
 from .. import ops
 from ..aio import run_blocking
 from .access import Access, AccessDenied, caller_of, written_by
+from .tools import unreadable_now
 
 MAX_THEME_CARDS = 500
 _GATED = frozenset({"resources/read", "resources/list", "resources/templates/list"})
@@ -38,6 +39,9 @@ def theme_uri(name: str) -> str:
 
 
 async def _grouped(services: Any) -> dict[str, list[dict[str, Any]]]:
+    why = unreadable_now(services)
+    if why is not None:  # (an empty answer would read as "no memories")
+        raise MCPError(INTERNAL_ERROR, why)
     outcome = await services.run(ops.Grouped())
     if isinstance(outcome, ops.Failed):
         raise MCPError(INTERNAL_ERROR, outcome.for_app)

@@ -115,6 +115,17 @@ def _card(item: dict[str, Any]) -> dict[str, Any]:
     return card
 
 
+def unreadable_now(services: Any) -> str | None:
+    """Why the memories cannot be read now, or None: the memory server (PostgreSQL) out of reach with no
+    copy on this computer yet — an empty answer would read as "the person has no memories"."""
+    status = getattr(services, "store_status", None)
+    if status is None or status.online or status.copy_time is not None:
+        return None
+    return ("Sonetto 的记忆服务器暂时连不上，这台电脑上也还没有记忆的副本：现在读不到记忆（并不是没有记忆），请稍后再试 / "
+            f"the memory server {services.store.path} cannot be reached ({status.detail}) and this computer has "
+            "no copy of the memories yet: they cannot be read now (this does not mean there are none); try again later")
+
+
 @dataclasses.dataclass(frozen=True)
 class ListPage(ops.Op[dict[str, Any]]):
     """``list_memories``' page: the cards of ``theme`` (all: None), newest first, and the themes' counts."""
@@ -216,6 +227,8 @@ class MemoryTools:
 
     async def _run_now(self, ctx: Context, op: ops.Op[Any], then: Then | None, rate: str | None) -> Any:
         caller = await self._allowed(ctx, write=op.changes, rate=rate)
+        if not op.changes:
+            self._readable()
         actor = actor_for(caller.name)
         result = await self._op(op, actor)
         return result if then is None else await then(result, actor)
@@ -227,6 +240,12 @@ class MemoryTools:
         if isinstance(outcome, ops.Failed):
             raise ToolError(outcome.for_app)
         return outcome.value
+
+    def _readable(self) -> None:
+        """A read's tool error when the memories cannot be read now (``unreadable_now``)."""
+        why = unreadable_now(self._services)
+        if why is not None:
+            raise ToolError(why)
 
     async def _card_of(self, memory_id: str, actor: str) -> dict[str, Any]:
         return _item_card(memory_id, await self._op(ops.Item(memory_id), actor))
@@ -243,6 +262,7 @@ class MemoryTools:
                         " / offline: keyword and time matching; hybrid: offline shortlist, the model picks")] = "offline",
     ) -> dict[str, Any]:
         caller = await self._allowed(ctx, write=False)
+        self._readable()
         recall = self._services.recall
         note = None
         if mode == "hybrid" and recall.llm is not None and self._quota is not None:  # the model is paid for
