@@ -243,25 +243,32 @@ class _Handover:
 
     def __init__(self, services: AppServices) -> None:
         self._services = services
-        self._idle: Any = None
+        self._idle: Any = None  # a writer that only journals, for the store it was made for
+        self._idle_store: Any = None
+
+    def _idle_writer(self) -> Any:
+        """The journaling writer of the store open now (None: none made for it; the settings follower
+        may have opened another store since: its journal is another)."""
+        return self._idle if self._idle_store is self._services.store else None
 
     async def _writer(self) -> Any:
-        writer = self._services.writer
+        writer = self._services.writer or self._idle_writer()
         if writer is not None:
             return writer
-        if self._idle is None:
-            from ..memory.writer.pipeline import MemoryWriter
+        from ..memory.writer.pipeline import MemoryWriter
 
-            assert self._services.memory is not None
-            self._idle = await run_blocking(MemoryWriter, self._services.memory.as_actor("agent"), None,
-                                            journal_path=getattr(self._services.store, "journal_path", None))
+        assert self._services.memory is not None
+        store = self._services.store
+        self._idle = await run_blocking(MemoryWriter, self._services.memory.as_actor("agent"), None,
+                                        journal_path=getattr(store, "journal_path", None))
+        self._idle_store = store
         return self._idle
 
     def pending(self, actor: str) -> int:
         """How many of ``actor``'s conversations wait in the journal (blocking)."""
         from ..memory.writer.journal import TurnJournal, default_journal_path
 
-        writer = self._services.writer or self._idle
+        writer = self._services.writer or self._idle_writer()
         if writer is not None:
             return writer.journal.count_pending(actor)
         store = self._services.store
