@@ -333,7 +333,10 @@ async def _serve_http(server: Any, port: int, stop: _Stop) -> None:
     from .http_auth import LOOPBACK_HOST, BearerGate
     from .http_limits import GRACEFUL_SHUTDOWN, KEEP_ALIVE, protocol_class, quiet_accept_errors, raise_open_files
 
-    await run_blocking(mcp_token)  # made now if the settings page has not made it yet
+    try:
+        await run_blocking(mcp_token)  # made now if the settings page has not made it yet
+    except OSError as exc:  # no keyring, and its file cannot be written
+        raise SystemExit(_fail(f"cannot keep the token: {exc}")) from None
     from .app_tokens import app_tokens
 
     app = BearerGate(server.streamable_http_app(host=LOOPBACK_HOST), lambda: mcp_token(), app_tokens,
