@@ -31,6 +31,7 @@ from .memory.undo import Touched, UndoConflict
 from .memory.transfer import FORMATS, ImportFormatError, export_text, format_for, read_import
 from .presentation.errors import describe_error_exactly
 from .presentation.i18n import english, translating
+from .presentation.store_notices import notice_text
 from .presentation.undo_words import kept_headline, kept_line, rest_line
 from .services import AppServices
 
@@ -153,9 +154,12 @@ async def _main(args: argparse.Namespace) -> int:
         return _fail(_describe(exc))
     if services.migration_problem is not None:
         print(f"warning: {printable(services.migration_problem.en)}", file=sys.stderr)
-    for notice in services.store_notices:  # e.g. memory.yaml restored while opening
-        print(f"warning: {printable(notice.detail)}", file=sys.stderr)
+    for notice in services.store_notices:  # e.g. memory.yaml restored while opening, or unreadable
+        print(f"warning: {printable(_notice_line(notice))}", file=sys.stderr)
     try:
+        away = _server_away(args, services)
+        if away is not None:
+            return _fail(away)
         code = await _run(args, services)
         sys.stdout.flush()  # a closed pipe shows here, inside the handler below
         return code
@@ -165,6 +169,30 @@ async def _main(args: argparse.Namespace) -> int:
         return _fail(refused.failed.exact)
     finally:
         await services.close()
+
+
+def _server_away(args: argparse.Namespace, services: AppServices) -> str | None:
+    """A memory server out of reach: said on stderr (what is shown is this computer's copy, changes are
+    refused); with no copy yet, why a command that only reads cannot run (it would say "no memories",
+    or write an empty export over a file)."""
+    status = services.store_status
+    if status is None or status.online:
+        return None
+    where = f"the memory server {services.store.path} cannot be reached ({status.detail})"
+    if status.copy_time is None:
+        if args.command in READ_ONLY - {"check"}:  # (check reports it itself)
+            return f"{where}, and this computer has no copy of the memories yet: try again once it is back"
+        return None
+    print(f"warning: {printable(where)}: shown is this computer's copy of {status.copy_time}; changes are "
+          "refused until it is back", file=sys.stderr)
+    return None
+
+
+def _notice_line(notice: Any) -> str:
+    """A store's notice in the window's words (what it means, what still works), with the store's own
+    detail where they leave it out (the copy it was restored from)."""
+    text = notice_text(notice)
+    return text if not notice.detail or notice.detail in text else f"{text} ({notice.detail})"
 
 
 def _describe(exc: BaseException) -> str:
@@ -309,7 +337,7 @@ def _is_store_file(target: Path, services: AppServices) -> bool:
     """Whether ``target`` is the open store's own file or one beside it that belongs to it (its log,
     backup, journal, SQLite's -wal / -shm): exporting there would replace the store."""
     own = getattr(services.store, "path", None)
-    if own is None:
+    if not isinstance(own, (str, os.PathLike)):  # no file (a memory server's address)
         return False
     own = Path(own).resolve()
     target = target.expanduser().resolve()

@@ -32,7 +32,8 @@ import asyncio
 import contextlib
 import dataclasses
 import logging
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -68,6 +69,66 @@ __all__ = ["AppServices", "AgentsStarted", "InboxChanged", "SettingsApplied", "S
 log = logging.getLogger(__name__)
 
 WRITER_DRAIN_TIMEOUT = 5.0
+#: Seconds a store's close waits for the operations under way on it (SQLite's own wait for another
+#: process's write lock is 60 s: a write waiting that long still ends before its store closes).
+OPS_CLOSE_TIMEOUT = 65.0
+
+
+class _InUse:
+    """The blocking operations under way on the open store (``AppServices.run``). Its close waits for
+    them — a store closed under a running statement crashed the process (SQLite, SIGSEGV: a write
+    waiting for another process's lock while the settings moved to another data folder) — and one
+    that starts while it closes is refused (nothing is done; it can be made again)."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._count = 0
+        self._closing = False
+
+    @contextlib.contextmanager
+    def held(self) -> Iterator[None]:
+        with self._cond:
+            if self._closing:
+                raise RuntimeError("the memory store is being closed or opened again; try again")
+            self._count += 1
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._count -= 1
+                self._cond.notify_all()
+
+    def closing(self, timeout: float) -> bool:
+        """Refuse new operations and wait (blocking, at most ``timeout`` s) until none is under way;
+        False when some still are."""
+        with self._cond:
+            self._closing = True
+            return self._cond.wait_for(lambda: self._count == 0, timeout)
+
+    def opened(self) -> None:
+        with self._cond:
+            self._closing = False
+
+
+@dataclasses.dataclass(frozen=True)
+class _Held(Op[Any]):
+    """``op``, counted as under way on the store while it runs (in its worker thread: a caller gone
+    meanwhile does not end the count early)."""
+
+    op: Op[Any]
+    in_use: _InUse
+
+    @property
+    def changes(self) -> bool:  # type: ignore[override]
+        return self.op.changes
+
+    @property
+    def name(self) -> str:
+        return self.op.name
+
+    def apply(self, target: Any) -> Any:
+        with self.in_use.held():
+            return self.op.apply(target)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -95,6 +156,7 @@ class AppServices:
         self._agents: Agents | None = None
         self._imports: HistoryImports | None = None  # made by ``imports``
         self._stack = contextlib.AsyncExitStack()  # closes the agents, then the handle
+        self._in_use = _InUse()  # the operations under way on the store (``run``)
         self._closed = False
         self.shutdown_steps: list[str] = []
 
@@ -132,7 +194,14 @@ class AppServices:
                              recall_timeout=self.settings.recall_timeout)
         self._handle = handle
         self._stack.push_async_callback(handle.close)
+        self._stack.push_async_callback(self._operations_finished)  # (before the handle closes)
+        self._in_use.opened()
         await handle.open(check=check)
+
+    async def _operations_finished(self) -> None:
+        """Before the store closes: no operation starts on it any more, and those under way finish."""
+        if not await run_blocking(self._in_use.closing, OPS_CLOSE_TIMEOUT):
+            log.warning("closing the memory store with operations still under way after %.0f s", OPS_CLOSE_TIMEOUT)
 
     @property
     def data_dir(self) -> Path:
@@ -387,7 +456,7 @@ class AppServices:
         call): ``Done(result)``, or ``Failed`` worded once for a person (``presentation.errors``).
         Blocking work runs in a worker (``aio.run_blocking``); what it changed comes on the event feed.
         Never raises an operation's failure."""
-        return await run_op(op, self, actor=actor)
+        return await run_op(_Held(op, self._in_use) if op.blocking else op, self, actor=actor)
 
     # ── settings ───────────────────────────────────────────────────────
 

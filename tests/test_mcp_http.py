@@ -140,6 +140,19 @@ def test_a_busy_port_or_a_bad_one_is_a_clear_error():
     assert done.returncode == 2 and "--port needs --http" in done.stderr
 
 
+def test_a_token_that_cannot_be_kept_is_a_clear_error(_isolated_user_dirs):
+    """No keyring and the token's file cannot be written (here a folder in its place; a read-only
+    config folder, a full disk): '--http' ended in a 60-line traceback."""
+    from sonetto_desktop.config.paths import config_dir
+    from sonetto_desktop.config.secrets import MCP_TOKEN
+
+    (config_dir() / MCP_TOKEN).mkdir(parents=True)
+    done = subprocess.run(server_command("--http", "--port", "0"), env=server_env(), cwd=str(ROOT),
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    assert "sonetto mcp: error: cannot keep the token" in done.stderr
+
+
 def test_the_socket_accepts_connections_before_the_listening_line_is_printed():
     """CI saw a client told "listening on …" refused: the socket was bound but not yet listening until
     uvicorn started. It now listens before the line is printed; a connection waits in the backlog."""

@@ -237,3 +237,19 @@ async def test_a_model_configured_while_the_server_runs_starts_its_writer(llm_se
             await asyncio.sleep(0.05)
         assert [m["description"] for m in payload(await mcp.call_tool("list_memories", {}))["memories"]] == [
             "用户下个月要去大阪看樱花"]
+
+
+async def test_a_conversation_handed_over_after_the_data_folder_changed_waits_in_the_new_folder(tmp_path):
+    """Without a model the server journals a conversation for the app's writer. The person moved the
+    data folder in the app while the server ran (the server follows): the next conversation went to the
+    old folder's journal, which no writer of the app reads any more — it was never written."""
+    before, after = tmp_path / "before", tmp_path / "after"
+    save_settings(data_dir=str(before))
+    async with stdio_session(SONETTO_DATA_DIR="") as mcp:  # the settings' data folder, followed
+        payload(await mcp.call_tool("remember_conversation", {"messages": CONVERSATION}))
+        save_settings(data_dir=str(after))
+        moved = [{"role": "user", "content": "我搬到上海了"}]
+        result = payload(await mcp.call_tool("remember_conversation", {"messages": moved}))
+    assert [entry["messages"] for entry in journaled(before)] == [CONVERSATION]
+    [entry] = journaled(after)
+    assert entry["turn_id"] == result["turn_id"] and entry["messages"] == moved

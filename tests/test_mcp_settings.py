@@ -60,6 +60,21 @@ def test_client_names_become_bounded_printable_actors(raw, shown):
     assert check_actor(actor_for(raw)) == f"mcp:{shown}"
 
 
+def test_an_app_behind_the_http_bridge_is_the_app_whatever_the_bridges_version():
+    """mcp-remote (the bridge the settings page gives Claude Desktop for HTTP) renames the app in the
+    handshake to 'Claude Desktop (via mcp-remote 0.1.38)', a new name with each of its versions: the
+    allow list's 'Claude Desktop' refused it, and each update of the bridge made the app another
+    actor (its earlier memories no longer its own)."""
+    settings = Settings(mcp_allowed_clients="Claude Desktop")
+    access = Access(lambda: settings, app_names=list)
+    for declared in ("Claude Desktop (via mcp-remote 0.1.37)", "Claude Desktop (via mcp-remote 0.1.38)"):
+        access.check(declared, write=True)
+        assert actor_for(declared) == "mcp:Claude Desktop"
+    with pytest.raises(AccessDenied, match="not on"):
+        access.check("Cursor (via mcp-remote 0.1.38)", write=False)
+    assert client_label("Notes (work)") == "Notes (work)"  # a name's own brackets stay
+
+
 def test_allow_list_and_read_only():
     assert allowed_clients("Cursor, Cherry Studio\n\nclaude-ai；Cursor") == ["Cursor", "Cherry Studio", "claude-ai"]
     settings = Settings(mcp_allowed_clients="Cursor")
@@ -87,6 +102,22 @@ def test_snippets_are_json_the_apps_take(client):
     assert "http://127.0.0.1:8765/mcp" in text and "Bearer tok-123" in text
     if client == "cherry":
         assert entry["type"] == "stdio" and http["type"] == "streamableHttp"
+
+
+def test_the_claude_bridge_keeps_the_token_off_its_command_line():
+    """Claude Desktop reaches the HTTP server through mcp-remote, a command it starts. Claude Desktop on
+    Windows does not quote an argument with a space ('Authorization: Bearer …' reached mcp-remote in
+    pieces: 401), and a token among the arguments is in every process listing and in the line
+    mcp-remote logs its headers with: the header names a variable of the entry's env instead, which
+    mcp-remote fills in."""
+    entry = json.loads(http_snippet("claude", 8765, "tok-123"))["mcpServers"]["sonetto"]
+    assert entry["command"] == "npx" and "mcp-remote" in entry["args"]
+    assert not any(" " in arg or "tok-123" in arg for arg in entry["args"]), entry["args"]
+    header = entry["args"][entry["args"].index("--header") + 1]
+    name, _, value = header.partition(":")
+    assert name == "Authorization"
+    variable = value.removeprefix("${").removesuffix("}")
+    assert value == "${" + variable + "}" and entry["env"][variable] == "Bearer tok-123"
 
 
 GUARDED = {"mcp_enabled": True, "mcp_read_only": True, "mcp_allowed_clients": "claude"}

@@ -447,3 +447,68 @@ def test_the_export_of_no_memories_is_an_empty_stores_export_written_without_a_s
     assert cli_main(["--store", str(tmp_path / "b" / "memory.db"), "--create", "import", str(out)]) == 0
     assert "imported 0" in capsys.readouterr().out
     assert list(data.iterdir()) == []
+
+
+def test_a_damaged_store_is_said_in_words_with_its_file_and_what_still_works(tmp_path, capsys):
+    """A memory.yaml that cannot be read is listed from its last good state: the warning says which
+    file, that the memories shown are still there and that changes are refused (the store's notice in
+    the window's words), not only the parser's "'utf-8' codec can't decode byte 0xff"."""
+    store = tmp_path / "memory.yaml"
+    assert cli_main(["--store", str(store), "--create", "add", "小林喜欢猫", "--theme", "品味"]) == 0
+    store.write_bytes(b"items: [::: {{{ garbage\n\xff")
+    capsys.readouterr()
+    assert cli_main(["--store", str(store), "list"]) == 0
+    out, err = capsys.readouterr()
+    assert "小林喜欢猫" in out
+    [warning] = [line for line in err.splitlines() if line.startswith("warning:")]
+    assert "memory.yaml cannot be read now" in warning and "changes are refused" in warning, warning
+    assert "can't decode" in warning  # why, as the store says it
+
+
+def _use_memory_server(url: str, schema: str = "sonetto") -> None:
+    from sonetto_desktop.config.settings import Settings
+
+    settings = Settings.load(with_secret=False)
+    settings.store_backend, settings.postgres_url, settings.postgres_schema = "postgres", url, schema
+    settings.retrieval_mode = "mechanical"
+    settings.save(with_secret=False)
+
+
+def test_exporting_memories_kept_on_a_memory_server_to_a_file(pg_server, pg_schema, tmp_path, capsys):
+    """With the memories on a PostgreSQL server, 'export -o FILE' said 'The operation failed: expected
+    str, bytes or os.PathLike object, not PgLocation' (the check that the file is not the store's own
+    took the server's address for a path). Out of reach, this computer's copy is listed, said to be one."""
+    from tcp_proxy import TcpProxy, proxied_url
+
+    proxy = TcpProxy(pg_server.port)
+    _use_memory_server(proxied_url(pg_server, proxy), pg_schema)
+    assert cli_main(["add", "小林喜欢猫", "--theme", "品味"]) == 0
+    out = tmp_path / "backup.json"
+    assert cli_main(["export", "-o", str(out)]) == 0, capsys.readouterr().err
+    memories = json.loads(out.read_text(encoding="utf-8"))["memories"]
+    assert [m["description"] for m in memories.values()] == ["小林喜欢猫"]
+    proxy.cut()
+    capsys.readouterr()
+    assert cli_main(["list"]) == 0
+    out, err = capsys.readouterr()
+    assert "小林喜欢猫" in out and "cannot be reached" in err and "this computer's copy" in err, err
+
+
+def test_a_memory_server_out_of_reach_is_said_not_shown_as_no_memories(tmp_path, capsys):
+    """With the memory server out of reach and no copy on this computer yet, 'list' said 'no memories'
+    (exit 0) and 'trash' that the trash is empty, as if the memories were gone: it says the server
+    cannot be reached, exits 2, and an export writes nothing over the file it was given."""
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        dead = sock.getsockname()[1]
+    _use_memory_server(f"postgresql://sonetto@127.0.0.1:{dead}/memories")
+    backup = tmp_path / "backup.json"
+    backup.write_text('{"memories": [{"id": "a1", "description": "上周的备份"}]}', encoding="utf-8")
+    for command in (["list"], ["trash"], ["export", "--format", "json"], ["export", "-o", str(backup)]):
+        assert cli_main(command) == 2, command
+        out, err = capsys.readouterr()
+        assert "no memories" not in out and "empty" not in out and out == "", (command, out)
+        assert "cannot be reached" in err and f"127.0.0.1:{dead}" in err, (command, err)
+    assert "上周的备份" in backup.read_text(encoding="utf-8")

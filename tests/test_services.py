@@ -186,3 +186,23 @@ async def test_open_can_return_before_the_self_check_and_agents_wait_for_it(tmp_
     again = await AppServices.open(settings=settings, watch=False, check_later=True)
     await again.close()  # closing while the check may still run is safe
     assert again.shutdown_steps == ["agents_stopped", "store_closed"]
+
+
+def test_moving_to_another_store_while_a_write_waits_finishes_the_write_first(tmp_path):
+    """The settings moved the services to another data folder (the window's settings, or ``sonetto
+    mcp`` following them) while a write waited for another process's SQLite write lock: the store was
+    closed under the waiting statement and the process died (SIGSEGV). The close now waits for the
+    operations under way; one that starts meanwhile is refused, nothing is lost."""
+    before, after = tmp_path / "before", tmp_path / "after"
+    done = subprocess.run([sys.executable, str(HERE / "store_switch_child.py"), str(before), str(after)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, (done.returncode, done.stderr[-2000:])
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    assert out == {"added": True, "error": "", "store": str(after / "memory.db"), "later": True}, out
+    from sonetto_desktop.memory.stores.sqlite import SqliteMemoryManager
+
+    kept = SqliteMemoryManager(before / "memory.db")
+    try:
+        assert sorted(item.description for item in kept.all_items().values()) == ["小林喜欢狗", "小林喜欢猫"]
+    finally:
+        kept.close()

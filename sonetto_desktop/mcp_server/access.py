@@ -26,11 +26,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..config.settings import Settings, SettingsUnreadable
+from ..memory.changes import by_other_app, source_of
 from .app_tokens import AppTokensUnreadable, app_tokens
 from .names import MAX_CLIENT_CHARS, UNKNOWN_CLIENT, client_label, lookalike_key, name_key
 
 __all__ = ["APP_SCOPE_KEY", "CREDENTIAL_SCOPE_KEY", "MAX_CLIENT_CHARS", "UNKNOWN_CLIENT", "Access", "AccessDenied",
-           "Caller", "actor_for", "allowed_clients", "caller_of", "client_label", "load_access_settings"]
+           "Caller", "actor_for", "allowed_clients", "caller_of", "client_label", "load_access_settings",
+           "written_by"]
 
 #: The settings that decide what other apps may do: a bad value in any refuses every call.
 MCP_FIELDS = ("mcp_enabled", "mcp_read_only", "mcp_allowed_clients", "mcp_http_port", "mcp_shared_token")
@@ -59,6 +61,14 @@ class AccessDenied(Exception):
 def actor_for(client: str) -> str:
     """The history's actor for a client's changes."""
     return f"mcp:{client_label(client)}"
+
+
+def written_by(author: Any) -> str | None:
+    """The app a memory is another app's by (its ``author``: ``mcp:<app>`` -> ``<app>``), else None: the
+    person's, Sonetto's or imported from the person's chats."""
+    if not by_other_app(author):
+        return None
+    return source_of(author) or author
 
 
 def allowed_clients(text: str) -> list[str]:

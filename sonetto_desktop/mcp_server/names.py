@@ -5,7 +5,8 @@ Names are compared as the eye reads them, since an app chooses the name it decla
 applies NFKC (full-width and other compatibility forms become the plain letters) and drops what shows
 nothing (format characters, Unicode category Cf: zero-width spaces and joiners, the word joiner, bidi
 marks; variation selectors; fillers that print blank), so a stored or shown name never carries an
-invisible character. ``name_key`` is what two names are equal by: the label, casefolded.
+invisible character; and it drops what a bridge adds (``Claude Desktop (via mcp-remote 0.1.38)`` is
+``Claude Desktop``). ``name_key`` is what two names are equal by: the label, casefolded.
 ``lookalike_key`` goes further, for the names reserved by an app's own token: Cyrillic and Greek letters
 that look like Latin ones read as those (``Сursor`` with a Cyrillic С is ``cursor``), and marks on
 letters are dropped, so a look-alike of a reserved name can be told and refused.
@@ -20,6 +21,10 @@ from typing import Any
 MAX_CLIENT_CHARS = 40
 UNKNOWN_CLIENT = "unknown"
 _UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+#: What a bridge adds to the name of the app it carries: mcp-remote (the bridge the settings page gives
+#: Claude Desktop for HTTP) declares ``Claude Desktop (via mcp-remote 0.1.38)``, a new name with each of
+#: its versions. The app is the app, whichever bridge and version carry it.
+_BRIDGED = re.compile(r"\s*\(via [^()]*\)$")
 #: Characters that print nothing but are not format characters (Cf): the combining grapheme joiner,
 #: variation selectors, Hangul and braille blanks, the Mongolian vowel separator's neighbours.
 _BLANK = frozenset(
@@ -59,10 +64,12 @@ def _shows(ch: str) -> bool:
 
 def client_label(name: Any) -> str:
     """A client's name from the handshake (or an app token's) as shown and matched: NFKC, without
-    invisible characters, control characters as spaces, one line, bounded."""
+    invisible characters, control characters as spaces, one line, without a bridge's mark
+    (:data:`_BRIDGED`), bounded."""
     text = unicodedata.normalize("NFKC", str(name or ""))
     text = "".join(ch for ch in text if _shows(ch))
     text = " ".join(_UNPRINTABLE.sub(" ", text).split())
+    text = _BRIDGED.sub("", text) or text
     return text[:MAX_CLIENT_CHARS] or UNKNOWN_CLIENT
 
 

@@ -4,6 +4,10 @@ Resource reads cannot carry a tool error, and the SDK gives a static resource no
 the client from, so the access check for them is a server middleware (:func:`resource_gate`): a
 refused read is a protocol error with the reason. The cards are read by ``AppServices.run``
 (``ops.Grouped``); a failed read is a protocol error in the one wording (``Failed.for_app``).
+
+A theme is free text (``工作/学习``, ``C#``, ``..``): in a theme's URI (:func:`theme_uri`) what would end
+the path segment or start a query is percent-encoded, and the name is no file path (the SDK's
+path checks do not apply to it).
 """
 
 # No ``from __future__ import annotations``: the SDK reads these signatures at run time.
@@ -11,20 +15,33 @@ refused read is a protocol error with the reason. The cards are read by ``AppSer
 import json
 from collections.abc import Callable
 from typing import Any
+from urllib.parse import quote
 
 from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.resources import ResourceSecurity
 from mcp.shared.exceptions import MCPError
 from mcp_types import INTERNAL_ERROR, INVALID_REQUEST
 
 from .. import ops
 from ..aio import run_blocking
-from .access import Access, AccessDenied, caller_of
+from .access import Access, AccessDenied, caller_of, written_by
+from .tools import unreadable_now
 
 MAX_THEME_CARDS = 500
 _GATED = frozenset({"resources/read", "resources/list", "resources/templates/list"})
 
 
+def theme_uri(name: str) -> str:
+    """The URI that reads theme ``name``: letters and digits of any script as they are, every other
+    character percent-encoded (the SDK decodes it back; a name of dots too, never a dot segment)."""
+    safe = "-_~" if name.strip(".") == "" else "-_.~"
+    return "memory://theme/" + "".join(ch if ch.isalnum() or ch in safe else quote(ch, safe="") for ch in name)
+
+
 async def _grouped(services: Any) -> dict[str, list[dict[str, Any]]]:
+    why = unreadable_now(services)
+    if why is not None:  # (an empty answer would read as "no memories")
+        raise MCPError(INTERNAL_ERROR, why)
     outcome = await services.run(ops.Grouped())
     if isinstance(outcome, ops.Failed):
         raise MCPError(INTERNAL_ERROR, outcome.for_app)
@@ -38,18 +55,27 @@ def register_resources(server: MCPServer, services: Any) -> None:
                      description="记忆的主题及每个主题的条数 / the memories' themes and how many each holds")
     async def themes() -> str:
         groups = await _grouped(services)
-        rows = [{"theme": name, "count": len(cards), "uri": f"memory://theme/{name}"}
+        rows = [{"theme": name, "count": len(cards), "uri": theme_uri(name)}
                 for name, cards in sorted(groups.items())]
         return json.dumps({"themes": rows}, ensure_ascii=False)
 
     @server.resource("memory://theme/{name}", name="theme", mime_type="application/json",
-                     description="一个主题下的记忆（最近更新的在前）/ the memories of one theme, newest first")
+                     description="一个主题下的记忆（最近更新的在前）/ the memories of one theme, newest first",
+                     security=ResourceSecurity(exempt_params={"name"}))  # a theme, not a file path
     async def theme(name: str) -> str:
         groups = await _grouped(services)
         cards = groups.get(name, [])[:MAX_THEME_CARDS]
-        rows = [{"id": c["id"], "description": c["description"], "date": str(c["latest_update_time"] or "")[:10],
-                 "locked": bool(c.get("locked"))} for c in cards]
+        rows = [_row(c) for c in cards]
         return json.dumps({"theme": name, "memories": rows}, ensure_ascii=False)
+
+
+def _row(card: dict[str, Any]) -> dict[str, Any]:
+    row = {"id": card["id"], "description": card["description"], "date": str(card["latest_update_time"] or "")[:10],
+           "locked": bool(card.get("locked"))}
+    app = written_by(card.get("author"))
+    if app is not None:  # another app's words, not the person's (tools._card)
+        row["written_by"] = app
+    return row
 
 
 def resource_gate(access: Access) -> Callable[..., Any]:

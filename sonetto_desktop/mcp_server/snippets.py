@@ -2,7 +2,8 @@
 
 Claude Desktop (``claude_desktop_config.json``) and Cursor (``~/.cursor/mcp.json``) take an
 ``mcpServers`` entry with a command; Cherry Studio imports the same shape (设置 → MCP 服务器 → 从 JSON
-导入) with its ``type`` field. The HTTP variants carry the bearer token in a header. A launched
+导入) with its ``type`` field. The HTTP variants carry the bearer token in a header (Claude Desktop's
+bridge, ``mcp-remote``, takes it from its env, never from its arguments). A launched
 server gets the data folder (and a config folder set by environment) in ``env``: an app that does not
 pass its environment on would otherwise open another, empty store.
 """
@@ -16,6 +17,8 @@ import sys
 from pathlib import Path
 
 SERVER_KEY = "sonetto"
+#: The variable of the Claude Desktop bridge's env that holds its Authorization header.
+BRIDGE_TOKEN_VAR = "SONETTO_AUTH_HEADER"
 CLIENTS = ("claude", "cursor", "cherry")
 
 
@@ -63,8 +66,11 @@ def http_snippet(client: str, port: int, token: str) -> str:
     if client == "cherry":
         entry: dict = {"name": "Sonetto", "type": "streamableHttp", "baseUrl": http_url(port), "headers": headers}
     elif client == "claude":  # Claude Desktop starts local servers itself: a bridge to the HTTP one
+        # The token in the bridge's env, which mcp-remote puts in the header: an argument with a space
+        # reaches it in pieces on Windows, and one with the token is in every process listing.
         entry = {"command": "npx", "args": ["-y", "mcp-remote", http_url(port), "--header",
-                                            f"Authorization: Bearer {token}"]}
+                                            "Authorization:${" + BRIDGE_TOKEN_VAR + "}"],
+                 "env": {BRIDGE_TOKEN_VAR: f"Bearer {token}"}}
     else:
         entry = {"url": http_url(port), "headers": headers}
     return json.dumps({"mcpServers": {SERVER_KEY: entry}}, ensure_ascii=False, indent=2)

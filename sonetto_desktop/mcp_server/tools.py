@@ -18,20 +18,21 @@ call's task): it runs as a task of its own, shielded, and the server waits for s
 import asyncio
 import dataclasses
 import logging
+import unicodedata
 from collections.abc import Awaitable, Callable
 from typing import Annotated, Any, Literal
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import ToolAnnotations
-from pydantic import BaseModel, Field
+from pydantic import AfterValidator, BaseModel, Field
 
 from .. import ops
 from ..aio import root_scope, run_blocking
 from ..memory.errors import MemoryError_
 from ..memory.item import MAX_DESCRIPTION_CHARS, MAX_REASON_CHARS, MAX_THEME_CHARS
 from ..presentation.errors import describe_error_for_app
-from .access import Access, AccessDenied, Caller, actor_for, caller_of
+from .access import Access, AccessDenied, Caller, actor_for, caller_of, written_by
 from .quota import ADD, CHANGE, MODEL_SEARCH, Quota, QuotaExceeded
 
 log = logging.getLogger(__name__)
@@ -49,27 +50,80 @@ Remember = Callable[[list[dict[str, str]], str], Awaitable[dict[str, Any]]]
 Then = Callable[[Any, str], Awaitable[Any]]
 
 
+#: Joiners that shape what shows (emoji sequences, Persian and Indic words): kept in a text, not in a theme.
+_JOINERS = frozenset({"\u200c", "\u200d"})
+
+
+def _is_selector(ch: str) -> bool:
+    return "\ufe00" <= ch <= "\ufe0f"
+
+
+def shown_text(text: str) -> str:
+    """``text`` as the person sees it on a card: without what shows nothing but a model reads — format
+    characters (Unicode category Cf: tag characters, which spell hidden text, zero-width spaces, bidi
+    controls; the joiners kept), the supplementary variation selectors and a second selector in a row
+    (hidden bytes ride on them), and control characters but line breaks and tabs. An app's text, theme,
+    reason and conversation are taken so: it cannot hide instructions in a memory that looks harmless."""
+    kept: list[str] = []
+    for ch in text:
+        if ch in "\n\t":
+            kept.append(ch)
+        elif (unicodedata.category(ch) in ("Cc", "Cf") and ch not in _JOINERS) or "\U000e0100" <= ch <= "\U000e01ef":
+            continue
+        elif not (_is_selector(ch) and kept and _is_selector(kept[-1])):
+            kept.append(ch)
+    return "".join(kept)
+
+
+def shown_line(text: str) -> str:
+    """:func:`shown_text` on one line, without joiners (a theme: one that reads as another is the other)."""
+    return " ".join("".join(ch for ch in shown_text(text) if ch not in _JOINERS).split())
+
+
+#: The arguments' validators (an optional argument left out is None).
+Shown = AfterValidator(lambda value: value if value is None else shown_text(value))
+ShownLine = AfterValidator(lambda value: value if value is None else shown_line(value))
+
+
 class ChatMessage(BaseModel):
     role: Literal["user", "assistant"] = Field(description="user 或 assistant / who said it")
-    content: str = Field(min_length=1, max_length=MAX_MESSAGE_CHARS, description="消息内容 / the message text")
+    content: Annotated[str, Shown] = Field(min_length=1, max_length=MAX_MESSAGE_CHARS,
+                                           description="消息内容 / the message text")
 
 
 MemoryId = Annotated[str, Field(min_length=1, max_length=MAX_ID_CHARS, description="记忆的 id / the memory's id")]
 Reason = Annotated[str, Field(min_length=1, max_length=MAX_REASON_CHARS,
-                              description="为什么修改（记录在历史中）/ why (kept in the memory's history)")]
+                              description="为什么修改（记录在历史中）/ why (kept in the memory's history)"), Shown]
 
 
 def _item_card(memory_id: str, item: Any) -> dict[str, Any]:
     return _card({"id": memory_id, "description": item.description, "theme": item.theme,
-                  "latest_update_time": item.latest_update_time, "locked": item.locked})
+                  "latest_update_time": item.latest_update_time, "locked": item.locked, "author": item.author})
 
 
 def _card(item: dict[str, Any]) -> dict[str, Any]:
+    """What an app is shown of a memory. ``written_by``: another app wrote it (the person did not say
+    it; Sonetto's own recall lists these apart too), so an app's words are never handed to the next
+    app as the person's."""
     date = item.get("date") or str(item.get("latest_update_time") or "")[:10]
     card = {"id": item["id"], "description": item["description"], "theme": item["theme"], "date": date}
     if "locked" in item:
         card["locked"] = bool(item["locked"])
+    app = written_by(item.get("author"))
+    if app is not None:
+        card["written_by"] = app
     return card
+
+
+def unreadable_now(services: Any) -> str | None:
+    """Why the memories cannot be read now, or None: the memory server (PostgreSQL) out of reach with no
+    copy on this computer yet — an empty answer would read as "the person has no memories"."""
+    status = getattr(services, "store_status", None)
+    if status is None or status.online or status.copy_time is not None:
+        return None
+    return ("Sonetto 的记忆服务器暂时连不上，这台电脑上也还没有记忆的副本：现在读不到记忆（并不是没有记忆），请稍后再试 / "
+            f"the memory server {services.store.path} cannot be reached ({status.detail}) and this computer has "
+            "no copy of the memories yet: they cannot be read now (this does not mean there are none); try again later")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -173,6 +227,8 @@ class MemoryTools:
 
     async def _run_now(self, ctx: Context, op: ops.Op[Any], then: Then | None, rate: str | None) -> Any:
         caller = await self._allowed(ctx, write=op.changes, rate=rate)
+        if not op.changes:
+            self._readable()
         actor = actor_for(caller.name)
         result = await self._op(op, actor)
         return result if then is None else await then(result, actor)
@@ -184,6 +240,12 @@ class MemoryTools:
         if isinstance(outcome, ops.Failed):
             raise ToolError(outcome.for_app)
         return outcome.value
+
+    def _readable(self) -> None:
+        """A read's tool error when the memories cannot be read now (``unreadable_now``)."""
+        why = unreadable_now(self._services)
+        if why is not None:
+            raise ToolError(why)
 
     async def _card_of(self, memory_id: str, actor: str) -> dict[str, Any]:
         return _item_card(memory_id, await self._op(ops.Item(memory_id), actor))
@@ -200,6 +262,7 @@ class MemoryTools:
                         " / offline: keyword and time matching; hybrid: offline shortlist, the model picks")] = "offline",
     ) -> dict[str, Any]:
         caller = await self._allowed(ctx, write=False)
+        self._readable()
         recall = self._services.recall
         note = None
         if mode == "hybrid" and recall.llm is not None and self._quota is not None:  # the model is paid for
@@ -210,12 +273,21 @@ class MemoryTools:
                 mode, note = "offline", f"已改用离线检索 / answered offline: {exc}"
         try:
             if mode == "offline":
-                found = await run_blocking(lambda: [_card(r) for r in recall.mechanical.retrieve(query, limit)])
+                results = await run_blocking(recall.mechanical.retrieve, query, limit)
             else:
-                found = [_card(r) for r in await recall.aretrieve(query, "hybrid")][:limit]
+                results = (await recall.aretrieve(query, "hybrid"))[:limit]
         except (MemoryError_, ValueError) as exc:
             raise ToolError(describe_error_for_app(exc)) from None
+        found = await self._with_authors(results, actor_for(caller.name))
         return {"memories": found} if note is None else {"memories": found, "note": note}
+
+    async def _with_authors(self, results: list[dict[str, Any]], actor: str) -> list[dict[str, Any]]:
+        """Recall's results as cards, each with whose memory it is (recall's index keeps no author)."""
+        if not results:
+            return []
+        items = await self._op(ops.Fetch(tuple(str(r["id"]) for r in results)), actor)
+        authors = {mid: item.author for mid, item in items.items() if item is not None}
+        return [_card({**r, "author": authors.get(str(r["id"]))}) for r in results]
 
     async def list_memories(
         self,
@@ -229,9 +301,10 @@ class MemoryTools:
     async def add_memory(
         self,
         description: Annotated[str, Field(min_length=1, max_length=MAX_DESCRIPTION_CHARS,
-                                          description="记忆内容，一句完整的话 / the memory, one full statement")],
+                                          description="记忆内容，一句完整的话 / the memory, one full statement"), Shown],
         theme: Annotated[str, Field(min_length=1, max_length=MAX_THEME_CHARS,
-                                    description="主题，例如 身份、品味、计划 / the theme, e.g. identity, tastes, plans")],
+                                    description="主题，例如 身份、品味、计划 / the theme, e.g. identity, tastes, plans"),
+                         ShownLine],
         ctx: Context,
     ) -> dict[str, Any]:
         return await self._run(ctx, ops.AddMemory(description, theme), self._card_of, ADD.name)
@@ -242,9 +315,9 @@ class MemoryTools:
         reason: Reason,
         ctx: Context,
         description: Annotated[str | None, Field(min_length=1, max_length=MAX_DESCRIPTION_CHARS,
-                                                 description="新的内容 / the new text")] = None,
+                                                 description="新的内容 / the new text"), Shown] = None,
         theme: Annotated[str | None, Field(min_length=1, max_length=MAX_THEME_CHARS,
-                                           description="新的主题 / the new theme")] = None,
+                                           description="新的主题 / the new theme"), ShownLine] = None,
     ) -> dict[str, Any]:
         if description is None and theme is None:
             raise ToolError("请给出新的内容或主题 / give a new description and/or theme")
