@@ -251,5 +251,8 @@ async def test_a_conversation_handed_over_after_the_data_folder_changed_waits_in
         moved = [{"role": "user", "content": "我搬到上海了"}]
         result = payload(await mcp.call_tool("remember_conversation", {"messages": moved}))
     assert [entry["messages"] for entry in journaled(before)] == [CONVERSATION]
-    [entry] = journaled(after)
+    # The new folder started empty, so it got a copy of the old one's files (the journal with the
+    # first conversation among them: data_folder.carry_data), and the next conversation is journaled there.
+    carried, entry = journaled(after)
+    assert carried["messages"] == CONVERSATION
     assert entry["turn_id"] == result["turn_id"] and entry["messages"] == moved
