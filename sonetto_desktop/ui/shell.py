@@ -477,6 +477,11 @@ class SonettoApp:
         if self.quick_chat.isVisible():
             self.quick_chat.hide()
             return
+        if not self.settings.is_llm_configured and self.window is not None:
+            # No model: the quick chat could only answer "no model is configured" to every message.
+            # The window's welcome panel says how to set one up (打开设置) and offers the imports.
+            self.window.bring_to_front()
+            return
         self.quick_chat.show_near(self.tray.geometry())
 
     def open_memory(self, memory_id: str) -> None:

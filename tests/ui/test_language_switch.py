@@ -158,10 +158,10 @@ async def test_a_streaming_reply_is_not_cut_by_a_language_switch(qapp, tmp_path,
 
 
 @OFFSCREEN
-async def test_the_wall_quick_chat_and_open_dialogs_after_a_switch(qapp, tmp_path, wait):
+async def test_the_wall_quick_chat_and_open_dialogs_after_a_switch(qapp, tmp_path, llm_server, wait):
     import asyncio
 
-    async with running_app(qapp, app_settings(tmp_path / "data")) as app:
+    async with running_app(qapp, app_settings(tmp_path / "data", llm_server)) as app:  # (a model: the quick chat opens)
         await app.wall_loaded
 
         def fill() -> None:

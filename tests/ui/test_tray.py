@@ -47,6 +47,16 @@ async def test_quick_chat_opens_on_the_same_session_and_chats(qapp, tmp_path, ll
         assert not popup.isVisible()
 
 
+@pytest.mark.qt_log_ignore(OFFSCREEN_RAISE, OFFSCREEN_SIZE_HINTS)
+async def test_without_a_model_the_quick_chat_brings_up_the_window_that_says_how_to_set_one_up(qapp, tmp_path):
+    async with running_app(qapp, app_settings(tmp_path / "data")) as app:
+        app.window.hide()
+        _actions(app)["快速对话"].trigger()
+        assert not app.quick_chat.isVisible()  # it could only answer "no model is configured"
+        assert app.window.isVisible() and app.window.showing_welcome
+        assert app.window.welcome.settings_button.isVisibleTo(app.window)
+
+
 async def test_pause_toggles_the_writer(qapp, tmp_path):
     async with running_app(qapp, app_settings(tmp_path / "data")) as app:
         pause = _actions(app)["暂停记忆写入"]
