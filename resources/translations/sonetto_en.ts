@@ -620,42 +620,42 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>HistoryDialog</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="81" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="83" />
         <source>{0}（{1}）</source>
         <translation>{0} ({1})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="104" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="106" />
         <source>记忆的历史</source>
         <translation>Memory history</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="111" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="113" />
         <source>加载中…</source>
         <translation>Loading…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="129" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="131" />
         <source>恢复为此版本</source>
         <translation>Restore this version</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="133" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="135" />
         <source>打开这段对话</source>
         <translation>Open that chat</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="135" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="137" />
         <source>在对话里找到引起这次改动的那句话</source>
         <translation>Find the message in the chat that caused this change</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="169" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="173" />
         <source>这条记忆已不存在（可能被删除或合并）。</source>
         <translation>This memory no longer exists (it may have been deleted or merged).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="177" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="182" />
         <source>当前：{0}（{1}）</source>
         <translation>Now: {0} ({1})</translation>
     </message>
@@ -700,91 +700,96 @@ Talk about anything — I'll remember what matters to you.</translation>
         <translation>Another program ({0})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="128" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="130" />
         <source>恢复的原因（可选）</source>
         <translation>Reason for restoring (optional)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="220" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="174" />
+        <source>暂时读不到这条记忆的历史。</source>
+        <translation>The history of this memory cannot be read right now.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="225" />
         <source>创建</source>
         <translation>Added</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="221" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="226" />
         <source>修改</source>
         <translation>Edited</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="222" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="227" />
         <source>合并</source>
         <translation>Merged</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="223" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="228" />
         <source>恢复旧版本</source>
         <translation>Reverted</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="224" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="229" />
         <source>从回收站恢复</source>
         <translation>Restored</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="225" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="230" />
         <source>锁定</source>
         <translation>Locked</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="226" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="231" />
         <source>解锁</source>
         <translation>Unlocked</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="233" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="238" />
         <source>最初的版本</source>
         <translation>The first version</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="238" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="243" />
         <source> · 来自被合并的记忆</source>
         <translation> · from a merged memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="244" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="303" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="249" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="308" />
         <source>起因：“{0}”</source>
         <translation>Prompted by: “{0}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="278" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="293" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="295" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="283" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="298" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="300" />
         <source>主题：{0}</source>
         <translation>Theme: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="282" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="287" />
         <source>锁定或解锁不改变内容：这一行没有可恢复的版本。</source>
         <translation>Locking or unlocking changes no content: this row has no version to restore.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="289" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="294" />
         <source>修改前 → 修改后</source>
         <translation>Before → after</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="297" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="302" />
         <source>并入的记忆：{0}</source>
         <translation>Merged-in memory: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="285" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="301" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="290" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="306" />
         <source>原因：{0}</source>
         <translation>Reason: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="306" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="311" />
         <source>来自：{0}</source>
         <translation>From: {0}</translation>
     </message>

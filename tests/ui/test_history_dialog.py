@@ -98,6 +98,44 @@ async def test_history_of_a_deleted_memory_says_so(service, populated_store, qtb
     await dialog.wait_loaded()
     assert "已不存在" in dialog.current_label.text()
     assert dialog.list.count() == 0 and not dialog.revert_button.isEnabled()
+    assert failures == []  # the dialog says it; no error toast besides
+
+
+async def test_a_memory_merged_away_while_its_history_is_open_is_said_once_without_an_error(
+        service, populated_store, qtbot, wait):
+    """Sonetto (or the command line) merges the memory into another while the person reads its history:
+    the dialog says the memory is gone; that is no failure of theirs to toast about."""
+    gone = populated_store.ids["讨厌香菜"]
+    keep = populated_store.ids["喜欢手冲咖啡，不加糖"]
+    failures = []
+    service.operation_failed.connect(failures.append)
+    dialog = HistoryDialog(service, gone)
+    qtbot.addWidget(dialog)
+    await dialog.wait_loaded()
+    assert dialog.list.count() == 1
+    populated_store.merge(keep, gone, "喜欢手冲咖啡不加糖，讨厌香菜", "品味", "重复", actor="agent")
+    await wait(lambda: "已不存在" in dialog.current_label.text(), message="the dialog follows the store")
+    await dialog.wait_loaded()
+    await service.drain()
+    assert failures == [], "an error toast for a memory that is simply gone"
+    assert dialog.list.count() == 0 and not dialog.revert_button.isEnabled()
+
+
+async def test_history_that_cannot_be_read_does_not_say_the_memory_is_gone(service, populated_store, qtbot,
+                                                                          monkeypatch):
+    memory_id = populated_store.ids["讨厌香菜"]
+
+    def unreadable(*_a, **_k):
+        raise OSError("database is locked")
+
+    monkeypatch.setattr(populated_store, "get", unreadable)  # the store fails this read
+    failures = []
+    service.operation_failed.connect(failures.append)
+    dialog = HistoryDialog(service, memory_id)
+    qtbot.addWidget(dialog)
+    await dialog.wait_loaded()
+    assert len(failures) == 1  # the toast says why
+    assert "已不存在" not in dialog.current_label.text() and "读不到" in dialog.current_label.text()
 
 
 async def test_trash_restore_and_purge(service, populated_store, qtbot, wait):

@@ -34,6 +34,8 @@ from PySide6.QtWidgets import (
 )
 
 from sonetto_desktop import ops
+from sonetto_desktop.ops import Failed
+from sonetto_desktop.memory.errors import MemoryNotFound
 from sonetto_desktop.memory.events import MemoryChange
 from sonetto_desktop.memory import kinds
 from sonetto_desktop.memory.item import MemoryItem, parse_time
@@ -157,16 +159,19 @@ class HistoryDialog(QDialog):
     # ── loading ───────────────────────────────────────────────────────
 
     async def load(self) -> None:
-        item = await self._service.run(ops.Item(self.memory_id))
+        # gone (deleted, merged away) is what the dialog says, not a failure to toast about
+        found = await self._service.run(ops.Item(self.memory_id), handled=(MemoryNotFound,))
         if not shiboken6.isValid(self):
             return
+        item = found if isinstance(found, MemoryItem) else None
         self._item = item
         index = self.list.currentRow()
         selected = self._rows[index] if 0 <= index < len(self._rows) else None
         self.list.clear()
         if item is None:
             self._rows = []
-            self.current_label.setText(self.tr("这条记忆已不存在（可能被删除或合并）。"))
+            self.current_label.setText(self.tr("这条记忆已不存在（可能被删除或合并）。") if isinstance(found, Failed)
+                                       else self.tr("暂时读不到这条记忆的历史。"))  # (the toast says why)
             self.diff.clear()
             self._update_revert_button()
             self.loaded.emit()
