@@ -18,6 +18,7 @@ from PySide6.QtWidgets import QColorDialog, QDialog, QInputDialog, QLineEdit, QM
 
 from sonetto_desktop.memory.changes import excerpt_of
 from sonetto_desktop.memory.errors import ChangedMeanwhile
+from sonetto_desktop.memory.item import MAX_THEME_CHARS
 from sonetto_desktop.memory.reasons import reason_text
 from sonetto_desktop import ops
 from sonetto_desktop.ops import Failed
@@ -46,6 +47,17 @@ Clash = tuple[int, str, str]  # (the card's field, its value now, what the perso
 
 def _preview(text: str, limit: int = 24) -> str:
     return excerpt_of(text, limit)
+
+
+def theme_name_dialog(parent: QWidget) -> QInputDialog:
+    """A question for a theme's name that stops at a theme's length limit, as the edit dialog's theme
+    field does (a longer name was refused by the store only after the dialog had closed)."""
+    dialog = QInputDialog(parent)
+    dialog.setInputMode(QInputDialog.InputMode.TextInput)
+    field = dialog.findChild(QLineEdit)
+    if field is not None:
+        field.setMaxLength(MAX_THEME_CHARS)
+    return dialog
 
 
 class WallActions(QObject):
@@ -420,11 +432,10 @@ class WallActions(QObject):
 
     def ask_new_theme(self, ids: list[str]) -> QInputDialog:
         """"移动到… → 新主题…": ask for the name, then move ``ids`` there."""
-        dialog = QInputDialog(self._parent())
+        dialog = theme_name_dialog(self._parent())
         dialog.setObjectName("NewThemeDialog")
         dialog.setWindowTitle(QCoreApplication.translate("MemoryWall", "移动到新主题"))
         dialog.setLabelText(QCoreApplication.translate("MemoryWall", "新主题的名字："))
-        dialog.setInputMode(QInputDialog.InputMode.TextInput)
         dialog.textValueSelected.connect(lambda name: self.move_cards(ids, name))
         return self._open(dialog)
 
