@@ -756,14 +756,14 @@ Talk about anything — I'll remember what matters to you.</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="249" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="308" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="310" />
         <source>起因：“{0}”</source>
         <translation>Prompted by: “{0}”</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="283" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="298" />
         <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="300" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="302" />
         <source>主题：{0}</source>
         <translation>Theme: {0}</translation>
     </message>
@@ -778,18 +778,23 @@ Talk about anything — I'll remember what matters to you.</translation>
         <translation>Before → after</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="302" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="297" />
+        <source>这个版本和现在的内容一样。</source>
+        <translation>This version is what the memory holds now.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="304" />
         <source>并入的记忆：{0}</source>
         <translation>Merged-in memory: {0}</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="290" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="306" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="308" />
         <source>原因：{0}</source>
         <translation>Reason: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="311" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="313" />
         <source>来自：{0}</source>
         <translation>From: {0}</translation>
     </message>
@@ -2180,177 +2185,177 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
         <translation>{0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="229" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="241" />
         <source>这条记忆已经不在了（可能刚被删除或合并）。可以把你写的内容另存为一条新记忆。</source>
         <translation>This memory is gone (it may have just been deleted or merged). You can save what you wrote as a new memory.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="286" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="298" />
         <source>合并前，这条记忆刚被改过：{0}</source>
         <translation>Before the merge, this memory just changed: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="288" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="300" />
         <source>你写的合并内容还在，请对照现在的内容再确认。</source>
         <translation>Your merged text is still here: check it against the texts as they are now.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="289" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="301" />
         <source>已按现在的内容重新填写，请再确认。</source>
         <translation>Filled in again from the texts as they are now: please check.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="348" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="360" />
         <source>已删除：{0}</source>
         <translation>Deleted: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="350" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="362" />
         <source>已删除 {0} 条记忆</source>
         <translation>Deleted {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="354" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="366" />
         <source>撤销</source>
         <translation>Undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="399" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="411" />
         <source>已经在「{0}」里了。要合并，就把它拖到另一张卡片上。</source>
         <translation>Already in “{0}”. To merge, drop it on another card.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="425" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="437" />
         <source>移动到新主题</source>
         <translation>Move to a new theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="426" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="438" />
         <source>新主题的名字：</source>
         <translation>Name of the new theme:</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="432" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="443" />
         <source>移动到…</source>
         <translation>Move to…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="443" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="454" />
         <source>新主题…</source>
         <translation>New theme…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="455" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="466" />
         <source>展开</source>
         <translation>Expand</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="456" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="467" />
         <source>折叠</source>
         <translation>Collapse</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="459" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="470" />
         <source>重命名主题…</source>
         <translation>Rename theme…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="462" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="473" />
         <source>更改颜色…</source>
         <translation>Change colour…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="465" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="476" />
         <source>恢复默认颜色</source>
         <translation>Default colour</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="474" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="485" />
         <source>「{0}」的颜色</source>
         <translation>Colour of “{0}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="491" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="502" />
         <source>已选 {0} 条，其中 {1} 条不在视野内</source>
         <translation>{0} selected, {1} of them out of sight</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="497" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="508" />
         <source>删除</source>
         <translation>Delete</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="499" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="510" />
         <source>删除 {0} 条</source>
         <translation>Delete {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="503" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="514" />
         <source>锁定</source>
         <translation>Lock</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="504" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="515" />
         <source>锁定 {0} 条</source>
         <translation>Lock {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="506" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="517" />
         <source>解锁</source>
         <translation>Unlock</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="507" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="518" />
         <source>解锁 {0} 条</source>
         <translation>Unlock {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="510" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="521" />
         <source>置顶</source>
         <translation>Pin to the top</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="511" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="522" />
         <source>置顶 {0} 条</source>
         <translation>Pin {0} to the top</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="513" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="524" />
         <source>取消置顶</source>
         <translation>Unpin</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="514" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="525" />
         <source>取消置顶 {0} 条</source>
         <translation>Unpin {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="516" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="527" />
         <source>合并这 2 条</source>
         <translation>Merge these 2</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="522" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="533" />
         <source>编辑</source>
         <translation>Edit</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="523" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="534" />
         <source>历史</source>
         <translation>History</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="519" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="530" />
         <source>与…合并</source>
         <translation>Merge with…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="182" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="194" />
         <source>你编辑这条记忆的时候，它被改过了。</source>
         <translation>This memory was changed while you were editing it.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="185" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="197" />
         <source>现在的内容：
 {0}
 
@@ -2363,29 +2368,29 @@ Yours:
 {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="188" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="200" />
         <source>现在的主题：{0}
 你写的主题：{1}</source>
         <translation>Theme now: {0}
 Your theme: {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="189" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="201" />
         <source>用你写的覆盖现在的吗？</source>
         <translation>Replace it with what you wrote?</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="190" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="202" />
         <source>这条记忆刚被改过</source>
         <translation>This memory just changed</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="191" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="203" />
         <source>覆盖</source>
         <translation>Replace</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="531" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="542" />
         <source>复制</source>
         <translation>Copy</translation>
     </message>
@@ -4286,83 +4291,83 @@ Your theme: {1}</translation>
 <context>
     <name>WallBulk</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="39" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="40" />
         <source>已锁定 {0} 条</source>
         <translation>{0} locked</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="41" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="42" />
         <source>已不在 {0} 条</source>
         <translation>{0} gone</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="42" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="43" />
         <source>（跳过 {0} 条：{1}）</source>
         <translation> ({0} skipped: {1})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="43" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="44" />
         <source>，</source>
         <translation>, </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="71" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="72" />
         <source>已把 {0} 条移到「{1}」</source>
         <translation>Moved {0} to “{1}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="77" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="78" />
         <source>已删除 {0} 条记忆</source>
         <translation>Deleted {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="83" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="84" />
         <source>已锁定 {0} 条：Sonetto 和其他应用不能再改动它们</source>
         <translation>Locked {0}: Sonetto and other apps can no longer change them</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="84" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="85" />
         <source>已解锁 {0} 条</source>
         <translation>Unlocked {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="91" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="92" />
         <source>删除 Sonetto 今天写的记忆</source>
         <translation>Delete what Sonetto wrote today</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="92" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="93" />
         <source>把 Sonetto 今天新写下的记忆都移到回收站？之后可以在提示里撤销，或从回收站恢复。</source>
         <translation>Move every memory Sonetto wrote today to the trash? You can undo it from the notification, or restore them from the trash.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="95" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="96" />
         <source>删除</source>
         <translation>Delete</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="97" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="98" />
         <location filename="../../sonetto_desktop/ui/wall/selection.py" line="147" />
         <source>取消</source>
         <translation>Cancel</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="106" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="107" />
         <source>已删除 Sonetto 今天写的 {0} 条记忆</source>
         <translation>Deleted {0} memories Sonetto wrote today</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="107" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="108" />
         <source>Sonetto 今天还没有写下新的记忆。</source>
         <translation>Sonetto has not written any new memory today.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="114" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="115" />
         <source>重命名主题</source>
         <translation>Rename theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="115" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="116" />
         <source>「{0}」的新名字：</source>
         <translation>New name for “{0}”:</translation>
     </message>

@@ -69,6 +69,24 @@ async def test_revert_to_first_version_is_a_new_change(service, populated_store,
     assert dialog.current_label.text() == "当前：有一只叫年糕的橘猫（家人）"
 
 
+async def test_a_version_the_memory_already_has_again_offers_no_revert(service, populated_store, qtbot, wait):
+    """After 恢复为此版本, the older row holds the text the memory has now: reverting to it again would
+    only add an empty change (another history row, an Edit-menu undo, the card first in 最近)."""
+    memory_id = populated_store.ids["有一只叫年糕的橘猫"]
+    populated_store.update(memory_id, "猫改名了", new_description="有一只叫汤圆的橘猫", actor="agent")
+    populated_store.revert(memory_id, 0, "其实叫年糕", actor="user")
+    dialog = HistoryDialog(service, memory_id)
+    qtbot.addWidget(dialog)
+    await dialog.wait_loaded()
+    assert [row.version for row in dialog.rows()] == [2, 1, 0]
+    dialog.list.setCurrentRow(2)  # 最初的版本: 年糕, as now
+    assert not dialog.revert_button.isEnabled() and "和现在的内容一样" in dialog.diff.toPlainText()
+    assert dialog.revert_selected() is None
+    assert len(populated_store.get(memory_id).history) == 3  # nothing written
+    dialog.list.setCurrentRow(1)  # 汤圆: another text
+    assert dialog.revert_button.isEnabled()
+
+
 async def test_merged_memory_shows_absorbed_history_without_revert(service, populated_store, qtbot):
     keep = populated_store.ids["喜欢手冲咖啡，不加糖"]
     gone = populated_store.ids["讨厌香菜"]

@@ -293,6 +293,8 @@ class HistoryDialog(QDialog):
         new_d = str(entry.get("new_description") or old_d)
         before_after = escape(self.tr("修改前 → 修改后"))
         parts = [f"<p class='muted'>{before_after}</p>", f"<p>{diff_html(old_d, new_d)}</p>"]
+        if row.version is not None and row.version != self.current_version() and not self._revertible(row.version):
+            parts.append("<p class='muted'>" + escape(self.tr("这个版本和现在的内容一样。")) + "</p>")
         old_t, new_t = entry.get("old_theme"), entry.get("new_theme")
         if old_t and new_t and old_t != new_t:
             parts.append("<p>" + self.tr("主题：{0}").format(diff_html(str(old_t), str(new_t))) + "</p>")
@@ -318,17 +320,27 @@ class HistoryDialog(QDialog):
         index = self.list.currentRow()
         return self._rows[index].version if 0 <= index < len(self._rows) else None
 
+    def _revertible(self, version: int | None) -> bool:
+        """Whether bringing back ``version`` would change the memory: not the newest version, nor
+        one whose text and theme the memory has now (after an earlier revert to it): that would only
+        add an empty change."""
+        item = self._item
+        if version is None or item is None or version == self.current_version():
+            return False
+        states = item.versions()
+        if not 0 <= version < len(states):
+            return False
+        return (states[version]["description"], states[version]["theme"]) != (item.description, item.theme)
+
     def _update_revert_button(self) -> None:
-        version = self.selected_version()
-        can = version is not None and self._item is not None and version != self.current_version()
-        self.revert_button.setEnabled(bool(can))
+        self.revert_button.setEnabled(self._revertible(self.selected_version()))
 
     def revert_selected(self) -> "asyncio.Task[None] | None":
         """Revert to the selected version with the typed reason (optional: the service words one
         when none is given); returns the service task."""
         version = self.selected_version()
         reason = self.reason_edit.text().strip()
-        if version is None or self._item is None or version == self.current_version():
+        if version is None or not self._revertible(version):
             return None
         self.reason_edit.clear()
         task = self._service.submit(ops.RevertMemory(self.memory_id, version, reason))
