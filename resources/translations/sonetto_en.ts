@@ -2408,32 +2408,32 @@ Your theme: {1}</translation>
         <translation>Merge memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="88" />
-        <source>合并重复的记忆</source>
-        <translation>Merge duplicate memories</translation>
+        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="91" />
+        <source>为什么合并（可选，会记入历史）</source>
+        <translation>Why merge (optional, kept in the history)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="97" />
+        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="98" />
         <source>保留</source>
         <translation>Keep</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="98" />
+        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="99" />
         <source>并入</source>
         <translation>Merge in</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="99" />
+        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="100" />
         <source>合并后</source>
         <translation>Merged</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="101" />
+        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="102" />
         <source>主题</source>
         <translation>Theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="102" />
+        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="103" />
         <source>原因</source>
         <translation>Reason</translation>
     </message>

@@ -135,6 +135,29 @@ async def test_drop_card_on_card_opens_prefilled_merge_and_merges(wall, populate
     await wait(lambda: wall.model.card(gone) is None and "喜欢不加糖的手冲咖啡，讨厌香菜" in card_texts(wall, "品味"))
 
 
+async def test_a_merge_needs_no_reason_and_its_history_reads_in_either_language(wall, populated_store, wait, english):
+    """The reason of a merge is optional, as an edit's is: emptied, 确定 stays enabled (it was greyed
+    out without a word why). Left alone, the history keeps the app's own reason, shown in the language
+    of whoever reads it (the English window stored its own words, which the Chinese one showed in
+    English, and the other way round)."""
+    from PySide6.QtWidgets import QDialogButtonBox
+
+    from sonetto_desktop.presentation.reasons import render_reason
+
+    await wall.reload()
+    keep = populated_store.ids["喜欢手冲咖啡，不加糖"]
+    gone = populated_store.ids["讨厌香菜"]
+    dialog = wall.actions.merge_cards(keep, gone)
+    ok = dialog.buttons.button(QDialogButtonBox.StandardButton.Ok)
+    dialog.reason_edit.setText("重复了")
+    dialog.reason_edit.clear()
+    assert ok.isEnabled()
+    dialog.accept()
+    await wait(lambda: gone in {row["id"] for row in populated_store.list_trash()}, message="merged")
+    reason = populated_store.get(keep).history[-1]["reason"]
+    assert (render_reason(reason, "zh_CN"), render_reason(reason, "en")) == ("手动合并", "Merged by hand")
+
+
 def test_merged_text_joins_sentences():
     assert merged_text("喜欢猫", "有一只橘猫") == "喜欢猫；有一只橘猫"
     assert merged_text("喜欢猫。", "有一只橘猫") == "喜欢猫。有一只橘猫"

@@ -85,9 +85,10 @@ class MergeDialog(QDialog):
         self.theme_edit.setObjectName("MergeTheme")
         self.theme_edit.setCompleter(theme_completer(themes, self.theme_edit))
         self.theme_edit.setMaxLength(MAX_THEME_CHARS)
-        self.reason_edit = QLineEdit(self.tr("合并重复的记忆"), self)
-        self.reason_edit.setMaxLength(MAX_REASON_CHARS)
+        self.reason_edit = QLineEdit(self)  # optional: without one the history keeps the app's own (手动合并),
+        self.reason_edit.setMaxLength(MAX_REASON_CHARS)  # shown in the reader's language
         self.reason_edit.setObjectName("MergeReason")
+        self.reason_edit.setPlaceholderText(self.tr("为什么合并（可选，会记入历史）"))
         self.hint = QLabel(self)
         self.hint.setObjectName("DialogHint")
         self.hint.setTextFormat(Qt.TextFormat.PlainText)  # may quote memory text
@@ -145,8 +146,8 @@ class MergeDialog(QDialog):
         self.buttons.button(QDialogButtonBox.StandardButton.Ok).setEnabled(self._acceptable())
 
     def _acceptable(self) -> bool:
-        _, gone, description, theme, reason = self.values()
-        return bool(gone and description and theme and reason) and not self.counter.over()
+        _, gone, description, theme, _ = self.values()
+        return bool(gone and description and theme) and not self.counter.over()
 
     def accept(self) -> None:
         if self._acceptable():
