@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QApplication
 
 from sonetto_desktop.ui.dialogs.edit import EditDialog
 from sonetto_desktop.ui.wall.card_view import ThemeCardView
+from sonetto_desktop.ui.wall.memory_model import CardRole
 
 
 async def _ready(wall, qtbot, wait):
@@ -120,3 +121,24 @@ async def test_tab_into_the_cards_then_enter_edits_the_first_card(wall, populate
     assert isinstance(dialog, EditDialog)
     assert dialog.values()[0] == populated_store.get(view.proxy.ids()[view.currentIndex().row()]).description
     dialog.reject()
+
+
+async def test_an_edit_that_moves_the_card_to_another_theme_keeps_the_keyboard_on_it(wall, populated_store, qtbot,
+                                                                                    wait):
+    """Enter, a new theme, OK: the card is now in another theme's section (its own may be gone); the
+    focus and the selection go with it, never nowhere (the arrows and Delete did nothing then)."""
+    await _ready(wall, qtbot, wait)
+    cat = populated_store.ids["有一只叫年糕的橘猫"]  # the only card of 家人
+    wall.reveal(cat)
+    qtbot.keyClick(wall.section("家人").view, Qt.Key.Key_Return)
+    dialog = wall.actions.active_dialog
+    assert isinstance(dialog, EditDialog)
+    dialog.theme_edit.setText("宠物")
+    dialog.accept()
+    await wait(lambda: wall.section("宠物") is not None and wall.section("宠物").isVisible(), message="moved")
+    view = wall.section("宠物").view
+    await wait(lambda: wall.selected_ids() == [cat], message=lambda: f"selected: {wall.selected_ids()}")
+    wall.activateWindow()  # (the offscreen platform does not give the window back when the dialog closes)
+    await wait(wall.isActiveWindow, message="wall active")
+    await wait(lambda: QApplication.focusWidget() is view, message=lambda: f"focus on {QApplication.focusWidget()}")
+    assert wall.selected_ids() == [cat] and view.currentIndex().data(CardRole.Id) == cat

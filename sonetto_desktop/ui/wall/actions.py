@@ -231,6 +231,12 @@ class WallActions(QObject):
             if not alive(self):
                 return result
             self._reopen_edit(memory_id, typed)
+        elif result and theme is not None and shiboken6.isValid(self):
+            # filed under another theme: the card is in another section now (its own may be gone with
+            # the focus in it): the wall goes with it, as after an addition
+            await self._model.settle()
+            if alive(self):
+                self._reveal(memory_id)
         return result
 
     def _reopen_edit(self, memory_id: str, typed: tuple[str, str, str]) -> None:
