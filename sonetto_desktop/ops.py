@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, Callable, ClassVar, Generic, Iterable, Ma
 
 from .aio import run_blocking
 from .memory.changes import AGENT, PERSON_ACTORS, Turn
-from .memory.errors import MemoryError_, without_private
+from .memory.errors import MemoryError_, MemoryNotFound, without_private
 from .memory.operations import MemoryOperations
 from .memory.reasons import reason_text
 from .memory.stores.base import BaseMemoryManager
@@ -387,15 +387,25 @@ class RestoreMemory(_Write[str]):
 
 @dataclasses.dataclass(frozen=True)
 class RevertMemory(_Write[bool]):
-    """Bring back ``version`` as a new change."""
+    """Bring back ``version`` as a new change. ``restore``: memories to bring back from the trash in
+    the same action (those merged into this one after that version); one no longer there (emptied
+    from the trash, or back already) is passed over."""
 
     memory_id: str
     version: int
     reason: str = ""
+    restore: tuple[str, ...] = ()
 
     def apply(self, target: OpTarget) -> bool:
         reason = self.reason or reason_text("user.revert")
-        return target.action().revert(self.memory_id, self.version, reason=reason) is not None
+        memory = target.action()
+        done = memory.revert(self.memory_id, self.version, reason=reason) is not None
+        for memory_id in self.restore:
+            try:
+                memory.restore(memory_id)
+            except (MemoryNotFound, ValueError):  # gone for good, or on the wall again
+                continue
+        return done
 
 
 @dataclasses.dataclass(frozen=True)

@@ -620,42 +620,42 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>HistoryDialog</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="83" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="91" />
         <source>{0}（{1}）</source>
         <translation>{0} ({1})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="106" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="114" />
         <source>记忆的历史</source>
         <translation>Memory history</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="113" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="121" />
         <source>加载中…</source>
         <translation>Loading…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="131" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="139" />
         <source>恢复为此版本</source>
         <translation>Restore this version</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="135" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="148" />
         <source>打开这段对话</source>
         <translation>Open that chat</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="137" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="150" />
         <source>在对话里找到引起这次改动的那句话</source>
         <translation>Find the message in the chat that caused this change</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="173" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="192" />
         <source>这条记忆已不存在（可能被删除或合并）。</source>
         <translation>This memory no longer exists (it may have been deleted or merged).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="182" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="201" />
         <source>当前：{0}（{1}）</source>
         <translation>Now: {0} ({1})</translation>
     </message>
@@ -700,101 +700,106 @@ Talk about anything — I'll remember what matters to you.</translation>
         <translation>Another program ({0})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="130" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="138" />
         <source>恢复的原因（可选）</source>
         <translation>Reason for restoring (optional)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="174" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="193" />
         <source>暂时读不到这条记忆的历史。</source>
         <translation>The history of this memory cannot be read right now.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="225" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="245" />
         <source>创建</source>
         <translation>Added</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="226" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="246" />
         <source>修改</source>
         <translation>Edited</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="227" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="247" />
         <source>合并</source>
         <translation>Merged</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="228" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="248" />
         <source>恢复旧版本</source>
         <translation>Reverted</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="229" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="249" />
         <source>从回收站恢复</source>
         <translation>Restored</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="230" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="250" />
         <source>锁定</source>
         <translation>Locked</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="231" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="251" />
         <source>解锁</source>
         <translation>Unlocked</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="238" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="258" />
         <source>最初的版本</source>
         <translation>The first version</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="243" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="263" />
         <source> · 来自被合并的记忆</source>
         <translation> · from a merged memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="249" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="310" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="269" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="339" />
         <source>起因：“{0}”</source>
         <translation>Prompted by: “{0}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="283" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="300" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="302" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="312" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="329" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="331" />
         <source>主题：{0}</source>
         <translation>Theme: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="287" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="316" />
         <source>锁定或解锁不改变内容：这一行没有可恢复的版本。</source>
         <translation>Locking or unlocking changes no content: this row has no version to restore.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="294" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="323" />
         <source>修改前 → 修改后</source>
         <translation>Before → after</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="297" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="326" />
         <source>这个版本和现在的内容一样。</source>
         <translation>This version is what the memory holds now.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="304" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="333" />
         <source>并入的记忆：{0}</source>
         <translation>Merged-in memory: {0}</translation>
     </message>
+    <message numerus="yes">
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="368" />
+        <source>同时从回收站恢复之后并入这条记忆的 %n 条记忆</source>
+        <translation><numerusform>Also bring back from the trash the memory merged into this one since</numerusform><numerusform>Also bring back from the trash the %n memories merged into this one since</numerusform></translation>
+    </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="290" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="308" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="319" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="337" />
         <source>原因：{0}</source>
         <translation>Reason: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="313" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="342" />
         <source>来自：{0}</source>
         <translation>From: {0}</translation>
     </message>
@@ -2185,167 +2190,167 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
         <translation>{0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="241" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="247" />
         <source>这条记忆已经不在了（可能刚被删除或合并）。可以把你写的内容另存为一条新记忆。</source>
         <translation>This memory is gone (it may have just been deleted or merged). You can save what you wrote as a new memory.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="298" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="304" />
         <source>合并前，这条记忆刚被改过：{0}</source>
         <translation>Before the merge, this memory just changed: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="300" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="306" />
         <source>你写的合并内容还在，请对照现在的内容再确认。</source>
         <translation>Your merged text is still here: check it against the texts as they are now.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="301" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="307" />
         <source>已按现在的内容重新填写，请再确认。</source>
         <translation>Filled in again from the texts as they are now: please check.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="360" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="366" />
         <source>已删除：{0}</source>
         <translation>Deleted: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="362" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="368" />
         <source>已删除 {0} 条记忆</source>
         <translation>Deleted {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="366" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="372" />
         <source>撤销</source>
         <translation>Undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="411" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="417" />
         <source>已经在「{0}」里了。要合并，就把它拖到另一张卡片上。</source>
         <translation>Already in “{0}”. To merge, drop it on another card.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="437" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="443" />
         <source>移动到新主题</source>
         <translation>Move to a new theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="438" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="444" />
         <source>新主题的名字：</source>
         <translation>Name of the new theme:</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="443" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="449" />
         <source>移动到…</source>
         <translation>Move to…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="454" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="460" />
         <source>新主题…</source>
         <translation>New theme…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="466" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="472" />
         <source>展开</source>
         <translation>Expand</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="467" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="473" />
         <source>折叠</source>
         <translation>Collapse</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="470" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="476" />
         <source>重命名主题…</source>
         <translation>Rename theme…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="473" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="479" />
         <source>更改颜色…</source>
         <translation>Change colour…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="476" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="482" />
         <source>恢复默认颜色</source>
         <translation>Default colour</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="485" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="491" />
         <source>「{0}」的颜色</source>
         <translation>Colour of “{0}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="502" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="508" />
         <source>已选 {0} 条，其中 {1} 条不在视野内</source>
         <translation>{0} selected, {1} of them out of sight</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="508" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="514" />
         <source>删除</source>
         <translation>Delete</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="510" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="516" />
         <source>删除 {0} 条</source>
         <translation>Delete {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="514" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="520" />
         <source>锁定</source>
         <translation>Lock</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="515" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="521" />
         <source>锁定 {0} 条</source>
         <translation>Lock {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="517" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="523" />
         <source>解锁</source>
         <translation>Unlock</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="518" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="524" />
         <source>解锁 {0} 条</source>
         <translation>Unlock {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="521" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="527" />
         <source>置顶</source>
         <translation>Pin to the top</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="522" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="528" />
         <source>置顶 {0} 条</source>
         <translation>Pin {0} to the top</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="524" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="530" />
         <source>取消置顶</source>
         <translation>Unpin</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="525" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="531" />
         <source>取消置顶 {0} 条</source>
         <translation>Unpin {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="527" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="533" />
         <source>合并这 2 条</source>
         <translation>Merge these 2</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="533" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="539" />
         <source>编辑</source>
         <translation>Edit</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="534" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="540" />
         <source>历史</source>
         <translation>History</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="530" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="536" />
         <source>与…合并</source>
         <translation>Merge with…</translation>
     </message>
@@ -2390,7 +2395,7 @@ Your theme: {1}</translation>
         <translation>Replace</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="542" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="548" />
         <source>复制</source>
         <translation>Copy</translation>
     </message>

@@ -87,6 +87,49 @@ async def test_a_version_the_memory_already_has_again_offers_no_revert(service, 
     assert dialog.revert_button.isEnabled()
 
 
+async def test_reverting_to_before_a_merge_brings_the_merged_memory_back_too(service, populated_store, qtbot, wait):
+    """恢复为此版本 on a version from before a merge: the kept memory gets its own text back, and the
+    memory merged into it comes back from the trash in the same action (it was left there, out of
+    sight, its words on no card, until the trash was emptied). The person can leave it there."""
+    keep = populated_store.ids["喜欢手冲咖啡，不加糖"]
+    gone = populated_store.ids["讨厌香菜"]
+    populated_store.merge(keep, gone, "喜欢手冲咖啡不加糖，讨厌香菜", "品味", "都是口味")
+    dialog = HistoryDialog(service, keep)
+    qtbot.addWidget(dialog)
+    await dialog.wait_loaded()
+    dialog.list.setCurrentRow(0)  # the merge itself: nothing from before it
+    assert dialog.revert_button.isEnabled() is False and dialog.restore_merged.isHidden()
+    dialog.list.setCurrentRow(dialog.list.count() - 1)  # 最初的版本, before the merge
+    assert not dialog.restore_merged.isHidden() and dialog.restore_merged.isChecked()
+    assert dialog.restore_merged.text() == "同时从回收站恢复之后并入这条记忆的 1 条记忆"
+    dialog.revert_button.click()
+    await service.drain()
+    assert populated_store.get(keep).description == "喜欢手冲咖啡，不加糖"
+    assert populated_store.get(gone).description == "讨厌香菜"
+    assert populated_store.list_trash() == []
+    turns = {populated_store.get(keep).history[-1]["turn_id"], populated_store.get(gone).history[-1]["turn_id"]}
+    assert len(turns) == 1  # one action: one Ctrl+Z takes both back
+    populated_store.undo_turn(turns.pop())
+    assert populated_store.get(keep).description == "喜欢手冲咖啡不加糖，讨厌香菜"
+    assert [row["id"] for row in populated_store.list_trash()] == [gone]
+
+
+async def test_reverting_to_before_a_merge_can_leave_the_merged_memory_in_the_trash(service, populated_store,
+                                                                                  qtbot):
+    keep = populated_store.ids["喜欢手冲咖啡，不加糖"]
+    gone = populated_store.ids["讨厌香菜"]
+    populated_store.merge(keep, gone, "喜欢手冲咖啡不加糖，讨厌香菜", "品味", "都是口味")
+    dialog = HistoryDialog(service, keep)
+    qtbot.addWidget(dialog)
+    await dialog.wait_loaded()
+    dialog.list.setCurrentRow(dialog.list.count() - 1)
+    dialog.restore_merged.setChecked(False)
+    dialog.revert_button.click()
+    await service.drain()
+    assert populated_store.get(keep).description == "喜欢手冲咖啡，不加糖"
+    assert [row["id"] for row in populated_store.list_trash()] == [gone]
+
+
 async def test_merged_memory_shows_absorbed_history_without_revert(service, populated_store, qtbot):
     keep = populated_store.ids["喜欢手冲咖啡，不加糖"]
     gone = populated_store.ids["讨厌香菜"]
