@@ -426,6 +426,28 @@ async def test_live_change_keeps_the_selected_card_selected(wall, populated_stor
     assert section.view.currentIndex().data(CardRole.Id) == last  # a move, not remove + insert
 
 
+async def test_a_selected_card_filed_elsewhere_meanwhile_stays_selected(wall, populated_store, wait):
+    """The person selected cards to act on; Sonetto (or the command line) files one of them under
+    another theme meanwhile: it stays in the selection, in its new section, so a Delete or a move acts
+    on every card they picked (it dropped out, and the action left it behind)."""
+    await wall.reload()
+    herb = populated_store.ids["讨厌香菜"]
+    cat = populated_store.ids["有一只叫年糕的橘猫"]
+    wall.select_ids([herb, cat])
+    assert sorted(wall.selected_ids()) == sorted([herb, cat])
+    populated_store.update(cat, "整理", new_theme="宠物", actor="agent")
+    await wait(lambda: wall.model.card(cat)[THEME] == "宠物" and wall.section("宠物") is not None)
+    await wait(lambda: sorted(wall.selected_ids()) == sorted([herb, cat]),
+               message=lambda: f"selected: {wall.selected_ids()}")
+    populated_store.update(herb, "整理", new_theme="宠物", actor="agent")  # into a section that is there
+    await wait(lambda: wall.model.card(herb)[THEME] == "宠物")
+    await wait(lambda: sorted(wall.selected_ids()) == sorted([herb, cat]),
+               message=lambda: f"selected: {wall.selected_ids()}")
+    populated_store.delete(cat, "过时", actor="agent")  # gone: out of the selection, nothing else in
+    await wait(lambda: wall.model.card(cat) is None)
+    assert wall.selected_ids() == [herb]
+
+
 async def test_unreadable_store_leaves_an_honest_empty_wall(tmp_path, qtbot):
     from sonetto_desktop.memory import YamlMemoryManager
     from sonetto_desktop.ui.memory_service import MemoryService

@@ -68,6 +68,9 @@ class WallSections(QObject):
         self._loading = loading
         self._sections: dict[str, ThemeSection] = {}
         self._tab_stop: ThemeCardView | None = None  # the one view Tab lands on (the others: click focus)
+        self._selected_before: set[str] = set()  # selected cards a live change is about to touch
+        model.cards_changing.connect(self._note_selected)
+        model.cards_applied.connect(self._keep_selected)
 
     # ── the sections ──────────────────────────────────────────────────
 
@@ -283,6 +286,21 @@ class WallSections(QObject):
             index = section.proxy.index_of(memory_id) if section is not None else None
             if index is not None and index.isValid():
                 section.view.selectionModel().select(index, QItemSelectionModel.SelectionFlag.Select)
+
+    def _note_selected(self, ids: list[str]) -> None:
+        selected = self.selected_ids() if any(s.view.selectionModel().hasSelection() for s in self._sections.values()) \
+            else []
+        self._selected_before = set(selected).intersection(ids)
+
+    def _keep_selected(self, ids: list[str]) -> None:
+        """A selected card a change filed under another theme is selected in its new section too: the
+        selection is what the person picked, wherever the card went (it dropped out, and a Delete or a
+        move then left it behind)."""
+        before, self._selected_before = self._selected_before, set()
+        lost = [memory_id for memory_id in ids if memory_id in before]
+        if lost:
+            now = set(self.selected_ids())
+            self.select_ids([memory_id for memory_id in lost if memory_id not in now])
 
     def set_density(self, density: str) -> None:
         for section in self._sections.values():
