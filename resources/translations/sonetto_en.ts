@@ -2403,44 +2403,49 @@ Your theme: {1}</translation>
 <context>
     <name>MergeDialog</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="45" />
+        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="46" />
         <source>{0}（{1}）</source>
         <translation>{0} ({1})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="62" />
+        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="63" />
         <source>合并记忆</source>
         <translation>Merge memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="91" />
+        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="96" />
         <source>为什么合并（可选，会记入历史）</source>
         <translation>Why merge (optional, kept in the history)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="98" />
+        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="103" />
         <source>保留</source>
         <translation>Keep</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="99" />
+        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="104" />
         <source>并入</source>
         <translation>Merge in</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="100" />
+        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="105" />
         <source>合并后</source>
         <translation>Merged</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="102" />
+        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="107" />
         <source>主题</source>
         <translation>Theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="103" />
+        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="108" />
         <source>原因</source>
         <translation>Reason</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="158" />
+        <source>从列表里选出要并入的那条记忆。</source>
+        <translation>Pick the memory to merge in from the list.</translation>
     </message>
 </context>
 <context>
