@@ -2210,147 +2210,152 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
         <translation>Filled in again from the texts as they are now: please check.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="366" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="352" />
+        <source>要保留的那条记忆已经不在了（可能刚被删除或合并），没有合并任何内容。可以把合并后的内容另存为一条新记忆。</source>
+        <translation>The memory to keep is gone (it may just have been deleted or merged); nothing was merged. You can save the merged text as a new memory.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="371" />
         <source>已删除：{0}</source>
         <translation>Deleted: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="368" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="373" />
         <source>已删除 {0} 条记忆</source>
         <translation>Deleted {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="372" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="377" />
         <source>撤销</source>
         <translation>Undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="417" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="422" />
         <source>已经在「{0}」里了。要合并，就把它拖到另一张卡片上。</source>
         <translation>Already in “{0}”. To merge, drop it on another card.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="443" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="448" />
         <source>移动到新主题</source>
         <translation>Move to a new theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="444" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="449" />
         <source>新主题的名字：</source>
         <translation>Name of the new theme:</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="449" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="454" />
         <source>移动到…</source>
         <translation>Move to…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="460" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="465" />
         <source>新主题…</source>
         <translation>New theme…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="472" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="477" />
         <source>展开</source>
         <translation>Expand</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="473" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="478" />
         <source>折叠</source>
         <translation>Collapse</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="476" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="481" />
         <source>重命名主题…</source>
         <translation>Rename theme…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="479" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="484" />
         <source>更改颜色…</source>
         <translation>Change colour…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="482" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="487" />
         <source>恢复默认颜色</source>
         <translation>Default colour</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="491" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="496" />
         <source>「{0}」的颜色</source>
         <translation>Colour of “{0}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="508" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="513" />
         <source>已选 {0} 条，其中 {1} 条不在视野内</source>
         <translation>{0} selected, {1} of them out of sight</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="514" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="519" />
         <source>删除</source>
         <translation>Delete</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="516" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="521" />
         <source>删除 {0} 条</source>
         <translation>Delete {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="520" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="525" />
         <source>锁定</source>
         <translation>Lock</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="521" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="526" />
         <source>锁定 {0} 条</source>
         <translation>Lock {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="523" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="528" />
         <source>解锁</source>
         <translation>Unlock</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="524" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="529" />
         <source>解锁 {0} 条</source>
         <translation>Unlock {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="527" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="532" />
         <source>置顶</source>
         <translation>Pin to the top</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="528" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="533" />
         <source>置顶 {0} 条</source>
         <translation>Pin {0} to the top</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="530" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="535" />
         <source>取消置顶</source>
         <translation>Unpin</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="531" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="536" />
         <source>取消置顶 {0} 条</source>
         <translation>Unpin {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="533" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="538" />
         <source>合并这 2 条</source>
         <translation>Merge these 2</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="539" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="544" />
         <source>编辑</source>
         <translation>Edit</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="540" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="545" />
         <source>历史</source>
         <translation>History</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="536" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="541" />
         <source>与…合并</source>
         <translation>Merge with…</translation>
     </message>
@@ -2395,7 +2400,7 @@ Your theme: {1}</translation>
         <translation>Replace</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="548" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="553" />
         <source>复制</source>
         <translation>Copy</translation>
     </message>

@@ -140,6 +140,23 @@ async def test_failed_merge_reopens_the_merge_dialog_with_the_text(wall, populat
     assert again.description_edit.toPlainText() == "咖啡不加糖，不吃香菜"
     assert populated_store.get(keep).description == "喜欢手冲咖啡"
 
+async def test_a_merge_into_a_card_sonetto_deleted_meanwhile_says_why_the_text_comes_back_as_new(wall, populated_store,
+                                                                                                wait):
+    """The kept card went while the merge dialog was open: the merged text comes back in 新建记忆, and
+    the dialog says why (as an edit's does), not a bare new-memory form behind an error toast."""
+    await wall.reload()
+    keep = populated_store.ids["喜欢手冲咖啡，不加糖"]
+    gone = populated_store.ids["讨厌香菜"]
+    first = wall.actions.merge_cards(keep, gone)
+    first.description_edit.setPlainText("咖啡不加糖，不吃香菜")
+    populated_store.delete(keep, "过时", actor="agent")
+    first.accept()
+    again = await _reopened(wall, first, wait)
+    assert again.values()[0] == "咖啡不加糖，不吃香菜"
+    assert "已经不在了" in again.hint.text()
+    assert populated_store.get(gone).description == "讨厌香菜"  # nothing was merged away
+
+
 async def test_a_merge_after_sonetto_rewrote_the_other_memory_opens_again_with_its_new_text(wall, populated_store,
                                                                                             wait):
     await wall.reload()

@@ -331,7 +331,7 @@ class WallActions(QObject):
             if alive(self):
                 cards = [card for mid in changed.ids if (card := self._model.card(mid)) is not None]
                 if self._refresh_merge(values, again, cards) is None:  # the kept one went meanwhile
-                    self._reopen_add(description, theme, reason)
+                    self._reopen_add(description, theme, reason, self._kept_gone_hint())
             return False
         merged = result is not None
         if not merged and shiboken6.isValid(self):  # failed (the toast says why): give the merged text back
@@ -340,12 +340,17 @@ class WallActions(QObject):
                 return merged
             dialog = self.merge_cards(keep_id, gone_id)
             if dialog is None:
-                self._reopen_add(description, theme, reason)
+                self._reopen_add(description, theme, reason, self._kept_gone_hint())
             else:
                 dialog.description_edit.setPlainText(description)
                 dialog.theme_edit.setText(theme)
                 dialog.reason_edit.setText(reason)
         return merged
+
+    @staticmethod
+    def _kept_gone_hint() -> str:
+        return QCoreApplication.translate(
+            "MemoryWall", "要保留的那条记忆已经不在了（可能刚被删除或合并），没有合并任何内容。可以把合并后的内容另存为一条新记忆。")
 
     # ── delete with undo ──────────────────────────────────────────────
 
