@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 __all__ = ["ACTION_PREFIX", "action_turn", "Op", "Call", "Done", "Failed", "Outcome", "OpTarget", "run",
            "Snapshot", "Cards", "Grouped", "Fetch", "Item", "Trash", "Count",
            "AddMemory", "EditMemory", "MoveMemory", "MergeMemories", "DeleteMemory", "RestoreMemory",
-           "RevertMemory", "PurgeTrash", "SetLocked", "SetField", "MoveMany", "DeleteMany", "LockMany",
+           "RevertMemory", "PurgeTrash", "SetLocked", "SetField", "MoveMany", "DeleteMany", "RestoreMany", "LockMany",
            "RenameTheme", "ForgetWrittenBy", "UndoTurn", "PreviewImport", "ImportItems", "ExportTo",
            "ForgetTurn", "WithdrawTurns"]
 
@@ -470,6 +470,16 @@ class DeleteMany(_Write[Any]):
 
     def apply(self, target: OpTarget) -> Any:
         return target.memory.delete_many(self.ids, reason=self.reason or reason_text("bulk.delete"))
+
+
+@dataclasses.dataclass(frozen=True)
+class RestoreMany(_Write[Any]):
+    """Back from the trash together, as one action (several chosen in the trash)."""
+
+    ids: tuple[str, ...]
+
+    def apply(self, target: OpTarget) -> Any:
+        return target.memory.restore_many(self.ids, reason=reason_text("user.restore"))
 
 
 @dataclasses.dataclass(frozen=True)

@@ -224,6 +224,28 @@ async def test_trash_restore_and_purge(service, populated_store, qtbot, wait):
     assert not dialog.empty_button.isEnabled()
 
 
+async def test_restoring_several_memories_from_the_trash_is_one_action(service, populated_store, qtbot, wait):
+    """删除 3 条 is one action (one toast, one 撤销, one Ctrl+Z); bringing them back from the trash
+    together is one too: restored one action each, a Ctrl+Z took back only the last of them."""
+    cat = populated_store.ids["有一只叫年糕的橘猫"]
+    rust = populated_store.ids["正在用 Rust 重写调度服务"]
+    populated_store.delete(cat, "测试")
+    populated_store.delete(rust, "测试")
+    dialog = TrashDialog(service)
+    qtbot.addWidget(dialog)
+    await dialog.wait_loaded()
+    dialog.select_ids([cat, rust])
+    dialog.restore_button.click()
+    await service.drain()
+    await wait(lambda: dialog.ids() == [], message="both restored")
+    last = [populated_store.get(mid).history[-1] for mid in (cat, rust)]
+    assert [entry["action"] for entry in last] == ["restore", "restore"]
+    assert last[0]["turn_id"] == last[1]["turn_id"]
+    assert last[0]["actor"] == "user" and last[0]["reason"] == "从回收站恢复"
+    populated_store.undo_turn(last[0]["turn_id"])  # one undo takes both back
+    assert sorted(row["id"] for row in populated_store.list_trash()) == sorted([cat, rust])
+
+
 async def test_a_very_long_memory_keeps_the_dialog_on_screen(service, populated_store, qtbot):
     long_text = "很长的一段记忆" * 600
     memory_id = populated_store.add(long_text, "长文")
