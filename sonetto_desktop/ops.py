@@ -376,13 +376,15 @@ class DeleteMemory(_Write[str]):
 
 @dataclasses.dataclass(frozen=True)
 class RestoreMemory(_Write[str]):
-    """Back from the trash; its id."""
+    """Back from the trash; its id. ``reason``: by default 从回收站恢复 (an undo toast's 撤销 says so)."""
 
     memory_id: str
     as_turn: Turn | None = None
+    reason: str = ""
 
     def apply(self, target: OpTarget) -> str:
-        return target.action(self.as_turn).restore(self.memory_id).ids[0]
+        reason = self.reason or reason_text("user.restore")
+        return target.action(self.as_turn).restore(self.memory_id, reason=reason).ids[0]
 
 
 @dataclasses.dataclass(frozen=True)

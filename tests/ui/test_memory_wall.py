@@ -242,6 +242,8 @@ async def test_delete_key_then_undo_toast(wall, populated_store, qtbot, wait):
     await wall.service.drain()
     assert populated_store.get(cat).description == "有一只叫年糕的橘猫"
     await wait(lambda: wall.section("家人") is not None and wall.section("家人").proxy.ids() == [cat])
+    last = populated_store.get(cat).history[-1]  # the history says what the person did: 撤销 in a toast,
+    assert (last["action"], last["actor"], last["reason"]) == ("restore", "user", "从提示里撤销")  # as for several
 
 
 async def test_search_is_debounced_and_filters(wall, populated_store, qtbot, wait):

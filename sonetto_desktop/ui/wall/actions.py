@@ -381,7 +381,7 @@ class WallActions(QObject):
         return deleted
 
     def undo_delete(self, ids: list[str]) -> list["asyncio.Task[Any]"]:
-        return [self._service.submit(ops.RestoreMemory(mid)) for mid in ids]
+        return [self._service.submit(ops.RestoreMemory(mid, reason=reason_text("undo.toast"))) for mid in ids]
 
     def pin_cards(self, ids: list[str], pinned: bool) -> list["asyncio.Task[Any]"]:
         """Pin ``ids`` (first in their theme) or unpin them."""
