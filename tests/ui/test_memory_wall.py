@@ -226,6 +226,25 @@ async def test_add_card_through_dialog_reveals_it(wall, populated_store, wait):
     await wait(lambda: wall.section("爱好").view.currentIndex().data(CardRole.Id) == new_id)
 
 
+async def test_a_card_added_while_a_filter_hides_it_is_shown_anyway(wall, populated_store, wait):
+    """With 「Sonetto 写的」 on, the card the person just added is theirs: the filter hid it, the wall
+    showed no sign of it, and the add looked as if it had failed (a second one followed). It is
+    revealed as a search-hidden card is: the filter ends."""
+    await wall.reload()
+    wall.set_filter("agent")
+    await wait(lambda: not wall.loading())
+    dialog = wall.actions.add_card()
+    dialog.description_edit.setPlainText("周末在学做陶艺")
+    dialog.theme_edit.setText("爱好")
+    dialog.accept()
+    await wait(lambda: wall.model.rowCount() == 7, message="added")
+    await wait(lambda: wall.section("爱好") is not None and wall.visible_ids("爱好") != [],
+               message=lambda: f"filter {wall.filter_name()}, shown {wall.visible_ids('爱好')}")
+    new_id = wall.visible_ids("爱好")[0]
+    assert wall.filter_name() == "all"
+    await wait(lambda: wall.section("爱好").view.currentIndex().data(CardRole.Id) == new_id)
+
+
 async def test_delete_key_then_undo_toast(wall, populated_store, qtbot, wait):
     await wall.reload()
     cat = populated_store.ids["有一只叫年糕的橘猫"]
