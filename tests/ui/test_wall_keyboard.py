@@ -142,3 +142,45 @@ async def test_an_edit_that_moves_the_card_to_another_theme_keeps_the_keyboard_o
     await wait(wall.isActiveWindow, message="wall active")
     await wait(lambda: QApplication.focusWidget() is view, message=lambda: f"focus on {QApplication.focusWidget()}")
     assert wall.selected_ids() == [cat] and view.currentIndex().data(CardRole.Id) == cat
+
+
+async def test_after_the_delete_key_the_next_card_is_selected_and_delete_goes_on(wall, populated_store, qtbot, wait):
+    """As in a file manager: the card that takes the deleted one's place is selected, so Delete again
+    deletes it (the place kept the focus, nothing selected: Delete did nothing, with no word why)."""
+    await _ready(wall, qtbot, wait)
+    section = wall.section("品味")
+    view = section.view
+    first, second = section.proxy.ids()[:2]
+    assert wall.reveal(first)
+    qtbot.keyClick(view, Qt.Key.Key_Delete)
+    await wait(lambda: first not in populated_store.all_items() and first not in section.proxy.ids(), message="deleted")
+    await wait(lambda: wall.selected_ids() != [], message="a card selected again")
+    assert wall.selected_ids() == [view.currentIndex().data(CardRole.Id)]
+    again = wall.selected_ids()[0]
+    qtbot.keyClick(view, Qt.Key.Key_Delete)
+    await wait(lambda: again not in populated_store.all_items(), message="deleted with the next Delete")
+
+
+async def test_deleting_the_last_card_of_a_theme_keeps_the_keyboard_in_the_cards(wall, populated_store, qtbot, wait):
+    """The theme goes with its last card; the focus goes on to a card of the next theme (it landed in
+    the search box, where the next keys typed a search)."""
+    await _ready(wall, qtbot, wait)
+    cat = populated_store.ids["有一只叫年糕的橘猫"]  # the only card of 家人
+    assert wall.reveal(cat)
+    qtbot.keyClick(wall.section("家人").view, Qt.Key.Key_Delete)
+    await wait(lambda: wall.section("家人") is None, message="the theme went")
+    await wait(lambda: isinstance(QApplication.focusWidget(), ThemeCardView),
+               message=lambda: f"focus on {QApplication.focusWidget()}")
+    view = QApplication.focusWidget()
+    assert wall.selected_ids() == [view.currentIndex().data(CardRole.Id)]
+
+
+async def test_a_selected_card_filed_elsewhere_meanwhile_takes_no_other_card_into_the_selection(wall, populated_store,
+                                                                                               qtbot, wait):
+    await _ready(wall, qtbot, wait)
+    herb = populated_store.ids["讨厌香菜"]
+    assert wall.reveal(herb)  # selected, the keys in 品味
+    populated_store.update(herb, "整理", new_theme="宠物", actor="agent")
+    await wait(lambda: wall.section("宠物") is not None and wall.selected_ids() == [herb],
+               message=lambda: f"selected: {wall.selected_ids()}")
+    assert wall.section("品味").view.selected_ids() == []

@@ -69,6 +69,7 @@ class WallSections(QObject):
         self._sections: dict[str, ThemeSection] = {}
         self._tab_stop: ThemeCardView | None = None  # the one view Tab lands on (the others: click focus)
         self._selected_before: set[str] = set()  # selected cards a live change is about to touch
+        self._focused: tuple[ThemeCardView, int] | None = None  # the focused view losing cards, its current row
         model.cards_changing.connect(self._note_selected)
         model.cards_applied.connect(self._keep_selected)
 
@@ -153,6 +154,8 @@ class WallSections(QObject):
         view.wall_selection = self.selected_ids  # a drag carries the selection of every section
         for signal in (section.proxy.rowsInserted, section.proxy.rowsRemoved, section.proxy.modelReset):
             signal.connect(self.rows_changed)
+        section.proxy.rowsAboutToBeRemoved.connect(lambda _p, first, _l, v=view: self._before_removal(v, first))
+        section.proxy.rowsRemoved.connect(lambda *_a, v=view: self._after_removal(v))
         if not self._loading():  # a theme that appears with a live change: shown at once
             section.proxy.load(None)
         return section
@@ -219,6 +222,42 @@ class WallSections(QObject):
             if section.view is not target and section.view.selectionModel().hasSelection():
                 section.view.clearSelection()
         index = target.proxy.index(max(0, row), 0)
+        target.setFocus(Qt.FocusReason.OtherFocusReason)
+        target.selectionModel().setCurrentIndex(index, QItemSelectionModel.SelectionFlag.ClearAndSelect)
+        target.scrollTo(index)
+
+    def _before_removal(self, view: ThemeCardView, first: int) -> None:
+        focused = view.window().focusWidget() is view and not self._loading()  # (not a search's refill)
+        current = view.currentIndex()
+        self._focused = (view, current.row() if current.isValid() else first) if focused else None
+
+    def _after_removal(self, view: ThemeCardView) -> None:
+        """Cards went from the view the keys are in (the Delete key, or a change meanwhile): as in a
+        file manager, the card that took their place is selected, so the keys go on from it; when
+        the theme emptied, the focus goes on to a card of the next theme (it fell to the search box)."""
+        focused, self._focused = self._focused, None
+        if focused is None or focused[0] is not view or not shiboken6.isValid(view):
+            return
+        if any(self._model.card(memory_id) is not None for memory_id in self._selected_before):
+            return  # selected cards filed elsewhere, not gone: they stay the selection (``_keep_selected``)
+        count = view.proxy.rowCount()
+        if count:
+            if not view.selectionModel().hasSelection():
+                current = view.currentIndex()
+                index = current if current.isValid() else view.proxy.index(min(focused[1], count - 1), 0)
+                view.selectionModel().setCurrentIndex(index, QItemSelectionModel.SelectionFlag.ClearAndSelect)
+            return
+        order = [s for s in self.in_order() if not s.isHidden()]
+        at = next((i for i, s in enumerate(order) if s.view is view), len(order))
+        after = [s.view for s in order[at + 1:] if self._is_open(s)]
+        before = [s.view for s in order[:at] if self._is_open(s)]
+        target = after[0] if after else before[-1] if before else None
+        if target is None:
+            return
+        for section in self._sections.values():
+            if section.view is not target and section.view.selectionModel().hasSelection():
+                section.view.clearSelection()
+        index = target.proxy.index(0, 0)
         target.setFocus(Qt.FocusReason.OtherFocusReason)
         target.selectionModel().setCurrentIndex(index, QItemSelectionModel.SelectionFlag.ClearAndSelect)
         target.scrollTo(index)
