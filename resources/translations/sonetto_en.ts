@@ -2250,6 +2250,11 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
         <translation>Move to…</translation>
     </message>
     <message>
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="461" />
+        <source>{0}（{1}）</source>
+        <translation>{0} ({1})</translation>
+    </message>
+    <message>
         <location filename="../../sonetto_desktop/ui/wall/actions.py" line="465" />
         <source>新主题…</source>
         <translation>New theme…</translation>
@@ -4083,14 +4088,14 @@ Your theme: {1}</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="63" />
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="171" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="175" />
         <source>永久删除</source>
         <translation>Delete for good</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="64" />
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="160" />
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="161" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="164" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="165" />
         <source>清空回收站</source>
         <translation>Empty the trash</translation>
     </message>
@@ -4105,37 +4110,37 @@ Your theme: {1}</translation>
         <translation>Deleted memories: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="160" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="164" />
         <source>永久删除回收站里的全部记忆？此操作无法撤销。</source>
         <translation>Delete every memory in the trash for good? This cannot be undone.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="168" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="172" />
         <source>永久删除「{0}」？此操作无法撤销。</source>
         <translation>Delete “{0}” for good? This cannot be undone.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="170" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="174" />
         <source>永久删除选中的 {0} 条记忆？此操作无法撤销。</source>
         <translation>Delete the {0} selected memories for good? This cannot be undone.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="193" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="197" />
         <source>并入「{0}」</source>
         <translation>merged into “{0}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="195" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="199" />
         <source>并入另一条记忆（已不在）</source>
         <translation>merged into another memory (no longer there)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="204" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="208" />
         <source>回收站里的记忆会一直保留，直到你永久删除。</source>
         <translation>Deleted memories stay here until you delete them for good.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="205" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="209" />
         <source>删除超过 {0} 天的记忆会在启动时被永久清除。</source>
         <translation>Memories deleted more than {0} days ago are removed for good at start-up.</translation>
     </message>
@@ -4506,6 +4511,11 @@ Your theme: {1}</translation>
         <location filename="../../sonetto_desktop/ui/wall/outline.py" line="47" />
         <source>主题目录</source>
         <translation>Themes</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall/outline.py" line="61" />
+        <source>{0}（{1}）</source>
+        <translation>{0} ({1})</translation>
     </message>
 </context>
 <context>

@@ -458,7 +458,7 @@ class WallActions(QObject):
         for theme in sorted(counts, key=lambda t: (-counts[t], t)):
             if current == {theme}:
                 continue
-            action = menu.addAction(f"{theme}（{counts[theme]}）")
+            action = menu.addAction(QCoreApplication.translate("MemoryWall", "{0}（{1}）").format(theme, counts[theme]))
             action.setData(theme)
             action.triggered.connect(lambda _=False, t=theme: self.move_cards(ids, t))
         menu.addSeparator()
