@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, Callable, ClassVar, Generic, Iterable, Ma
 
 from .aio import run_blocking
 from .memory.changes import AGENT, PERSON_ACTORS, Turn
-from .memory.errors import MemoryError_, without_private
+from .memory.errors import MemoryError_, MemoryNotFound, without_private
 from .memory.operations import MemoryOperations
 from .memory.reasons import reason_text
 from .memory.stores.base import BaseMemoryManager
@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 __all__ = ["ACTION_PREFIX", "action_turn", "Op", "Call", "Done", "Failed", "Outcome", "OpTarget", "run",
            "Snapshot", "Cards", "Grouped", "Fetch", "Item", "Trash", "Count",
            "AddMemory", "EditMemory", "MoveMemory", "MergeMemories", "DeleteMemory", "RestoreMemory",
-           "RevertMemory", "PurgeTrash", "SetLocked", "SetField", "MoveMany", "DeleteMany", "LockMany",
+           "RevertMemory", "PurgeTrash", "SetLocked", "SetField", "MoveMany", "DeleteMany", "RestoreMany", "LockMany",
            "RenameTheme", "ForgetWrittenBy", "UndoTurn", "PreviewImport", "ImportItems", "ExportTo",
            "ForgetTurn", "WithdrawTurns"]
 
@@ -376,26 +376,38 @@ class DeleteMemory(_Write[str]):
 
 @dataclasses.dataclass(frozen=True)
 class RestoreMemory(_Write[str]):
-    """Back from the trash; its id."""
+    """Back from the trash; its id. ``reason``: by default 从回收站恢复 (an undo toast's 撤销 says so)."""
 
     memory_id: str
     as_turn: Turn | None = None
+    reason: str = ""
 
     def apply(self, target: OpTarget) -> str:
-        return target.action(self.as_turn).restore(self.memory_id).ids[0]
+        reason = self.reason or reason_text("user.restore")
+        return target.action(self.as_turn).restore(self.memory_id, reason=reason).ids[0]
 
 
 @dataclasses.dataclass(frozen=True)
 class RevertMemory(_Write[bool]):
-    """Bring back ``version`` as a new change."""
+    """Bring back ``version`` as a new change. ``restore``: memories to bring back from the trash in
+    the same action (those merged into this one after that version); one no longer there (emptied
+    from the trash, or back already) is passed over."""
 
     memory_id: str
     version: int
     reason: str = ""
+    restore: tuple[str, ...] = ()
 
     def apply(self, target: OpTarget) -> bool:
         reason = self.reason or reason_text("user.revert")
-        return target.action().revert(self.memory_id, self.version, reason=reason) is not None
+        memory = target.action()
+        done = memory.revert(self.memory_id, self.version, reason=reason) is not None
+        for memory_id in self.restore:
+            try:
+                memory.restore(memory_id)
+            except (MemoryNotFound, ValueError):  # gone for good, or on the wall again
+                continue
+        return done
 
 
 @dataclasses.dataclass(frozen=True)
@@ -460,6 +472,16 @@ class DeleteMany(_Write[Any]):
 
     def apply(self, target: OpTarget) -> Any:
         return target.memory.delete_many(self.ids, reason=self.reason or reason_text("bulk.delete"))
+
+
+@dataclasses.dataclass(frozen=True)
+class RestoreMany(_Write[Any]):
+    """Back from the trash together, as one action (several chosen in the trash)."""
+
+    ids: tuple[str, ...]
+
+    def apply(self, target: OpTarget) -> Any:
+        return target.memory.restore_many(self.ids, reason=reason_text("user.restore"))
 
 
 @dataclasses.dataclass(frozen=True)

@@ -620,42 +620,42 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>HistoryDialog</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="81" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="91" />
         <source>{0}（{1}）</source>
         <translation>{0} ({1})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="104" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="114" />
         <source>记忆的历史</source>
         <translation>Memory history</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="111" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="121" />
         <source>加载中…</source>
         <translation>Loading…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="129" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="139" />
         <source>恢复为此版本</source>
         <translation>Restore this version</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="133" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="148" />
         <source>打开这段对话</source>
         <translation>Open that chat</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="135" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="150" />
         <source>在对话里找到引起这次改动的那句话</source>
         <translation>Find the message in the chat that caused this change</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="169" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="192" />
         <source>这条记忆已不存在（可能被删除或合并）。</source>
         <translation>This memory no longer exists (it may have been deleted or merged).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="177" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="201" />
         <source>当前：{0}（{1}）</source>
         <translation>Now: {0} ({1})</translation>
     </message>
@@ -700,91 +700,106 @@ Talk about anything — I'll remember what matters to you.</translation>
         <translation>Another program ({0})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="128" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="138" />
         <source>恢复的原因（可选）</source>
         <translation>Reason for restoring (optional)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="220" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="193" />
+        <source>暂时读不到这条记忆的历史。</source>
+        <translation>The history of this memory cannot be read right now.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="245" />
         <source>创建</source>
         <translation>Added</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="221" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="246" />
         <source>修改</source>
         <translation>Edited</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="222" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="247" />
         <source>合并</source>
         <translation>Merged</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="223" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="248" />
         <source>恢复旧版本</source>
         <translation>Reverted</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="224" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="249" />
         <source>从回收站恢复</source>
         <translation>Restored</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="225" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="250" />
         <source>锁定</source>
         <translation>Locked</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="226" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="251" />
         <source>解锁</source>
         <translation>Unlocked</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="233" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="258" />
         <source>最初的版本</source>
         <translation>The first version</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="238" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="263" />
         <source> · 来自被合并的记忆</source>
         <translation> · from a merged memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="244" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="303" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="269" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="339" />
         <source>起因：“{0}”</source>
         <translation>Prompted by: “{0}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="278" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="293" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="295" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="312" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="329" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="331" />
         <source>主题：{0}</source>
         <translation>Theme: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="282" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="316" />
         <source>锁定或解锁不改变内容：这一行没有可恢复的版本。</source>
         <translation>Locking or unlocking changes no content: this row has no version to restore.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="289" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="323" />
         <source>修改前 → 修改后</source>
         <translation>Before → after</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="297" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="326" />
+        <source>这个版本和现在的内容一样。</source>
+        <translation>This version is what the memory holds now.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="333" />
         <source>并入的记忆：{0}</source>
         <translation>Merged-in memory: {0}</translation>
     </message>
+    <message numerus="yes">
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="368" />
+        <source>同时从回收站恢复之后并入这条记忆的 %n 条记忆</source>
+        <translation><numerusform>Also bring back from the trash the memory merged into this one since</numerusform><numerusform>Also bring back from the trash the %n memories merged into this one since</numerusform></translation>
+    </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="285" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="301" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="319" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="337" />
         <source>原因：{0}</source>
         <translation>Reason: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="306" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="342" />
         <source>来自：{0}</source>
         <translation>From: {0}</translation>
     </message>
@@ -2175,177 +2190,187 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
         <translation>{0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="229" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="247" />
         <source>这条记忆已经不在了（可能刚被删除或合并）。可以把你写的内容另存为一条新记忆。</source>
         <translation>This memory is gone (it may have just been deleted or merged). You can save what you wrote as a new memory.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="286" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="304" />
         <source>合并前，这条记忆刚被改过：{0}</source>
         <translation>Before the merge, this memory just changed: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="288" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="306" />
         <source>你写的合并内容还在，请对照现在的内容再确认。</source>
         <translation>Your merged text is still here: check it against the texts as they are now.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="289" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="307" />
         <source>已按现在的内容重新填写，请再确认。</source>
         <translation>Filled in again from the texts as they are now: please check.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="348" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="352" />
+        <source>要保留的那条记忆已经不在了（可能刚被删除或合并），没有合并任何内容。可以把合并后的内容另存为一条新记忆。</source>
+        <translation>The memory to keep is gone (it may just have been deleted or merged); nothing was merged. You can save the merged text as a new memory.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="371" />
         <source>已删除：{0}</source>
         <translation>Deleted: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="350" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="373" />
         <source>已删除 {0} 条记忆</source>
         <translation>Deleted {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="354" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="377" />
         <source>撤销</source>
         <translation>Undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="399" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="422" />
         <source>已经在「{0}」里了。要合并，就把它拖到另一张卡片上。</source>
         <translation>Already in “{0}”. To merge, drop it on another card.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="425" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="448" />
         <source>移动到新主题</source>
         <translation>Move to a new theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="426" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="449" />
         <source>新主题的名字：</source>
         <translation>Name of the new theme:</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="432" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="454" />
         <source>移动到…</source>
         <translation>Move to…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="443" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="461" />
+        <source>{0}（{1}）</source>
+        <translation>{0} ({1})</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="465" />
         <source>新主题…</source>
         <translation>New theme…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="455" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="477" />
         <source>展开</source>
         <translation>Expand</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="456" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="478" />
         <source>折叠</source>
         <translation>Collapse</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="459" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="481" />
         <source>重命名主题…</source>
         <translation>Rename theme…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="462" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="484" />
         <source>更改颜色…</source>
         <translation>Change colour…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="465" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="487" />
         <source>恢复默认颜色</source>
         <translation>Default colour</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="474" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="496" />
         <source>「{0}」的颜色</source>
         <translation>Colour of “{0}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="491" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="513" />
         <source>已选 {0} 条，其中 {1} 条不在视野内</source>
         <translation>{0} selected, {1} of them out of sight</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="497" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="519" />
         <source>删除</source>
         <translation>Delete</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="499" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="521" />
         <source>删除 {0} 条</source>
         <translation>Delete {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="503" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="525" />
         <source>锁定</source>
         <translation>Lock</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="504" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="526" />
         <source>锁定 {0} 条</source>
         <translation>Lock {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="506" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="528" />
         <source>解锁</source>
         <translation>Unlock</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="507" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="529" />
         <source>解锁 {0} 条</source>
         <translation>Unlock {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="510" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="532" />
         <source>置顶</source>
         <translation>Pin to the top</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="511" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="533" />
         <source>置顶 {0} 条</source>
         <translation>Pin {0} to the top</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="513" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="535" />
         <source>取消置顶</source>
         <translation>Unpin</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="514" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="536" />
         <source>取消置顶 {0} 条</source>
         <translation>Unpin {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="516" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="538" />
         <source>合并这 2 条</source>
         <translation>Merge these 2</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="522" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="544" />
         <source>编辑</source>
         <translation>Edit</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="523" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="545" />
         <source>历史</source>
         <translation>History</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="519" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="541" />
         <source>与…合并</source>
         <translation>Merge with…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="182" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="194" />
         <source>你编辑这条记忆的时候，它被改过了。</source>
         <translation>This memory was changed while you were editing it.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="185" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="197" />
         <source>现在的内容：
 {0}
 
@@ -2358,29 +2383,29 @@ Yours:
 {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="188" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="200" />
         <source>现在的主题：{0}
 你写的主题：{1}</source>
         <translation>Theme now: {0}
 Your theme: {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="189" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="201" />
         <source>用你写的覆盖现在的吗？</source>
         <translation>Replace it with what you wrote?</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="190" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="202" />
         <source>这条记忆刚被改过</source>
         <translation>This memory just changed</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="191" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="203" />
         <source>覆盖</source>
         <translation>Replace</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="531" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="553" />
         <source>复制</source>
         <translation>Copy</translation>
     </message>
@@ -2388,44 +2413,49 @@ Your theme: {1}</translation>
 <context>
     <name>MergeDialog</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="45" />
+        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="46" />
         <source>{0}（{1}）</source>
         <translation>{0} ({1})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="62" />
+        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="63" />
         <source>合并记忆</source>
         <translation>Merge memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="88" />
-        <source>合并重复的记忆</source>
-        <translation>Merge duplicate memories</translation>
+        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="96" />
+        <source>为什么合并（可选，会记入历史）</source>
+        <translation>Why merge (optional, kept in the history)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="97" />
+        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="103" />
         <source>保留</source>
         <translation>Keep</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="98" />
+        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="104" />
         <source>并入</source>
         <translation>Merge in</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="99" />
+        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="105" />
         <source>合并后</source>
         <translation>Merged</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="101" />
+        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="107" />
         <source>主题</source>
         <translation>Theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="102" />
+        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="108" />
         <source>原因</source>
         <translation>Reason</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="158" />
+        <source>从列表里选出要并入的那条记忆。</source>
+        <translation>Pick the memory to merge in from the list.</translation>
     </message>
 </context>
 <context>
@@ -2773,47 +2803,47 @@ Your theme: {1}</translation>
 <context>
     <name>ProviderPicker</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/provider_picker.py" line="71" />
+        <location filename="../../sonetto_desktop/ui/settings/provider_picker.py" line="72" />
         <source>选择服务商…</source>
         <translation>Choose a provider…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/provider_picker.py" line="80" />
+        <location filename="../../sonetto_desktop/ui/settings/provider_picker.py" line="81" />
         <source>自定义</source>
         <translation>Custom</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/provider_picker.py" line="89" />
+        <location filename="../../sonetto_desktop/ui/settings/provider_picker.py" line="90" />
         <source>使用</source>
         <translation>Use</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/provider_picker.py" line="130" />
+        <location filename="../../sonetto_desktop/ui/settings/provider_picker.py" line="131" />
         <source>%1 的 API 密钥</source>
         <translation>Your %1 API key</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/provider_picker.py" line="132" />
+        <location filename="../../sonetto_desktop/ui/settings/provider_picker.py" line="133" />
         <source>本地模型可以留空</source>
         <translation>Leave empty for local models</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/provider_picker.py" line="196" />
+        <location filename="../../sonetto_desktop/ui/settings/provider_picker.py" line="198" />
         <source>没有找到本机的 %1：请先启动它（或在下面填写它的地址）。</source>
         <translation>%1 isn't running on this computer: start it first (or enter its address below).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/provider_picker.py" line="225" />
+        <location filename="../../sonetto_desktop/ui/settings/provider_picker.py" line="227" />
         <source>发现本机的 %1</source>
         <translation>Found %1 on this computer</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../sonetto_desktop/ui/settings/provider_picker.py" line="225" />
+        <location filename="../../sonetto_desktop/ui/settings/provider_picker.py" line="227" />
         <source>（%n 个模型）</source>
         <translation><numerusform> (1 model)</numerusform><numerusform> (%n models)</numerusform></translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/provider_picker.py" line="227" />
+        <location filename="../../sonetto_desktop/ui/settings/provider_picker.py" line="229" />
         <source>发现本机的 %1，但它还没有模型。</source>
         <translation>Found %1 on this computer, but it has no models yet.</translation>
     </message>
@@ -3648,12 +3678,12 @@ Your theme: {1}</translation>
         <translation>Chat could not start: %1. The memory wall still works; check the data folder, then restart.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="549" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="554" />
         <source>没有切换到 PostgreSQL：本机的记忆没能搬到记忆服务器 {0} 上（{1}）。仍在使用本机的记忆库，记忆都还在。</source>
         <translation>Did not switch to PostgreSQL: the memories on this computer could not be moved to the memory server {0} ({1}). Still using this computer's memory store; every memory is still there.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="553" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="558" />
         <source>无法切换存储方式：{0}。仍在使用原来的记忆库。</source>
         <translation>Cannot switch the storage: {0}. Still using the previous memory store.</translation>
     </message>
@@ -3734,7 +3764,7 @@ Your theme: {1}</translation>
         <translation>Undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="554" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="559" />
         <source>无法使用新的数据文件夹 {0}：{1}。仍在使用原来的记忆库。</source>
         <translation>Cannot use the new data folder {0}: {1}. Still using the previous memory store.</translation>
     </message>
@@ -4078,14 +4108,14 @@ Your theme: {1}</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="63" />
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="171" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="175" />
         <source>永久删除</source>
         <translation>Delete for good</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="64" />
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="160" />
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="161" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="164" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="165" />
         <source>清空回收站</source>
         <translation>Empty the trash</translation>
     </message>
@@ -4100,37 +4130,37 @@ Your theme: {1}</translation>
         <translation>Deleted memories: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="160" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="164" />
         <source>永久删除回收站里的全部记忆？此操作无法撤销。</source>
         <translation>Delete every memory in the trash for good? This cannot be undone.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="168" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="172" />
         <source>永久删除「{0}」？此操作无法撤销。</source>
         <translation>Delete “{0}” for good? This cannot be undone.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="170" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="174" />
         <source>永久删除选中的 {0} 条记忆？此操作无法撤销。</source>
         <translation>Delete the {0} selected memories for good? This cannot be undone.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="193" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="197" />
         <source>并入「{0}」</source>
         <translation>merged into “{0}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="195" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="199" />
         <source>并入另一条记忆（已不在）</source>
         <translation>merged into another memory (no longer there)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="204" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="208" />
         <source>回收站里的记忆会一直保留，直到你永久删除。</source>
         <translation>Deleted memories stay here until you delete them for good.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="205" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="209" />
         <source>删除超过 {0} 天的记忆会在启动时被永久清除。</source>
         <translation>Memories deleted more than {0} days ago are removed for good at start-up.</translation>
     </message>
@@ -4301,83 +4331,83 @@ Your theme: {1}</translation>
 <context>
     <name>WallBulk</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="39" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="40" />
         <source>已锁定 {0} 条</source>
         <translation>{0} locked</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="41" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="42" />
         <source>已不在 {0} 条</source>
         <translation>{0} gone</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="42" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="43" />
         <source>（跳过 {0} 条：{1}）</source>
         <translation> ({0} skipped: {1})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="43" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="44" />
         <source>，</source>
         <translation>, </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="71" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="72" />
         <source>已把 {0} 条移到「{1}」</source>
         <translation>Moved {0} to “{1}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="77" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="78" />
         <source>已删除 {0} 条记忆</source>
         <translation>Deleted {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="83" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="84" />
         <source>已锁定 {0} 条：Sonetto 和其他应用不能再改动它们</source>
         <translation>Locked {0}: Sonetto and other apps can no longer change them</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="84" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="85" />
         <source>已解锁 {0} 条</source>
         <translation>Unlocked {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="91" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="92" />
         <source>删除 Sonetto 今天写的记忆</source>
         <translation>Delete what Sonetto wrote today</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="92" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="93" />
         <source>把 Sonetto 今天新写下的记忆都移到回收站？之后可以在提示里撤销，或从回收站恢复。</source>
         <translation>Move every memory Sonetto wrote today to the trash? You can undo it from the notification, or restore them from the trash.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="95" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="96" />
         <source>删除</source>
         <translation>Delete</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="97" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="98" />
         <location filename="../../sonetto_desktop/ui/wall/selection.py" line="147" />
         <source>取消</source>
         <translation>Cancel</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="106" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="107" />
         <source>已删除 Sonetto 今天写的 {0} 条记忆</source>
         <translation>Deleted {0} memories Sonetto wrote today</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="107" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="108" />
         <source>Sonetto 今天还没有写下新的记忆。</source>
         <translation>Sonetto has not written any new memory today.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="114" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="115" />
         <source>重命名主题</source>
         <translation>Rename theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="115" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="116" />
         <source>「{0}」的新名字：</source>
         <translation>New name for “{0}”:</translation>
     </message>
@@ -4501,6 +4531,11 @@ Your theme: {1}</translation>
         <location filename="../../sonetto_desktop/ui/wall/outline.py" line="47" />
         <source>主题目录</source>
         <translation>Themes</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall/outline.py" line="61" />
+        <source>{0}（{1}）</source>
+        <translation>{0} ({1})</translation>
     </message>
 </context>
 <context>

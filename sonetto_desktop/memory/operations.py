@@ -225,6 +225,10 @@ class MemoryOperations:
     def delete_many(self, ids: Iterable[str], *, reason: str = "批量删除") -> BulkResult:
         return run_bulk(self, ids, reason, lambda ops, mid: ops.delete(mid, reason=reason))
 
+    def restore_many(self, ids: Iterable[str], *, reason: str = "从回收站恢复") -> BulkResult:
+        """Bring ``ids`` back from the trash as one action (one gone from the trash is skipped)."""
+        return run_bulk(self, ids, reason, lambda ops, mid: ops.restore(mid, reason=reason))
+
     def lock_many(self, ids: Iterable[str], locked: bool = True, *, reason: str = "") -> BulkResult:
         why = reason or ("批量锁定" if locked else "批量解锁")
         return run_bulk(self, ids, why, lambda ops, mid: ops.set_locked(mid, locked, reason=why))

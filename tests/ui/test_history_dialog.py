@@ -69,6 +69,67 @@ async def test_revert_to_first_version_is_a_new_change(service, populated_store,
     assert dialog.current_label.text() == "当前：有一只叫年糕的橘猫（家人）"
 
 
+async def test_a_version_the_memory_already_has_again_offers_no_revert(service, populated_store, qtbot, wait):
+    """After 恢复为此版本, the older row holds the text the memory has now: reverting to it again would
+    only add an empty change (another history row, an Edit-menu undo, the card first in 最近)."""
+    memory_id = populated_store.ids["有一只叫年糕的橘猫"]
+    populated_store.update(memory_id, "猫改名了", new_description="有一只叫汤圆的橘猫", actor="agent")
+    populated_store.revert(memory_id, 0, "其实叫年糕", actor="user")
+    dialog = HistoryDialog(service, memory_id)
+    qtbot.addWidget(dialog)
+    await dialog.wait_loaded()
+    assert [row.version for row in dialog.rows()] == [2, 1, 0]
+    dialog.list.setCurrentRow(2)  # 最初的版本: 年糕, as now
+    assert not dialog.revert_button.isEnabled() and "和现在的内容一样" in dialog.diff.toPlainText()
+    assert dialog.revert_selected() is None
+    assert len(populated_store.get(memory_id).history) == 3  # nothing written
+    dialog.list.setCurrentRow(1)  # 汤圆: another text
+    assert dialog.revert_button.isEnabled()
+
+
+async def test_reverting_to_before_a_merge_brings_the_merged_memory_back_too(service, populated_store, qtbot, wait):
+    """恢复为此版本 on a version from before a merge: the kept memory gets its own text back, and the
+    memory merged into it comes back from the trash in the same action (it was left there, out of
+    sight, its words on no card, until the trash was emptied). The person can leave it there."""
+    keep = populated_store.ids["喜欢手冲咖啡，不加糖"]
+    gone = populated_store.ids["讨厌香菜"]
+    populated_store.merge(keep, gone, "喜欢手冲咖啡不加糖，讨厌香菜", "品味", "都是口味")
+    dialog = HistoryDialog(service, keep)
+    qtbot.addWidget(dialog)
+    await dialog.wait_loaded()
+    dialog.list.setCurrentRow(0)  # the merge itself: nothing from before it
+    assert dialog.revert_button.isEnabled() is False and dialog.restore_merged.isHidden()
+    dialog.list.setCurrentRow(dialog.list.count() - 1)  # 最初的版本, before the merge
+    assert not dialog.restore_merged.isHidden() and dialog.restore_merged.isChecked()
+    assert dialog.restore_merged.text() == "同时从回收站恢复之后并入这条记忆的 1 条记忆"
+    dialog.revert_button.click()
+    await service.drain()
+    assert populated_store.get(keep).description == "喜欢手冲咖啡，不加糖"
+    assert populated_store.get(gone).description == "讨厌香菜"
+    assert populated_store.list_trash() == []
+    turns = {populated_store.get(keep).history[-1]["turn_id"], populated_store.get(gone).history[-1]["turn_id"]}
+    assert len(turns) == 1  # one action: one Ctrl+Z takes both back
+    populated_store.undo_turn(turns.pop())
+    assert populated_store.get(keep).description == "喜欢手冲咖啡不加糖，讨厌香菜"
+    assert [row["id"] for row in populated_store.list_trash()] == [gone]
+
+
+async def test_reverting_to_before_a_merge_can_leave_the_merged_memory_in_the_trash(service, populated_store,
+                                                                                  qtbot):
+    keep = populated_store.ids["喜欢手冲咖啡，不加糖"]
+    gone = populated_store.ids["讨厌香菜"]
+    populated_store.merge(keep, gone, "喜欢手冲咖啡不加糖，讨厌香菜", "品味", "都是口味")
+    dialog = HistoryDialog(service, keep)
+    qtbot.addWidget(dialog)
+    await dialog.wait_loaded()
+    dialog.list.setCurrentRow(dialog.list.count() - 1)
+    dialog.restore_merged.setChecked(False)
+    dialog.revert_button.click()
+    await service.drain()
+    assert populated_store.get(keep).description == "喜欢手冲咖啡，不加糖"
+    assert [row["id"] for row in populated_store.list_trash()] == [gone]
+
+
 async def test_merged_memory_shows_absorbed_history_without_revert(service, populated_store, qtbot):
     keep = populated_store.ids["喜欢手冲咖啡，不加糖"]
     gone = populated_store.ids["讨厌香菜"]
@@ -98,6 +159,44 @@ async def test_history_of_a_deleted_memory_says_so(service, populated_store, qtb
     await dialog.wait_loaded()
     assert "已不存在" in dialog.current_label.text()
     assert dialog.list.count() == 0 and not dialog.revert_button.isEnabled()
+    assert failures == []  # the dialog says it; no error toast besides
+
+
+async def test_a_memory_merged_away_while_its_history_is_open_is_said_once_without_an_error(
+        service, populated_store, qtbot, wait):
+    """Sonetto (or the command line) merges the memory into another while the person reads its history:
+    the dialog says the memory is gone; that is no failure of theirs to toast about."""
+    gone = populated_store.ids["讨厌香菜"]
+    keep = populated_store.ids["喜欢手冲咖啡，不加糖"]
+    failures = []
+    service.operation_failed.connect(failures.append)
+    dialog = HistoryDialog(service, gone)
+    qtbot.addWidget(dialog)
+    await dialog.wait_loaded()
+    assert dialog.list.count() == 1
+    populated_store.merge(keep, gone, "喜欢手冲咖啡不加糖，讨厌香菜", "品味", "重复", actor="agent")
+    await wait(lambda: "已不存在" in dialog.current_label.text(), message="the dialog follows the store")
+    await dialog.wait_loaded()
+    await service.drain()
+    assert failures == [], "an error toast for a memory that is simply gone"
+    assert dialog.list.count() == 0 and not dialog.revert_button.isEnabled()
+
+
+async def test_history_that_cannot_be_read_does_not_say_the_memory_is_gone(service, populated_store, qtbot,
+                                                                          monkeypatch):
+    memory_id = populated_store.ids["讨厌香菜"]
+
+    def unreadable(*_a, **_k):
+        raise OSError("database is locked")
+
+    monkeypatch.setattr(populated_store, "get", unreadable)  # the store fails this read
+    failures = []
+    service.operation_failed.connect(failures.append)
+    dialog = HistoryDialog(service, memory_id)
+    qtbot.addWidget(dialog)
+    await dialog.wait_loaded()
+    assert len(failures) == 1  # the toast says why
+    assert "已不存在" not in dialog.current_label.text() and "读不到" in dialog.current_label.text()
 
 
 async def test_trash_restore_and_purge(service, populated_store, qtbot, wait):
@@ -123,6 +222,28 @@ async def test_trash_restore_and_purge(service, populated_store, qtbot, wait):
     assert populated_store.list_trash() == []
     await wait(lambda: dialog.ids() == [] and dialog.summary.text() == "回收站是空的。")
     assert not dialog.empty_button.isEnabled()
+
+
+async def test_restoring_several_memories_from_the_trash_is_one_action(service, populated_store, qtbot, wait):
+    """删除 3 条 is one action (one toast, one 撤销, one Ctrl+Z); bringing them back from the trash
+    together is one too: restored one action each, a Ctrl+Z took back only the last of them."""
+    cat = populated_store.ids["有一只叫年糕的橘猫"]
+    rust = populated_store.ids["正在用 Rust 重写调度服务"]
+    populated_store.delete(cat, "测试")
+    populated_store.delete(rust, "测试")
+    dialog = TrashDialog(service)
+    qtbot.addWidget(dialog)
+    await dialog.wait_loaded()
+    dialog.select_ids([cat, rust])
+    dialog.restore_button.click()
+    await service.drain()
+    await wait(lambda: dialog.ids() == [], message="both restored")
+    last = [populated_store.get(mid).history[-1] for mid in (cat, rust)]
+    assert [entry["action"] for entry in last] == ["restore", "restore"]
+    assert last[0]["turn_id"] == last[1]["turn_id"]
+    assert last[0]["actor"] == "user" and last[0]["reason"] == "从回收站恢复"
+    populated_store.undo_turn(last[0]["turn_id"])  # one undo takes both back
+    assert sorted(row["id"] for row in populated_store.list_trash()) == sorted([cat, rust])
 
 
 async def test_a_very_long_memory_keeps_the_dialog_on_screen(service, populated_store, qtbot):

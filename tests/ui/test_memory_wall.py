@@ -135,6 +135,29 @@ async def test_drop_card_on_card_opens_prefilled_merge_and_merges(wall, populate
     await wait(lambda: wall.model.card(gone) is None and "喜欢不加糖的手冲咖啡，讨厌香菜" in card_texts(wall, "品味"))
 
 
+async def test_a_merge_needs_no_reason_and_its_history_reads_in_either_language(wall, populated_store, wait, english):
+    """The reason of a merge is optional, as an edit's is: emptied, 确定 stays enabled (it was greyed
+    out without a word why). Left alone, the history keeps the app's own reason, shown in the language
+    of whoever reads it (the English window stored its own words, which the Chinese one showed in
+    English, and the other way round)."""
+    from PySide6.QtWidgets import QDialogButtonBox
+
+    from sonetto_desktop.presentation.reasons import render_reason
+
+    await wall.reload()
+    keep = populated_store.ids["喜欢手冲咖啡，不加糖"]
+    gone = populated_store.ids["讨厌香菜"]
+    dialog = wall.actions.merge_cards(keep, gone)
+    ok = dialog.buttons.button(QDialogButtonBox.StandardButton.Ok)
+    dialog.reason_edit.setText("重复了")
+    dialog.reason_edit.clear()
+    assert ok.isEnabled()
+    dialog.accept()
+    await wait(lambda: gone in {row["id"] for row in populated_store.list_trash()}, message="merged")
+    reason = populated_store.get(keep).history[-1]["reason"]
+    assert (render_reason(reason, "zh_CN"), render_reason(reason, "en")) == ("手动合并", "Merged by hand")
+
+
 def test_merged_text_joins_sentences():
     assert merged_text("喜欢猫", "有一只橘猫") == "喜欢猫；有一只橘猫"
     assert merged_text("喜欢猫。", "有一只橘猫") == "喜欢猫。有一只橘猫"
@@ -203,6 +226,25 @@ async def test_add_card_through_dialog_reveals_it(wall, populated_store, wait):
     await wait(lambda: wall.section("爱好").view.currentIndex().data(CardRole.Id) == new_id)
 
 
+async def test_a_card_added_while_a_filter_hides_it_is_shown_anyway(wall, populated_store, wait):
+    """With 「Sonetto 写的」 on, the card the person just added is theirs: the filter hid it, the wall
+    showed no sign of it, and the add looked as if it had failed (a second one followed). It is
+    revealed as a search-hidden card is: the filter ends."""
+    await wall.reload()
+    wall.set_filter("agent")
+    await wait(lambda: not wall.loading())
+    dialog = wall.actions.add_card()
+    dialog.description_edit.setPlainText("周末在学做陶艺")
+    dialog.theme_edit.setText("爱好")
+    dialog.accept()
+    await wait(lambda: wall.model.rowCount() == 7, message="added")
+    await wait(lambda: wall.section("爱好") is not None and wall.visible_ids("爱好") != [],
+               message=lambda: f"filter {wall.filter_name()}, shown {wall.visible_ids('爱好')}")
+    new_id = wall.visible_ids("爱好")[0]
+    assert wall.filter_name() == "all"
+    await wait(lambda: wall.section("爱好").view.currentIndex().data(CardRole.Id) == new_id)
+
+
 async def test_delete_key_then_undo_toast(wall, populated_store, qtbot, wait):
     await wall.reload()
     cat = populated_store.ids["有一只叫年糕的橘猫"]
@@ -219,6 +261,8 @@ async def test_delete_key_then_undo_toast(wall, populated_store, qtbot, wait):
     await wall.service.drain()
     assert populated_store.get(cat).description == "有一只叫年糕的橘猫"
     await wait(lambda: wall.section("家人") is not None and wall.section("家人").proxy.ids() == [cat])
+    last = populated_store.get(cat).history[-1]  # the history says what the person did: 撤销 in a toast,
+    assert (last["action"], last["actor"], last["reason"]) == ("restore", "user", "从提示里撤销")  # as for several
 
 
 async def test_search_is_debounced_and_filters(wall, populated_store, qtbot, wait):
@@ -401,6 +445,28 @@ async def test_live_change_keeps_the_selected_card_selected(wall, populated_stor
     populated_store.update(last, "补充", new_description="刚刚改过，所以排到最前")
     await wait(lambda: section.proxy.ids()[0] == last, message="moved to the top")
     assert section.view.currentIndex().data(CardRole.Id) == last  # a move, not remove + insert
+
+
+async def test_a_selected_card_filed_elsewhere_meanwhile_stays_selected(wall, populated_store, wait):
+    """The person selected cards to act on; Sonetto (or the command line) files one of them under
+    another theme meanwhile: it stays in the selection, in its new section, so a Delete or a move acts
+    on every card they picked (it dropped out, and the action left it behind)."""
+    await wall.reload()
+    herb = populated_store.ids["讨厌香菜"]
+    cat = populated_store.ids["有一只叫年糕的橘猫"]
+    wall.select_ids([herb, cat])
+    assert sorted(wall.selected_ids()) == sorted([herb, cat])
+    populated_store.update(cat, "整理", new_theme="宠物", actor="agent")
+    await wait(lambda: wall.model.card(cat)[THEME] == "宠物" and wall.section("宠物") is not None)
+    await wait(lambda: sorted(wall.selected_ids()) == sorted([herb, cat]),
+               message=lambda: f"selected: {wall.selected_ids()}")
+    populated_store.update(herb, "整理", new_theme="宠物", actor="agent")  # into a section that is there
+    await wait(lambda: wall.model.card(herb)[THEME] == "宠物")
+    await wait(lambda: sorted(wall.selected_ids()) == sorted([herb, cat]),
+               message=lambda: f"selected: {wall.selected_ids()}")
+    populated_store.delete(cat, "过时", actor="agent")  # gone: out of the selection, nothing else in
+    await wait(lambda: wall.model.card(cat) is None)
+    assert wall.selected_ids() == [herb]
 
 
 async def test_unreadable_store_leaves_an_honest_empty_wall(tmp_path, qtbot):

@@ -33,13 +33,20 @@ async def test_a_write_from_the_wall_that_fails_is_said_in_the_one_wording(wall,
     assert cat not in populated_store.all_items()
 
 
-async def test_a_read_that_fails_is_said_in_the_one_wording(wall, populated_store, qtbot, wait):
+async def test_a_read_that_fails_is_said_in_the_one_wording(wall, populated_store, qtbot, wait, monkeypatch):
     await wall.reload()
-    dialog = HistoryDialog(wall.service, "no-such-memory", wall)
+    cat = populated_store.ids["有一只叫年糕的橘猫"]
+    failure = OSError("database is locked")
+
+    def unreadable(*_a, **_k):
+        raise failure
+
+    monkeypatch.setattr(populated_store, "get", unreadable)  # the history's read fails
+    dialog = HistoryDialog(wall.service, cat, wall)
     qtbot.addWidget(dialog)
     await wait(lambda: _error_toasts(wall.toasts), message="a toast")
-    assert _error_toasts(wall.toasts) == [NOT_FOUND]
-    dialog.close()
+    assert _error_toasts(wall.toasts) == [describe_error(failure)]
+    dialog.close()  # (a memory that is simply gone is said in the dialog, no toast: test_history_dialog)
 
 
 async def test_a_settings_page_s_blocking_work_that_fails_is_said_in_place(qtbot, tmp_path):

@@ -376,6 +376,32 @@ async def test_renaming_a_theme_and_merging_into_an_existing_one(wall, populated
     await wait(lambda: wall.section("家人") is not None, message="the merge undone")
 
 
+async def test_a_theme_name_typed_too_long_is_held_to_the_limit_not_refused_after_the_dialog_closed(
+        wall, populated_store, wait):
+    """新主题… and 重命名主题… stop at a theme's length limit as the edit dialog's theme does: the store
+    refused a longer name only after the dialog had closed (what was typed lost, a developer's message
+    in the toast)."""
+    from sonetto_desktop.memory.item import MAX_THEME_CHARS
+
+    await wall.reload()
+    failures = []
+    wall.service.operation_failed.connect(failures.append)
+    cat = populated_store.ids["有一只叫年糕的橘猫"]
+    long_name = "很长的主题" * 30
+    dialog = wall.actions.ask_new_theme([cat])
+    dialog.setTextValue(long_name)
+    assert len(dialog.textValue()) == MAX_THEME_CHARS
+    dialog.accept()
+    await wait(lambda: populated_store.get(cat).theme == long_name[:MAX_THEME_CHARS], message="moved")
+    dialog = wall.bulk.ask_rename_theme("工作")
+    dialog.setTextValue("另一个" + long_name)
+    assert len(dialog.textValue()) == MAX_THEME_CHARS
+    dialog.accept()
+    await wait(lambda: wall.section("工作") is None, message="renamed")
+    await wall.service.drain()
+    assert failures == []
+
+
 async def test_undo_of_a_bulk_action_refuses_when_a_card_changed_since(wall, populated_store, wait):
     await wall.reload()
     coffee, herb = populated_store.ids["喜欢手冲咖啡，不加糖"], populated_store.ids["讨厌香菜"]

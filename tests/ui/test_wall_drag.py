@@ -126,6 +126,25 @@ async def test_context_menu_moves_to_a_theme_or_a_new_one(wall, populated_store,
     menu.close()
 
 
+async def test_the_move_menu_and_the_outline_name_counts_in_the_english_window_s_own_way(service, populated_store,
+                                                                                          qtbot, english, wait):
+    """「品味（3）」 in the English window was Chinese punctuation around an English count."""
+    from sonetto_desktop.ui.wall.memory_wall import MemoryWall
+
+    wall = MemoryWall(service)  # made in English
+    qtbot.addWidget(wall)
+    wall.resize(900, 700)
+    wall.show()
+    await wall.reload()
+    await wait(lambda: not wall.loading())
+    cat = populated_store.ids["有一只叫年糕的橘猫"]
+    menu = wall.actions.context_menu(cat, [cat])
+    move = menu.findChild(type(menu), "MoveMenu")
+    assert "品味 (3)" in [a.text() for a in move.actions()]
+    menu.close()
+    assert wall.outline.item_for("品味").toolTip() == "品味 (3)"
+
+
 async def test_dropping_on_a_theme_in_the_outline_moves_there(wall, populated_store, wait):
     await wall.reload()
     assert wall.outline.isVisible()

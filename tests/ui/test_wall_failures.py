@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
 from PySide6.QtCore import Qt
 
 from sonetto_desktop.presentation.cards import DESCRIPTION, THEME
@@ -138,6 +139,23 @@ async def test_failed_merge_reopens_the_merge_dialog_with_the_text(wall, populat
     again = wall.actions.active_dialog
     assert again.description_edit.toPlainText() == "咖啡不加糖，不吃香菜"
     assert populated_store.get(keep).description == "喜欢手冲咖啡"
+
+async def test_a_merge_into_a_card_sonetto_deleted_meanwhile_says_why_the_text_comes_back_as_new(wall, populated_store,
+                                                                                                wait):
+    """The kept card went while the merge dialog was open: the merged text comes back in 新建记忆, and
+    the dialog says why (as an edit's does), not a bare new-memory form behind an error toast."""
+    await wall.reload()
+    keep = populated_store.ids["喜欢手冲咖啡，不加糖"]
+    gone = populated_store.ids["讨厌香菜"]
+    first = wall.actions.merge_cards(keep, gone)
+    first.description_edit.setPlainText("咖啡不加糖，不吃香菜")
+    populated_store.delete(keep, "过时", actor="agent")
+    first.accept()
+    again = await _reopened(wall, first, wait)
+    assert again.values()[0] == "咖啡不加糖，不吃香菜"
+    assert "已经不在了" in again.hint.text()
+    assert populated_store.get(gone).description == "讨厌香菜"  # nothing was merged away
+
 
 async def test_a_merge_after_sonetto_rewrote_the_other_memory_opens_again_with_its_new_text(wall, populated_store,
                                                                                             wait):
@@ -290,6 +308,33 @@ async def test_a_card_cannot_be_merged_with_itself(wall, populated_store):
     dialog = wall.actions.merge_cards(keep, keep)
     assert dialog.second_id() != keep
     assert keep not in [dialog.second_combo.itemData(i) for i in range(dialog.second_combo.count())]
+
+
+@pytest.mark.qt_log_ignore(r"^This plugin does not support (raise\(\)|grabbing the keyboard|propagateSizeHints\(\))$")
+async def test_text_typed_in_the_merge_box_never_merges_the_card_it_no_longer_shows(wall, populated_store, wait):
+    """Typing in 并入 (to find a card) left the box on the card listed first while it showed the typed
+    words, with 确定 enabled: that card, one the person no longer saw named, went to the trash. Now
+    确定 waits until a card of the list is picked, and the typed words find cards by any part."""
+    from PySide6.QtWidgets import QDialogButtonBox
+
+    await wall.reload()
+    keep = populated_store.ids["喜欢手冲咖啡，不加糖"]
+    cat = populated_store.ids["有一只叫年糕的橘猫"]
+    dialog = wall.actions.merge_cards(keep)
+    ok = dialog.buttons.button(QDialogButtonBox.StandardButton.Ok)
+    combo = dialog.second_combo
+    assert ok.isEnabled() and dialog.values()[1] == combo.currentData()
+    combo.lineEdit().selectAll()
+    combo.lineEdit().insert("橘猫")  # typed, nothing picked yet
+    assert dialog.values()[1] == "" and not ok.isEnabled()
+    assert dialog.hint.text()  # says to pick one
+    completer = combo.completer()
+    completer.setCompletionPrefix("橘猫")
+    assert completer.completionCount() == 1 and "有一只叫年糕的橘猫" in completer.currentCompletion()
+    combo.setCurrentIndex(combo.findData(cat))  # picked
+    assert dialog.values()[1] == cat and ok.isEnabled() and not dialog.hint.text()
+    assert "有一只叫年糕的橘猫" in dialog.description_edit.toPlainText()
+    dialog.done(0)
 
 
 async def test_edit_dialog_types_at_the_end_and_tab_moves_on(qtbot):

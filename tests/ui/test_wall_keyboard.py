@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QApplication
 
 from sonetto_desktop.ui.dialogs.edit import EditDialog
 from sonetto_desktop.ui.wall.card_view import ThemeCardView
+from sonetto_desktop.ui.wall.memory_model import CardRole
 
 
 async def _ready(wall, qtbot, wait):
@@ -120,3 +121,66 @@ async def test_tab_into_the_cards_then_enter_edits_the_first_card(wall, populate
     assert isinstance(dialog, EditDialog)
     assert dialog.values()[0] == populated_store.get(view.proxy.ids()[view.currentIndex().row()]).description
     dialog.reject()
+
+
+async def test_an_edit_that_moves_the_card_to_another_theme_keeps_the_keyboard_on_it(wall, populated_store, qtbot,
+                                                                                    wait):
+    """Enter, a new theme, OK: the card is now in another theme's section (its own may be gone); the
+    focus and the selection go with it, never nowhere (the arrows and Delete did nothing then)."""
+    await _ready(wall, qtbot, wait)
+    cat = populated_store.ids["有一只叫年糕的橘猫"]  # the only card of 家人
+    wall.reveal(cat)
+    qtbot.keyClick(wall.section("家人").view, Qt.Key.Key_Return)
+    dialog = wall.actions.active_dialog
+    assert isinstance(dialog, EditDialog)
+    dialog.theme_edit.setText("宠物")
+    dialog.accept()
+    await wait(lambda: wall.section("宠物") is not None and wall.section("宠物").isVisible(), message="moved")
+    view = wall.section("宠物").view
+    await wait(lambda: wall.selected_ids() == [cat], message=lambda: f"selected: {wall.selected_ids()}")
+    wall.activateWindow()  # (the offscreen platform does not give the window back when the dialog closes)
+    await wait(wall.isActiveWindow, message="wall active")
+    await wait(lambda: QApplication.focusWidget() is view, message=lambda: f"focus on {QApplication.focusWidget()}")
+    assert wall.selected_ids() == [cat] and view.currentIndex().data(CardRole.Id) == cat
+
+
+async def test_after_the_delete_key_the_next_card_is_selected_and_delete_goes_on(wall, populated_store, qtbot, wait):
+    """As in a file manager: the card that takes the deleted one's place is selected, so Delete again
+    deletes it (the place kept the focus, nothing selected: Delete did nothing, with no word why)."""
+    await _ready(wall, qtbot, wait)
+    section = wall.section("品味")
+    view = section.view
+    first, second = section.proxy.ids()[:2]
+    assert wall.reveal(first)
+    qtbot.keyClick(view, Qt.Key.Key_Delete)
+    await wait(lambda: first not in populated_store.all_items() and first not in section.proxy.ids(), message="deleted")
+    await wait(lambda: wall.selected_ids() != [], message="a card selected again")
+    assert wall.selected_ids() == [view.currentIndex().data(CardRole.Id)]
+    again = wall.selected_ids()[0]
+    qtbot.keyClick(view, Qt.Key.Key_Delete)
+    await wait(lambda: again not in populated_store.all_items(), message="deleted with the next Delete")
+
+
+async def test_deleting_the_last_card_of_a_theme_keeps_the_keyboard_in_the_cards(wall, populated_store, qtbot, wait):
+    """The theme goes with its last card; the focus goes on to a card of the next theme (it landed in
+    the search box, where the next keys typed a search)."""
+    await _ready(wall, qtbot, wait)
+    cat = populated_store.ids["有一只叫年糕的橘猫"]  # the only card of 家人
+    assert wall.reveal(cat)
+    qtbot.keyClick(wall.section("家人").view, Qt.Key.Key_Delete)
+    await wait(lambda: wall.section("家人") is None, message="the theme went")
+    await wait(lambda: isinstance(QApplication.focusWidget(), ThemeCardView),
+               message=lambda: f"focus on {QApplication.focusWidget()}")
+    view = QApplication.focusWidget()
+    assert wall.selected_ids() == [view.currentIndex().data(CardRole.Id)]
+
+
+async def test_a_selected_card_filed_elsewhere_meanwhile_takes_no_other_card_into_the_selection(wall, populated_store,
+                                                                                               qtbot, wait):
+    await _ready(wall, qtbot, wait)
+    herb = populated_store.ids["讨厌香菜"]
+    assert wall.reveal(herb)  # selected, the keys in 品味
+    populated_store.update(herb, "整理", new_theme="宠物", actor="agent")
+    await wait(lambda: wall.section("宠物") is not None and wall.selected_ids() == [herb],
+               message=lambda: f"selected: {wall.selected_ids()}")
+    assert wall.section("品味").view.selected_ids() == []

@@ -20,6 +20,7 @@ import shiboken6
 from PySide6.QtCore import QCoreApplication, QSize, Qt, Signal
 from PySide6.QtWidgets import (
     QApplication,
+    QCheckBox,
     QDialog,
     QDialogButtonBox,
     QHBoxLayout,
@@ -34,6 +35,8 @@ from PySide6.QtWidgets import (
 )
 
 from sonetto_desktop import ops
+from sonetto_desktop.ops import Failed
+from sonetto_desktop.memory.errors import MemoryNotFound
 from sonetto_desktop.memory.events import MemoryChange
 from sonetto_desktop.memory import kinds
 from sonetto_desktop.memory.item import MemoryItem, parse_time
@@ -72,6 +75,13 @@ def history_rows(item: MemoryItem) -> list[HistoryRow]:
 
 
 CURRENT_CHARS = 160
+
+
+def _merged_ids(entries: list[dict[str, Any]]) -> list[str]:
+    """The memories ``entries`` (a memory's own history, or part of it) merged into it, oldest first."""
+    return [str(entry["merged_id"]) for entry in entries
+            if isinstance(entry, dict) and "from" not in entry and entry.get("action") == kinds.MERGE
+            and isinstance(entry.get("merged_id"), str)]
 
 
 def _format_time(value: Any) -> str:
@@ -130,6 +140,11 @@ class HistoryDialog(QDialog):
         self.revert_button.setObjectName("HistoryRevert")
         self.revert_button.setEnabled(False)
         self.revert_button.clicked.connect(self.revert_selected)
+        self.restore_merged = QCheckBox(self)  # reverting to before a merge: the merged memories too
+        self.restore_merged.setObjectName("HistoryRestoreMerged")
+        self.restore_merged.setChecked(True)
+        self.restore_merged.hide()
+        self._in_trash: set[str] = set()  # the memories merged into this one that are in the trash now
         self.open_chat_button = QPushButton(self.tr("打开这段对话"), self)
         self.open_chat_button.setObjectName("HistoryOpenChat")
         self.open_chat_button.setToolTip(self.tr("在对话里找到引起这次改动的那句话"))
@@ -145,6 +160,7 @@ class HistoryDialog(QDialog):
         layout = QVBoxLayout(self)
         layout.addWidget(self.current_label)
         layout.addWidget(splitter, 1)
+        layout.addWidget(self.restore_merged)
         layout.addLayout(revert_row)
         layout.addWidget(buttons)
 
@@ -157,16 +173,24 @@ class HistoryDialog(QDialog):
     # ── loading ───────────────────────────────────────────────────────
 
     async def load(self) -> None:
-        item = await self._service.run(ops.Item(self.memory_id))
+        # gone (deleted, merged away) is what the dialog says, not a failure to toast about
+        found = await self._service.run(ops.Item(self.memory_id), handled=(MemoryNotFound,))
         if not shiboken6.isValid(self):
             return
+        item = found if isinstance(found, MemoryItem) else None
+        merged = set(_merged_ids(item.history)) if item is not None else set()
+        trash = (await self._service.run(ops.Trash()) or []) if merged else []
+        if not shiboken6.isValid(self):
+            return
+        self._in_trash = {str(row["id"]) for row in trash if row.get("id") in merged}
         self._item = item
         index = self.list.currentRow()
         selected = self._rows[index] if 0 <= index < len(self._rows) else None
         self.list.clear()
         if item is None:
             self._rows = []
-            self.current_label.setText(self.tr("这条记忆已不存在（可能被删除或合并）。"))
+            self.current_label.setText(self.tr("这条记忆已不存在（可能被删除或合并）。") if isinstance(found, Failed)
+                                       else self.tr("暂时读不到这条记忆的历史。"))  # (the toast says why)
             self.diff.clear()
             self._update_revert_button()
             self.loaded.emit()
@@ -197,7 +221,8 @@ class HistoryDialog(QDialog):
             await asyncio.shield(self._load_task)
 
     def _on_memory_changed(self, change: MemoryChange) -> None:
-        if self.memory_id in change.ids and shiboken6.isValid(self):
+        merged = set(_merged_ids(self._item.history)) if self._item is not None else set()
+        if (self.memory_id in change.ids or merged.intersection(change.ids)) and shiboken6.isValid(self):
             self._load_task = self._tasks.spawn(self.load())
 
     def done(self, result: int) -> None:
@@ -255,6 +280,15 @@ class HistoryDialog(QDialog):
         self._update_revert_button()
         self.open_chat_button.setEnabled(self._chat_of_selected() is not None)
 
+    def merged_since(self, index: int) -> list[str]:
+        """The memories merged into this one after row ``index``'s version that are in the trash now:
+        reverting to that version brings them back too, unless the person says not to."""
+        if not 0 <= index < len(self._rows) or self._item is None or self._rows[index].version is None:
+            return []
+        since = self._rows[index].position
+        later = _merged_ids(self._item.history[since + 1:])
+        return [memory_id for memory_id in dict.fromkeys(later) if memory_id in self._in_trash]
+
     def _chat_of_selected(self) -> tuple[str, str, str] | None:
         """(session id, turn id, excerpt) of the chat turn behind the selected change, if it came from one."""
         index = self.list.currentRow()
@@ -288,6 +322,8 @@ class HistoryDialog(QDialog):
         new_d = str(entry.get("new_description") or old_d)
         before_after = escape(self.tr("修改前 → 修改后"))
         parts = [f"<p class='muted'>{before_after}</p>", f"<p>{diff_html(old_d, new_d)}</p>"]
+        if row.version is not None and row.version != self.current_version() and not self._revertible(row.version):
+            parts.append("<p class='muted'>" + escape(self.tr("这个版本和现在的内容一样。")) + "</p>")
         old_t, new_t = entry.get("old_theme"), entry.get("new_theme")
         if old_t and new_t and old_t != new_t:
             parts.append("<p>" + self.tr("主题：{0}").format(diff_html(str(old_t), str(new_t))) + "</p>")
@@ -313,20 +349,35 @@ class HistoryDialog(QDialog):
         index = self.list.currentRow()
         return self._rows[index].version if 0 <= index < len(self._rows) else None
 
+    def _revertible(self, version: int | None) -> bool:
+        """Whether bringing back ``version`` would change the memory: not the newest version, nor
+        one whose text and theme the memory has now (after an earlier revert to it): that would only
+        add an empty change."""
+        item = self._item
+        if version is None or item is None or version == self.current_version():
+            return False
+        states = item.versions()
+        if not 0 <= version < len(states):
+            return False
+        return (states[version]["description"], states[version]["theme"]) != (item.description, item.theme)
+
     def _update_revert_button(self) -> None:
-        version = self.selected_version()
-        can = version is not None and self._item is not None and version != self.current_version()
-        self.revert_button.setEnabled(bool(can))
+        revertible = self._revertible(self.selected_version())
+        self.revert_button.setEnabled(revertible)
+        merged = self.merged_since(self.list.currentRow()) if revertible else []
+        self.restore_merged.setText(self.tr("同时从回收站恢复之后并入这条记忆的 %n 条记忆", "", len(merged)))
+        self.restore_merged.setVisible(bool(merged))
 
     def revert_selected(self) -> "asyncio.Task[None] | None":
         """Revert to the selected version with the typed reason (optional: the service words one
         when none is given); returns the service task."""
         version = self.selected_version()
         reason = self.reason_edit.text().strip()
-        if version is None or self._item is None or version == self.current_version():
+        if version is None or not self._revertible(version):
             return None
+        restore = self.merged_since(self.list.currentRow()) if self.restore_merged.isChecked() else []
         self.reason_edit.clear()
-        task = self._service.submit(ops.RevertMemory(self.memory_id, version, reason))
+        task = self._service.submit(ops.RevertMemory(self.memory_id, version, reason, tuple(restore)))
         task.add_done_callback(lambda t: self._give_back_reason(t, reason))
         return task
 

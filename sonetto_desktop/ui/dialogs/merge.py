@@ -10,6 +10,7 @@ from typing import Iterable, Sequence
 from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtWidgets import (
     QComboBox,
+    QCompleter,
     QDialog,
     QDialogButtonBox,
     QFormLayout,
@@ -77,6 +78,10 @@ class MergeDialog(QDialog):
         self.second_combo.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
         for card in self._cards.values():
             self.second_combo.addItem(_label(card), card[ID])
+        completer = self.second_combo.completer()  # typed words find a card by any part of it
+        completer.setFilterMode(Qt.MatchFlag.MatchContains)
+        completer.setCompletionMode(QCompleter.CompletionMode.PopupCompletion)
+        self._pick_hint = ""
         self.description_edit = QPlainTextEdit(self)
         self.description_edit.setObjectName("MergeDescription")
         self.description_edit.setTabChangesFocus(True)
@@ -85,9 +90,10 @@ class MergeDialog(QDialog):
         self.theme_edit.setObjectName("MergeTheme")
         self.theme_edit.setCompleter(theme_completer(themes, self.theme_edit))
         self.theme_edit.setMaxLength(MAX_THEME_CHARS)
-        self.reason_edit = QLineEdit(self.tr("合并重复的记忆"), self)
-        self.reason_edit.setMaxLength(MAX_REASON_CHARS)
+        self.reason_edit = QLineEdit(self)  # optional: without one the history keeps the app's own (手动合并),
+        self.reason_edit.setMaxLength(MAX_REASON_CHARS)  # shown in the reader's language
         self.reason_edit.setObjectName("MergeReason")
+        self.reason_edit.setPlaceholderText(self.tr("为什么合并（可选，会记入历史）"))
         self.hint = QLabel(self)
         self.hint.setObjectName("DialogHint")
         self.hint.setTextFormat(Qt.TextFormat.PlainText)  # may quote memory text
@@ -103,6 +109,7 @@ class MergeDialog(QDialog):
         self.buttons = finish_form(self, form, self.hint)
 
         self.second_combo.currentIndexChanged.connect(self._on_second_changed)
+        self.second_combo.editTextChanged.connect(self._validate)
         self.description_edit.textChanged.connect(self._validate)
         self.theme_edit.textChanged.connect(self._validate)
         self.reason_edit.textChanged.connect(self._validate)
@@ -112,7 +119,12 @@ class MergeDialog(QDialog):
         self._initial = self._form_state()
 
     def second_id(self) -> str | None:
-        memory_id = self.second_combo.currentData()
+        """The card picked in 并入; None while the box shows typed words rather than a card of the
+        list (its current item is then one the person no longer sees named)."""
+        combo = self.second_combo
+        if combo.currentIndex() < 0 or combo.currentText() != combo.itemText(combo.currentIndex()):
+            return None
+        memory_id = combo.currentData()
         return memory_id if memory_id in self._cards else None
 
     def values(self) -> tuple[str, str, str, str, str]:
@@ -141,12 +153,17 @@ class MergeDialog(QDialog):
         self._prefilled = text
         self._validate()
 
-    def _validate(self) -> None:
+    def _validate(self, *_: object) -> None:
+        picked = self.second_id() is not None or not self._cards
+        hint = "" if picked else self.tr("从列表里选出要并入的那条记忆。")
+        if hint or self.hint.text() == self._pick_hint:  # (not over a note of the caller's)
+            self.hint.setText(hint)
+        self._pick_hint = hint
         self.buttons.button(QDialogButtonBox.StandardButton.Ok).setEnabled(self._acceptable())
 
     def _acceptable(self) -> bool:
-        _, gone, description, theme, reason = self.values()
-        return bool(gone and description and theme and reason) and not self.counter.over()
+        _, gone, description, theme, _ = self.values()
+        return bool(gone and description and theme) and not self.counter.over()
 
     def accept(self) -> None:
         if self._acceptable():

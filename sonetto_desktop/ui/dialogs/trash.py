@@ -148,7 +148,11 @@ class TrashDialog(QDialog):
             item.setSelected(item.data(Qt.ItemDataRole.UserRole) in ids)
 
     def restore_selected(self) -> list["asyncio.Task[Any]"]:
-        return [self._service.submit(ops.RestoreMemory(memory_id)) for memory_id in self.selected_ids()]
+        """Bring the selected memories back; several as one action (one Ctrl+Z takes them back)."""
+        ids = self.selected_ids()
+        if len(ids) > 1:
+            return [self._service.submit(ops.RestoreMany(ops.ids(ids)))]
+        return [self._service.submit(ops.RestoreMemory(memory_id)) for memory_id in ids]
 
     def purge_selected(self) -> list["asyncio.Task[Any]"]:
         return [self._service.submit(ops.PurgeTrash(memory_id)) for memory_id in self.selected_ids()]

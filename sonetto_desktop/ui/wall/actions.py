@@ -18,6 +18,7 @@ from PySide6.QtWidgets import QColorDialog, QDialog, QInputDialog, QLineEdit, QM
 
 from sonetto_desktop.memory.changes import excerpt_of
 from sonetto_desktop.memory.errors import ChangedMeanwhile
+from sonetto_desktop.memory.item import MAX_THEME_CHARS
 from sonetto_desktop.memory.reasons import reason_text
 from sonetto_desktop import ops
 from sonetto_desktop.ops import Failed
@@ -46,6 +47,17 @@ Clash = tuple[int, str, str]  # (the card's field, its value now, what the perso
 
 def _preview(text: str, limit: int = 24) -> str:
     return excerpt_of(text, limit)
+
+
+def theme_name_dialog(parent: QWidget) -> QInputDialog:
+    """A question for a theme's name that stops at a theme's length limit, as the edit dialog's theme
+    field does (a longer name was refused by the store only after the dialog had closed)."""
+    dialog = QInputDialog(parent)
+    dialog.setInputMode(QInputDialog.InputMode.TextInput)
+    field = dialog.findChild(QLineEdit)
+    if field is not None:
+        field.setMaxLength(MAX_THEME_CHARS)
+    return dialog
 
 
 class WallActions(QObject):
@@ -219,6 +231,12 @@ class WallActions(QObject):
             if not alive(self):
                 return result
             self._reopen_edit(memory_id, typed)
+        elif result and theme is not None and shiboken6.isValid(self):
+            # filed under another theme: the card is in another section now (its own may be gone with
+            # the focus in it): the wall goes with it, as after an addition
+            await self._model.settle()
+            if alive(self):
+                self._reveal(memory_id)
         return result
 
     def _reopen_edit(self, memory_id: str, typed: tuple[str, str, str]) -> None:
@@ -313,7 +331,7 @@ class WallActions(QObject):
             if alive(self):
                 cards = [card for mid in changed.ids if (card := self._model.card(mid)) is not None]
                 if self._refresh_merge(values, again, cards) is None:  # the kept one went meanwhile
-                    self._reopen_add(description, theme, reason)
+                    self._reopen_add(description, theme, reason, self._kept_gone_hint())
             return False
         merged = result is not None
         if not merged and shiboken6.isValid(self):  # failed (the toast says why): give the merged text back
@@ -322,12 +340,17 @@ class WallActions(QObject):
                 return merged
             dialog = self.merge_cards(keep_id, gone_id)
             if dialog is None:
-                self._reopen_add(description, theme, reason)
+                self._reopen_add(description, theme, reason, self._kept_gone_hint())
             else:
                 dialog.description_edit.setPlainText(description)
                 dialog.theme_edit.setText(theme)
                 dialog.reason_edit.setText(reason)
         return merged
+
+    @staticmethod
+    def _kept_gone_hint() -> str:
+        return QCoreApplication.translate(
+            "MemoryWall", "要保留的那条记忆已经不在了（可能刚被删除或合并），没有合并任何内容。可以把合并后的内容另存为一条新记忆。")
 
     # ── delete with undo ──────────────────────────────────────────────
 
@@ -358,7 +381,7 @@ class WallActions(QObject):
         return deleted
 
     def undo_delete(self, ids: list[str]) -> list["asyncio.Task[Any]"]:
-        return [self._service.submit(ops.RestoreMemory(mid)) for mid in ids]
+        return [self._service.submit(ops.RestoreMemory(mid, reason=reason_text("undo.toast"))) for mid in ids]
 
     def pin_cards(self, ids: list[str], pinned: bool) -> list["asyncio.Task[Any]"]:
         """Pin ``ids`` (first in their theme) or unpin them."""
@@ -420,11 +443,10 @@ class WallActions(QObject):
 
     def ask_new_theme(self, ids: list[str]) -> QInputDialog:
         """"移动到… → 新主题…": ask for the name, then move ``ids`` there."""
-        dialog = QInputDialog(self._parent())
+        dialog = theme_name_dialog(self._parent())
         dialog.setObjectName("NewThemeDialog")
         dialog.setWindowTitle(QCoreApplication.translate("MemoryWall", "移动到新主题"))
         dialog.setLabelText(QCoreApplication.translate("MemoryWall", "新主题的名字："))
-        dialog.setInputMode(QInputDialog.InputMode.TextInput)
         dialog.textValueSelected.connect(lambda name: self.move_cards(ids, name))
         return self._open(dialog)
 
@@ -436,7 +458,7 @@ class WallActions(QObject):
         for theme in sorted(counts, key=lambda t: (-counts[t], t)):
             if current == {theme}:
                 continue
-            action = menu.addAction(f"{theme}（{counts[theme]}）")
+            action = menu.addAction(QCoreApplication.translate("MemoryWall", "{0}（{1}）").format(theme, counts[theme]))
             action.setData(theme)
             action.triggered.connect(lambda _=False, t=theme: self.move_cards(ids, t))
         menu.addSeparator()

@@ -97,6 +97,7 @@ class MemoryCardModel(QAbstractListModel):
     """Every memory as a card row. Call ``reload()`` once; then changes keep it current."""
 
     themes_changed = Signal()  # a theme appeared or disappeared
+    cards_changing = Signal(list)  # ids about to be inserted, changed or removed (before the rows change)
     cards_applied = Signal(list)  # ids just inserted or changed (GUI thread, after the rows changed)
     load_failed = Signal()  # the store could not be read (the service has said why)
     card_updated = Signal(object, object)  # (old Card | None, new Card | None), after each row change
@@ -227,6 +228,7 @@ class MemoryCardModel(QAbstractListModel):
         old_themes = set(self._theme_counts)
         flash = set(flash)
         touched: list[str] = []
+        self.cards_changing.emit(list(cards))
         for memory_id, card in cards.items():
             row = self._rows.get(memory_id)
             if card is None:

@@ -404,7 +404,7 @@ class MemoryWall(QWidget):
 
     def reveal(self, memory_id: str) -> bool:
         """Scroll to the card, make it the only selected card and make it glow. A card not loaded yet is revealed when it
-        arrives; a card hidden by the search clears the search; a collapsed theme opens. Returns
+        arrives; a card hidden by the search clears the search, by a filter ends it; a collapsed theme opens. Returns
         whether it was shown now."""
         card = self.model.card(memory_id)
         if card is None:
@@ -422,6 +422,10 @@ class MemoryWall(QWidget):
         index = section.proxy.index_of(memory_id)
         if not index.isValid():
             self.set_search("")  # (in slices on a big wall: its section is shown whole now)
+            self.loader.finish_section(section)
+            index = section.proxy.index_of(memory_id)
+        if not index.isValid() and self._filter != "all":  # hidden by a filter (a card the person just
+            self.set_filter("all")  # added under 「Sonetto 写的」): shown, as a search-hidden one is
             self.loader.finish_section(section)
             index = section.proxy.index_of(memory_id)
         if not index.isValid():

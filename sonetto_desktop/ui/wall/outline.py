@@ -4,7 +4,7 @@ wall is one short drag away)."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtCore import QCoreApplication, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QDragEnterEvent, QDragMoveEvent, QDropEvent, QIcon, QPainter, QPixmap
 from PySide6.QtWidgets import QAbstractItemView, QFrame, QListWidget, QListWidgetItem, QWidget
 
@@ -58,7 +58,7 @@ class WallOutline(QListWidget):
             item = self.item(i)
             if item.text() != f"{theme}  {count}":  # (called at every step of a load: only changes)
                 item.setText(f"{theme}  {count}")
-                item.setToolTip(f"{theme}（{count}）")
+                item.setToolTip(QCoreApplication.translate("WallOutline", "{0}（{1}）").format(theme, count))
             if item.data(COLOR_ROLE) != color:
                 item.setData(COLOR_ROLE, color)
                 item.setIcon(_dot(color))

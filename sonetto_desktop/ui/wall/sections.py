@@ -68,6 +68,10 @@ class WallSections(QObject):
         self._loading = loading
         self._sections: dict[str, ThemeSection] = {}
         self._tab_stop: ThemeCardView | None = None  # the one view Tab lands on (the others: click focus)
+        self._selected_before: set[str] = set()  # selected cards a live change is about to touch
+        self._focused: tuple[ThemeCardView, int] | None = None  # the focused view losing cards, its current row
+        model.cards_changing.connect(self._note_selected)
+        model.cards_applied.connect(self._keep_selected)
 
     # ── the sections ──────────────────────────────────────────────────
 
@@ -150,6 +154,8 @@ class WallSections(QObject):
         view.wall_selection = self.selected_ids  # a drag carries the selection of every section
         for signal in (section.proxy.rowsInserted, section.proxy.rowsRemoved, section.proxy.modelReset):
             signal.connect(self.rows_changed)
+        section.proxy.rowsAboutToBeRemoved.connect(lambda _p, first, _l, v=view: self._before_removal(v, first))
+        section.proxy.rowsRemoved.connect(lambda *_a, v=view: self._after_removal(v))
         if not self._loading():  # a theme that appears with a live change: shown at once
             section.proxy.load(None)
         return section
@@ -220,6 +226,42 @@ class WallSections(QObject):
         target.selectionModel().setCurrentIndex(index, QItemSelectionModel.SelectionFlag.ClearAndSelect)
         target.scrollTo(index)
 
+    def _before_removal(self, view: ThemeCardView, first: int) -> None:
+        focused = view.window().focusWidget() is view and not self._loading()  # (not a search's refill)
+        current = view.currentIndex()
+        self._focused = (view, current.row() if current.isValid() else first) if focused else None
+
+    def _after_removal(self, view: ThemeCardView) -> None:
+        """Cards went from the view the keys are in (the Delete key, or a change meanwhile): as in a
+        file manager, the card that took their place is selected, so the keys go on from it; when
+        the theme emptied, the focus goes on to a card of the next theme (it fell to the search box)."""
+        focused, self._focused = self._focused, None
+        if focused is None or focused[0] is not view or not shiboken6.isValid(view):
+            return
+        if any(self._model.card(memory_id) is not None for memory_id in self._selected_before):
+            return  # selected cards filed elsewhere, not gone: they stay the selection (``_keep_selected``)
+        count = view.proxy.rowCount()
+        if count:
+            if not view.selectionModel().hasSelection():
+                current = view.currentIndex()
+                index = current if current.isValid() else view.proxy.index(min(focused[1], count - 1), 0)
+                view.selectionModel().setCurrentIndex(index, QItemSelectionModel.SelectionFlag.ClearAndSelect)
+            return
+        order = [s for s in self.in_order() if not s.isHidden()]
+        at = next((i for i, s in enumerate(order) if s.view is view), len(order))
+        after = [s.view for s in order[at + 1:] if self._is_open(s)]
+        before = [s.view for s in order[:at] if self._is_open(s)]
+        target = after[0] if after else before[-1] if before else None
+        if target is None:
+            return
+        for section in self._sections.values():
+            if section.view is not target and section.view.selectionModel().hasSelection():
+                section.view.clearSelection()
+        index = target.proxy.index(0, 0)
+        target.setFocus(Qt.FocusReason.OtherFocusReason)
+        target.selectionModel().setCurrentIndex(index, QItemSelectionModel.SelectionFlag.ClearAndSelect)
+        target.scrollTo(index)
+
     def _on_context_requested(self, memory_id: str, global_pos) -> None:
         """A right click on a card outside the selection selects only that card (as file managers
         do): the menu acts on what the person sees, not on cards selected earlier elsewhere."""
@@ -283,6 +325,21 @@ class WallSections(QObject):
             index = section.proxy.index_of(memory_id) if section is not None else None
             if index is not None and index.isValid():
                 section.view.selectionModel().select(index, QItemSelectionModel.SelectionFlag.Select)
+
+    def _note_selected(self, ids: list[str]) -> None:
+        selected = self.selected_ids() if any(s.view.selectionModel().hasSelection() for s in self._sections.values()) \
+            else []
+        self._selected_before = set(selected).intersection(ids)
+
+    def _keep_selected(self, ids: list[str]) -> None:
+        """A selected card a change filed under another theme is selected in its new section too: the
+        selection is what the person picked, wherever the card went (it dropped out, and a Delete or a
+        move then left it behind)."""
+        before, self._selected_before = self._selected_before, set()
+        lost = [memory_id for memory_id in ids if memory_id in before]
+        if lost:
+            now = set(self.selected_ids())
+            self.select_ids([memory_id for memory_id in lost if memory_id not in now])
 
     def set_density(self, density: str) -> None:
         for section in self._sections.values():

@@ -23,6 +23,7 @@ from sonetto_desktop.memory.changes import AGENT
 from ..widgets.deferred import alive
 from ..widgets.owner import Owner
 from ..widgets.tasks import task_scope
+from .actions import theme_name_dialog
 
 if TYPE_CHECKING:
     from .memory_wall import MemoryWall
@@ -109,11 +110,10 @@ class WallBulk(QObject):
     # ── a theme ───────────────────────────────────────────────────────
 
     def ask_rename_theme(self, theme: str) -> QInputDialog:
-        dialog = QInputDialog(self._wall.window())
+        dialog = theme_name_dialog(self._wall.window())
         dialog.setObjectName("RenameThemeDialog")
         dialog.setWindowTitle(QCoreApplication.translate("WallBulk", "重命名主题"))
         dialog.setLabelText(QCoreApplication.translate("WallBulk", "「{0}」的新名字：").format(theme))
-        dialog.setInputMode(QInputDialog.InputMode.TextInput)
         dialog.setTextValue(theme)
         dialog.textValueSelected.connect(lambda name: self.rename_theme(theme, name))
         return self._wall.actions._open(dialog)
