@@ -171,6 +171,20 @@ async def test_a_list_or_mapping_description_is_kept_as_text_and_recall_works(tm
     mm.close()
 
 
+@pytest.mark.parametrize("name, text", [
+    ("in.json", '{"a1": {"description": "喜欢猫", "theme": "品味"}}'),
+    ("in.md", "## 品味\n- 喜欢猫\n"),
+    ("in.yaml", "a1:\n  description: 喜欢猫\n  theme: 品味\n"),
+])
+def test_import_reads_a_file_saved_with_a_byte_order_mark(tmp_path, name, text):
+    """Windows Notepad's "UTF-8 with BOM": the file imports as it would without (a .json was
+    "cannot be parsed: Unexpected UTF-8 BOM", a .md said its first memory came before any heading)."""
+    path = tmp_path / name
+    path.write_text("\ufeff" + text, encoding="utf-8")
+    items = read_import(path)
+    assert [(i.description, i.theme) for i in items.values()] == [("喜欢猫", "品味")]
+
+
 def test_import_rejects_a_description_that_is_a_list(tmp_path):
     path = tmp_path / "in.json"
     path.write_text(json.dumps({"a1": {"description": ["甲", "乙"], "theme": "t"}}), encoding="utf-8")
