@@ -252,3 +252,21 @@ def test_the_estimate_counts_what_the_writer_reads_of_a_very_long_message():
     whole = make_plan(History("chatgpt", [Conversation("q", "dog", [Message("user", short, t, "u2"),
                                                                     Message("assistant", "好", t, "a2")])]))
     assert plan.input_tokens < whole.input_tokens + 6000  # was ~160,000 more
+
+
+def test_a_secret_a_long_reply_is_clipped_through_is_hidden_whole():
+    """A long reply is clipped to its head and tail for the writer: a key or a private key the cut
+    goes through is hidden whole, not sent as the part the cut left without its prefix."""
+    key = "sk-proj-" + "Ab1Cd2Ef3Gh4Ij5Kl6Mn7Op8Qr9St0Uv1Wx2Yz3"
+    block = "-----BEGIN PRIVATE KEY-----\n" + "MIIEvQIBADANBgkqhkiG9w0BAQEFAASC" * 12 + "\n-----END PRIVATE KEY-----"
+    tail = REPLY_CHARS // 4
+    replies = ["答" * 3000 + key + "。" * (tail - len(key) + 8),  # the tail starts just after "sk-proj-"
+               "答" * 2000 + block + "好"]  # the tail starts inside the block, after its BEGIN line
+    for reply in replies:
+        history = History("jsonl", [_chat("c", datetime(2024, 3, 1, 20), [("帮我看看这段", reply)])])
+        plan = make_plan(history)
+        (batch,) = plan.batches
+        messages, hidden = batch.render()
+        sent = messages[1]["content"]
+        assert "省略" in sent and hidden == 1 and plan.secrets_hidden == 1
+        assert "Uv1Wx2Yz3" not in sent and "w0BAQEFAASC" not in sent, sent[-200:]

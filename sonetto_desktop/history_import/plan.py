@@ -160,8 +160,10 @@ class Batch:
 
 
 def _rendered(msg: Message) -> tuple[dict[str, str], int]:
-    text = clip(msg.text, REPLY_CHARS) if msg.role == "assistant" else msg.text
-    text, found = redact_secrets(text)
+    # hidden before a long reply is clipped: a cut through a key would leave the rest of it unrecognised
+    text, found = redact_secrets(msg.text)
+    if msg.role == "assistant":
+        text = clip(text, REPLY_CHARS)
     return {"role": msg.role, "content": f"（{msg.time:%H:%M}）{text}"}, found
 
 
