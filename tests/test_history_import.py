@@ -504,3 +504,19 @@ async def test_chats_an_unfinished_import_has_still_to_write_are_left_to_it(serv
     sent = [text for body in llm_server.requests if is_writer(body) for _, text in said(body)]
     assert sorted(t for t in sent if t.endswith("天的事")) == [f"第{d}天的事" for d in range(4)]  # each once
     assert (await imports.plan(again)).skipped_already_imported == 4 and (await imports.plan(again)).skipped_waiting == 0
+
+
+async def test_a_second_start_while_the_first_is_journaling_is_refused_and_each_turn_is_written_once(
+        services, imports, llm_server):
+    """开始导入 clicked twice (or the command line and the window at once): the second start used to pass
+    the "already running" check while the first was still journaling its batches, and both imports
+    wrote every turn (twice the memories, two imports to undo)."""
+    llm_server.responder = remember_each_line
+    history = await imports.read(fixture("history.jsonl"))
+    plan = await imports.plan(history)
+    outcomes = await asyncio.gather(imports.start(plan, history, file_name="history.jsonl"),
+                                    imports.start(plan, history, file_name="history.jsonl"), return_exceptions=True)
+    assert sum(isinstance(o, RuntimeError) for o in outcomes) == 1, outcomes
+    result = await asyncio.wait_for(imports.wait(), 30)
+    assert result.turns_written == 3 and services.memory.count() == 3  # written once
+    assert len(imports.ledger.imports()) == 1

@@ -198,20 +198,42 @@ class ImportRunner:
         self._saving: asyncio.Task[None] | None = None
         self._tasks = root_scope().child("history-import")  # the feed, re-reads and state saves; logs their failures
         self._loop: asyncio.AbstractEventLoop | None = None
+        #: An import being begun or resumed (its batches journaled, its writer claimed): a second start
+        #: meanwhile is refused, as one while an import runs is.
+        self._starting = False
 
     @property
     def running(self) -> ImportState | None:
         return self._run.state if self._run is not None else None
+
+    @property
+    def starting(self) -> bool:
+        """An import is being begun or resumed (not running yet)."""
+        return self._starting
 
     # ── starting ──────────────────────────────────────────────────────
 
     async def begin(self, plan: Plan, *, file_name: str, digest: str, since: date | None = None,
                     until: date | None = None, selected: list[str] | None = None) -> ImportState:
         """Journal the plan's batches as a new import and start writing them. Returns its state."""
-        if self._run is not None:
-            raise RuntimeError(f"an import is already running ({self._run.state.id})")
+        self._refuse_a_second()
         if not plan.batches:
             raise ValueError("nothing to import")
+        self._starting = True
+        try:
+            return await self._begin(plan, file_name=file_name, digest=digest, since=since, until=until,
+                                     selected=selected)
+        finally:
+            self._starting = False
+
+    def _refuse_a_second(self) -> None:
+        if self._run is not None:
+            raise RuntimeError(f"an import is already running ({self._run.state.id})")
+        if self._starting:
+            raise RuntimeError("an import is already starting")
+
+    async def _begin(self, plan: Plan, *, file_name: str, digest: str, since: date | None,
+                     until: date | None, selected: list[str] | None) -> ImportState:
         state = ImportState(new_import_id(), plan.source, getattr(format_named(plan.source), "label", plan.label), file_name,
                             digest, since=since.isoformat() if since else None,
                             until=until.isoformat() if until else None, selected=selected,
@@ -246,11 +268,17 @@ class ImportRunner:
 
     async def resume(self, import_id: str) -> ImportState:
         """Go on with an unfinished import (after a pause, a stop or a kill)."""
-        if self._run is not None:
-            if self._run.state.id == import_id:
-                self.set_paused(False)
-                return self._run.state
-            raise RuntimeError(f"an import is already running ({self._run.state.id})")
+        if self._run is not None and self._run.state.id == import_id:
+            self.set_paused(False)
+            return self._run.state
+        self._refuse_a_second()
+        self._starting = True
+        try:
+            return await self._resume(import_id)
+        finally:
+            self._starting = False
+
+    async def _resume(self, import_id: str) -> ImportState:
         state = await run_blocking(self.ledger.get, import_id)
         if state is None or not state.unfinished:
             raise ValueError(f"{import_id} is not an unfinished import")

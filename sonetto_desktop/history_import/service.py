@@ -72,7 +72,7 @@ class HistoryImports:
         store was re-opened or the settings changed)."""
         services = self.services
         made_for = (services.store, services.settings)
-        stale = self._runner is not None and self._runner.running is None and (
+        stale = self._runner is not None and self._runner.running is None and not self._runner.starting and (
             made_for[0] is not self._made_for[0] or made_for[1] is not self._made_for[1])
         if self._runner is None or stale:
             from ..agent_lifecycle import make_writer

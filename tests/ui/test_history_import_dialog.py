@@ -893,3 +893,24 @@ def test_sorting_keeps_the_selected_conversation_selected(qtbot):
     assert model.row_at(widget.currentIndex()).id == "c0" and widget.currentIndex().row() == 1
     qtbot.keyClick(widget, Qt.Key.Key_Space)
     assert widget.unticked() == {"c0"}
+
+
+async def test_start_clicked_twice_starts_one_import_and_says_no_error(qapp, tmp_path, llm_server, wait):
+    """The second click of a double-click on 开始导入 found the button still enabled (it waited for the
+    final plan) and began a second import of the same chats."""
+    llm_server.responder = remember_each_line
+    async with running_app(qapp, app_settings(tmp_path / "data", llm_server)) as app:
+        said: list = []
+        app.history_imports.message.connect(lambda text, kind: said.append((text, kind)))
+        dialog = app.history_imports.open_dialog(app.window)
+        assert await dialog.open_path(fixture("chatgpt_conversations.json"))
+        await wait(lambda: dialog.start_button.isEnabled(), message="the plan")
+        dialog.start_button.click()
+        assert not dialog.start_button.isEnabled()  # at once, not once the final plan is made
+        dialog.start_button.click()
+        panel = dialog.progress
+        await wait(lambda: panel.title.text() == "导入完成", timeout=20, message="done")
+        assert app.services.memory.count() == 3
+        assert len(app.history_imports.imports.ledger.imports()) == 1
+        assert not [s for s in said if s[1] == "error"], said
+        dialog.reject()

@@ -110,6 +110,7 @@ class HistoryImportDialog(QDialog):
         self._reading: Any = None
         self._planning: Any = None
         self._unticked: set[str] = set()
+        self._starting = False  # 开始导入 was clicked and the import has not begun yet
         self.stack = QStackedWidget(self)
         self.source_page = self._build_source()
         self.preview_page = self._build_preview()
@@ -490,7 +491,7 @@ class HistoryImportDialog(QDialog):
         layout.addLayout(buttons)
         for button in (self.all_button, self.none_button):
             button.setAutoDefault(False)
-        self.start_button.clicked.connect(lambda: self._spawn(self.start()))
+        self.start_button.clicked.connect(self._start_clicked)
         self.filter_box.textChanged.connect(self.conversations.filter)
         self.all_button.clicked.connect(lambda: self.conversations.set_all(True))
         self.none_button.clicked.connect(lambda: self.conversations.set_all(False))
@@ -633,7 +634,7 @@ class HistoryImportDialog(QDialog):
                 plan.long_messages, MAX_MESSAGE_CHARS)
         self.skipped.setText(text)
         self.start_button.setEnabled(bool(plan.batches) and self.actions.imports.configured
-                                     and self.actions.running is None)
+                                     and self.actions.running is None and not self._starting)
 
     async def _dont_import(self, title: str) -> None:
         saved = await call(self.actions.imports.dont_import.add, title)
@@ -733,17 +734,22 @@ class HistoryImportDialog(QDialog):
             review = self.actions.imports.services.review
             self.progress.show_done(result, review=bool(review is not None and review.enabled and result.proposals))
 
+    def _start_clicked(self) -> None:
+        self.start_button.setEnabled(False)  # at once: the second click of a double-click starts nothing
+        self._spawn(self.start())
+
     async def start(self) -> Any:
-        if self.plan is None or self.history is None:
+        if self.plan is None or self.history is None or self._starting:
             return None
-        choices = self._choices()
-        plan = await self.actions.imports.plan(self.history, **choices)  # the plan as it is now
-        if not plan.batches or not shiboken6.isValid(self):
-            return None
+        self._starting = True
         self.start_button.setEnabled(False)
-        state = await self.actions.start(plan, self.history, file_name=self.file_name, **choices)
-        if state is None or not shiboken6.isValid(self):
+        try:
+            state = await self._begin()
+        finally:
             if shiboken6.isValid(self):
+                self._starting = False
+        if state is None or not shiboken6.isValid(self):
+            if shiboken6.isValid(self) and self.plan is not None and self.plan.batches:
                 self.start_button.setEnabled(True)
             return state
         self.import_id = state.id
@@ -753,6 +759,20 @@ class HistoryImportDialog(QDialog):
         if self.actions.last_progress is not None:
             self.progress.show_progress(self.actions.last_progress)
         return state
+
+    async def _begin(self) -> Any:
+        """The plan as it is now, begun (None: nothing to import, or it could not begin: said)."""
+        choices = self._choices()
+        try:
+            plan = await self.actions.imports.plan(self.history, **choices)
+        except Exception as exc:  # said where the summary goes, as for any plan
+            log.exception("history import: planning failed")
+            if shiboken6.isValid(self):
+                self.summary.setText(self.tr("没能算出要导入的内容：{0}").format(error_detail(exc)))
+            return None
+        if not plan.batches or not shiboken6.isValid(self):
+            return None
+        return await self.actions.start(plan, self.history, file_name=self.file_name, **choices)
 
     async def resume_unfinished(self) -> Any:
         state = self._last_state
