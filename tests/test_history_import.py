@@ -520,3 +520,24 @@ async def test_a_second_start_while_the_first_is_journaling_is_refused_and_each_
     result = await asyncio.wait_for(imports.wait(), 30)
     assert result.turns_written == 3 and services.memory.count() == 3  # written once
     assert len(imports.ledger.imports()) == 1
+
+
+async def test_undoing_a_stopped_import_leaves_none_of_its_chats_on_disk(services, imports, llm_server, tmp_path):
+    """Stopped part-way (停止, then 撤销已导入的部分): the batches it had still to write stayed in its
+    journal — the chats' text, on disk for good, of an import nothing can resume any more."""
+    llm_server.responder = remember_each_line
+    llm_server.delay = 0.3
+    history = await imports.read(_days_jsonl(tmp_path / "a.jsonl"))
+    state = await imports.start(await imports.plan(history), history, file_name="a.jsonl")
+    runner = imports.runner
+    await until(lambda: runner.last is not None and runner.last.batches_done >= 1, what="one batch written")
+    stopped = await runner.stop(pause=True)
+    assert stopped.status == "paused" and stopped.batches_done < 4
+    await imports.undo(state.id)
+    folder = imports.ledger.folder_of(state.id)
+    left = [p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()]
+    assert not [p for p in left if p.startswith("journal/") and p.endswith(".json")], left
+    assert not (folder / "journal").exists()
+    assert services.memory.count() == 0
+    again = await imports.plan(history)  # the chats can come again, all of them
+    assert again.turns == 4 and again.skipped_waiting == 0

@@ -29,7 +29,7 @@ from typing import Any, Iterable
 
 from ..memory.files import atomic_write, fsync_dir, private_dir, private_opener
 from ..memory.item import now_iso
-from ..memory.writer.journal import default_journal_path
+from ..memory.writer.journal import TurnJournal, default_journal_path
 
 log = logging.getLogger(__name__)
 
@@ -307,6 +307,26 @@ class ImportLedger:
             shutil.rmtree(journal, ignore_errors=True)
         if folder.is_dir():
             fsync_dir(folder)
+
+    def drop_journal(self, import_id: str) -> bool:
+        """The import is undone: the batches it had still to write (stopped part-way) or gave up on
+        leave the disk — their text is the chats' — as an older version's ``batches.jsonl`` does.
+        False (nothing removed) when a writer holds its journal (another process is running it)."""
+        journal = TurnJournal(self.journal_path(import_id))
+        if not journal.path.is_dir():
+            (self.folder_of(import_id) / BATCHES).unlink(missing_ok=True)
+            return True
+        if not journal.claim():
+            return False
+        try:
+            for folder in (journal.pending_dir, journal.failed_dir, journal.quarantine_dir):
+                shutil.rmtree(folder, ignore_errors=True)
+            (self.folder_of(import_id) / BATCHES).unlink(missing_ok=True)
+        finally:
+            journal.release()
+        shutil.rmtree(journal.path, ignore_errors=True)
+        fsync_dir(self.folder_of(import_id))
+        return True
 
     # ── undo ──────────────────────────────────────────────────────────
 

@@ -654,8 +654,10 @@ def undo_import(ops: MemoryOperations, ledger: ImportLedger, import_id: str, *, 
         result = ops.undo_turn(target, reason=reason or f"撤销导入 {import_id}", keep_touched=rest)
     except NothingToUndo:
         ledger.note_undo(target, "")  # it left nothing behind: its chats may be imported again
+        ledger.drop_journal(import_id)
         raise
     ledger.note_undo(target, result.turn_id, kept=len(result.kept))
+    ledger.drop_journal(import_id)  # what it had still to write goes with it (it is resumed no more)
     return result
 
 
