@@ -414,3 +414,28 @@ def test_a_zip_without_a_history_and_unknown_files(tmp_path):
         read_history(odd)
     with pytest.raises(FileNotFoundError):
         read_history(tmp_path / "missing.json")
+
+
+def test_half_an_emoji_in_an_export_is_read_as_a_replacement_character_and_the_import_plans(tmp_path):
+    """A lone UTF-16 surrogate ("\\ud83d": half an emoji, as exports cut mid-emoji hold) is valid JSON
+    but no UTF-8: the plan's keys, the journal and the model's request could not encode it, and one
+    such character anywhere made the whole export fail to plan."""
+    from sonetto_desktop.history_import.plan import make_plan
+    from sonetto_desktop.history_import.runner import batch_text
+
+    chatgpt = tmp_path / "conversations.json"
+    chatgpt.write_text(fixture("chatgpt_conversations.json").read_text(encoding="utf-8").replace(
+        "在西溪附近租了房子。", "在西溪附近租了房子\\ud83d。", 1).replace('"搬家去杭州"', '"搬家\\udc00去杭州"', 1),
+        encoding="utf-8")
+    lines = tmp_path / "chats.jsonl"
+    lines.write_text(json.dumps({"conversation": "c\ud83d", "role": "user", "content": "好开心\ud83d",
+                                 "time": "2024-01-01T10:00:00+08:00"}) + "\n", encoding="utf-8")
+    for path, said in ((chatgpt, "在西溪附近租了房子\ufffd。"), (lines, "好开心\ufffd")):
+        history = read_history(path)
+        plan = make_plan(history)
+        sent = json.dumps([m for b in plan.batches for m in batch_text(b)], ensure_ascii=False).encode("utf-8")
+        assert said in sent.decode("utf-8")
+        for conversation in history.conversations:
+            json.dumps([conversation.id, conversation.title, *[m.text for m in conversation.messages]],
+                       ensure_ascii=False).encode("utf-8")
+    assert from_text('1. [2024-09-29]. 喜欢猫\ud83d').saved_memories[0].text == "喜欢猫\ufffd"
