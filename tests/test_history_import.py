@@ -541,3 +541,31 @@ async def test_undoing_a_stopped_import_leaves_none_of_its_chats_on_disk(service
     assert services.memory.count() == 0
     again = await imports.plan(history)  # the chats can come again, all of them
     assert again.turns == 4 and again.skipped_waiting == 0
+
+
+async def test_a_conversation_undone_while_its_import_is_stopped_is_not_written_again_when_it_goes_on(
+        services, imports, llm_server, tmp_path):
+    """Stopped part-way, then 按对话撤销 of a conversation with batches still to write: going on with
+    the import (再次导入同一个文件会接着导入剩下的) wrote that conversation's other days again."""
+    llm_server.responder = remember_each_line
+    llm_server.delay = 0.3
+    rows = [("trip", "2024-03-01T20:00:00+08:00", "旅行第一天"), ("work", "2024-03-02T20:00:00+08:00", "上班的事"),
+            ("trip", "2024-03-03T20:00:00+08:00", "旅行第三天")]
+    path = tmp_path / "chats.jsonl"
+    path.write_text("\n".join(json.dumps({"conversation": c, "role": "user", "content": text, "time": at, "id": text},
+                                         ensure_ascii=False) for c, at, text in rows), encoding="utf-8")
+    history = await imports.read(path)
+    state = await imports.start(await imports.plan(history), history, file_name=path.name)
+    runner = imports.runner
+    await until(lambda: runner.last is not None and runner.last.batches_done >= 1, what="one batch written")
+    stopped = await runner.stop(pause=True)
+    assert stopped.status == "paused" and stopped.batches_done < 3
+    await imports.undo_conversation(state.id, "trip")
+    assert not [i for i in services.memory.all_items().values() if "旅行" in i.description]
+    await imports.resume(state.id)
+    result = await asyncio.wait_for(imports.wait(), 30)
+    texts = sorted(i.description for i in services.memory.all_items().values())
+    assert texts == ["用户说过：上班的事"], texts
+    assert result.failed_batches == 0
+    again = await imports.plan(await imports.read(path))  # the conversation undone can come again, whole
+    assert {(r.id, r.to_import) for r in again.rows if r.to_import} == {("trip", 2)}

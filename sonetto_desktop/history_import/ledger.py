@@ -328,6 +328,29 @@ class ImportLedger:
         fsync_dir(self.folder_of(import_id))
         return True
 
+    def drop_batches(self, import_id: str, seqs: Iterable[int]) -> bool:
+        """Batches ``seqs`` of an unfinished import, not to be written any more (their conversation
+        was undone), leave its journal. False (nothing removed) when a writer holds the journal."""
+        wanted = {batch_turn_id(import_id, seq) for seq in seqs}
+        journal = TurnJournal(self.journal_path(import_id))
+        if not wanted or not journal.path.is_dir():
+            return True
+        if not journal.claim():
+            return False
+        try:
+            after = 0
+            while window := journal.pending_window(after, 64)[0]:
+                for entry in window:
+                    if entry.turn_id in wanted:
+                        journal.remove(entry)
+                after = window[-1].seq
+            for entry in journal.failed(text=False):
+                if entry.turn_id in wanted:
+                    journal.discard_failed(entry)
+        finally:
+            journal.release()
+        return True
+
     # ── undo ──────────────────────────────────────────────────────────
 
     def note_undo(self, undone: str, undo_turn_id: str, *, kept: int = 0) -> ImportState | None:

@@ -162,6 +162,7 @@ class _Run:
     written: dict[int, int] = field(default_factory=dict)  # batch -> its turns
     failed: set[int] = field(default_factory=set)
     lost: int = 0  # batches neither written nor journaled (a damaged import folder)
+    dropped: int = 0  # batches of conversations undone while the import was stopped (not to be written)
     started_at: dict[int, float] = field(default_factory=dict)
     per_batch: float | None = None
     current: int | None = None
@@ -342,7 +343,12 @@ class ImportRunner:
             run.unsubscribe.append(self.review.subscribe(lambda _count: self._call_soon(self._update_holds)))
         self._update_holds()
         writer.start()  # writes the journaled batches, in order
-        run.lost = max(0, state.batches - len(run.written) - len(run.failed) - len(journaled - run.written.keys()))
+        # the batches of a conversation undone while the import was stopped are written no more (``undo_conversation``)
+        undone = {seq for seq, record in batches.items() if seq not in run.written and seq not in journaled
+                  and seq not in run.failed and record.get("conversation") in state.undone_conversations}
+        run.lost = max(0, state.batches - len(run.written) - len(run.failed) - len(journaled - run.written.keys())
+                       - len(undone))
+        run.dropped = len(undone)
         if run.lost:
             log.warning("history import %s: %d batches can no longer be found", state.id, run.lost)
         self._publish()
@@ -475,7 +481,7 @@ class ImportRunner:
             return self.last
         state = run.state
         turns_done = sum(run.written.values())
-        left = state.batches - len(run.written) - len(run.failed)
+        left = state.batches - len(run.written) - len(run.failed) - run.lost - run.dropped
         current = run.batches.get(run.current) if run.current is not None else None
         proposals = 0
         if self.review is not None:  # review mode, or changes to memories the import did not create
@@ -605,7 +611,7 @@ def _count_changes(run: _Run, changes: Any) -> None:
 
 def _over(run: _Run) -> bool:
     """Every batch of the import is written or given up on."""
-    return len(run.written) + len(run.failed) + run.lost >= run.state.batches
+    return len(run.written) + len(run.failed) + run.lost + run.dropped >= run.state.batches
 
 
 def _tally(run: _Run) -> None:
@@ -703,6 +709,8 @@ def undo_conversation(ops: MemoryOperations, ledger: ImportLedger, import_id: st
     title = next((t for cid, t, _seqs in ledger.conversations(import_id) if cid == conversation_id), "")
     result = ops.undo_turn(turns, reason=f"撤销导入 {import_id} 的对话「{title[:40]}」", keep_touched=rest)
     ledger.note_conversation_undo(import_id, conversation_id, result.turn_id)
+    # an import stopped part-way: the conversation's batches still to write are not written when it goes on
+    ledger.drop_batches(import_id, [s for s in map(batch_seq, turns.members) if s is not None])
     return result
 
 
