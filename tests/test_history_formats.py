@@ -439,3 +439,17 @@ def test_half_an_emoji_in_an_export_is_read_as_a_replacement_character_and_the_i
             json.dumps([conversation.id, conversation.title, *[m.text for m in conversation.messages]],
                        ensure_ascii=False).encode("utf-8")
     assert from_text('1. [2024-09-29]. 喜欢猫\ud83d').saved_memories[0].text == "喜欢猫\ufffd"
+
+
+def test_a_zip_cut_short_says_it_is_incomplete_not_that_a_zip_is_wanted(tmp_path):
+    """An export's download stopped part-way (no central directory at its end) was refused as "unknown
+    file type of export.zip: pick a .zip, .json, …"."""
+    whole = tmp_path / "whole.zip"
+    with zipfile.ZipFile(whole, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.write(fixture("chatgpt_conversations.json"), "conversations.json")
+    cut = tmp_path / "export.zip"
+    cut.write_bytes(whole.read_bytes()[: whole.stat().st_size // 2])
+    with pytest.raises(HistoryFormatError) as caught:
+        read_history(cut)
+    assert "不完整" in caught.value.zh and "export.zip" in caught.value.zh and "请选" not in caught.value.zh
+    assert "incomplete" in caught.value.en
