@@ -234,3 +234,17 @@ def test_self_check_warns_about_an_oversize_stored_memory(tmp_path):
     report = YamlMemoryManager(path).self_check()
     assert report.status == "WARN" and "limit" in report.issues[0]
     assert YamlMemoryManager(path).count() == 1  # kept, never cut
+
+
+def test_a_date_written_without_a_time_keeps_that_date_in_an_import_and_in_the_store(tmp_path):
+    """``latest_update_time: 2024-05-01`` (a date, as a person writes one in memory.yaml) is a YAML date,
+    not text: it was taken for a missing time and set to now."""
+    text = "a1:\n  description: 喜欢猫\n  theme: 品味\n  latest_update_time: 2024-05-01\n  hit: 2\n"
+    incoming = tmp_path / "in.yaml"
+    incoming.write_text(text, encoding="utf-8")
+    assert read_import(incoming)["a1"].latest_update_time == "2024-05-01T00:00:00"
+    path = tmp_path / "memory.yaml"
+    path.write_text(text, encoding="utf-8")
+    mm = YamlMemoryManager(path)
+    assert mm.get("a1").latest_update_time == "2024-05-01T00:00:00"
+    mm.close()
