@@ -646,6 +646,22 @@ def count_changes(ops: MemoryOperations, import_id: str) -> tuple[int, int, int]
     return created, updated, deleted
 
 
+def undo_target(ledger: ImportLedger, import_id: str, *, counting: bool = False) -> str:
+    """What undoing the whole import takes back: the import (its id), or, when some of its
+    conversations were undone on their own, its batches together with those undos (a ``TurnSet``
+    named as the import: what they put back is no later change of the person's to ask about).
+    ``counting``: what the undo's confirmation counts then — the batches of the other conversations."""
+    state = ledger.get(import_id)
+    if state is None or not state.undone_conversations or state.redone_by:
+        return import_id
+    batches = ledger.batch_conversations(import_id)
+    if counting:
+        return TurnSet(import_id, [batch_turn_id(import_id, seq) for seq, conversation in batches.items()
+                                   if conversation not in state.undone_conversations])
+    return TurnSet(import_id, [*(batch_turn_id(import_id, seq) for seq in batches),
+                               *state.undone_conversations.values()])
+
+
 def undo_import(ops: MemoryOperations, ledger: ImportLedger, import_id: str, *, reason: str = "",
                 rest: bool = False) -> Any:
     """Take the whole import back as one action (``UndoConflict``: memories changed since stand in the
@@ -655,7 +671,8 @@ def undo_import(ops: MemoryOperations, ledger: ImportLedger, import_id: str, *, 
     left nothing else): approving one still on the person's screen is refused, saying the import was
     undone. Blocking. The ledger then lets its chats be imported again."""
     state = ledger.get(import_id)
-    target = state.redone_by if state is not None and state.redone_by else import_id  # redone: undo the redo
+    # redone: undo the redo; some conversations undone on their own: the others (``undo_target``)
+    target = state.redone_by if state is not None and state.redone_by else undo_target(ledger, import_id)
     try:
         result = ops.undo_turn(target, reason=reason or f"撤销导入 {import_id}", keep_touched=rest)
     except NothingToUndo:

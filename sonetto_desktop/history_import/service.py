@@ -20,7 +20,7 @@ from .ledger import DONE, RUNNING, ImportLedger, ImportState, imports_dir
 from .model import History, SavedMemory
 from .plan import Plan, Price, make_plan
 from .runner import (ImportResult, ImportRunner, count_by_conversation, count_changes, redo_import,
-                     undo_conversation, undo_import)
+                     undo_conversation, undo_import, undo_target)
 from .saved_memories import from_text
 from .sources import read_history
 
@@ -208,7 +208,8 @@ class HistoryImports:
     async def counts(self, import_id: str) -> tuple[int, int, int]:
         """How many memories the import created, changed and deleted, as they are now (for a
         confirmation: what an undo would take back)."""
-        return await run_blocking(count_changes, self.services.memory, import_id)
+        memory, ledger = self.services.memory, self.ledger
+        return await run_blocking(lambda: count_changes(memory, undo_target(ledger, import_id, counting=True)))
 
     async def conversations(self, import_id: str) -> list[tuple[str, str, tuple[int, int, int]]]:
         """The import's conversations still in place — (id, title, what each left: created, changed,
