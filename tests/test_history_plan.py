@@ -270,3 +270,14 @@ def test_a_secret_a_long_reply_is_clipped_through_is_hidden_whole():
         sent = messages[1]["content"]
         assert "省略" in sent and hidden == 1 and plan.secrets_hidden == 1
         assert "Uv1Wx2Yz3" not in sent and "w0BAQEFAASC" not in sent, sent[-200:]
+
+
+def test_a_conversation_with_nothing_the_person_said_is_not_a_row_said_to_be_out_of_the_dates():
+    """A chat that is only the assistant's greeting (no user message): its row said 不在日期范围内 /
+    out_of_range while its day was within the dates; like a chat of only system prompts, it is no row."""
+    day = datetime(2024, 3, 1, 20)
+    greeting = Conversation("greet", "greet", [Message("assistant", "你好，我是你的助手", day, "g-a0")])
+    history = History("jsonl", [greeting, _chat("real", day + timedelta(hours=1), [("我喜欢猫", "好")])])
+    plan = make_plan(history, since=date(2024, 3, 1), until=date(2024, 3, 1))
+    assert [(r.id, r.state) for r in plan.rows] == [("real", "new")]
+    assert plan.skipped_messages["no_user"] == 1 and plan.skipped_out_of_range == 0

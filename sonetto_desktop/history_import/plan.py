@@ -392,6 +392,8 @@ def make_plan(history: History, *, since: date | None = None, until: date | None
         earlier = rows.get(head.id)
         if no_user and earlier is None:
             plan.skipped_messages["no_user"] += no_user
+        if not figures:
+            continue  # nothing the person said (a greeting alone): no row, as a chat of system prompts only
         unique = [p for p, f in enumerate(figures) if f.key not in seen]
         plan.skipped_duplicates += len(figures) - len(unique)
         seen.update(figures[p].key for p in unique)
