@@ -569,3 +569,23 @@ async def test_a_conversation_undone_while_its_import_is_stopped_is_not_written_
     assert result.failed_batches == 0
     again = await imports.plan(await imports.read(path))  # the conversation undone can come again, whole
     assert {(r.id, r.to_import) for r in again.rows if r.to_import} == {("trip", 2)}
+
+
+async def test_an_import_the_person_paused_stays_paused_when_the_app_quits(services, imports, llm_server, tmp_path):
+    """暂停, then the app quits: the quit's stop wrote the import down as running, and the next start
+    went on with it by itself (the person had paused it, perhaps for what the model costs)."""
+    llm_server.responder = remember_each_line
+    llm_server.delay = 0.3
+    history = await imports.read(_days_jsonl(tmp_path / "a.jsonl"))
+    state = await imports.start(await imports.plan(history), history, file_name="a.jsonl")
+    runner = imports.runner
+    runner.set_paused(True)
+    await until(lambda: runner.last is not None and runner.last.status == "paused", what="paused")
+    await imports.shutdown()  # the app quits (the services close)
+    assert imports.ledger.get(state.id).status == "paused"
+    after = HistoryImports(services)  # the next start of the app
+    try:
+        assert await after.resume_interrupted() is None
+        assert [s.id for s in await after.unfinished()] == [state.id]
+    finally:
+        await after.close()

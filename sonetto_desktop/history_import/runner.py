@@ -564,11 +564,12 @@ class ImportRunner:
     async def stop(self, *, pause: bool = True) -> ImportState | None:
         """Stop after the batch being written; what is left stays for ``resume``. ``pause``: the import
         is marked paused (the person stopped it); else it stays running, so the next start of the app
-        goes on with it (the app is quitting)."""
+        goes on with it (the app is quitting), unless the person had paused it."""
         run = self._run
         if run is None:
             return None
         run.stopping = True  # no hold's end resumes it meanwhile (``_update_holds``)
+        paused = pause or "person" in self._held  # (the person's pause outlasts a quit: it stays paused)
         run.writer.pause()
         await run.writer.stop(self.stop_timeout)
         self._detach(run)
@@ -578,7 +579,7 @@ class ImportRunner:
             await self._done(run)
         else:
             _tally(run)
-            state.status = PAUSED if pause else RUNNING
+            state.status = PAUSED if paused else RUNNING
             await self._saved()
             await run_blocking(self.ledger.save, state)
         self._publish_final(state)
