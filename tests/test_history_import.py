@@ -589,3 +589,27 @@ async def test_an_import_the_person_paused_stays_paused_when_the_app_quits(servi
         assert [s.id for s in await after.unfinished()] == [state.id]
     finally:
         await after.close()
+
+
+async def test_an_import_killed_while_it_was_being_prepared_leaves_no_chats_on_disk(services, imports, llm_server,
+                                                                                     tmp_path):
+    """Killed (a crash, the power) while its batches were being journaled, before it was listed: its
+    folder — the chats' text in its journal — stayed for good, listed nowhere. The next import takes
+    it away; one another process is preparing now (its journal claimed) is left alone."""
+    from sonetto_desktop.memory.writer.journal import TurnJournal
+
+    ledger = imports.ledger
+    killed, busy = ledger.folder_of("imp-dead0001"), ledger.folder_of("imp-busy0002")
+    for folder in (killed, busy):
+        TurnJournal(folder / "journal").append("x-1", None, [{"role": "user", "content": "我的秘密日记"}])
+        (folder / "conversations.json").write_text("{}", encoding="utf-8")
+    other = TurnJournal(busy / "journal")
+    assert other.claim()
+    try:
+        llm_server.responder = remember_each_line
+        history = await imports.read(fixture("history.jsonl"))
+        await imports.start(await imports.plan(history), history, file_name="history.jsonl")
+        await asyncio.wait_for(imports.wait(), 30)
+        assert not killed.exists() and busy.exists()
+    finally:
+        other.release()

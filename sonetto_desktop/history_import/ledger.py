@@ -287,6 +287,28 @@ class ImportLedger:
             return None
         return [json.loads(line) for line in text.splitlines() if line.strip()]
 
+    def sweep_unbegun(self) -> list[str]:
+        """Take away the folders of imports that never began: killed (a crash, the power) while their
+        batches were being journaled, before they were listed (no state file) — their journals hold the
+        chats' text, and nothing lists or resumes them. One whose journal is claimed is being prepared
+        by another process now and stays. Returns the ids taken away."""
+        if not self.folder.is_dir():
+            return []
+        swept = []
+        for child in self.folder.iterdir():
+            if not child.name.startswith(PREFIX) or not child.is_dir() or (child / STATE).exists():
+                continue
+            journal = TurnJournal(child / "journal")
+            if journal.path.is_dir():
+                if not journal.claim():
+                    continue
+                journal.release()
+            shutil.rmtree(child, ignore_errors=True)
+            swept.append(child.name)
+        if swept:
+            log.info("history import: removed %d imports that never began: %s", len(swept), ", ".join(swept))
+        return swept
+
     def discard(self, import_id: str) -> None:
         """An import that could not begin (its batches not all journaled): its folder goes."""
         shutil.rmtree(self.folder_of(import_id), ignore_errors=True)
