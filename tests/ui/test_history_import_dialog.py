@@ -5,6 +5,7 @@ place. Reading and planning run off the Qt thread."""
 
 from __future__ import annotations
 
+import json
 import threading
 
 import pytest
@@ -913,4 +914,28 @@ async def test_start_clicked_twice_starts_one_import_and_says_no_error(qapp, tmp
         assert app.services.memory.count() == 3
         assert len(app.history_imports.imports.ledger.imports()) == 1
         assert not [s for s in said if s[1] == "error"], said
+        dialog.reject()
+
+
+async def test_the_saved_memories_in_a_chatgpt_export_with_chats_are_offered(qapp, tmp_path, llm_server, wait):
+    """ChatGPT's export holds its memory snapshot beside the chats: it was read, then neither shown nor
+    importable from the window (only an export without chats showed its saved memories)."""
+    conversations = json.loads(fixture("chatgpt_conversations.json").read_text(encoding="utf-8"))
+    conversations[1]["mapping"]["n-a2"]["message"]["content"] = {
+        "content_type": "model_editable_context",
+        "model_set_context": "1. [2024-09-29]. User runs every morning.\n\n2. [2024-09-30]. User lives in Hangzhou."}
+    path = tmp_path / "conversations.json"
+    path.write_text(json.dumps(conversations), encoding="utf-8")
+    async with running_app(qapp, app_settings(tmp_path / "data", llm_server)) as app:
+        dialog = app.history_imports.open_dialog(app.window)
+        assert await dialog.open_path(path)
+        assert dialog.stack.currentWidget() is dialog.preview_page
+        assert dialog.saved_offer.isVisibleTo(dialog) and "2 条" in dialog.saved_offer.text()
+        dialog.saved_offer.click()
+        assert dialog.stack.currentWidget() is dialog.saved_page
+        assert dialog.saved_button.text() == "导入 2 条记忆"
+        dialog.saved_button.click()
+        await wait(lambda: dialog.progress.title.text() == "导入完成", message="imported")
+        assert sorted(i.description for i in app.services.memory.all_items().values()) == [
+            "User lives in Hangzhou.", "User runs every morning."]
         dialog.reject()

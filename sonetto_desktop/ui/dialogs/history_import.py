@@ -443,6 +443,10 @@ class HistoryImportDialog(QDialog):
         self.notes.setObjectName("ImportNote")
         self.notes.setWordWrap(True)
         self.notes.setTextFormat(Qt.TextFormat.PlainText)
+        # the memory snapshot a ChatGPT export holds beside its chats: imported on its own page
+        self.saved_offer = QPushButton("", page)
+        self.saved_offer.setAutoDefault(False)
+        self.saved_offer.clicked.connect(lambda: self.history is not None and self._show_saved(self.history))
         self.since = QDateEdit(page)
         self.until = QDateEdit(page)
         for edit, name in ((self.since, self.tr("从")), (self.until, self.tr("到"))):
@@ -483,6 +487,7 @@ class HistoryImportDialog(QDialog):
         layout = QVBoxLayout(page)
         layout.addWidget(self.preview_title)
         layout.addWidget(self.notes)
+        layout.addLayout(_hbox(self.saved_offer, None))
         layout.addLayout(dates)
         layout.addWidget(self.conversations, 1)
         layout.addWidget(self.summary)
@@ -505,6 +510,8 @@ class HistoryImportDialog(QDialog):
         notes = [_say(note) for note in history.notes] + self._bad_lines(history)
         self.notes.setText("\n".join(notes))
         self.notes.setVisible(bool(notes))
+        self.saved_offer.setText(self.tr("另有 {0} 条 ChatGPT 已保存的记忆：导入…").format(len(history.saved_memories)))
+        self.saved_offer.setVisible(bool(history.saved_memories))
         self._unticked = set()
         self.plan = None
         self.conversations.clear()
