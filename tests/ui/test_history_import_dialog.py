@@ -908,6 +908,7 @@ async def test_start_clicked_twice_starts_one_import_and_says_no_error(qapp, tmp
         await wait(lambda: dialog.start_button.isEnabled(), message="the plan")
         dialog.start_button.click()
         assert not dialog.start_button.isEnabled()  # at once, not once the final plan is made
+        assert dialog.summary.text().startswith("正在准备导入")  # (a large import's batches take minutes to save)
         dialog.start_button.click()
         panel = dialog.progress
         await wait(lambda: panel.title.text() == "导入完成", timeout=20, message="done")

@@ -743,21 +743,32 @@ class HistoryImportDialog(QDialog):
 
     def _start_clicked(self) -> None:
         self.start_button.setEnabled(False)  # at once: the second click of a double-click starts nothing
+        if self.plan is not None and self.history is not None and not self._starting:
+            self._say_preparing()
         self._spawn(self.start())
+
+    def _say_preparing(self) -> None:
+        """Until the import has begun: its batches are saved one by one first (a large export's take
+        minutes, the window shows nothing else meanwhile)."""
+        self.summary.setText(self.tr("正在准备导入：要读的对话逐批存好后开始，大的导入可能要几分钟；关闭窗口会取消这次导入。"))
 
     async def start(self) -> Any:
         if self.plan is None or self.history is None or self._starting:
             return None
         self._starting = True
         self.start_button.setEnabled(False)
+        self._say_preparing()
+        preparing = self.summary.text()
         try:
             state = await self._begin()
         finally:
             if shiboken6.isValid(self):
                 self._starting = False
         if state is None or not shiboken6.isValid(self):
-            if shiboken6.isValid(self) and self.plan is not None and self.plan.batches:
-                self.start_button.setEnabled(True)
+            if shiboken6.isValid(self) and self.plan is not None:
+                if self.summary.text() == preparing:  # (not begun: the plan's summary again, unless a reason is said)
+                    self.summary.setText(summary_text(self.plan, self.actions.imports.model_name))
+                self.start_button.setEnabled(bool(self.plan.batches))
             return state
         self.import_id = state.id
         self.progress.show_running()
