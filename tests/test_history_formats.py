@@ -453,3 +453,16 @@ def test_a_zip_cut_short_says_it_is_incomplete_not_that_a_zip_is_wanted(tmp_path
         read_history(cut)
     assert "不完整" in caught.value.zh and "export.zip" in caught.value.zh and "请选" not in caught.value.zh
     assert "incomplete" in caught.value.en
+
+
+def test_an_export_without_chats_reads_as_nothing_to_import_whether_zipped_or_not(tmp_path):
+    """The conversations.json of an account with no chats (``[]``) was "not a chat history this app
+    knows" when picked alone, while the same export zipped read as an empty ChatGPT export."""
+    single = tmp_path / "conversations.json"
+    single.write_text("[]", encoding="utf-8")
+    zipped = tmp_path / "export.zip"
+    with zipfile.ZipFile(zipped, "w") as zf:
+        zf.write(single, "conversations.json")
+    for path in (single, zipped):
+        history = read_history(path)
+        assert history.source == "chatgpt" and len(history.conversations) == 0
