@@ -11,9 +11,9 @@
 the estimated tokens and cost; ``--json`` makes the output one JSON object on stdout. Progress goes
 to stderr (a terminal only). Running the same import again resumes an unfinished one; Ctrl+C pauses
 it after the batch being written; ``resume`` goes on with an unfinished import by its id, without its
-file (another copy of the export says which one its chats are left to). ``undo`` takes an import back; when the person changed some of its
-cards since, it lists them (by their text, with why) and changes nothing unless ``--rest`` asks to
-keep them and undo the rest. Words are English when the app's language is English or the terminal's
+file (another copy of the export says which one its chats are left to). ``undo`` takes an import
+back; when the person changed some of its cards since, it lists them (by their text, with why) and
+changes nothing unless ``--rest`` asks to keep them and undo the rest. Words are English when the app's language is English or the terminal's
 locale (``LC_ALL``, ``LC_MESSAGES``, ``LANG``) names a language other than Chinese, else Chinese.
 
 Exit codes: 0 done (some batches may have failed: said, and in ``--json``), 1 the import ran but not

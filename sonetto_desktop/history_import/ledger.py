@@ -299,10 +299,14 @@ class ImportLedger:
             if not child.name.startswith(PREFIX) or not child.is_dir() or (child / STATE).exists():
                 continue
             journal = TurnJournal(child / "journal")
-            if journal.path.is_dir():
-                if not journal.claim():
-                    continue
-                journal.release()
+            try:
+                if journal.path.is_dir():
+                    if not journal.claim():
+                        continue
+                    journal.release()
+            except OSError as exc:  # (a folder it cannot look into: left, and the import goes on)
+                log.warning("history import: %s could not be looked at: %s", child, exc)
+                continue
             shutil.rmtree(child, ignore_errors=True)
             swept.append(child.name)
         if swept:

@@ -648,6 +648,15 @@ def count_changes(ops: MemoryOperations, import_id: str) -> tuple[int, int, int]
     return created, updated, deleted
 
 
+def _tidy(drop: Callable[..., Any], *args: Any) -> None:
+    """``drop(*args)``: an undo's tidying of the import's journal, after the undo is done (a failure
+    is logged; the undo stands)."""
+    try:
+        drop(*args)
+    except OSError:
+        log.exception("history import: its journal could not be tidied after an undo")
+
+
 def undo_target(ledger: ImportLedger, import_id: str, *, counting: bool = False) -> str:
     """What undoing the whole import takes back: the import (its id), or, when some of its
     conversations were undone on their own, its batches together with those undos (a ``TurnSet``
@@ -679,10 +688,10 @@ def undo_import(ops: MemoryOperations, ledger: ImportLedger, import_id: str, *, 
         result = ops.undo_turn(target, reason=reason or f"撤销导入 {import_id}", keep_touched=rest)
     except NothingToUndo:
         ledger.note_undo(target, "")  # it left nothing behind: its chats may be imported again
-        ledger.drop_journal(import_id)
+        _tidy(ledger.drop_journal, import_id)
         raise
     ledger.note_undo(target, result.turn_id, kept=len(result.kept))
-    ledger.drop_journal(import_id)  # what it had still to write goes with it (it is resumed no more)
+    _tidy(ledger.drop_journal, import_id)  # what it had still to write goes with it (it is resumed no more)
     return result
 
 
@@ -729,7 +738,7 @@ def undo_conversation(ops: MemoryOperations, ledger: ImportLedger, import_id: st
     result = ops.undo_turn(turns, reason=f"撤销导入 {import_id} 的对话「{title[:40]}」", keep_touched=rest)
     ledger.note_conversation_undo(import_id, conversation_id, result.turn_id)
     # an import stopped part-way: the conversation's batches still to write are not written when it goes on
-    ledger.drop_batches(import_id, [s for s in map(batch_seq, turns.members) if s is not None])
+    _tidy(ledger.drop_batches, import_id, [s for s in map(batch_seq, turns.members) if s is not None])
     return result
 
 
