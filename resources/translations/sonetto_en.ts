@@ -909,7 +909,7 @@ Talk about anything — I'll remember what matters to you.</translation>
     <message>
         <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="249" />
         <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="295" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="818" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="819" />
         <source>撤销已导入的部分</source>
         <translation>Undo what was imported</translation>
     </message>
@@ -955,7 +955,7 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="300" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="960" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="961" />
         <source>撤销这次导入</source>
         <translation>Undo this import</translation>
     </message>
@@ -1070,7 +1070,7 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="606" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="789" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="790" />
         <source>没能算出要导入的内容：{0}</source>
         <translation>Could not work out what to import: {0}</translation>
     </message>
@@ -1161,86 +1161,86 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
         <translation>Preparing the import: it begins once the chats to read are saved batch by batch, which can take a few minutes for a large one; closing the window cancels it.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="814" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="815" />
         <source>导入已停止</source>
         <translation>Import stopped</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="815" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="816" />
         <source>已导入的部分要保留吗？保留的话，以后再导入同一个文件会接着导入剩下的。</source>
         <translation>Keep what was imported? If you keep it, importing the same file again goes on with the rest.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="817" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="818" />
         <source>保留已导入的部分</source>
         <translation>Keep what was imported</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="853" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="854" />
         <source>删除它新建的 {0} 条记忆</source>
         <translation>delete the {0} memories it created</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="855" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="856" />
         <source>把它改过的 {0} 条记忆恢复原样</source>
         <translation>put back the {0} memories it changed</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="857" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="858" />
         <source>找回它删掉的 {0} 条记忆</source>
         <translation>bring back the {0} memories it deleted</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="859" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="860" />
         <source>撤销这次导入？</source>
         <translation>Undo this import?</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="859" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="860" />
         <source>撤销会影响 {0} 条记忆：{1}。撤销之后还可以重做。</source>
         <translation>Undoing touches {0} memories: {1}. You can redo it afterwards.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="860" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="861" />
         <source>，</source>
         <translation>, </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="860" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="861" />
         <source>撤销导入</source>
         <translation>Undo the import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="892" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="893" />
         <source>重做这次导入</source>
         <translation>Redo this import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="899" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="904" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="900" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="905" />
         <source>无法重做：{0}</source>
         <translation>Cannot redo: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="901" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="902" />
         <source>无法重做：撤销之后这些记忆都被改过了</source>
         <translation>Cannot redo: every one of these memories was changed after the undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="953" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="954" />
         <source>……还有 {0} 张</source>
         <translation>…and {0} more</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="955" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="956" />
         <source>无法撤销：这次导入写下的 {0} 条记忆之后都被改过，撤销会丢掉那些修改。</source>
         <translation>Cannot undo: all {0} memories the import wrote were changed afterwards, and undoing would lose those changes.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="849" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="930" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="942" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="972" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="850" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="931" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="943" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="973" />
         <source>无法撤销：{0}</source>
         <translation>Cannot undo: {0}</translation>
     </message>

@@ -768,7 +768,8 @@ class HistoryImportDialog(QDialog):
             if shiboken6.isValid(self) and self.plan is not None:
                 if self.summary.text() == preparing:  # (not begun: the plan's summary again, unless a reason is said)
                     self.summary.setText(summary_text(self.plan, self.actions.imports.model_name))
-                self.start_button.setEnabled(bool(self.plan.batches))
+                self.start_button.setEnabled(bool(self.plan.batches) and self.actions.imports.configured
+                                             and self.actions.running is None)
             return state
         self.import_id = state.id
         self.progress.show_running()
@@ -780,9 +781,9 @@ class HistoryImportDialog(QDialog):
 
     async def _begin(self) -> Any:
         """The plan as it is now, begun (None: nothing to import, or it could not begin: said)."""
-        choices = self._choices()
+        choices, history = self._choices(), self.history
         try:
-            plan = await self.actions.imports.plan(self.history, **choices)
+            plan = await self.actions.imports.plan(history, **choices)
         except Exception as exc:  # said where the summary goes, as for any plan
             log.exception("history import: planning failed")
             if shiboken6.isValid(self):
@@ -790,7 +791,7 @@ class HistoryImportDialog(QDialog):
             return None
         if not plan.batches or not shiboken6.isValid(self):
             return None
-        return await self.actions.start(plan, self.history, file_name=self.file_name, **choices)
+        return await self.actions.start(plan, history, file_name=self.file_name, **choices)
 
     async def resume_unfinished(self) -> Any:
         state = self._last_state
