@@ -292,10 +292,13 @@ class ImportLedger:
         batches were being journaled, before they were listed (no state file) — their journals hold the
         chats' text, and nothing lists or resumes them. One whose journal is claimed is being prepared
         by another process now and stays. Returns the ids taken away."""
-        if not self.folder.is_dir():
+        try:
+            children = list(self.folder.iterdir()) if self.folder.is_dir() else []
+        except OSError as exc:
+            log.warning("history import: %s could not be looked at: %s", self.folder, exc)
             return []
         swept = []
-        for child in self.folder.iterdir():
+        for child in children:
             if not child.name.startswith(PREFIX) or not child.is_dir() or (child / STATE).exists():
                 continue
             journal = TurnJournal(child / "journal")

@@ -392,13 +392,11 @@ def make_plan(history: History, *, since: date | None = None, until: date | None
         earlier = rows.get(head.id)
         if no_user and earlier is None:
             plan.skipped_messages["no_user"] += no_user
-        if not figures:
-            continue  # nothing the person said (a greeting alone): no row, as a chat of system prompts only
         unique = [p for p, f in enumerate(figures) if f.key not in seen]
         plan.skipped_duplicates += len(figures) - len(unique)
         seen.update(figures[p].key for p in unique)
-        if earlier is not None and not unique:
-            continue  # the same conversation again (overlapping parts of an export, or listed twice)
+        if not figures or earlier is not None and not unique:  # nothing the person said (a greeting alone):
+            continue  # no row; or the same conversation again (overlapping parts of an export, or listed twice)
         in_range = [p for p in unique
                     if (since is None or figures[p].day >= since) and (until is None or figures[p].day <= until)]
         plan.skipped_out_of_range += len(unique) - len(in_range)

@@ -242,9 +242,9 @@ class ImportRunner:
                             batches=len(plan.batches), turns=plan.turns)
         records = [batch_record(b) for b in plan.batches]
         by_seq = {int(r["seq"]): r for r in records}
-        await run_blocking(self.ledger.sweep_unbegun)  # (before this one's folder is made)
         writer = await self._claimed_writer(state, by_seq)
         try:
+            await run_blocking(self.ledger.sweep_unbegun)  # (this one's journal is claimed: it stays)
             await run_blocking(self.ledger.save_batches, state.id, records)  # the index, before any turn
             for batch in plan.batches:  # each batch's text read back and journaled once, in order
                 await self._journal(writer, state, by_seq[batch.seq], await run_blocking(batch_text, batch))
