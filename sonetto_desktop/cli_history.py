@@ -3,15 +3,17 @@
     sonetto history import PATH [--format F] [--since DATE] [--until DATE] [--conversation ID …]
                                 [--dry-run] [--json] [--store FILE]
     sonetto history status [--json]
+    sonetto history resume IMPORT_ID [--json]
     sonetto history undo IMPORT_ID [--conversation ID] [--rest] [--json]
     sonetto history redo IMPORT_ID [--rest] [--json]
 
 ``--dry-run`` reads and plans only (nothing is written, no folder is made) and prints the counts and
 the estimated tokens and cost; ``--json`` makes the output one JSON object on stdout. Progress goes
 to stderr (a terminal only). Running the same import again resumes an unfinished one; Ctrl+C pauses
-it after the batch being written. ``undo`` takes an import back; when the person changed some of its
-cards since, it lists them (by their text, with why) and changes nothing unless ``--rest`` asks to
-keep them and undo the rest. Words are English when the app's language is English or the terminal's
+it after the batch being written; ``resume`` goes on with an unfinished import by its id, without its
+file (another copy of the export says which one its chats are left to). ``undo`` takes an import
+back; when the person changed some of its cards since, it lists them (by their text, with why) and
+changes nothing unless ``--rest`` asks to keep them and undo the rest. Words are English when the app's language is English or the terminal's
 locale (``LC_ALL``, ``LC_MESSAGES``, ``LANG``) names a language other than Chinese, else Chinese.
 
 Exit codes: 0 done (some batches may have failed: said, and in ``--json``), 1 the import ran but not
@@ -72,6 +74,9 @@ def _parser() -> argparse.ArgumentParser:
     imp.add_argument("--price-in", type=float, metavar="N", help="price per million input tokens (overrides settings)")
     imp.add_argument("--price-out", type=float, metavar="N", help="price per million output tokens")
     imp.add_argument("--currency", help="currency of the prices (default: settings, else ¥)")
+    resume = sub.add_parser("resume", help="go on with an unfinished (paused) import by its id (see status)")
+    resume.add_argument("import_id")
+    resume.add_argument("--json", action="store_true", help="print one JSON object")
     status = sub.add_parser("status", help="imports made into this store, with their undo ids")
     status.add_argument("--json", action="store_true", help="print one JSON object")
     undo = sub.add_parser("undo", help="take an import back (its id: see status); cards changed since are named")
@@ -175,6 +180,8 @@ async def _main(args: argparse.Namespace) -> int:
             return await _status(args, services, say)
         if args.command in ("undo", "redo"):
             return await _undo(args, services, say)
+        if args.command == "resume":
+            return await _resume(args, services.imports, say)
         return await _import(args, services.imports, say)  # a running import stops when the services close
     except HistoryFormatError as exc:
         return _refuse(args, exc.say(say.language))
@@ -225,17 +232,48 @@ async def _import(args: argparse.Namespace, imports: HistoryImports, say: Words)
             print(line, file=sys.stderr)
     unfinished = await imports.unfinished(history.digest) if history.digest else []
     if not unfinished and not plan.batches:
+        left_to = [s.id for s in await imports.unfinished()] if plan.skipped_waiting else []
+        if left_to:  # another copy of the export of an unfinished import: its chats wait there
+            _print_left_to(args, plan.skipped_waiting, left_to, say)
+            return 0
         _print_result(args, ImportResult("", 0, 0, 0, 0, 0, 0), say, history)
         return 0
     if not imports.configured:
-        return _refuse(args, say("没有配置模型：导入要由模型来读（在应用的设置里填写，或设置 SONETTO_BASE_URL 和 SONETTO_MODEL）",
-                         "no model is configured: a model reads the import (set it in the app's settings, or "
-                         "SONETTO_BASE_URL and SONETTO_MODEL)"))
+        return _refuse(args, say(*_NO_MODEL))
     return await _run(args, imports, plan, history, unfinished, say)
 
 
-async def _run(args: argparse.Namespace, imports: HistoryImports, plan: Plan, history: History,
+_NO_MODEL = ("没有配置模型：导入要由模型来读（在应用的设置里填写，或设置 SONETTO_BASE_URL 和 SONETTO_MODEL）",
+             "no model is configured: a model reads the import (set it in the app's settings, or "
+             "SONETTO_BASE_URL and SONETTO_MODEL)")
+
+
+def _print_left_to(args: argparse.Namespace, turns: int, imports: list[str], say: Words) -> None:
+    """Nothing new: ``turns`` of the file are left to the unfinished ``imports`` (``history resume``)."""
+    if args.json:
+        print(json.dumps({**ImportResult("", 0, 0, 0, 0, 0, 0).to_json(), "skipped_waiting": turns,
+                          "unfinished_imports": imports}, ensure_ascii=False))
+        return
+    print(say(f"这个文件里的 {turns} 轮留给了未完成的导入，接着导入：",
+              f"{turns} turns of this file are left to an unfinished import; to go on with it:"))
+    for import_id in imports:
+        print(f"  sonetto history resume {import_id}")
+
+
+async def _resume(args: argparse.Namespace, imports: HistoryImports, say: Words) -> int:
+    """``sonetto history resume IMPORT_ID``: an unfinished import goes on (its file is not needed)."""
+    state = await run_blocking(imports.ledger.get, args.import_id)
+    if state is None or not state.unfinished:
+        return _refuse(args, say(f"{args.import_id} 不是未完成的导入（sonetto history status 列出所有导入）",
+                                 f"{args.import_id} is not an unfinished import (sonetto history status lists them)"))
+    if not imports.configured:
+        return _refuse(args, say(*_NO_MODEL))
+    return await _run(args, imports, None, None, [state], say)
+
+
+async def _run(args: argparse.Namespace, imports: HistoryImports, plan: Plan | None, history: History | None,
                unfinished: list[Any], say: Words) -> int:
+    """Go on with the last of ``unfinished``, else begin ``plan`` (of ``history``)."""
     runner = imports.runner
     show = not args.json and sys.stderr.isatty()
     if show:
@@ -245,6 +283,7 @@ async def _run(args: argparse.Namespace, imports: HistoryImports, plan: Plan, hi
             state = await imports.resume(unfinished[-1].id)
             print(say(f"继续未完成的导入 {state.id}", f"continuing the unfinished import {state.id}"), file=sys.stderr)
         else:
+            assert plan is not None and history is not None
             state = await imports.start(plan, history, file_name=Path(args.path).name, since=args.since,
                                         until=args.until, selected=args.conversation)
     except ImportElsewhere:

@@ -399,3 +399,37 @@ def test_a_refusal_is_worded_as_the_window_words_it_in_the_persons_language():
         "Invalid input: the date 'soon' is not a date")
     folder = StoreUnavailable("/x", "a file is in the way")
     assert _words_of(folder, Words("zh_CN")) == folder.zh  # its own Chinese first
+
+
+def test_chats_left_to_a_paused_import_are_said_and_it_goes_on_without_its_file(llm_server, tmp_path):
+    """Ctrl+C, then the same chats from another copy of the export (downloaded again: another file):
+    the command said "nothing to import (all imported before…)" while they waited in the paused import,
+    which only its own file could take on; ``history resume`` goes on with it by its id."""
+    store = tmp_path / "memory.yaml"
+    source = _days_file(tmp_path, 4)
+    first = threading.Event()
+
+    def write(body):
+        if any(m["role"] == "tool" for m in body["messages"]):
+            return "好的"
+        first.set()
+        return tool_calls([("create_memory", {"content": f"用户说：{said(body)[0][1]}", "section": "身份"})])
+
+    llm_server.responder = write
+    llm_server.delay = 0.4
+    child = _spawn(llm_server, "history", "--store", str(store), "--create", "import", str(source))
+    assert first.wait(60)
+    child.send_signal(signal.SIGINT)
+    child.communicate(timeout=60)
+    assert child.returncode == 130
+    (state,) = ImportLedger(store.with_name("memory.imports")).imports()
+    again = tmp_path / "again.jsonl"
+    again.write_text(source.read_text(encoding="utf-8") + "\n", encoding="utf-8")
+    source.unlink()  # the first download is gone
+    llm_server.delay = 0
+    told = _cli(llm_server, "history", "--store", str(store), "import", str(again))
+    assert told.returncode == 0, told.stderr
+    assert "都导入过了" not in told.stdout and f"sonetto history resume {state.id}" in told.stdout, told.stdout
+    resumed = _cli(llm_server, "history", "--store", str(store), "resume", state.id, "--json")
+    assert resumed.returncode == 0, resumed.stderr
+    assert json.loads(resumed.stdout)["turns_written"] == 8 and len(_texts(store)) == 4

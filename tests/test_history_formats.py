@@ -414,3 +414,55 @@ def test_a_zip_without_a_history_and_unknown_files(tmp_path):
         read_history(odd)
     with pytest.raises(FileNotFoundError):
         read_history(tmp_path / "missing.json")
+
+
+def test_half_an_emoji_in_an_export_is_read_as_a_replacement_character_and_the_import_plans(tmp_path):
+    """A lone UTF-16 surrogate ("\\ud83d": half an emoji, as exports cut mid-emoji hold) is valid JSON
+    but no UTF-8: the plan's keys, the journal and the model's request could not encode it, and one
+    such character anywhere made the whole export fail to plan."""
+    from sonetto_desktop.history_import.plan import make_plan
+    from sonetto_desktop.history_import.runner import batch_text
+
+    chatgpt = tmp_path / "conversations.json"
+    chatgpt.write_text(fixture("chatgpt_conversations.json").read_text(encoding="utf-8").replace(
+        "在西溪附近租了房子。", "在西溪附近租了房子\\ud83d。", 1).replace('"搬家去杭州"', '"搬家\\udc00去杭州"', 1),
+        encoding="utf-8")
+    lines = tmp_path / "chats.jsonl"
+    lines.write_text(json.dumps({"conversation": "c\ud83d", "role": "user", "content": "好开心\ud83d",
+                                 "time": "2024-01-01T10:00:00+08:00"}) + "\n", encoding="utf-8")
+    for path, said in ((chatgpt, "在西溪附近租了房子\ufffd。"), (lines, "好开心\ufffd")):
+        history = read_history(path)
+        plan = make_plan(history)
+        sent = json.dumps([m for b in plan.batches for m in batch_text(b)], ensure_ascii=False).encode("utf-8")
+        assert said in sent.decode("utf-8")
+        for conversation in history.conversations:
+            json.dumps([conversation.id, conversation.title, *[m.text for m in conversation.messages]],
+                       ensure_ascii=False).encode("utf-8")
+    assert from_text('1. [2024-09-29]. 喜欢猫\ud83d').saved_memories[0].text == "喜欢猫\ufffd"
+
+
+def test_a_zip_cut_short_says_it_is_incomplete_not_that_a_zip_is_wanted(tmp_path):
+    """An export's download stopped part-way (no central directory at its end) was refused as "unknown
+    file type of export.zip: pick a .zip, .json, …"."""
+    whole = tmp_path / "whole.zip"
+    with zipfile.ZipFile(whole, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.write(fixture("chatgpt_conversations.json"), "conversations.json")
+    cut = tmp_path / "export.zip"
+    cut.write_bytes(whole.read_bytes()[: whole.stat().st_size // 2])
+    with pytest.raises(HistoryFormatError) as caught:
+        read_history(cut)
+    assert "不完整" in caught.value.zh and "export.zip" in caught.value.zh and "请选" not in caught.value.zh
+    assert "incomplete" in caught.value.en
+
+
+def test_an_export_without_chats_reads_as_nothing_to_import_whether_zipped_or_not(tmp_path):
+    """The conversations.json of an account with no chats (``[]``) was "not a chat history this app
+    knows" when picked alone, while the same export zipped read as an empty ChatGPT export."""
+    single = tmp_path / "conversations.json"
+    single.write_text("[]", encoding="utf-8")
+    zipped = tmp_path / "export.zip"
+    with zipfile.ZipFile(zipped, "w") as zf:
+        zf.write(single, "conversations.json")
+    for path in (single, zipped):
+        history = read_history(path)
+        assert history.source == "chatgpt" and len(history.conversations) == 0

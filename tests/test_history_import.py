@@ -504,3 +504,112 @@ async def test_chats_an_unfinished_import_has_still_to_write_are_left_to_it(serv
     sent = [text for body in llm_server.requests if is_writer(body) for _, text in said(body)]
     assert sorted(t for t in sent if t.endswith("天的事")) == [f"第{d}天的事" for d in range(4)]  # each once
     assert (await imports.plan(again)).skipped_already_imported == 4 and (await imports.plan(again)).skipped_waiting == 0
+
+
+async def test_a_second_start_while_the_first_is_journaling_is_refused_and_each_turn_is_written_once(
+        services, imports, llm_server):
+    """开始导入 clicked twice (or the command line and the window at once): the second start used to pass
+    the "already running" check while the first was still journaling its batches, and both imports
+    wrote every turn (twice the memories, two imports to undo)."""
+    llm_server.responder = remember_each_line
+    history = await imports.read(fixture("history.jsonl"))
+    plan = await imports.plan(history)
+    outcomes = await asyncio.gather(imports.start(plan, history, file_name="history.jsonl"),
+                                    imports.start(plan, history, file_name="history.jsonl"), return_exceptions=True)
+    assert sum(isinstance(o, RuntimeError) for o in outcomes) == 1, outcomes
+    result = await asyncio.wait_for(imports.wait(), 30)
+    assert result.turns_written == 3 and services.memory.count() == 3  # written once
+    assert len(imports.ledger.imports()) == 1
+
+
+async def test_undoing_a_stopped_import_leaves_none_of_its_chats_on_disk(services, imports, llm_server, tmp_path):
+    """Stopped part-way (停止, then 撤销已导入的部分): the batches it had still to write stayed in its
+    journal — the chats' text, on disk for good, of an import nothing can resume any more."""
+    llm_server.responder = remember_each_line
+    llm_server.delay = 0.3
+    history = await imports.read(_days_jsonl(tmp_path / "a.jsonl"))
+    state = await imports.start(await imports.plan(history), history, file_name="a.jsonl")
+    runner = imports.runner
+    await until(lambda: runner.last is not None and runner.last.batches_done >= 1, what="one batch written")
+    stopped = await runner.stop(pause=True)
+    assert stopped.status == "paused" and stopped.batches_done < 4
+    await imports.undo(state.id)
+    folder = imports.ledger.folder_of(state.id)
+    left = [p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()]
+    assert not [p for p in left if p.startswith("journal/") and p.endswith(".json")], left
+    assert not (folder / "journal").exists()
+    assert services.memory.count() == 0
+    again = await imports.plan(history)  # the chats can come again, all of them
+    assert again.turns == 4 and again.skipped_waiting == 0
+
+
+async def test_a_conversation_undone_while_its_import_is_stopped_is_not_written_again_when_it_goes_on(
+        services, imports, llm_server, tmp_path):
+    """Stopped part-way, then 按对话撤销 of a conversation with batches still to write: going on with
+    the import (再次导入同一个文件会接着导入剩下的) wrote that conversation's other days again."""
+    llm_server.responder = remember_each_line
+    llm_server.delay = 0.3
+    rows = [("trip", "2024-03-01T20:00:00+08:00", "旅行第一天"), ("work", "2024-03-02T20:00:00+08:00", "上班的事"),
+            ("trip", "2024-03-03T20:00:00+08:00", "旅行第三天")]
+    path = tmp_path / "chats.jsonl"
+    path.write_text("\n".join(json.dumps({"conversation": c, "role": "user", "content": text, "time": at, "id": text},
+                                         ensure_ascii=False) for c, at, text in rows), encoding="utf-8")
+    history = await imports.read(path)
+    state = await imports.start(await imports.plan(history), history, file_name=path.name)
+    runner = imports.runner
+    await until(lambda: runner.last is not None and runner.last.batches_done >= 1, what="one batch written")
+    stopped = await runner.stop(pause=True)
+    assert stopped.status == "paused" and stopped.batches_done < 3
+    await imports.undo_conversation(state.id, "trip")
+    assert not [i for i in services.memory.all_items().values() if "旅行" in i.description]
+    await imports.resume(state.id)
+    result = await asyncio.wait_for(imports.wait(), 30)
+    texts = sorted(i.description for i in services.memory.all_items().values())
+    assert texts == ["用户说过：上班的事"], texts
+    assert result.failed_batches == 0
+    again = await imports.plan(await imports.read(path))  # the conversation undone can come again, whole
+    assert {(r.id, r.to_import) for r in again.rows if r.to_import} == {("trip", 2)}
+
+
+async def test_an_import_the_person_paused_stays_paused_when_the_app_quits(services, imports, llm_server, tmp_path):
+    """暂停, then the app quits: the quit's stop wrote the import down as running, and the next start
+    went on with it by itself (the person had paused it, perhaps for what the model costs)."""
+    llm_server.responder = remember_each_line
+    llm_server.delay = 0.3
+    history = await imports.read(_days_jsonl(tmp_path / "a.jsonl"))
+    state = await imports.start(await imports.plan(history), history, file_name="a.jsonl")
+    runner = imports.runner
+    runner.set_paused(True)
+    await until(lambda: runner.last is not None and runner.last.status == "paused", what="paused")
+    await imports.shutdown()  # the app quits (the services close)
+    assert imports.ledger.get(state.id).status == "paused"
+    after = HistoryImports(services)  # the next start of the app
+    try:
+        assert await after.resume_interrupted() is None
+        assert [s.id for s in await after.unfinished()] == [state.id]
+    finally:
+        await after.close()
+
+
+async def test_an_import_killed_while_it_was_being_prepared_leaves_no_chats_on_disk(services, imports, llm_server,
+                                                                                     tmp_path):
+    """Killed (a crash, the power) while its batches were being journaled, before it was listed: its
+    folder — the chats' text in its journal — stayed for good, listed nowhere. The next import takes
+    it away; one another process is preparing now (its journal claimed) is left alone."""
+    from sonetto_desktop.memory.writer.journal import TurnJournal
+
+    ledger = imports.ledger
+    killed, busy = ledger.folder_of("imp-dead0001"), ledger.folder_of("imp-busy0002")
+    for folder in (killed, busy):
+        TurnJournal(folder / "journal").append("x-1", None, [{"role": "user", "content": "我的秘密日记"}])
+        (folder / "conversations.json").write_text("{}", encoding="utf-8")
+    other = TurnJournal(busy / "journal")
+    assert other.claim()
+    try:
+        llm_server.responder = remember_each_line
+        history = await imports.read(fixture("history.jsonl"))
+        await imports.start(await imports.plan(history), history, file_name="history.jsonl")
+        await asyncio.wait_for(imports.wait(), 30)
+        assert not killed.exists() and busy.exists()
+    finally:
+        other.release()

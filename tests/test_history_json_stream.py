@@ -112,3 +112,22 @@ def test_looking_at_what_comes_next_is_not_taking_it():
         stream = JsonStream(_pieces("[ 1,  [2], {}]", size), "l.json")
         assert [stream.peek() for _ in stream.items()] == ["1", "[", "{"]
         stream.finish()
+
+
+@pytest.mark.parametrize("lines", [False, True])
+def test_where_a_long_document_breaks_is_its_real_line_and_column(lines):
+    """ChatGPT writes conversations.json on one line: past the first chunks the column said was the
+    place in the text still held (column 62 of a file cut at 600,000 characters)."""
+    from sonetto_desktop.history_import.json_stream import CHUNK
+
+    element = json.dumps({"title": "搬家", "text": "x" * 5000}, ensure_ascii=False)
+    text = ("[" + (",\n" if lines else ", ").join([element] * (3 * CHUNK // len(element))))
+    for broken in (text, text + " x]"):
+        expected_line = broken.count("\n") + 1
+        at = len(broken) - (2 if broken.endswith(" x]") else 0)  # where the walk stops, 0-based
+        expected_column = at - (broken.rfind("\n", 0, at) + 1) + 1
+        stream = JsonStream(_pieces(broken, 1 << 16), "conversations.json")
+        with pytest.raises(HistoryFormatError) as caught:
+            for _ in stream.items():
+                stream.value()
+        assert f"line {expected_line}, column {expected_column}:" in caught.value.en, caught.value.en

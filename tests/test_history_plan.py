@@ -252,3 +252,32 @@ def test_the_estimate_counts_what_the_writer_reads_of_a_very_long_message():
     whole = make_plan(History("chatgpt", [Conversation("q", "dog", [Message("user", short, t, "u2"),
                                                                     Message("assistant", "好", t, "a2")])]))
     assert plan.input_tokens < whole.input_tokens + 6000  # was ~160,000 more
+
+
+def test_a_secret_a_long_reply_is_clipped_through_is_hidden_whole():
+    """A long reply is clipped to its head and tail for the writer: a key or a private key the cut
+    goes through is hidden whole, not sent as the part the cut left without its prefix."""
+    key = "sk-proj-" + "Ab1Cd2Ef3Gh4Ij5Kl6Mn7Op8Qr9St0Uv1Wx2Yz3"
+    block = "-----BEGIN PRIVATE KEY-----\n" + "MIIEvQIBADANBgkqhkiG9w0BAQEFAASC" * 12 + "\n-----END PRIVATE KEY-----"
+    tail = REPLY_CHARS // 4
+    replies = ["答" * 3000 + key + "。" * (tail - len(key) + 8),  # the tail starts just after "sk-proj-"
+               "答" * 2000 + block + "好"]  # the tail starts inside the block, after its BEGIN line
+    for reply in replies:
+        history = History("jsonl", [_chat("c", datetime(2024, 3, 1, 20), [("帮我看看这段", reply)])])
+        plan = make_plan(history)
+        (batch,) = plan.batches
+        messages, hidden = batch.render()
+        sent = messages[1]["content"]
+        assert "省略" in sent and hidden == 1 and plan.secrets_hidden == 1
+        assert "Uv1Wx2Yz3" not in sent and "w0BAQEFAASC" not in sent, sent[-200:]
+
+
+def test_a_conversation_with_nothing_the_person_said_is_not_a_row_said_to_be_out_of_the_dates():
+    """A chat that is only the assistant's greeting (no user message): its row said 不在日期范围内 /
+    out_of_range while its day was within the dates; like a chat of only system prompts, it is no row."""
+    day = datetime(2024, 3, 1, 20)
+    greeting = Conversation("greet", "greet", [Message("assistant", "你好，我是你的助手", day, "g-a0")])
+    history = History("jsonl", [greeting, _chat("real", day + timedelta(hours=1), [("我喜欢猫", "好")])])
+    plan = make_plan(history, since=date(2024, 3, 1), until=date(2024, 3, 1))
+    assert [(r.id, r.state) for r in plan.rows] == [("real", "new")]
+    assert plan.skipped_messages["no_user"] == 1 and plan.skipped_out_of_range == 0

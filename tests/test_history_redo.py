@@ -158,3 +158,19 @@ def test_counting_what_an_import_left_reads_its_memories_not_the_whole_store(tmp
         assert peak * 10 < whole, f"{peak / 1024:.0f} KB counting against {whole / 1024:.0f} KB for every memory"
     finally:
         mm.close()
+
+
+def test_the_whole_import_undone_after_one_of_its_conversations_asks_nothing_and_counts_what_is_left(imported):
+    """One conversation undone, then the whole import: what that undo had already put back was taken
+    for cards the person changed since (UndoConflict naming them as "by user"), and the confirmation
+    counted that conversation's memories still."""
+    from sonetto_desktop.history_import.runner import undo_target
+
+    ops, ledger, import_id = imported
+    undo_conversation(ops, ledger, import_id, "c-move")
+    assert count_changes(ops, undo_target(ledger, import_id, counting=True)) == (1, 0, 0)  # 跑步's one memory
+    undone = undo_import(ops, ledger, import_id)
+    assert not undone.kept and _texts(ops) == ["用户住在成都"]
+    assert ledger.get(import_id).status == UNDONE and ledger.imported_keys() == set()
+    redo_import(ops, ledger, import_id)  # the import back as it was before its undo: c-move still undone
+    assert _texts(ops) == ["用户住在成都", "用户每天早上跑步"] and ledger.imported_keys() == {"k-run"}

@@ -171,6 +171,20 @@ async def test_a_list_or_mapping_description_is_kept_as_text_and_recall_works(tm
     mm.close()
 
 
+@pytest.mark.parametrize("name, text", [
+    ("in.json", '{"a1": {"description": "喜欢猫", "theme": "品味"}}'),
+    ("in.md", "## 品味\n- 喜欢猫\n"),
+    ("in.yaml", "a1:\n  description: 喜欢猫\n  theme: 品味\n"),
+])
+def test_import_reads_a_file_saved_with_a_byte_order_mark(tmp_path, name, text):
+    """Windows Notepad's "UTF-8 with BOM": the file imports as it would without (a .json was
+    "cannot be parsed: Unexpected UTF-8 BOM", a .md said its first memory came before any heading)."""
+    path = tmp_path / name
+    path.write_text("\ufeff" + text, encoding="utf-8")
+    items = read_import(path)
+    assert [(i.description, i.theme) for i in items.values()] == [("喜欢猫", "品味")]
+
+
 def test_import_rejects_a_description_that_is_a_list(tmp_path):
     path = tmp_path / "in.json"
     path.write_text(json.dumps({"a1": {"description": ["甲", "乙"], "theme": "t"}}), encoding="utf-8")
@@ -220,3 +234,17 @@ def test_self_check_warns_about_an_oversize_stored_memory(tmp_path):
     report = YamlMemoryManager(path).self_check()
     assert report.status == "WARN" and "limit" in report.issues[0]
     assert YamlMemoryManager(path).count() == 1  # kept, never cut
+
+
+def test_a_date_written_without_a_time_keeps_that_date_in_an_import_and_in_the_store(tmp_path):
+    """``latest_update_time: 2024-05-01`` (a date, as a person writes one in memory.yaml) is a YAML date,
+    not text: it was taken for a missing time and set to now."""
+    text = "a1:\n  description: 喜欢猫\n  theme: 品味\n  latest_update_time: 2024-05-01\n  hit: 2\n"
+    incoming = tmp_path / "in.yaml"
+    incoming.write_text(text, encoding="utf-8")
+    assert read_import(incoming)["a1"].latest_update_time == "2024-05-01T00:00:00"
+    path = tmp_path / "memory.yaml"
+    path.write_text(text, encoding="utf-8")
+    mm = YamlMemoryManager(path)
+    assert mm.get("a1").latest_update_time == "2024-05-01T00:00:00"
+    mm.close()

@@ -64,6 +64,7 @@ class JsonStream:
         self._eof = False
         self._lines = 0  # newlines in the text already dropped from the buffer
         self._dropped = 0  # characters already dropped
+        self._line_dropped = 0  # characters already dropped of the line the buffer starts in
 
     # ── the buffer ────────────────────────────────────────────────────
 
@@ -87,6 +88,8 @@ class JsonStream:
         if upto <= 0:
             return
         self._lines += self._buf.count("\n", 0, upto)
+        last = self._buf.rfind("\n", 0, upto)
+        self._line_dropped = upto - last - 1 if last >= 0 else self._line_dropped + upto
         self._dropped += upto
         self._buf = self._buf[upto:]
         self._pos -= upto
@@ -95,7 +98,7 @@ class JsonStream:
         """(line, column) of buffer position ``pos`` in the whole document, 1-based."""
         line = self._lines + self._buf.count("\n", 0, pos) + 1
         start = self._buf.rfind("\n", 0, pos)
-        column = pos - start if start >= 0 else pos + 1  # a first line cut by a drop: about right
+        column = pos - start if start >= 0 else self._line_dropped + pos + 1  # (a line begun before the buffer)
         return line, column
 
     def _cut_short(self, pos: int, zh_what: str = "文件在这里结束了", en_what: str = "the file ends here") -> HistoryFormatError:

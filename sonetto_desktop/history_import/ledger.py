@@ -29,7 +29,7 @@ from typing import Any, Iterable
 
 from ..memory.files import atomic_write, fsync_dir, private_dir, private_opener
 from ..memory.item import now_iso
-from ..memory.writer.journal import default_journal_path
+from ..memory.writer.journal import TurnJournal, default_journal_path
 
 log = logging.getLogger(__name__)
 
@@ -287,6 +287,35 @@ class ImportLedger:
             return None
         return [json.loads(line) for line in text.splitlines() if line.strip()]
 
+    def sweep_unbegun(self) -> list[str]:
+        """Take away the folders of imports that never began: killed (a crash, the power) while their
+        batches were being journaled, before they were listed (no state file) — their journals hold the
+        chats' text, and nothing lists or resumes them. One whose journal is claimed is being prepared
+        by another process now and stays. Returns the ids taken away."""
+        try:
+            children = list(self.folder.iterdir()) if self.folder.is_dir() else []
+        except OSError as exc:
+            log.warning("history import: %s could not be looked at: %s", self.folder, exc)
+            return []
+        swept = []
+        for child in children:
+            if not child.name.startswith(PREFIX) or not child.is_dir() or (child / STATE).exists():
+                continue
+            journal = TurnJournal(child / "journal")
+            try:
+                if journal.path.is_dir():
+                    if not journal.claim():
+                        continue
+                    journal.release()
+            except OSError as exc:  # (a folder it cannot look into: left, and the import goes on)
+                log.warning("history import: %s could not be looked at: %s", child, exc)
+                continue
+            shutil.rmtree(child, ignore_errors=True)
+            swept.append(child.name)
+        if swept:
+            log.info("history import: removed %d imports that never began: %s", len(swept), ", ".join(swept))
+        return swept
+
     def discard(self, import_id: str) -> None:
         """An import that could not begin (its batches not all journaled): its folder goes."""
         shutil.rmtree(self.folder_of(import_id), ignore_errors=True)
@@ -307,6 +336,49 @@ class ImportLedger:
             shutil.rmtree(journal, ignore_errors=True)
         if folder.is_dir():
             fsync_dir(folder)
+
+    def drop_journal(self, import_id: str) -> bool:
+        """The import is undone: the batches it had still to write (stopped part-way) or gave up on
+        leave the disk — their text is the chats' — as an older version's ``batches.jsonl`` does.
+        False (nothing removed) when a writer holds its journal (another process is running it)."""
+        journal = TurnJournal(self.journal_path(import_id))
+        if not journal.path.is_dir():
+            (self.folder_of(import_id) / BATCHES).unlink(missing_ok=True)
+            return True
+        if not journal.claim():
+            return False
+        try:
+            for folder in (journal.pending_dir, journal.failed_dir, journal.quarantine_dir):
+                shutil.rmtree(folder, ignore_errors=True)
+            (self.folder_of(import_id) / BATCHES).unlink(missing_ok=True)
+        finally:
+            journal.release()
+        shutil.rmtree(journal.path, ignore_errors=True)
+        fsync_dir(self.folder_of(import_id))
+        return True
+
+    def drop_batches(self, import_id: str, seqs: Iterable[int]) -> bool:
+        """Batches ``seqs`` of an unfinished import, not to be written any more (their conversation
+        was undone), leave its journal. False (nothing removed) when a writer holds the journal."""
+        wanted = {batch_turn_id(import_id, seq) for seq in seqs}
+        journal = TurnJournal(self.journal_path(import_id))
+        if not wanted or not journal.path.is_dir():
+            return True
+        if not journal.claim():
+            return False
+        try:
+            after = 0
+            while window := journal.pending_window(after, 64)[0]:
+                for entry in window:
+                    if entry.turn_id in wanted:
+                        journal.remove(entry)
+                after = window[-1].seq
+            for entry in journal.failed(text=False):
+                if entry.turn_id in wanted:
+                    journal.discard_failed(entry)
+        finally:
+            journal.release()
+        return True
 
     # ── undo ──────────────────────────────────────────────────────────
 

@@ -11,12 +11,13 @@ import hashlib
 import math
 import os
 import pickle
+import re
 import tempfile
 import threading
 from array import array
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date, datetime, timedelta, timezone
 from typing import Any, Iterator, NamedTuple, TypeVar
 
@@ -135,6 +136,28 @@ class SavedMemory:
     line: int = 0
 
 
+#: A UTF-16 surrogate on its own (JSON's ``"\ud83d"``: half an emoji, as an export cut mid-emoji holds;
+#: a whole pair is read as the one character it makes): valid JSON, but no UTF-8.
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def clean_text(text: str) -> str:
+    """``text`` with each lone surrogate as U+FFFD (�): what is read is written as UTF-8 everywhere
+    (the import's keys, its journal, the model's request)."""
+    return _LONE_SURROGATE.sub("\ufffd", text) if _LONE_SURROGATE.search(text) else text
+
+
+def _cleaned(conversation: Conversation) -> Conversation:
+    """``conversation`` with no lone surrogate in its id, title or messages (itself when it has none)."""
+    found = _LONE_SURROGATE.search
+    if not (found(conversation.id) or found(conversation.title) or found(conversation.legacy_id)
+            or any(found(m.text) or found(m.id) for m in conversation.messages)):
+        return conversation
+    messages = [replace(m, text=clean_text(m.text), id=clean_text(m.id)) for m in conversation.messages]
+    return replace(conversation, id=clean_text(conversation.id), title=clean_text(conversation.title),
+                   legacy_id=clean_text(conversation.legacy_id), messages=messages)
+
+
 class ConversationHead(NamedTuple):
     """What is kept in memory of a spilled conversation (see :class:`SpilledConversations`)."""
 
@@ -181,6 +204,7 @@ class SpilledConversations:
         return pickle.loads(os.pread(self._file.fileno(), length, offset))
 
     def append(self, conversation: Conversation) -> None:
+        conversation = _cleaned(conversation)  # (every reader's conversations come this way)
         data = pickle.dumps(conversation, pickle.HIGHEST_PROTOCOL)
         self._spans.extend((self._write(data), len(data)))
         first, last = conversation.first_day, conversation.last_day
@@ -421,6 +445,6 @@ def convert_one(history: History, file: str, index: int, raw: Any, convert: Call
         history.skipped.update(skipped)
         return made
     title = raw.get("title") if isinstance(raw, dict) else None
-    title = " ".join(title.split())[:40] if isinstance(title, str) else ""
+    title = clean_text(" ".join(title.split())[:40]) if isinstance(title, str) else ""
     history.bad.append(BadConversation(file, index, title, *why))
     return None

@@ -160,8 +160,10 @@ class Batch:
 
 
 def _rendered(msg: Message) -> tuple[dict[str, str], int]:
-    text = clip(msg.text, REPLY_CHARS) if msg.role == "assistant" else msg.text
-    text, found = redact_secrets(text)
+    # hidden before a long reply is clipped: a cut through a key would leave the rest of it unrecognised
+    text, found = redact_secrets(msg.text)
+    if msg.role == "assistant":
+        text = clip(text, REPLY_CHARS)
     return {"role": msg.role, "content": f"（{msg.time:%H:%M}）{text}"}, found
 
 
@@ -393,8 +395,8 @@ def make_plan(history: History, *, since: date | None = None, until: date | None
         unique = [p for p, f in enumerate(figures) if f.key not in seen]
         plan.skipped_duplicates += len(figures) - len(unique)
         seen.update(figures[p].key for p in unique)
-        if earlier is not None and not unique:
-            continue  # the same conversation again (overlapping parts of an export, or listed twice)
+        if not figures or earlier is not None and not unique:  # nothing the person said (a greeting alone):
+            continue  # no row; or the same conversation again (overlapping parts of an export, or listed twice)
         in_range = [p for p in unique
                     if (since is None or figures[p].day >= since) and (until is None or figures[p].day <= until)]
         plan.skipped_out_of_range += len(unique) - len(in_range)

@@ -162,6 +162,7 @@ class _Run:
     written: dict[int, int] = field(default_factory=dict)  # batch -> its turns
     failed: set[int] = field(default_factory=set)
     lost: int = 0  # batches neither written nor journaled (a damaged import folder)
+    dropped: int = 0  # batches of conversations undone while the import was stopped (not to be written)
     started_at: dict[int, float] = field(default_factory=dict)
     per_batch: float | None = None
     current: int | None = None
@@ -198,20 +199,42 @@ class ImportRunner:
         self._saving: asyncio.Task[None] | None = None
         self._tasks = root_scope().child("history-import")  # the feed, re-reads and state saves; logs their failures
         self._loop: asyncio.AbstractEventLoop | None = None
+        #: An import being begun or resumed (its batches journaled, its writer claimed): a second start
+        #: meanwhile is refused, as one while an import runs is.
+        self._starting = False
 
     @property
     def running(self) -> ImportState | None:
         return self._run.state if self._run is not None else None
+
+    @property
+    def starting(self) -> bool:
+        """An import is being begun or resumed (not running yet)."""
+        return self._starting
 
     # ── starting ──────────────────────────────────────────────────────
 
     async def begin(self, plan: Plan, *, file_name: str, digest: str, since: date | None = None,
                     until: date | None = None, selected: list[str] | None = None) -> ImportState:
         """Journal the plan's batches as a new import and start writing them. Returns its state."""
-        if self._run is not None:
-            raise RuntimeError(f"an import is already running ({self._run.state.id})")
+        self._refuse_a_second()
         if not plan.batches:
             raise ValueError("nothing to import")
+        self._starting = True
+        try:
+            return await self._begin(plan, file_name=file_name, digest=digest, since=since, until=until,
+                                     selected=selected)
+        finally:
+            self._starting = False
+
+    def _refuse_a_second(self) -> None:
+        if self._run is not None:
+            raise RuntimeError(f"an import is already running ({self._run.state.id})")
+        if self._starting:
+            raise RuntimeError("an import is already starting")
+
+    async def _begin(self, plan: Plan, *, file_name: str, digest: str, since: date | None,
+                     until: date | None, selected: list[str] | None) -> ImportState:
         state = ImportState(new_import_id(), plan.source, getattr(format_named(plan.source), "label", plan.label), file_name,
                             digest, since=since.isoformat() if since else None,
                             until=until.isoformat() if until else None, selected=selected,
@@ -221,6 +244,7 @@ class ImportRunner:
         by_seq = {int(r["seq"]): r for r in records}
         writer = await self._claimed_writer(state, by_seq)
         try:
+            await run_blocking(self.ledger.sweep_unbegun)  # (this one's journal is claimed: it stays)
             await run_blocking(self.ledger.save_batches, state.id, records)  # the index, before any turn
             for batch in plan.batches:  # each batch's text read back and journaled once, in order
                 await self._journal(writer, state, by_seq[batch.seq], await run_blocking(batch_text, batch))
@@ -246,11 +270,17 @@ class ImportRunner:
 
     async def resume(self, import_id: str) -> ImportState:
         """Go on with an unfinished import (after a pause, a stop or a kill)."""
-        if self._run is not None:
-            if self._run.state.id == import_id:
-                self.set_paused(False)
-                return self._run.state
-            raise RuntimeError(f"an import is already running ({self._run.state.id})")
+        if self._run is not None and self._run.state.id == import_id:
+            self.set_paused(False)
+            return self._run.state
+        self._refuse_a_second()
+        self._starting = True
+        try:
+            return await self._resume(import_id)
+        finally:
+            self._starting = False
+
+    async def _resume(self, import_id: str) -> ImportState:
         state = await run_blocking(self.ledger.get, import_id)
         if state is None or not state.unfinished:
             raise ValueError(f"{import_id} is not an unfinished import")
@@ -314,7 +344,12 @@ class ImportRunner:
             run.unsubscribe.append(self.review.subscribe(lambda _count: self._call_soon(self._update_holds)))
         self._update_holds()
         writer.start()  # writes the journaled batches, in order
-        run.lost = max(0, state.batches - len(run.written) - len(run.failed) - len(journaled - run.written.keys()))
+        # the batches of a conversation undone while the import was stopped are written no more (``undo_conversation``)
+        undone = {seq for seq, record in batches.items() if seq not in run.written and seq not in journaled
+                  and seq not in run.failed and record.get("conversation") in state.undone_conversations}
+        run.lost = max(0, state.batches - len(run.written) - len(run.failed) - len(journaled - run.written.keys())
+                       - len(undone))
+        run.dropped = len(undone)
         if run.lost:
             log.warning("history import %s: %d batches can no longer be found", state.id, run.lost)
         self._publish()
@@ -447,7 +482,7 @@ class ImportRunner:
             return self.last
         state = run.state
         turns_done = sum(run.written.values())
-        left = state.batches - len(run.written) - len(run.failed)
+        left = state.batches - len(run.written) - len(run.failed) - run.lost - run.dropped
         current = run.batches.get(run.current) if run.current is not None else None
         proposals = 0
         if self.review is not None:  # review mode, or changes to memories the import did not create
@@ -530,11 +565,12 @@ class ImportRunner:
     async def stop(self, *, pause: bool = True) -> ImportState | None:
         """Stop after the batch being written; what is left stays for ``resume``. ``pause``: the import
         is marked paused (the person stopped it); else it stays running, so the next start of the app
-        goes on with it (the app is quitting)."""
+        goes on with it (the app is quitting), unless the person had paused it."""
         run = self._run
         if run is None:
             return None
         run.stopping = True  # no hold's end resumes it meanwhile (``_update_holds``)
+        paused = pause or "person" in self._held  # (the person's pause outlasts a quit: it stays paused)
         run.writer.pause()
         await run.writer.stop(self.stop_timeout)
         self._detach(run)
@@ -544,7 +580,7 @@ class ImportRunner:
             await self._done(run)
         else:
             _tally(run)
-            state.status = PAUSED if pause else RUNNING
+            state.status = PAUSED if paused else RUNNING
             await self._saved()
             await run_blocking(self.ledger.save, state)
         self._publish_final(state)
@@ -577,7 +613,7 @@ def _count_changes(run: _Run, changes: Any) -> None:
 
 def _over(run: _Run) -> bool:
     """Every batch of the import is written or given up on."""
-    return len(run.written) + len(run.failed) + run.lost >= run.state.batches
+    return len(run.written) + len(run.failed) + run.lost + run.dropped >= run.state.batches
 
 
 def _tally(run: _Run) -> None:
@@ -612,6 +648,31 @@ def count_changes(ops: MemoryOperations, import_id: str) -> tuple[int, int, int]
     return created, updated, deleted
 
 
+def _tidy(drop: Callable[..., Any], *args: Any) -> None:
+    """``drop(*args)``: an undo's tidying of the import's journal, after the undo is done (a failure
+    is logged; the undo stands)."""
+    try:
+        drop(*args)
+    except OSError:
+        log.exception("history import: its journal could not be tidied after an undo")
+
+
+def undo_target(ledger: ImportLedger, import_id: str, *, counting: bool = False) -> str:
+    """What undoing the whole import takes back: the import (its id), or, when some of its
+    conversations were undone on their own, its batches together with those undos (a ``TurnSet``
+    named as the import: what they put back is no later change of the person's to ask about).
+    ``counting``: what the undo's confirmation counts then — the batches of the other conversations."""
+    state = ledger.get(import_id)
+    if state is None or not state.undone_conversations or state.redone_by:
+        return import_id
+    batches = ledger.batch_conversations(import_id)
+    if counting:
+        return TurnSet(import_id, [batch_turn_id(import_id, seq) for seq, conversation in batches.items()
+                                   if conversation not in state.undone_conversations])
+    return TurnSet(import_id, [*(batch_turn_id(import_id, seq) for seq in batches),
+                               *state.undone_conversations.values()])
+
+
 def undo_import(ops: MemoryOperations, ledger: ImportLedger, import_id: str, *, reason: str = "",
                 rest: bool = False) -> Any:
     """Take the whole import back as one action (``UndoConflict``: memories changed since stand in the
@@ -621,13 +682,16 @@ def undo_import(ops: MemoryOperations, ledger: ImportLedger, import_id: str, *, 
     left nothing else): approving one still on the person's screen is refused, saying the import was
     undone. Blocking. The ledger then lets its chats be imported again."""
     state = ledger.get(import_id)
-    target = state.redone_by if state is not None and state.redone_by else import_id  # redone: undo the redo
+    # redone: undo the redo; some conversations undone on their own: the others (``undo_target``)
+    target = state.redone_by if state is not None and state.redone_by else undo_target(ledger, import_id)
     try:
         result = ops.undo_turn(target, reason=reason or f"撤销导入 {import_id}", keep_touched=rest)
     except NothingToUndo:
         ledger.note_undo(target, "")  # it left nothing behind: its chats may be imported again
+        _tidy(ledger.drop_journal, import_id)
         raise
     ledger.note_undo(target, result.turn_id, kept=len(result.kept))
+    _tidy(ledger.drop_journal, import_id)  # what it had still to write goes with it (it is resumed no more)
     return result
 
 
@@ -673,6 +737,8 @@ def undo_conversation(ops: MemoryOperations, ledger: ImportLedger, import_id: st
     title = next((t for cid, t, _seqs in ledger.conversations(import_id) if cid == conversation_id), "")
     result = ops.undo_turn(turns, reason=f"撤销导入 {import_id} 的对话「{title[:40]}」", keep_touched=rest)
     ledger.note_conversation_undo(import_id, conversation_id, result.turn_id)
+    # an import stopped part-way: the conversation's batches still to write are not written when it goes on
+    _tidy(ledger.drop_batches, import_id, [s for s in map(batch_seq, turns.members) if s is not None])
     return result
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from datetime import date
 
-from .model import History, HistoryFormatError, SavedMemory
+from .model import History, HistoryFormatError, SavedMemory, clean_text
 from .source_files import Source, text_of
 
 #: As long as a memory the writer may write (its tools' limit): longer lines are shown, not cut.
@@ -88,7 +88,7 @@ def _entries(text: str) -> tuple[list[SavedMemory], bool]:
             except ValueError:
                 day = None
             line = line[dated.end():]
-        line = " ".join(line.split())
+        line = clean_text(" ".join(line.split()))
         if not line or line.casefold().rstrip(":：") in _HEADERS:
             continue
         key = line.casefold()

@@ -20,7 +20,7 @@ from .ledger import DONE, RUNNING, ImportLedger, ImportState, imports_dir
 from .model import History, SavedMemory
 from .plan import Plan, Price, make_plan
 from .runner import (ImportResult, ImportRunner, count_by_conversation, count_changes, redo_import,
-                     undo_conversation, undo_import)
+                     undo_conversation, undo_import, undo_target)
 from .saved_memories import from_text
 from .sources import read_history
 
@@ -72,7 +72,7 @@ class HistoryImports:
         store was re-opened or the settings changed)."""
         services = self.services
         made_for = (services.store, services.settings)
-        stale = self._runner is not None and self._runner.running is None and (
+        stale = self._runner is not None and self._runner.running is None and not self._runner.starting and (
             made_for[0] is not self._made_for[0] or made_for[1] is not self._made_for[1])
         if self._runner is None or stale:
             from ..agent_lifecycle import make_writer
@@ -208,7 +208,8 @@ class HistoryImports:
     async def counts(self, import_id: str) -> tuple[int, int, int]:
         """How many memories the import created, changed and deleted, as they are now (for a
         confirmation: what an undo would take back)."""
-        return await run_blocking(count_changes, self.services.memory, import_id)
+        memory, ledger = self.services.memory, self.ledger
+        return await run_blocking(lambda: count_changes(memory, undo_target(ledger, import_id, counting=True)))
 
     async def conversations(self, import_id: str) -> list[tuple[str, str, tuple[int, int, int]]]:
         """The import's conversations still in place — (id, title, what each left: created, changed,

@@ -76,7 +76,8 @@ def _object_kind(stream: JsonStream, depth: int = 0) -> str | None:
 # ── one file ──────────────────────────────────────────────────────────
 
 def is_chatgpt(source: Source, name: str) -> bool:
-    return json_kind(source, name) == "chatgpt"
+    # an empty list: an export without chats, read as ChatGPT's (nothing to import), as in a zip
+    return json_kind(source, name) in ("chatgpt", EMPTY)
 
 
 def is_claude(source: Source, name: str) -> bool:

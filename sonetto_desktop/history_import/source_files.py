@@ -200,6 +200,10 @@ def open_source(path: str | Path) -> Source:
         return Source(path, members, lambda name: archive.open(infos[name]))
     if not path.is_file():
         raise FileNotFoundError(2, "No such file", str(path))
+    if path.suffix.lower() == ".zip":  # no zip's end: a download or a copy that stopped part-way
+        raise HistoryFormatError(f"{path.name} 不是完整的 zip 文件，可能下载或复制不完整：请重新下载",
+                                 f"{path.name} is not a complete zip file; the download or copy may be incomplete: "
+                                 "download it again")
     return Source(path, {path.name: Member(path.stat().st_size)}, lambda _name: open(path, "rb"))
 
 

@@ -47,9 +47,12 @@ def now_iso() -> str:
 
 
 def parse_time(value: Any) -> datetime | None:
-    """Parse a stored time: ISO 8601 with ``T`` or a space, or a datetime. ``None`` if unparseable."""
+    """Parse a stored time: ISO 8601 with ``T`` or a space, or a datetime, or a date (YAML reads an
+    unquoted ``2024-05-01`` as one: its midnight). ``None`` if unparseable."""
     if isinstance(value, datetime):
         return value
+    if isinstance(value, date):
+        return datetime(value.year, value.month, value.day)
     if not isinstance(value, str) or not value.strip():
         return None
     text = value.strip().replace("/", "-")

@@ -302,7 +302,7 @@ def read_import(path: str | Path) -> Incoming:
         raise ImportFormatError(f"{path.name} is {size / 1e6:.0f} MB; imports larger than "
                                 f"{MAX_DOCUMENT_BYTES // 1_000_000} MB are not read")
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")  # (a byte order mark: Windows Notepad's "UTF-8 with BOM")
     except UnicodeDecodeError as exc:
         raise ImportFormatError(f"{path.name} is not UTF-8 text: {exc}") from exc
     if fmt == "md":

@@ -5,6 +5,7 @@ place. Reading and planning run off the Qt thread."""
 
 from __future__ import annotations
 
+import json
 import threading
 
 import pytest
@@ -893,3 +894,49 @@ def test_sorting_keeps_the_selected_conversation_selected(qtbot):
     assert model.row_at(widget.currentIndex()).id == "c0" and widget.currentIndex().row() == 1
     qtbot.keyClick(widget, Qt.Key.Key_Space)
     assert widget.unticked() == {"c0"}
+
+
+async def test_start_clicked_twice_starts_one_import_and_says_no_error(qapp, tmp_path, llm_server, wait):
+    """The second click of a double-click on 开始导入 found the button still enabled (it waited for the
+    final plan) and began a second import of the same chats."""
+    llm_server.responder = remember_each_line
+    async with running_app(qapp, app_settings(tmp_path / "data", llm_server)) as app:
+        said: list = []
+        app.history_imports.message.connect(lambda text, kind: said.append((text, kind)))
+        dialog = app.history_imports.open_dialog(app.window)
+        assert await dialog.open_path(fixture("chatgpt_conversations.json"))
+        await wait(lambda: dialog.start_button.isEnabled(), message="the plan")
+        dialog.start_button.click()
+        assert not dialog.start_button.isEnabled()  # at once, not once the final plan is made
+        assert dialog.summary.text().startswith("正在准备导入")  # (a large import's batches take minutes to save)
+        dialog.start_button.click()
+        panel = dialog.progress
+        await wait(lambda: panel.title.text() == "导入完成", timeout=20, message="done")
+        assert app.services.memory.count() == 3
+        assert len(app.history_imports.imports.ledger.imports()) == 1
+        assert not [s for s in said if s[1] == "error"], said
+        dialog.reject()
+
+
+async def test_the_saved_memories_in_a_chatgpt_export_with_chats_are_offered(qapp, tmp_path, llm_server, wait):
+    """ChatGPT's export holds its memory snapshot beside the chats: it was read, then neither shown nor
+    importable from the window (only an export without chats showed its saved memories)."""
+    conversations = json.loads(fixture("chatgpt_conversations.json").read_text(encoding="utf-8"))
+    conversations[1]["mapping"]["n-a2"]["message"]["content"] = {
+        "content_type": "model_editable_context",
+        "model_set_context": "1. [2024-09-29]. User runs every morning.\n\n2. [2024-09-30]. User lives in Hangzhou."}
+    path = tmp_path / "conversations.json"
+    path.write_text(json.dumps(conversations), encoding="utf-8")
+    async with running_app(qapp, app_settings(tmp_path / "data", llm_server)) as app:
+        dialog = app.history_imports.open_dialog(app.window)
+        assert await dialog.open_path(path)
+        assert dialog.stack.currentWidget() is dialog.preview_page
+        assert dialog.saved_offer.isVisibleTo(dialog) and "2 条" in dialog.saved_offer.text()
+        dialog.saved_offer.click()
+        assert dialog.stack.currentWidget() is dialog.saved_page
+        assert dialog.saved_button.text() == "导入 2 条记忆"
+        dialog.saved_button.click()
+        await wait(lambda: dialog.progress.title.text() == "导入完成", message="imported")
+        assert sorted(i.description for i in app.services.memory.all_items().values()) == [
+            "User lives in Hangzhou.", "User runs every morning."]
+        dialog.reject()

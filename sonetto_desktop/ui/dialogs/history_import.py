@@ -110,6 +110,7 @@ class HistoryImportDialog(QDialog):
         self._reading: Any = None
         self._planning: Any = None
         self._unticked: set[str] = set()
+        self._starting = False  # 开始导入 was clicked and the import has not begun yet
         self.stack = QStackedWidget(self)
         self.source_page = self._build_source()
         self.preview_page = self._build_preview()
@@ -442,6 +443,10 @@ class HistoryImportDialog(QDialog):
         self.notes.setObjectName("ImportNote")
         self.notes.setWordWrap(True)
         self.notes.setTextFormat(Qt.TextFormat.PlainText)
+        # the memory snapshot a ChatGPT export holds beside its chats: imported on its own page
+        self.saved_offer = QPushButton("", page)
+        self.saved_offer.setAutoDefault(False)
+        self.saved_offer.clicked.connect(lambda: self.history is not None and self._show_saved(self.history))
         self.since = QDateEdit(page)
         self.until = QDateEdit(page)
         for edit, name in ((self.since, self.tr("从")), (self.until, self.tr("到"))):
@@ -482,6 +487,7 @@ class HistoryImportDialog(QDialog):
         layout = QVBoxLayout(page)
         layout.addWidget(self.preview_title)
         layout.addWidget(self.notes)
+        layout.addLayout(_hbox(self.saved_offer, None))
         layout.addLayout(dates)
         layout.addWidget(self.conversations, 1)
         layout.addWidget(self.summary)
@@ -490,7 +496,7 @@ class HistoryImportDialog(QDialog):
         layout.addLayout(buttons)
         for button in (self.all_button, self.none_button):
             button.setAutoDefault(False)
-        self.start_button.clicked.connect(lambda: self._spawn(self.start()))
+        self.start_button.clicked.connect(self._start_clicked)
         self.filter_box.textChanged.connect(self.conversations.filter)
         self.all_button.clicked.connect(lambda: self.conversations.set_all(True))
         self.none_button.clicked.connect(lambda: self.conversations.set_all(False))
@@ -504,6 +510,8 @@ class HistoryImportDialog(QDialog):
         notes = [_say(note) for note in history.notes] + self._bad_lines(history)
         self.notes.setText("\n".join(notes))
         self.notes.setVisible(bool(notes))
+        self.saved_offer.setText(self.tr("另有 {0} 条 ChatGPT 已保存的记忆：导入…").format(len(history.saved_memories)))
+        self.saved_offer.setVisible(bool(history.saved_memories))
         self._unticked = set()
         self.plan = None
         self.conversations.clear()
@@ -633,7 +641,7 @@ class HistoryImportDialog(QDialog):
                 plan.long_messages, MAX_MESSAGE_CHARS)
         self.skipped.setText(text)
         self.start_button.setEnabled(bool(plan.batches) and self.actions.imports.configured
-                                     and self.actions.running is None)
+                                     and self.actions.running is None and not self._starting)
 
     async def _dont_import(self, title: str) -> None:
         saved = await call(self.actions.imports.dont_import.add, title)
@@ -733,18 +741,35 @@ class HistoryImportDialog(QDialog):
             review = self.actions.imports.services.review
             self.progress.show_done(result, review=bool(review is not None and review.enabled and result.proposals))
 
+    def _start_clicked(self) -> None:
+        self.start_button.setEnabled(False)  # at once: the second click of a double-click starts nothing
+        if self.plan is not None and self.history is not None and not self._starting:
+            self._say_preparing()
+        self._spawn(self.start())
+
+    def _say_preparing(self) -> None:
+        """Until the import has begun: its batches are saved one by one first (a large export's take
+        minutes, the window shows nothing else meanwhile)."""
+        self.summary.setText(self.tr("正在准备导入：要读的对话逐批存好后开始，大的导入可能要几分钟；关闭窗口会取消这次导入。"))
+
     async def start(self) -> Any:
-        if self.plan is None or self.history is None:
+        if self.plan is None or self.history is None or self._starting:
             return None
-        choices = self._choices()
-        plan = await self.actions.imports.plan(self.history, **choices)  # the plan as it is now
-        if not plan.batches or not shiboken6.isValid(self):
-            return None
+        self._starting = True
         self.start_button.setEnabled(False)
-        state = await self.actions.start(plan, self.history, file_name=self.file_name, **choices)
-        if state is None or not shiboken6.isValid(self):
+        self._say_preparing()
+        preparing = self.summary.text()
+        try:
+            state = await self._begin()
+        finally:
             if shiboken6.isValid(self):
-                self.start_button.setEnabled(True)
+                self._starting = False
+        if state is None or not shiboken6.isValid(self):
+            if shiboken6.isValid(self) and self.plan is not None:
+                if self.summary.text() == preparing:  # (not begun: the plan's summary again, unless a reason is said)
+                    self.summary.setText(summary_text(self.plan, self.actions.imports.model_name))
+                self.start_button.setEnabled(bool(self.plan.batches) and self.actions.imports.configured
+                                             and self.actions.running is None)
             return state
         self.import_id = state.id
         self.progress.show_running()
@@ -753,6 +778,20 @@ class HistoryImportDialog(QDialog):
         if self.actions.last_progress is not None:
             self.progress.show_progress(self.actions.last_progress)
         return state
+
+    async def _begin(self) -> Any:
+        """The plan as it is now, begun (None: nothing to import, or it could not begin: said)."""
+        choices, history = self._choices(), self.history
+        try:
+            plan = await self.actions.imports.plan(history, **choices)
+        except Exception as exc:  # said where the summary goes, as for any plan
+            log.exception("history import: planning failed")
+            if shiboken6.isValid(self):
+                self.summary.setText(self.tr("没能算出要导入的内容：{0}").format(error_detail(exc)))
+            return None
+        if not plan.batches or not shiboken6.isValid(self):
+            return None
+        return await self.actions.start(plan, history, file_name=self.file_name, **choices)
 
     async def resume_unfinished(self) -> Any:
         state = self._last_state
