@@ -26,6 +26,7 @@ _ASCII_WORD = re.compile(r"^[a-z]+$")
 _CACHE_LIMIT = 200_000
 _cache: dict[str, "PinyinKey"] = {}
 _lock = threading.Lock()
+_cleared = 0  # times the cache was emptied (cache_generation)
 
 Span = tuple[int, int]  # (start, length) in the collapsed text
 
@@ -112,10 +113,18 @@ def warm_pinyin(texts: Iterable[str]) -> int:
         key = _compute(text)
         with _lock:
             if len(_cache) >= _CACHE_LIMIT:
+                global _cleared
                 _cache.clear()
+                _cleared += 1
             _cache[text] = key
         new += 1
     return new
+
+
+def cache_generation() -> int:
+    """How many times the pinyin cache was emptied (when full): pinyin made under an older
+    generation may be gone."""
+    return _cleared
 
 
 def missing_pinyin(texts: Iterable[str]) -> list[str]:
