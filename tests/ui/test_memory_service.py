@@ -225,3 +225,28 @@ async def test_theme_proxy_filters_and_sorts(qapp):
     assert proxy.index_of("a").isValid() is False
     with pytest.raises(ValueError):
         proxy.set_sort_mode("random")
+
+
+async def test_a_removed_card_moves_no_other_row_but_the_last(qapp):
+    """A card leaving the model (deleted, merged away) gives its row to the last card instead of
+    shifting every card after it by one: at 100,000 memories that shift was a Python loop over up to
+    100,000 cards on the Qt thread at every delete (issue 37, ``bench/ui_interactions.py``). The
+    sections, which sort by themselves, show the same cards as before."""
+    model = MemoryCardModel()
+    model.set_snapshot({f"m{i:03d}": MemoryItem(f"第 {i} 条", "甲乙"[i % 2], latest_update_time=f"2026-01-{i % 28 + 1:02d}T00:00:00")
+                        for i in range(200)})
+    proxy = ThemeCardList(model, "甲")
+    before = {c[ID]: model.row_of(c[ID]) for c in model.cards()}
+    shown = proxy.ids()
+    removed: list[tuple[int, int]] = []
+    model.rowsRemoved.connect(lambda _parent, first, last: removed.append((first, last)))
+    model.apply_items({"m010": None})
+    after = {c[ID]: model.row_of(c[ID]) for c in model.cards()}
+    moved = {mid for mid, row in after.items() if row != before[mid]}
+    assert moved == {"m199"} and after["m199"] == 10  # the last card took the gone one's row
+    assert removed == [(199, 199)] and model.rowCount() == 199
+    assert all(model.card(mid)[ID] == mid and model.index(row, 0).data(CardRole.Id) == mid for mid, row in after.items())
+    assert proxy.ids() == [mid for mid in shown if mid != "m010"]
+    model.apply_items({"m199": None, "m000": None})  # the last card itself, then the first
+    assert model.rowCount() == 197 and sorted(c[ID] for c in model.cards()) == sorted(set(before) - {"m010", "m199", "m000"})
+    assert all(model.row_of(c[ID]) == row for row, c in enumerate(model.cards()))

@@ -255,3 +255,35 @@ async def test_a_card_picked_during_a_sliced_sort_is_not_joined_by_the_old_selec
     top.view.setCurrentIndex(top.proxy.index_of(picked))  # the person picks a card meanwhile
     await loaded(wall, wait)
     assert wall.selected_ids() == [picked]
+
+
+async def test_a_search_finds_where_it_matched_only_for_the_cards_painted(big_service, qtbot, wait, monkeypatch):
+    """Whether a card matches is decided on its folded text; where it matched (the highlights) is
+    found when the card is painted, not for every matching card while the wall refills: with a word
+    every card holds, finding it in each of 100,000 cards held the window 90 ms per slice (issue 37,
+    ``bench/ui_interactions.py``). The painted cards are highlighted as before."""
+    from sonetto_desktop.ui.wall import search_text
+    from sonetto_desktop.ui.wall.memory_model import CardRole
+
+    wall = await _ready(big_service, qtbot, wait)
+    wanted = "喜欢"
+    expected = matching(wall, wanted)
+    assert len(expected) > 500
+    located: list[str] = []
+    fold_where = search_text.fold_where
+
+    def counted(text: str):
+        located.append(text)
+        return fold_where(text)
+
+    monkeypatch.setattr(search_text, "fold_where", counted)
+    wall.set_search(wanted)
+    await loaded(wall, wait)
+    assert set(shown_ids(wall)) == expected
+    wall.repaint()
+    assert 0 < len(located) < len(expected) / 4, (len(located), len(expected))
+    section = wall.sections_in_order()[0]
+    first = section.proxy.index(0, 0)
+    text = first.data(CardRole.Description)
+    spans = first.data(CardRole.Highlights)
+    assert spans and all(text[start:start + length] == wanted for start, length in spans)

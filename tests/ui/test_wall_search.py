@@ -52,6 +52,35 @@ async def test_pinyin_and_initials_find_chinese_computed_off_the_qt_thread(wall,
     assert wall.empty_label.text() == "没有和「zzqx」匹配的记忆。"
 
 
+async def test_a_pinyin_search_reads_the_cards_texts_off_the_qt_thread(wall, populated_store, wait, monkeypatch):
+    """Which cards still need pinyin is worked out in the worker, not on the Qt thread: at 100,000
+    memories collapsing 200,000 texts and looking each up held the window 130-570 ms per keystroke
+    of a pinyin search (issue 37, ``bench/ui_interactions.py``)."""
+    import threading
+
+    from sonetto_desktop.ui.wall import search, search_text
+
+    await wall.reload()
+    search_text._cache.clear()  # as after a start: no pinyin made yet
+    threads: list[str] = []
+    collapse_ = search.collapse
+
+    def watched(text: str) -> str:
+        threads.append(threading.current_thread().name)
+        return collapse_(text)
+
+    monkeypatch.setattr(search, "collapse", watched)
+    for typed in ("k", "ka", "kaf", "kafei"):  # each keystroke, the last one after a warm is running
+        wall.set_search(typed)
+    await wait(lambda: shown(wall) == ["喜欢手冲咖啡，不加糖"], message="full pinyin")
+    assert threads, "the cards' texts were read for their pinyin"
+    assert threading.main_thread().name not in threads
+    threads.clear()
+    wall.set_search("xc")  # everything warm: nothing read on the Qt thread either
+    await wait(lambda: shown(wall) == ["讨厌香菜"] and not wall.search.pinyin_pending())
+    assert threading.main_thread().name not in threads
+
+
 async def test_matches_are_highlighted_in_the_card(wall, populated_store, wait):
     await wall.reload()
     wall.set_search("咖啡")

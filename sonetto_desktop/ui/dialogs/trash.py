@@ -30,13 +30,34 @@ from ..widgets.dialogs import destructive_question
 from ..widgets.focus import focus_within, give_focus
 from ..widgets.tooltips import plain_tooltip
 from ..i18n import ui_language
-from ..memory_service import MemoryService
+from ..memory_service import MemoryService, call
 from ..qt_bridge import disconnect_quietly
 from sonetto_desktop.presentation.relative_time import relative_time
 from ..widgets.list_dialog import ListDialogFrame
 
 
 QUESTION_CHARS = 60  # a memory named in a question: its text up to here
+
+
+def word_rows(rows: list[dict[str, Any]], language: str) -> list[tuple[str, str, str]]:
+    """Each trash row as the list shows it (blocking: a worker): its two lines (the text on one line;
+    theme and when), its reason in ``language`` (for a merged-away memory the merge's own reason:
+    what it went into is said on the Qt thread) and its tooltip."""
+    worded = []
+    for row in rows:
+        when = relative_time(row.get("deleted_at"), lang=language)
+        description = " ".join(str(row.get("description") or "").split())  # one line: the row is two high
+        reason, target = str(row.get("reason") or ""), row.get("merged_into")
+        if not target:
+            why = render_reason(reason, language)
+        else:
+            parsed = parse_reason(reason)  # "合并到 <id>：<the merge's reason>" (memory/reasons.py: merge.into)
+            why = render_reason(parsed[1][1], language) if parsed and parsed[0] == "merge.into" else \
+                render_reason(reason.replace(str(target), "").strip(" ：:"), language)
+            why = " ".join(why.split())
+        worded.append((f"{description}\n{row.get('theme') or ''} · {when}", why,
+                       plain_tooltip(str(row.get("description") or ""))))
+    return worded
 
 
 class TrashDialog(QDialog):
@@ -81,6 +102,10 @@ class TrashDialog(QDialog):
         kept = (await self._service.run(ops.Fetch(ops.ids(kept_ids))) or {}) if kept_ids else {}
         if not shiboken6.isValid(self):
             return
+        # worded in a worker: a trash of thousands (a large store) held the window here
+        worded = await call(word_rows, rows, ui_language())
+        if not shiboken6.isValid(self):
+            return
         had_focus = QApplication.focusWidget() if focus_within(self) else None
         was_at = self.list.currentRow()
         was_selected = set(self.selected_ids())
@@ -89,16 +114,14 @@ class TrashDialog(QDialog):
         self._filling = True  # no button is disabled (and no focus moved on) while the list refills
         self._rows = rows
         self.list.clear()
-        for row in self._rows:
-            when = relative_time(row.get("deleted_at"), lang=ui_language())
-            reason = self._reason_text(row, kept)
-            description = " ".join(str(row.get("description") or "").split())  # one line: the row is two high
-            text = f"{description}\n{row.get('theme') or ''} · {when}"
-            if reason:
-                text += f" · {reason}"
-            item = QListWidgetItem(text)
-            item.setToolTip(plain_tooltip(str(row.get("description") or "")))
-            item.setSizeHint(QSize(0, 2 * self.list.fontMetrics().lineSpacing() + 12))
+        size = QSize(0, 2 * self.list.fontMetrics().lineSpacing() + 12)
+        lines = worded.value if worded.ok else [(str(row.get("description") or ""), "", "") for row in rows]
+        for row, (text, why, tooltip) in zip(rows, lines, strict=True):
+            target = row.get("merged_into")
+            reason = self._merged_text(kept.get(target), why) if target else why
+            item = QListWidgetItem(f"{text} · {reason}" if reason else text)
+            item.setToolTip(tooltip)
+            item.setSizeHint(size)
             item.setData(Qt.ItemDataRole.UserRole, row["id"])
             self.list.addItem(item)
         self.summary.setText(
@@ -180,24 +203,14 @@ class TrashDialog(QDialog):
         row = next((row for row in self._rows if row["id"] == memory_id), None)
         return excerpt_of(row.get("description") if row is not None else memory_id, QUESTION_CHARS)
 
-    def _reason_text(self, row: dict[str, Any], kept: dict[str, Any]) -> str:
-        """The row's reason; for a merged-away memory, the text of the memory it went into (never its id)."""
-        reason = str(row.get("reason") or "")
-        target = row.get("merged_into")
-        language = ui_language()
-        if not target:
-            return render_reason(reason, language)
-        parsed = parse_reason(reason)  # "合并到 <id>：<the merge's reason>" (memory/reasons.py: merge.into)
-        why = render_reason(parsed[1][1], language) if parsed and parsed[0] == "merge.into" else \
-            render_reason(reason.replace(str(target), "").strip(" ：:"), language)
-        item = kept.get(target)
+    def _merged_text(self, item: Any, why: str) -> str:
+        """A merged-away memory's reason: the text of the memory it went into (never its id), then why."""
         if item is not None:
             text = " ".join(str(item.description).split())
             text = text if len(text) <= 24 else text[:23] + "…"
             into = self.tr("并入「{0}」").format(text)
         else:
             into = self.tr("并入另一条记忆（已不在）")
-        why = " ".join(why.split())
         return f"{into}：{why}" if why else into
 
     @staticmethod

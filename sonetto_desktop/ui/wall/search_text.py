@@ -26,6 +26,7 @@ _ASCII_WORD = re.compile(r"^[a-z]+$")
 _CACHE_LIMIT = 200_000
 _cache: dict[str, "PinyinKey"] = {}
 _lock = threading.Lock()
+_cleared = 0  # times the cache was emptied (cache_generation)
 
 Span = tuple[int, int]  # (start, length) in the collapsed text
 
@@ -112,10 +113,18 @@ def warm_pinyin(texts: Iterable[str]) -> int:
         key = _compute(text)
         with _lock:
             if len(_cache) >= _CACHE_LIMIT:
+                global _cleared
                 _cache.clear()
+                _cleared += 1
             _cache[text] = key
         new += 1
     return new
+
+
+def cache_generation() -> int:
+    """How many times the pinyin cache was emptied (when full): pinyin made under an older
+    generation may be gone."""
+    return _cleared
 
 
 def missing_pinyin(texts: Iterable[str]) -> list[str]:
@@ -165,12 +174,24 @@ class SearchQuery:
                 return _spans(line_where, [first], len(word))
         return []
 
+    def matches(self, description: str, theme: str = "") -> bool:
+        """Whether the card matches (an empty query matches everything), on the folded texts alone."""
+        return not self.words or self._matched(description, theme) is not None
+
     def spans(self, description: str, theme: str = "") -> list[Span] | None:
         """Where the query matched in ``collapse(description)``; ``[]`` when it matched only the
         theme; None when the card does not match (an empty query matches everything). Whether it
         matches is found on the folded texts alone; where, only for a card that does."""
         if not self.words:
             return []
+        found = self._matched(description, theme)
+        if found is None:
+            return None
+        matched, text, folded, key = found
+        return sorted({span for word in matched for span in self._word_spans(word, text, folded, key)})
+
+    def _matched(self, description: str, theme: str) -> tuple[tuple[str, ...], str, str, PinyinKey | None] | None:
+        """The words that matched, the card's collapsed and folded text and its pinyin; None: no match."""
         text = collapse(description)
         folded = fold(text)
         theme_folded = fold(collapse(theme))
@@ -191,5 +212,4 @@ class SearchQuery:
             matched = (self.joined,)
         else:
             return None
-        key = keys[0] if keys is not None else None
-        return sorted({span for word in matched for span in self._word_spans(word, text, folded, key)})
+        return matched, text, folded, keys[0] if keys is not None else None

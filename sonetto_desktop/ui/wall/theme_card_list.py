@@ -123,23 +123,23 @@ class ThemeCardList(QAbstractListModel):
     # ── content ───────────────────────────────────────────────────────
 
     def accepts(self, card: Card | None) -> bool:
-        """Whether ``card`` belongs here (and, if so, remember where the search matched it)."""
+        """Whether ``card`` belongs here. Where the search matched it is found when it is asked for
+        (``highlights``: the cards painted), not here for every card a search tests."""
         if card is None or card[THEME] != self._theme:
             return False
+        self._spans.pop(card[ID], None)
         if self._filter is not None and not self._filter(card):
             return False
-        spans = self._query.spans(card[DESCRIPTION], card[THEME]) if self._query else []
-        if spans is None:
-            self._spans.pop(card[ID], None)
-            return False
-        if spans:
-            self._spans[card[ID]] = spans
-        else:
-            self._spans.pop(card[ID], None)
-        return True
+        return not self._query or self._query.matches(card[DESCRIPTION], card[THEME])
 
     def highlights(self, memory_id: str) -> list[Span]:
-        return list(self._spans.get(memory_id, ()))
+        """Where the search matched the card (kept until the card or the search changes)."""
+        spans = self._spans.get(memory_id)
+        if spans is None:
+            card = self._source.card(memory_id)
+            spans = (self._query.spans(card[DESCRIPTION], card[THEME]) or []) if card is not None and self._query else []
+            self._spans[memory_id] = spans
+        return list(spans)
 
     def rebuild(self) -> None:
         """Recompute the whole list (search, sort or a source reset); a stale list stays empty
@@ -368,7 +368,7 @@ class ThemeCardList(QAbstractListModel):
         if not index.isValid() or not 0 <= index.row() < self._shown:
             return None
         if role == CardRole.Highlights:
-            return self._spans.get(self._ids[index.row()], [])
+            return self.highlights(self._ids[index.row()])
         source_row = self._source.row_of(self._ids[index.row()])
         if source_row < 0:
             return None

@@ -71,6 +71,13 @@ def entry_of(item: MemoryItem) -> dict[str, Any]:
     return data
 
 
+def dump_mapping(data: Mapping[str, Any]) -> bytes:
+    """``dump(data)`` one key at a time (the same text, without anchors between keys): the C emitter
+    holds the GIL through a dump, and one dump of a large trash (5,000 deleted memories: ~0.9 s) held
+    every other thread, the app's window included, up to ~0.1 s at a stretch."""
+    return b"".join(dump({key: value}) for key, value in data.items()) if data else b"{}\n"
+
+
 def dump_entry(memory_id: str, item: MemoryItem) -> bytes:
     """One entry's chunk in our layout."""
     return dump({memory_id: entry_of(item)})

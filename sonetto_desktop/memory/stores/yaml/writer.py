@@ -44,7 +44,7 @@ from . import change_log as journal
 from ...errors import StoreCorrupt
 from ...files import exchange, fsync_dir, keep_backup, private_file, temp_name, write_private
 from .cache import CACHE_MIN_BYTES, ParseCache
-from .format import Layout, dump, dump_flags, flags_of, serialise
+from .format import Layout, dump_flags, dump_mapping, flags_of, serialise
 from .state import DiskState, MemoryState
 from .sync import SETTLE_SECONDS, YamlFiles, YamlSync, sha1
 from ....aio import start_thread
@@ -216,7 +216,7 @@ class FileWriter:
                 prepared["flags_tmp"] = temp_name(self.files.flags_path)
                 write_private(prepared["flags_tmp"], flags)
             if snap["trash"] is not None:
-                trash_payload = dump(snap["trash"]) if snap["trash"] else b"{}\n"
+                trash_payload = dump_mapping(snap["trash"])
                 prepared["trash_tmp"] = temp_name(self.files.trash_path)
                 prepared["trash_sha1"] = sha1(trash_payload)
                 write_private(prepared["trash_tmp"], trash_payload)
