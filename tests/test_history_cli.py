@@ -125,9 +125,8 @@ def test_kill_9_in_the_middle_of_a_batch_then_the_same_command_finishes_it_once(
     assert json.loads(rerun.stdout)["turns_written"] == 0 and len(asked) == len(before) + len(again)
 
 
-def test_ctrl_c_pauses_after_the_batch_and_the_same_command_goes_on(llm_server, tmp_path):
-    store = tmp_path / "memory.yaml"
-    source = _days_file(tmp_path, 4)
+def _writes_one_memory_a_batch(llm_server) -> threading.Event:
+    """The scripted model writes one memory a batch; the event is set at the first batch."""
     first = threading.Event()
 
     def write(body):
@@ -137,6 +136,11 @@ def test_ctrl_c_pauses_after_the_batch_and_the_same_command_goes_on(llm_server, 
         return tool_calls([("create_memory", {"content": f"用户说：{said(body)[0][1]}", "section": "身份"})])
 
     llm_server.responder = write
+    return first
+
+
+def test_ctrl_c_pauses_after_the_batch_and_the_same_command_goes_on(llm_server, tmp_path):
+    store, source, first = tmp_path / "memory.yaml", _days_file(tmp_path, 4), _writes_one_memory_a_batch(llm_server)
     llm_server.delay = 0.4  # each answer: the interrupt lands while a batch is at the model
     args = ("history", "--store", str(store), "--create", "import", str(source), "--json")
     child = _spawn(llm_server, *args)
@@ -405,17 +409,7 @@ def test_chats_left_to_a_paused_import_are_said_and_it_goes_on_without_its_file(
     """Ctrl+C, then the same chats from another copy of the export (downloaded again: another file):
     the command said "nothing to import (all imported before…)" while they waited in the paused import,
     which only its own file could take on; ``history resume`` goes on with it by its id."""
-    store = tmp_path / "memory.yaml"
-    source = _days_file(tmp_path, 4)
-    first = threading.Event()
-
-    def write(body):
-        if any(m["role"] == "tool" for m in body["messages"]):
-            return "好的"
-        first.set()
-        return tool_calls([("create_memory", {"content": f"用户说：{said(body)[0][1]}", "section": "身份"})])
-
-    llm_server.responder = write
+    store, source, first = tmp_path / "memory.yaml", _days_file(tmp_path, 4), _writes_one_memory_a_batch(llm_server)
     llm_server.delay = 0.4
     child = _spawn(llm_server, "history", "--store", str(store), "--create", "import", str(source))
     assert first.wait(60)

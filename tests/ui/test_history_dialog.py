@@ -87,16 +87,23 @@ async def test_a_version_the_memory_already_has_again_offers_no_revert(service, 
     assert dialog.revert_button.isEnabled()
 
 
-async def test_reverting_to_before_a_merge_brings_the_merged_memory_back_too(service, populated_store, qtbot, wait):
-    """恢复为此版本 on a version from before a merge: the kept memory gets its own text back, and the
-    memory merged into it comes back from the trash in the same action (it was left there, out of
-    sight, its words on no card, until the trash was emptied). The person can leave it there."""
+async def _history_after_a_merge(service, populated_store, qtbot):
+    """(kept id, merged-away id, the kept memory's history dialog, loaded) after 讨厌香菜 was merged
+    into 喜欢手冲咖啡，不加糖."""
     keep = populated_store.ids["喜欢手冲咖啡，不加糖"]
     gone = populated_store.ids["讨厌香菜"]
     populated_store.merge(keep, gone, "喜欢手冲咖啡不加糖，讨厌香菜", "品味", "都是口味")
     dialog = HistoryDialog(service, keep)
     qtbot.addWidget(dialog)
     await dialog.wait_loaded()
+    return keep, gone, dialog
+
+
+async def test_reverting_to_before_a_merge_brings_the_merged_memory_back_too(service, populated_store, qtbot, wait):
+    """恢复为此版本 on a version from before a merge: the kept memory gets its own text back, and the
+    memory merged into it comes back from the trash in the same action (it was left there, out of
+    sight, its words on no card, until the trash was emptied). The person can leave it there."""
+    keep, gone, dialog = await _history_after_a_merge(service, populated_store, qtbot)
     dialog.list.setCurrentRow(0)  # the merge itself: nothing from before it
     assert dialog.revert_button.isEnabled() is False and dialog.restore_merged.isHidden()
     dialog.list.setCurrentRow(dialog.list.count() - 1)  # 最初的版本, before the merge
@@ -116,12 +123,7 @@ async def test_reverting_to_before_a_merge_brings_the_merged_memory_back_too(ser
 
 async def test_reverting_to_before_a_merge_can_leave_the_merged_memory_in_the_trash(service, populated_store,
                                                                                   qtbot):
-    keep = populated_store.ids["喜欢手冲咖啡，不加糖"]
-    gone = populated_store.ids["讨厌香菜"]
-    populated_store.merge(keep, gone, "喜欢手冲咖啡不加糖，讨厌香菜", "品味", "都是口味")
-    dialog = HistoryDialog(service, keep)
-    qtbot.addWidget(dialog)
-    await dialog.wait_loaded()
+    keep, gone, dialog = await _history_after_a_merge(service, populated_store, qtbot)
     dialog.list.setCurrentRow(dialog.list.count() - 1)
     dialog.restore_merged.setChecked(False)
     dialog.revert_button.click()
