@@ -124,6 +124,32 @@ def test_query_rules():
     assert SearchQuery("xyz").spans("喜欢手冲咖啡") is None
 
 
+async def test_an_emoji_alone_finds_the_cards_that_have_it(wall, populated_store, wait):
+    """Symbols are left out of a search's words (「咖啡😋」 finds 咖啡), so a search for 😋 alone had no
+    words and showed every card, as if nothing were searched."""
+    populated_store.add("周末吃了火锅😋，还想再去", "品味", reason="test")
+    populated_store.add("看到彩虹了❤️", "瞬间", reason="test")
+    await wall.reload()
+    everything = shown(wall)
+    wall.set_search("😋")
+    await wait(lambda: shown(wall) == ["周末吃了火锅😋，还想再去"], message="the card with 😋 alone")
+    assert wall.section("品味").proxy.index(0, 0).data(CardRole.Highlights) == [(6, 1)]
+    wall.set_search("❤")  # with or without the emoji's variation selector
+    await wait(lambda: shown(wall) == ["看到彩虹了❤️"], message="❤ finds ❤️")
+    wall.set_search("🐼")
+    await wait(lambda: shown(wall) == [], message="no card has 🐼")
+    wall.set_search("")
+    await wait(lambda: shown(wall) == everything)
+
+
+def test_a_query_of_symbols_alone_looks_for_them_as_written():
+    assert SearchQuery("😋") and SearchQuery("😋").spans("火锅😋好吃") == [(2, 1)]
+    assert SearchQuery("❤️").spans("彩虹❤真好") == [(2, 1)] and SearchQuery("❤").spans("彩虹❤️") == [(2, 1)]
+    assert SearchQuery("😋").spans("火锅好吃") is None and SearchQuery("😋").matches("火锅", "😋 吃的")
+    assert not SearchQuery("。，")  # punctuation alone still searches for nothing
+    assert SearchQuery("咖啡😋").words == ("咖啡",)  # beside words a symbol is not needed to match
+
+
 async def test_the_footer_says_how_often_a_memory_was_used(wall, populated_store):
     from sonetto_desktop.ui.wall.memory_model import uses_text
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 import threading
+import unicodedata
 from dataclasses import dataclass
 from typing import Iterable
 
@@ -58,6 +59,29 @@ def fold_where(text: str) -> tuple[str, list[int]]:
     where: list[int] = []
     for i, ch in enumerate(text):
         if not ch.isalnum():
+            continue
+        for piece in ch.casefold():
+            out.append(piece)
+            where.append(i)
+    return "".join(out), where
+
+
+_VARIATION = ("\ufe0e", "\ufe0f")  # text / emoji presentation: ❤ and ❤️ are one symbol
+
+
+def _symbols(text: str) -> str:
+    """``text`` case-folded without variation selectors (what a search for symbols compares)."""
+    for selector in _VARIATION:
+        text = text.replace(selector, "")
+    return text.casefold()
+
+
+def _symbols_where(text: str) -> tuple[str, list[int]]:
+    """``_symbols(text)`` and for each of its characters the index in ``text`` it came from."""
+    out: list[str] = []
+    where: list[int] = []
+    for i, ch in enumerate(text):
+        if ch in _VARIATION:
             continue
         for piece in ch.casefold():
             out.append(piece)
@@ -152,9 +176,13 @@ class SearchQuery:
         self.words: tuple[str, ...] = tuple(w for w in words if w)
         self.joined = "".join(self.words)
         self._pinyin = any(_ASCII_WORD.match(w) for w in (*self.words, self.joined))
+        # Only symbols typed (😋, ★, ♥): symbols are no words (「咖啡😋」 looks for 咖啡), but alone they
+        # are what is looked for, as written. Punctuation alone still searches for nothing.
+        self.symbols = "" if self.words or not any(unicodedata.category(ch)[0] == "S" for ch in self.text) \
+            else _symbols(collapse(self.text))
 
     def __bool__(self) -> bool:
-        return bool(self.words)
+        return bool(self.words or self.symbols)
 
     @property
     def wants_pinyin(self) -> bool:
@@ -176,23 +204,29 @@ class SearchQuery:
 
     def matches(self, description: str, theme: str = "") -> bool:
         """Whether the card matches (an empty query matches everything), on the folded texts alone."""
-        return not self.words or self._matched(description, theme) is not None
+        return not self or self._matched(description, theme) is not None
 
     def spans(self, description: str, theme: str = "") -> list[Span] | None:
         """Where the query matched in ``collapse(description)``; ``[]`` when it matched only the
         theme; None when the card does not match (an empty query matches everything). Whether it
         matches is found on the folded texts alone; where, only for a card that does."""
-        if not self.words:
+        if not self:
             return []
         found = self._matched(description, theme)
         if found is None:
             return None
         matched, text, folded, key = found
+        if self.symbols:
+            plain, where = _symbols_where(text)
+            return _spans(where, _occurrences(plain, self.symbols), len(self.symbols))
         return sorted({span for word in matched for span in self._word_spans(word, text, folded, key)})
 
     def _matched(self, description: str, theme: str) -> tuple[tuple[str, ...], str, str, PinyinKey | None] | None:
         """The words that matched, the card's collapsed and folded text and its pinyin; None: no match."""
         text = collapse(description)
+        if self.symbols:
+            found_symbols = self.symbols in _symbols(text) or self.symbols in _symbols(collapse(theme))
+            return ((), text, "", None) if found_symbols else None
         folded = fold(text)
         theme_folded = fold(collapse(theme))
         keys: tuple[PinyinKey | None, PinyinKey | None] | None = None
