@@ -534,6 +534,10 @@ async def _undo_import(args: argparse.Namespace, imports: HistoryImports, say: W
         return await _undo_conversation(args, imports, say)
     try:
         result = await imports.undo(import_id, rest=args.rest)
+    except ImportElsewhere:
+        return _refuse(args, say(f"没有撤销：导入 {import_id} 正在另一个 Sonetto（窗口或命令行）里进行，请先在那里停止它",
+                                 f"nothing was undone: import {import_id} is being written by another Sonetto "
+                                 "(the window or a command line): stop it there first"))
     except UndoConflict as exc:  # nothing changed
         if args.json:
             print(json.dumps({"import": import_id, "undone": False, **exc.preview.to_json()}, ensure_ascii=False))
@@ -579,6 +583,10 @@ async def _undo_conversation(args: argparse.Namespace, imports: HistoryImports, 
     import_id, conversation = args.import_id, args.conversation
     try:
         result = await imports.undo_conversation(import_id, conversation, rest=args.rest)
+    except ImportElsewhere:
+        return _refuse(args, say(f"没有撤销：导入 {import_id} 正在另一个 Sonetto（窗口或命令行）里进行，请先在那里停止它",
+                                 f"nothing was undone: import {import_id} is being written by another Sonetto "
+                                 "(the window or a command line): stop it there first"))
     except LookupError:
         return _refuse(args, say(f"导入 {import_id} 里没有记下对话 {conversation}（更早的导入没有记下每批来自哪个对话）",
                                  f"import {import_id} has no conversation {conversation} on record (older imports "

@@ -613,3 +613,33 @@ async def test_an_import_killed_while_it_was_being_prepared_leaves_no_chats_on_d
         assert not killed.exists() and busy.exists()
     finally:
         other.release()
+
+
+async def test_an_import_another_process_is_writing_is_not_undone_here(services, imports, llm_server, tmp_path):
+    """``sonetto history undo`` while the window writes the same import: the undo took back what was
+    written so far and the window went on writing the rest (its journal could not be dropped)."""
+    from sonetto_desktop.history_import.runner import ImportElsewhere
+    from sonetto_desktop.memory.writer.journal import TurnJournal
+    from sonetto_desktop.presentation.errors import error_detail
+
+    llm_server.responder = remember_each_line
+    llm_server.delay = 0.3
+    history = await imports.read(_days_jsonl(tmp_path / "a.jsonl"))
+    state = await imports.start(await imports.plan(history), history, file_name="a.jsonl")
+    runner = imports.runner
+    await until(lambda: runner.last is not None and runner.last.batches_done >= 1, what="one batch written")
+    await runner.stop(pause=True)
+    elsewhere = TurnJournal(imports.ledger.journal_path(state.id))  # another process goes on with it
+    assert elsewhere.claim()
+    try:
+        written = services.memory.count()
+        with pytest.raises(ImportElsewhere) as refused:
+            await imports.undo(state.id)
+        assert "另一个 Sonetto" in error_detail(refused.value)
+        with pytest.raises(ImportElsewhere):
+            await imports.undo_conversation(state.id, imports.ledger.conversations(state.id)[0][0])
+        assert services.memory.count() == written >= 1  # nothing taken back
+    finally:
+        elsewhere.release()
+    await imports.undo(state.id)  # stopped there: undone here
+    assert services.memory.count() == 0

@@ -2560,97 +2560,102 @@ Your theme: {1}</translation>
 <context>
     <name>OperationErrors</name>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="75" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="76" />
         <source>没有撤销：之后又有改动碰到了其中 {0} 条记忆（{1}）。可以在历史里逐条还原。</source>
         <translation>Not undone: later changes touched {0} of these memories ({1}). You can revert them one by one in their history.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="78" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="79" />
         <source>已经没有可撤销的变化了。</source>
         <translation>Nothing is left to undo.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="80" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="81" />
         <source>找不到这条记忆，它可能已被删除或移动。</source>
         <translation>This memory can't be found; it may have been deleted or moved.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="84" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="85" />
         <source>记忆库文件无法读取，没有做任何修改：{0}</source>
         <translation>The memory store file can't be read, so nothing was changed: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="86" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="87" />
         <source>这条提议已撤回：它来自的对话（{0}）已经撤销，不能再批准。</source>
         <translation>This proposal was withdrawn: the conversation it came from ({0}) was undone, so it can no longer be approved.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="90" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="91" />
         <source>无法批准：这个版本不知道怎样完成这条提议（{0}）。可以拒绝它，它不会被写入。</source>
         <translation>Can't approve: this version doesn't know how to carry out this proposal ({0}). You can reject it; it won't be written.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="92" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="93" />
         <source>这条提议已无法照原样完成（相关的记忆可能已经变了），没有写入，仍留在列表里。</source>
         <translation>This proposal can no longer be carried out as proposed (the memories it concerns may have changed); nothing was written and it stays in the list.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="94" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="96" />
+        <source>这次导入正在另一个 Sonetto（窗口或命令行）里进行，没有撤销：请先在那里停止它。</source>
+        <translation>Not undone: this import is being written by another Sonetto (the window or a command line). Stop it there first.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="98" />
         <source>这一项已经被处理过了（可能在另一个窗口里）。</source>
         <translation>This has already been taken care of (perhaps in another window).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="116" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="120" />
         <source>磁盘已满</source>
         <translation>the disk is full</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="118" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="122" />
         <source>文件超过了系统允许的大小（文件大小限制）</source>
         <translation>the file is larger than the system allows (file size limit)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="120" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="124" />
         <source>磁盘或文件夹是只读的</source>
         <translation>the disk or folder is read-only</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="122" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="126" />
         <source>没有权限</source>
         <translation>permission denied</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="35" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="36" />
         <source>输入无效：{0}</source>
         <translation>Invalid input: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="37" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="38" />
         <source>记忆库出错：{0}</source>
         <translation>Memory store error: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="39" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="40" />
         <source>读写文件或连接失败：{0}</source>
         <translation>A file or connection failed: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="40" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="41" />
         <source>操作失败：{0}</source>
         <translation>The operation failed: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="82" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="83" />
         <source>记忆刚被改过，没有保存：请看过它现在的内容再改。</source>
         <translation>The memory just changed, so nothing was saved: look at it as it is now before changing it.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="108" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="112" />
         <source>{0}（{1}）</source>
         <translation>{0} ({1})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="109" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="113" />
         <source>出了意外的问题，详情已写入日志。</source>
         <translation>something unexpected went wrong; the details are in the log.</translation>
     </message>
@@ -4103,75 +4108,75 @@ Your theme: {1}</translation>
 <context>
     <name>TrashDialog</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="48" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="69" />
         <source>回收站</source>
         <translation>Trash</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="54" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="75" />
         <source>加载中…</source>
         <translation>Loading…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="62" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="83" />
         <source>恢复</source>
         <translation>Restore</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="63" />
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="175" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="84" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="198" />
         <source>永久删除</source>
         <translation>Delete for good</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="64" />
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="164" />
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="165" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="85" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="187" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="188" />
         <source>清空回收站</source>
         <translation>Empty the trash</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="105" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="128" />
         <source>回收站是空的。</source>
         <translation>The trash is empty.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="105" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="128" />
         <source>{0} 条已删除的记忆</source>
         <translation>Deleted memories: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="164" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="187" />
         <source>永久删除回收站里的全部记忆？此操作无法撤销。</source>
         <translation>Delete every memory in the trash for good? This cannot be undone.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="172" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="195" />
         <source>永久删除「{0}」？此操作无法撤销。</source>
         <translation>Delete “{0}” for good? This cannot be undone.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="174" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="197" />
         <source>永久删除选中的 {0} 条记忆？此操作无法撤销。</source>
         <translation>Delete the {0} selected memories for good? This cannot be undone.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="197" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="211" />
         <source>并入「{0}」</source>
         <translation>merged into “{0}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="199" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="213" />
         <source>并入另一条记忆（已不在）</source>
         <translation>merged into another memory (no longer there)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="208" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="221" />
         <source>回收站里的记忆会一直保留，直到你永久删除。</source>
         <translation>Deleted memories stay here until you delete them for good.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="209" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="222" />
         <source>删除超过 {0} 天的记忆会在启动时被永久清除。</source>
         <translation>Memories deleted more than {0} days ago are removed for good at start-up.</translation>
     </message>

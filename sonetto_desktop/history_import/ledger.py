@@ -337,6 +337,17 @@ class ImportLedger:
         if folder.is_dir():
             fsync_dir(folder)
 
+    def running_elsewhere(self, import_id: str) -> bool:
+        """Another process (a window, a command line) is writing the import now: it holds the import's
+        journal. (An import this process runs is stopped before it is undone.)"""
+        journal = TurnJournal(self.journal_path(import_id))
+        if not journal.path.is_dir():
+            return False
+        if not journal.claim():
+            return True
+        journal.release()
+        return False
+
     def drop_journal(self, import_id: str) -> bool:
         """The import is undone: the batches it had still to write (stopped part-way) or gave up on
         leave the disk — their text is the chats' — as an older version's ``batches.jsonl`` does.

@@ -673,6 +673,13 @@ def undo_target(ledger: ImportLedger, import_id: str, *, counting: bool = False)
                                *state.undone_conversations.values()])
 
 
+def _not_running_elsewhere(ledger: ImportLedger, import_id: str) -> None:
+    """An import another process is writing is not undone here: it would go on writing the batches it
+    still has after the undo (``ImportElsewhere``; stopped there first, it can be undone)."""
+    if ledger.running_elsewhere(import_id):
+        raise ImportElsewhere(import_id)
+
+
 def undo_import(ops: MemoryOperations, ledger: ImportLedger, import_id: str, *, reason: str = "",
                 rest: bool = False) -> Any:
     """Take the whole import back as one action (``UndoConflict``: memories changed since stand in the
@@ -681,6 +688,7 @@ def undo_import(ops: MemoryOperations, ledger: ImportLedger, import_id: str, *, 
     inbox) are withdrawn in the same step (``result.withdrawn``; ``NothingToUndo.withdrawn`` when it
     left nothing else): approving one still on the person's screen is refused, saying the import was
     undone. Blocking. The ledger then lets its chats be imported again."""
+    _not_running_elsewhere(ledger, import_id)
     state = ledger.get(import_id)
     # redone: undo the redo; some conversations undone on their own: the others (``undo_target``)
     target = state.redone_by if state is not None and state.redone_by else undo_target(ledger, import_id)
@@ -733,6 +741,7 @@ def undo_conversation(ops: MemoryOperations, ledger: ImportLedger, import_id: st
     whole import: memories changed since — by the person, or by a later conversation of the import —
     stand in the way; ``rest`` keeps them). Its chats can then be imported again; undoing this undo
     (``sonetto memory undo``) makes them imported again. Blocking."""
+    _not_running_elsewhere(ledger, import_id)
     turns = conversation_turns(ledger, import_id, conversation_id)
     title = next((t for cid, t, _seqs in ledger.conversations(import_id) if cid == conversation_id), "")
     result = ops.undo_turn(turns, reason=f"撤销导入 {import_id} 的对话「{title[:40]}」", keep_touched=rest)

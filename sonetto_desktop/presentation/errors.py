@@ -13,6 +13,7 @@ is what an MCP tool answers: the same, never with the person's private words (a 
 from __future__ import annotations
 
 import errno
+import sys
 
 from ..memory.errors import (ChangedMeanwhile, MemoryError_, MemoryNotFound, ProposalNotApplicable, StoreCorrupt,
                              without_private)
@@ -90,6 +91,9 @@ def _sentence(exc: BaseException) -> str | None:
             return translate("OperationErrors", "无法批准：这个版本不知道怎样完成这条提议（{0}）。可以拒绝它，它不会被写入。").format(
                 exc.tool)
         return translate("OperationErrors", "这条提议已无法照原样完成（相关的记忆可能已经变了），没有写入，仍留在列表里。")
+    runner = sys.modules.get("sonetto_desktop.history_import.runner")  # (loaded with an import: not for this)
+    if runner is not None and isinstance(exc, runner.ImportElsewhere):
+        return translate("OperationErrors", "这次导入正在另一个 Sonetto（窗口或命令行）里进行，没有撤销：请先在那里停止它。")
     if isinstance(exc, KeyError):  # a proposal or an entry another window already took care of
         return translate("OperationErrors", "这一项已经被处理过了（可能在另一个窗口里）。")
     return None
