@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Any
 
 from .agent_lifecycle import AgentsStarted, Agents
 from .aio import drop_source_cache, run_blocking, spawn, trim_heap
-from .config.settings import Settings, load_settings
+from .config.settings import Settings, config_file, load_settings
 from .memory.changes import USER, MemoryChange
 from .memory import kinds
 from .memory.events import EventFeed
@@ -504,10 +504,12 @@ class AppServices:
             if self._store_file is None and fallback.resolved_data_dir() != self.data_dir:
                 from .memory.stores.data_folder import carry_data
 
-                carried = await run_blocking(carry_data, fallback.resolved_data_dir(), self.data_dir)
+                previous = fallback.resolved_data_dir()  # (its settings and keys, if any, stay there)
+                carried = await run_blocking(carry_data, previous, self.data_dir,
+                                             leave=lambda path: config_file(path, previous))
                 if carried:  # the new folder held no memories: it has the previous folder's now
-                    log.info("copied %d files of %s into the new data folder %s", len(carried),
-                             fallback.resolved_data_dir(), self.data_dir)
+                    log.info("copied %d files of %s into the new data folder %s", len(carried), previous,
+                             self.data_dir)
             await self._open_store()
             if to_server:  # this computer's memories must be on the server before it is used
                 from .postgres_setup import check_switch_to_server

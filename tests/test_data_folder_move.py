@@ -97,3 +97,39 @@ async def test_a_copy_that_fails_leaves_the_new_folder_without_a_store_and_keeps
         assert [m["description"] for m in services.store.show()] == ["用户喜欢爬山"]
     finally:
         await services.close()
+
+
+async def test_the_settings_and_keys_kept_beside_the_memories_stay_behind(tmp_path, monkeypatch):
+    """On Windows and macOS the default data folder is the config folder too (platformdirs gives
+    the same folder): its settings, the API key files (no keyring), the MCP token and the window's
+    state are not memories and are not copied into the new folder, which is often a synced one
+    (OneDrive, iCloud): the keys would go to that server."""
+    from sonetto_desktop.config.secrets import MCP_TOKEN, mcp_token, store_api_key, store_secret
+    from sonetto_desktop.config.settings import EMBEDDINGS_API_KEY, SETTINGS_FILE
+
+    old, new = tmp_path / "shared", tmp_path / "OneDrive" / "Sonetto"
+    monkeypatch.setenv("SONETTO_CONFIG_DIR", str(old))
+    services = await AppServices.open(settings=_settings(old), watch=False)
+    try:
+        services.memory.add("用户喜欢爬山", "爱好")
+        services.settings.save()
+        store_api_key("sk-secret-chat-key", old)
+        store_secret(EMBEDDINGS_API_KEY, "sk-secret-embeddings-key", old)
+        mcp_token(old)
+        (old / "ui-state.ini").write_text("[window]\n", encoding="utf-8")
+        await services.apply_settings(dataclasses.replace(services.settings, data_dir=str(new)))
+        assert [m["description"] for m in services.store.show()] == ["用户喜欢爬山"]
+        copied = {p.name for p in new.rglob("*")}
+        for name in (SETTINGS_FILE, "api_key", EMBEDDINGS_API_KEY, MCP_TOKEN, "ui-state.ini"):
+            assert (old / name).exists()
+            assert name not in copied
+        assert not any("sk-secret" in p.read_text(errors="replace") for p in new.rglob("*") if p.is_file())
+    finally:
+        await services.close()
+
+
+def test_the_config_folders_own_files_are_all_named():
+    from sonetto_desktop.config.settings import CONFIG_FILES
+    from sonetto_desktop.mcp_server import app_tokens, clients_seen
+
+    assert {app_tokens.SECRET, clients_seen.FILE_NAME} <= CONFIG_FILES

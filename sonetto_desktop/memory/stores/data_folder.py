@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 from ..files import private_dir
@@ -24,9 +25,11 @@ def store_files(folder: Path) -> list[Path]:
             if path.exists()]
 
 
-def carry_data(old: str | os.PathLike[str], new: str | os.PathLike[str]) -> list[Path]:
+def carry_data(old: str | os.PathLike[str], new: str | os.PathLike[str], *,
+               leave: Callable[[Path], bool] = lambda path: False) -> list[Path]:
     """Copy ``old``'s files into ``new`` when ``new`` holds no memory store and ``old`` does (blocking;
-    the stores must be closed). A file ``new`` has already is never replaced; locks are not copied;
+    the stores must be closed). A file ``new`` has already is never replaced; locks are not copied,
+    nor a file ``leave`` says is no data (the config folder's, when it is the data folder too);
     each file is copied whole (a temporary name, then renamed) and the stores last, so an interrupted
     copy is made again next time. On a failure what was copied is removed and the error raised.
     Returns the files made in ``new`` (none: nothing to carry)."""
@@ -36,7 +39,7 @@ def carry_data(old: str | os.PathLike[str], new: str | os.PathLike[str]) -> list
     private_dir(new)
     stores = set(store_files(old))
     sources = [path for path in old.rglob("*") if path.is_file() and not path.name.endswith(".lock")
-               and not path.is_relative_to(new)]  # (``new`` inside ``old``: never into itself)
+               and not path.is_relative_to(new) and not leave(path)]  # (``new`` inside ``old``: never into itself)
     sources.sort(key=lambda path: (path in stores, str(path)))
     made: list[Path] = []
     part: Path | None = None  # the file being copied
