@@ -91,7 +91,7 @@ async def test_a_copy_that_fails_leaves_the_new_folder_without_a_store_and_keeps
             await services.apply_settings(dataclasses.replace(services.settings, data_dir=str(new)))
         assert services.data_dir == old
         assert [m["description"] for m in services.store.show()] == ["用户喜欢爬山"]
-        assert sorted(p.name for p in new.iterdir()) == []
+        assert sorted(p.name for p in new.iterdir() if p.name != ".migration.lock") == []  # (the copy's lock)
         monkeypatch.setattr(shutil, "copy2", copy)
         await services.apply_settings(dataclasses.replace(services.settings, data_dir=str(new)))
         assert [m["description"] for m in services.store.show()] == ["用户喜欢爬山"]
@@ -133,3 +133,51 @@ def test_the_config_folders_own_files_are_all_named():
     from sonetto_desktop.mcp_server import app_tokens, clients_seen
 
     assert {app_tokens.SECRET, clients_seen.FILE_NAME} <= CONFIG_FILES
+
+
+async def test_the_app_and_sonetto_mcp_carrying_the_same_folder_at_once_lose_nothing(tmp_path, monkeypatch):
+    """The window and a running ``sonetto mcp`` (which follows the saved settings) both move to the new
+    folder at once: the second carry waits for the first and finds the memories there; it copied
+    the same files beside it, under the same temporary names, and one's clean-up took away what the
+    other had copied (the new folder kept the memories without the don't-remember list or the chats)."""
+    import shutil
+    import threading
+
+    from sonetto_desktop.memory.stores.data_folder import carry_data
+
+    old, new = tmp_path / "old", tmp_path / "new"
+    services = await AppServices.open(settings=_settings(old), watch=False)
+    try:
+        services.memory.add("用户喜欢爬山", "爱好")
+        services.dont_remember.add("我的体检结果")
+    finally:
+        await services.close()
+    kept = sorted(str(p.relative_to(old)) for p in old.rglob("*") if p.is_file() and not p.name.endswith(".lock"))
+    copy, paused, go = shutil.copy2, threading.Event(), threading.Event()
+
+    def slow_at_the_store(source, target, **kw):  # the window's copy of the store, done, not yet in place
+        done = copy(source, target, **kw)
+        if threading.current_thread().name == "window" and str(source).endswith("memory.yaml"):
+            paused.set()
+            go.wait(30)
+        return done
+
+    monkeypatch.setattr(shutil, "copy2", slow_at_the_store)
+    failed: list[BaseException] = []
+
+    def carry() -> None:
+        try:
+            carry_data(old, new)
+        except BaseException as exc:  # noqa: BLE001 - said by the assertion below
+            failed.append(exc)
+
+    window, mcp = threading.Thread(target=carry, name="window"), threading.Thread(target=carry, name="mcp")
+    window.start()
+    assert paused.wait(30)
+    mcp.start()
+    mcp.join(1)  # done already without a lock; waiting for the window's copy with one
+    go.set()
+    window.join(30)
+    mcp.join(30)
+    assert failed == []
+    assert sorted(str(p.relative_to(new)) for p in new.rglob("*") if p.is_file() and not p.name.endswith(".lock")) == kept

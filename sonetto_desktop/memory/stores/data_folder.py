@@ -13,6 +13,7 @@ from pathlib import Path
 
 from ..files import private_dir
 from .backends import file_backends
+from .migrate import _migration_lock
 from .migration_files import store_path
 
 #: The server store's local copy (``postgres/migrate.CACHE_FILE``): a folder of a device on the server.
@@ -28,7 +29,8 @@ def store_files(folder: Path) -> list[Path]:
 def carry_data(old: str | os.PathLike[str], new: str | os.PathLike[str], *,
                leave: Callable[[Path], bool] = lambda path: False) -> list[Path]:
     """Copy ``old``'s files into ``new`` when ``new`` holds no memory store and ``old`` does (blocking;
-    the stores must be closed). A file ``new`` has already is never replaced; locks are not copied,
+    the stores must be closed; one process at a time, under the
+    folder's switch lock). A file ``new`` has already is never replaced; locks are not copied,
     nor a file ``leave`` says is no data (the config folder's, when it is the data folder too);
     each file is copied whole (a temporary name, then renamed) and the stores last, so an interrupted
     copy is made again next time. On a failure what was copied is removed and the error raised.
@@ -37,6 +39,11 @@ def carry_data(old: str | os.PathLike[str], new: str | os.PathLike[str], *,
     if old == new or not old.is_dir() or store_files(new) or not store_files(old):
         return []
     private_dir(new)
+    with _migration_lock(new):  # (the app and ``sonetto mcp`` follow the same settings: one copies)
+        return [] if store_files(new) else _copy(old, new, leave)
+
+
+def _copy(old: Path, new: Path, leave: Callable[[Path], bool]) -> list[Path]:
     stores = set(store_files(old))
     sources = [path for path in old.rglob("*") if path.is_file() and not path.name.endswith(".lock")
                and not path.is_relative_to(new) and not leave(path)]  # (``new`` inside ``old``: never into itself)
