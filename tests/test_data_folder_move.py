@@ -181,3 +181,42 @@ async def test_the_app_and_sonetto_mcp_carrying_the_same_folder_at_once_lose_not
     mcp.join(30)
     assert failed == []
     assert sorted(str(p.relative_to(new)) for p in new.rglob("*") if p.is_file() and not p.name.endswith(".lock")) == kept
+
+
+async def test_a_sqlite_store_another_process_writes_meanwhile_is_copied_whole(tmp_path, monkeypatch):
+    """``sonetto mcp`` keeps the old folder's SQLite store open (the last writes still in the -wal
+    file) and writes while the window copies: the copy is the store as it was at one moment, never
+    the -wal of one moment laid over the database file of a later one (a damaged copy)."""
+    import shutil
+    import sqlite3
+
+    old, new = tmp_path / "old", tmp_path / "new"
+    services = await AppServices.open(settings=_settings(old, "sqlite"), watch=False)
+    mcp = await AppServices.open(settings=_settings(old, "sqlite"), watch=False, actor="mcp")
+    try:
+        ids = [services.memory.add(f"用户的第 {n} 条记忆：" + "喜欢爬山" * 20, f"主题{n % 7}").ids[0] for n in range(150)]
+        with sqlite3.connect(old / "memory.db") as conn:
+            conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        services.memory.add("刚记下的一条", "瞬间")  # (in the -wal file)
+        (old / "self-test.log").write_text("ok\n", encoding="utf-8")  # (copied after the -wal file was)
+        copy = shutil.copy2
+
+        def mcp_writes_meanwhile(source, target, **kw):
+            done = copy(source, target, **kw)
+            if str(source).endswith("self-test.log"):
+                for n, memory_id in enumerate(ids[:100]):
+                    mcp.memory.update(memory_id, description=f"应用改写的第 {n} 条：" + "周末去露营" * 40)
+                with sqlite3.connect(old / "memory.db") as conn:
+                    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            return done
+
+        monkeypatch.setattr(shutil, "copy2", mcp_writes_meanwhile)
+        await services.apply_settings(dataclasses.replace(services.settings, data_dir=str(new)))
+        with sqlite3.connect(new / "memory.db") as conn:
+            assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+        shown = [m["description"] for m in services.store.show()]
+        assert len(shown) == 151 and "刚记下的一条" in shown
+        assert sum("应用改写的" in text for text in shown) in (0, 100)
+    finally:
+        await mcp.close()
+        await services.close()

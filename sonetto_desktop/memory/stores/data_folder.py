@@ -6,8 +6,10 @@ already is used as it is (``carry_data``)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
+import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
@@ -15,6 +17,11 @@ from ..files import private_dir
 from .backends import file_backends
 from .migrate import _migration_lock
 from .migration_files import store_path
+
+#: The first bytes of an SQLite database (the SQLite store, the server's copy, the chats, the index).
+SQLITE_HEADER = b"SQLite format 3\x00"
+#: The files an SQLite database keeps beside it while it is open or after a crash.
+SQLITE_SIDE_FILES = ("-wal", "-shm", "-journal")
 
 #: The server store's local copy (``postgres/migrate.CACHE_FILE``): a folder of a device on the server.
 SERVER_COPY = "memory.pgcache.db"
@@ -43,10 +50,39 @@ def carry_data(old: str | os.PathLike[str], new: str | os.PathLike[str], *,
         return [] if store_files(new) else _copy(old, new, leave)
 
 
+def _sqlite(path: Path) -> bool:
+    try:
+        with path.open("rb") as file:
+            return file.read(len(SQLITE_HEADER)) == SQLITE_HEADER
+    except OSError:
+        return False
+
+
+def _side_file(path: Path) -> bool:
+    """A database's -wal, -shm or -journal file: its database is copied whole with them (``_copy_file``)."""
+    return any(path.name.endswith(suffix) and _sqlite(path.with_name(path.name.removesuffix(suffix)))
+               for suffix in SQLITE_SIDE_FILES)
+
+
+def _copy_file(source: Path, target: Path) -> None:
+    """``source`` into ``target``, the mode too (owner-only files stay so). An SQLite database is copied
+    through SQLite (its backup): the database as it was at one moment, the writes its -wal file
+    holds included, even while another process (``sonetto mcp``) writes to it; its files copied
+    one by one, a -wal of one moment laid over the database of a later one made a damaged copy."""
+    if not _sqlite(source):
+        shutil.copy2(source, target)
+        return
+    with contextlib.closing(sqlite3.connect(source, timeout=60)) as src, \
+            contextlib.closing(sqlite3.connect(target)) as dst:
+        src.backup(dst)
+    shutil.copymode(source, target)
+
+
 def _copy(old: Path, new: Path, leave: Callable[[Path], bool]) -> list[Path]:
     stores = set(store_files(old))
     sources = [path for path in old.rglob("*") if path.is_file() and not path.name.endswith(".lock")
-               and not path.is_relative_to(new) and not leave(path)]  # (``new`` inside ``old``: never into itself)
+               and not path.is_relative_to(new) and not leave(path)  # (``new`` inside ``old``: never into itself)
+               and not _side_file(path)]
     sources.sort(key=lambda path: (path in stores, str(path)))
     made: list[Path] = []
     part: Path | None = None  # the file being copied
@@ -58,12 +94,13 @@ def _copy(old: Path, new: Path, leave: Callable[[Path], bool]) -> list[Path]:
             if target.parent != new:
                 private_dir(target.parent)
             part = target.with_name(f".{target.name}.copying")
-            shutil.copy2(source, part)  # (the mode too: owner-only files stay so)
+            _copy_file(source, part)
             os.replace(part, target)
             part = None
             made.append(target)
     except BaseException:
-        for path in [*([part] if part is not None else []), *reversed(made)]:
+        parts = [] if part is None else [part, *(part.with_name(part.name + suffix) for suffix in SQLITE_SIDE_FILES)]
+        for path in [*parts, *reversed(made)]:
             try:
                 path.unlink()
             except OSError:
