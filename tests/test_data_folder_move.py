@@ -5,6 +5,7 @@ switch migrates them; a folder that holds memories already is used as it is."""
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 
 import pytest
 
@@ -219,4 +220,48 @@ async def test_a_sqlite_store_another_process_writes_meanwhile_is_copied_whole(t
         assert sum("应用改写的" in text for text in shown) in (0, 100)
     finally:
         await mcp.close()
+        await services.close()
+
+
+CUT_SHORT = """
+import asyncio, dataclasses, os, sys
+from sonetto_desktop.config.settings import Settings
+from sonetto_desktop.services import AppServices
+
+async def main(old, new):
+    services = await AppServices.open(settings=Settings(data_dir=old, retrieval_mode="mechanical",
+                                                        store_backend="sqlite"), watch=False)
+    services.memory.add("用户喜欢爬山", "爱好")
+    services.dont_remember.add("我的体检结果")
+    replace = os.replace
+    def killed_at_the_store(source, target, **kw):
+        if str(target).endswith("memory.db"):
+            os._exit(9)  # the app killed (Task Manager, power cut) while the memories were copied
+        return replace(source, target, **kw)
+    os.replace = killed_at_the_store
+    await services.apply_settings(dataclasses.replace(services.settings, data_dir=new))
+
+asyncio.run(main(sys.argv[1], sys.argv[2]))
+"""
+
+
+async def test_a_copy_cut_short_is_finished_at_the_next_start(tmp_path):
+    """The settings name the new folder before its copy begins: the app killed meanwhile started
+    next on the new folder, without a store, and opened an empty one there (every memory seemed
+    gone, and with a store there no later move copied them again). The next start finishes the copy."""
+    import os
+    import subprocess
+    import sys
+
+    old, new = tmp_path / "old", tmp_path / "new"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(Path(__file__).resolve().parent.parent),
+                                                        os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run([sys.executable, "-c", CUT_SHORT, str(old), str(new)], capture_output=True, text=True,
+                          timeout=120, env=env)
+    assert done.returncode == 9, done.stderr[-2000:]
+    services = await AppServices.open(settings=_settings(new, "sqlite"), watch=False)  # the next start
+    try:
+        assert [m["description"] for m in services.store.show()] == ["用户喜欢爬山"]
+        assert [e.text for e in services.dont_remember.entries()] == ["我的体检结果"]
+    finally:
         await services.close()

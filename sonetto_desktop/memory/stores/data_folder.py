@@ -7,17 +7,24 @@ already is used as it is (``carry_data``)."""
 from __future__ import annotations
 
 import contextlib
+import json
+import logging
 import os
 import shutil
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
-from ..files import private_dir
+from ..files import atomic_write, private_dir
 from .backends import file_backends
 from .migrate import _migration_lock
 from .migration_files import store_path
 
+log = logging.getLogger(__name__)
+
+#: In a folder ``carry_data`` is filling: the folder it copies from, until the copy is whole (the
+#: settings name the new folder before the copy begins: a start after a copy cut short finishes it).
+CARRYING = ".carrying.json"
 #: The first bytes of an SQLite database (the SQLite store, the server's copy, the chats, the index).
 SQLITE_HEADER = b"SQLite format 3\x00"
 #: The files an SQLite database keeps beside it while it is open or after a crash.
@@ -40,14 +47,37 @@ def carry_data(old: str | os.PathLike[str], new: str | os.PathLike[str], *,
     folder's switch lock). A file ``new`` has already is never replaced; locks are not copied,
     nor a file ``leave`` says is no data (the config folder's, when it is the data folder too);
     each file is copied whole (a temporary name, then renamed) and the stores last, so an interrupted
-    copy is made again next time. On a failure what was copied is removed and the error raised.
+    copy is made again next time (``carrying_from``). On a failure what was copied is removed and the error raised.
     Returns the files made in ``new`` (none: nothing to carry)."""
     old, new = Path(old).expanduser().absolute(), Path(new).expanduser().absolute()
     if old == new or not old.is_dir() or store_files(new) or not store_files(old):
         return []
     private_dir(new)
     with _migration_lock(new):  # (the app and ``sonetto mcp`` follow the same settings: one copies)
-        return [] if store_files(new) else _copy(old, new, leave)
+        if store_files(new):
+            return []
+        atomic_write(new / CARRYING, json.dumps({"from": str(old)}, ensure_ascii=False).encode("utf-8"))
+        try:
+            made = _copy(old, new, leave)
+        except BaseException:
+            (new / CARRYING).unlink(missing_ok=True)  # (nothing copied stays: the old folder is used)
+            raise
+        (new / CARRYING).unlink()
+        return made
+
+
+def carrying_from(folder: str | os.PathLike[str]) -> Path | None:
+    """The folder a copy into ``folder`` cut short (the app killed) came from, to copy it again
+    (``carry_data``): None when none was, or it is whole (blocking)."""
+    marker = Path(folder).expanduser().absolute() / CARRYING
+    try:
+        source = json.loads(marker.read_text(encoding="utf-8"))["from"]
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError, KeyError, TypeError):
+        log.warning("cannot read %s; a copy into that folder cut short is not finished", marker, exc_info=True)
+        return None
+    return Path(source) if isinstance(source, str) and source else None
 
 
 def _sqlite(path: Path) -> bool:
@@ -82,7 +112,7 @@ def _copy(old: Path, new: Path, leave: Callable[[Path], bool]) -> list[Path]:
     stores = set(store_files(old))
     sources = [path for path in old.rglob("*") if path.is_file() and not path.name.endswith(".lock")
                and not path.is_relative_to(new) and not leave(path)  # (``new`` inside ``old``: never into itself)
-               and not _side_file(path)]
+               and not _side_file(path) and path.name != CARRYING]
     sources.sort(key=lambda path: (path in stores, str(path)))
     made: list[Path] = []
     part: Path | None = None  # the file being copied
