@@ -265,3 +265,20 @@ async def test_a_copy_cut_short_is_finished_at_the_next_start(tmp_path):
         assert [e.text for e in services.dont_remember.entries()] == ["我的体检结果"]
     finally:
         await services.close()
+
+
+async def test_a_damaged_database_beside_the_memories_does_not_stop_the_move(tmp_path):
+    """A damaged chat or index database is copied as it is (SQLite cannot copy it; the new folder
+    says it is damaged as the old one did), not a reason to refuse the new folder."""
+    old, new = tmp_path / "old", tmp_path / "new"
+    services = await AppServices.open(settings=_settings(old), watch=False)
+    try:
+        services.memory.add("用户喜欢爬山", "爱好")
+        damaged = b"SQLite format 3\x00" + b"\xff" * 5000
+        (old / "broken.db").write_bytes(damaged)
+        await services.apply_settings(dataclasses.replace(services.settings, data_dir=str(new)))
+        assert services.data_dir == new
+        assert [m["description"] for m in services.store.show()] == ["用户喜欢爬山"]
+        assert (new / "broken.db").read_bytes() == damaged
+    finally:
+        await services.close()

@@ -102,9 +102,17 @@ def _copy_file(source: Path, target: Path) -> None:
     if not _sqlite(source):
         shutil.copy2(source, target)
         return
-    with contextlib.closing(sqlite3.connect(source, timeout=60)) as src, \
-            contextlib.closing(sqlite3.connect(target)) as dst:
-        src.backup(dst)
+    try:
+        with contextlib.closing(sqlite3.connect(source, timeout=60)) as src, \
+                contextlib.closing(sqlite3.connect(target)) as dst:
+            src.backup(dst)
+    except sqlite3.OperationalError:  # (busy past the wait, unreadable: the copy fails, the old folder is used)
+        raise
+    except sqlite3.DatabaseError as exc:  # damaged: copied as it is, as any file (said where it is opened)
+        log.warning("%s is damaged (%s); copied as it is", source, exc)
+        target.unlink(missing_ok=True)
+        shutil.copy2(source, target)
+        return
     shutil.copymode(source, target)
 
 
