@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Any
 
 from .agent_lifecycle import AgentsStarted, Agents
 from .aio import drop_source_cache, run_blocking, spawn, trim_heap
-from .config.settings import Settings, load_settings
+from .config.settings import Settings, config_file, load_settings
 from .memory.changes import USER, MemoryChange
 from .memory import kinds
 from .memory.events import EventFeed
@@ -108,6 +108,20 @@ class _InUse:
     def opened(self) -> None:
         with self._cond:
             self._closing = False
+
+
+def _carry_data(old: Path, new: Path, *, leave: Callable[[Path], bool]) -> list[Path]:
+    """``data_folder.carry_data`` (blocking; imported here, in the worker, not at the start on the loop)."""
+    from .memory.stores.data_folder import carry_data
+
+    return carry_data(old, new, leave=leave)
+
+
+def _carrying_from(folder: Path) -> Path | None:
+    """``data_folder.carrying_from`` (blocking; imported in the worker)."""
+    from .memory.stores.data_folder import carrying_from
+
+    return carrying_from(folder)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -182,6 +196,8 @@ class AppServices:
         services = cls(settings, actor=actor, watch=watch, writer_drain_timeout=writer_drain_timeout,
                        embeddings=embeddings)
         services._store_file = Path(store_path) if store_path is not None else None
+        if services._store_file is None:
+            await services._finish_carry()
         await services._open_store(check=not check_later)
         if start_agents:
             await services.start_agents()
@@ -197,6 +213,21 @@ class AppServices:
         self._stack.push_async_callback(self._operations_finished)  # (before the handle closes)
         self._in_use.opened()
         await handle.open(check=check)
+
+    async def _carry(self, previous: Path) -> None:
+        """The previous data folder's files into this one when it holds no memories (``carry_data``)."""
+        carried = await run_blocking(_carry_data, previous, self.data_dir,
+                                     leave=lambda path: config_file(path, previous))  # (its settings and keys stay)
+        if carried:  # the new folder held no memories: it has the previous folder's now
+            log.info("copied %d files of %s into the new data folder %s", len(carried), previous, self.data_dir)
+
+    async def _finish_carry(self) -> None:
+        """A copy into this data folder cut short (the app killed while it copied) is finished before
+        its store opens: opened without one, an empty store was made there and the memories seemed gone."""
+        previous = await run_blocking(_carrying_from, self.data_dir)
+        if previous is not None:
+            log.warning("finishing the copy of %s into the data folder %s (it was cut short)", previous, self.data_dir)
+            await self._carry(previous)
 
     async def _operations_finished(self) -> None:
         """Before the store closes: no operation starts on it any more, and those under way finish."""
@@ -502,12 +533,7 @@ class AppServices:
         to_server = fallback.store_backend != "postgres" and self.settings.store_backend == "postgres"
         try:
             if self._store_file is None and fallback.resolved_data_dir() != self.data_dir:
-                from .memory.stores.data_folder import carry_data
-
-                carried = await run_blocking(carry_data, fallback.resolved_data_dir(), self.data_dir)
-                if carried:  # the new folder held no memories: it has the previous folder's now
-                    log.info("copied %d files of %s into the new data folder %s", len(carried),
-                             fallback.resolved_data_dir(), self.data_dir)
+                await self._carry(fallback.resolved_data_dir())
             await self._open_store()
             if to_server:  # this computer's memories must be on the server before it is used
                 from .postgres_setup import check_switch_to_server

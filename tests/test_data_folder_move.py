@@ -5,6 +5,7 @@ switch migrates them; a folder that holds memories already is used as it is."""
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 
 import pytest
 
@@ -91,9 +92,193 @@ async def test_a_copy_that_fails_leaves_the_new_folder_without_a_store_and_keeps
             await services.apply_settings(dataclasses.replace(services.settings, data_dir=str(new)))
         assert services.data_dir == old
         assert [m["description"] for m in services.store.show()] == ["用户喜欢爬山"]
-        assert sorted(p.name for p in new.iterdir()) == []
+        assert sorted(p.name for p in new.iterdir() if p.name != ".migration.lock") == []  # (the copy's lock)
         monkeypatch.setattr(shutil, "copy2", copy)
         await services.apply_settings(dataclasses.replace(services.settings, data_dir=str(new)))
         assert [m["description"] for m in services.store.show()] == ["用户喜欢爬山"]
+    finally:
+        await services.close()
+
+
+async def test_the_settings_and_keys_kept_beside_the_memories_stay_behind(tmp_path, monkeypatch):
+    """On Windows and macOS the default data folder is the config folder too (platformdirs gives
+    the same folder): its settings, the API key files (no keyring), the MCP token and the window's
+    state are not memories and are not copied into the new folder, which is often a synced one
+    (OneDrive, iCloud): the keys would go to that server."""
+    from sonetto_desktop.config.secrets import MCP_TOKEN, mcp_token, store_api_key, store_secret
+    from sonetto_desktop.config.settings import EMBEDDINGS_API_KEY, SETTINGS_FILE
+
+    old, new = tmp_path / "shared", tmp_path / "OneDrive" / "Sonetto"
+    monkeypatch.setenv("SONETTO_CONFIG_DIR", str(old))
+    services = await AppServices.open(settings=_settings(old), watch=False)
+    try:
+        services.memory.add("用户喜欢爬山", "爱好")
+        services.settings.save()
+        store_api_key("sk-secret-chat-key", old)
+        store_secret(EMBEDDINGS_API_KEY, "sk-secret-embeddings-key", old)
+        mcp_token(old)
+        (old / "ui-state.ini").write_text("[window]\n", encoding="utf-8")
+        await services.apply_settings(dataclasses.replace(services.settings, data_dir=str(new)))
+        assert [m["description"] for m in services.store.show()] == ["用户喜欢爬山"]
+        copied = {p.name for p in new.rglob("*")}
+        for name in (SETTINGS_FILE, "api_key", EMBEDDINGS_API_KEY, MCP_TOKEN, "ui-state.ini"):
+            assert (old / name).exists()
+            assert name not in copied
+        assert not any("sk-secret" in p.read_text(errors="replace") for p in new.rglob("*") if p.is_file())
+    finally:
+        await services.close()
+
+
+def test_the_config_folders_own_files_are_all_named():
+    from sonetto_desktop.config.settings import CONFIG_FILES
+    from sonetto_desktop.mcp_server import app_tokens, clients_seen
+
+    assert {app_tokens.SECRET, clients_seen.FILE_NAME} <= CONFIG_FILES
+
+
+async def test_the_app_and_sonetto_mcp_carrying_the_same_folder_at_once_lose_nothing(tmp_path, monkeypatch):
+    """The window and a running ``sonetto mcp`` (which follows the saved settings) both move to the new
+    folder at once: the second carry waits for the first and finds the memories there; it copied
+    the same files beside it, under the same temporary names, and one's clean-up took away what the
+    other had copied (the new folder kept the memories without the don't-remember list or the chats)."""
+    import shutil
+    import threading
+
+    from sonetto_desktop.memory.stores.data_folder import carry_data
+
+    old, new = tmp_path / "old", tmp_path / "new"
+    services = await AppServices.open(settings=_settings(old), watch=False)
+    try:
+        services.memory.add("用户喜欢爬山", "爱好")
+        services.dont_remember.add("我的体检结果")
+    finally:
+        await services.close()
+    kept = sorted(str(p.relative_to(old)) for p in old.rglob("*") if p.is_file() and not p.name.endswith(".lock"))
+    copy, paused, go = shutil.copy2, threading.Event(), threading.Event()
+
+    def slow_at_the_store(source, target, **kw):  # the window's copy of the store, done, not yet in place
+        done = copy(source, target, **kw)
+        if threading.current_thread().name == "window" and str(source).endswith("memory.yaml"):
+            paused.set()
+            go.wait(30)
+        return done
+
+    monkeypatch.setattr(shutil, "copy2", slow_at_the_store)
+    failed: list[BaseException] = []
+
+    def carry() -> None:
+        try:
+            carry_data(old, new)
+        except BaseException as exc:  # noqa: BLE001 - said by the assertion below
+            failed.append(exc)
+
+    window, mcp = threading.Thread(target=carry, name="window"), threading.Thread(target=carry, name="mcp")
+    window.start()
+    assert paused.wait(30)
+    mcp.start()
+    mcp.join(1)  # done already without a lock; waiting for the window's copy with one
+    go.set()
+    window.join(30)
+    mcp.join(30)
+    assert failed == []
+    assert sorted(str(p.relative_to(new)) for p in new.rglob("*") if p.is_file() and not p.name.endswith(".lock")) == kept
+
+
+async def test_a_sqlite_store_another_process_writes_meanwhile_is_copied_whole(tmp_path, monkeypatch):
+    """``sonetto mcp`` keeps the old folder's SQLite store open (the last writes still in the -wal
+    file) and writes while the window copies: the copy is the store as it was at one moment, never
+    the -wal of one moment laid over the database file of a later one (a damaged copy)."""
+    import shutil
+    import sqlite3
+
+    old, new = tmp_path / "old", tmp_path / "new"
+    services = await AppServices.open(settings=_settings(old, "sqlite"), watch=False)
+    mcp = await AppServices.open(settings=_settings(old, "sqlite"), watch=False, actor="mcp")
+    try:
+        ids = [services.memory.add(f"用户的第 {n} 条记忆：" + "喜欢爬山" * 20, f"主题{n % 7}").ids[0] for n in range(150)]
+        with sqlite3.connect(old / "memory.db") as conn:
+            conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        services.memory.add("刚记下的一条", "瞬间")  # (in the -wal file)
+        (old / "self-test.log").write_text("ok\n", encoding="utf-8")  # (copied after the -wal file was)
+        copy = shutil.copy2
+
+        def mcp_writes_meanwhile(source, target, **kw):
+            done = copy(source, target, **kw)
+            if str(source).endswith("self-test.log"):
+                for n, memory_id in enumerate(ids[:100]):
+                    mcp.memory.update(memory_id, description=f"应用改写的第 {n} 条：" + "周末去露营" * 40)
+                with sqlite3.connect(old / "memory.db") as conn:
+                    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            return done
+
+        monkeypatch.setattr(shutil, "copy2", mcp_writes_meanwhile)
+        await services.apply_settings(dataclasses.replace(services.settings, data_dir=str(new)))
+        with sqlite3.connect(new / "memory.db") as conn:
+            assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+        shown = [m["description"] for m in services.store.show()]
+        assert len(shown) == 151 and "刚记下的一条" in shown
+        assert sum("应用改写的" in text for text in shown) in (0, 100)
+    finally:
+        await mcp.close()
+        await services.close()
+
+
+CUT_SHORT = """
+import asyncio, dataclasses, os, sys
+from sonetto_desktop.config.settings import Settings
+from sonetto_desktop.services import AppServices
+
+async def main(old, new):
+    services = await AppServices.open(settings=Settings(data_dir=old, retrieval_mode="mechanical",
+                                                        store_backend="sqlite"), watch=False)
+    services.memory.add("用户喜欢爬山", "爱好")
+    services.dont_remember.add("我的体检结果")
+    replace = os.replace
+    def killed_at_the_store(source, target, **kw):
+        if str(target).endswith("memory.db"):
+            os._exit(9)  # the app killed (Task Manager, power cut) while the memories were copied
+        return replace(source, target, **kw)
+    os.replace = killed_at_the_store
+    await services.apply_settings(dataclasses.replace(services.settings, data_dir=new))
+
+asyncio.run(main(sys.argv[1], sys.argv[2]))
+"""
+
+
+async def test_a_copy_cut_short_is_finished_at_the_next_start(tmp_path):
+    """The settings name the new folder before its copy begins: the app killed meanwhile started
+    next on the new folder, without a store, and opened an empty one there (every memory seemed
+    gone, and with a store there no later move copied them again). The next start finishes the copy."""
+    import os
+    import subprocess
+    import sys
+
+    old, new = tmp_path / "old", tmp_path / "new"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(Path(__file__).resolve().parent.parent),
+                                                        os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run([sys.executable, "-c", CUT_SHORT, str(old), str(new)], capture_output=True, text=True,
+                          timeout=120, env=env)
+    assert done.returncode == 9, done.stderr[-2000:]
+    services = await AppServices.open(settings=_settings(new, "sqlite"), watch=False)  # the next start
+    try:
+        assert [m["description"] for m in services.store.show()] == ["用户喜欢爬山"]
+        assert [e.text for e in services.dont_remember.entries()] == ["我的体检结果"]
+    finally:
+        await services.close()
+
+
+async def test_a_damaged_database_beside_the_memories_does_not_stop_the_move(tmp_path):
+    """A damaged chat or index database is copied as it is (SQLite cannot copy it; the new folder
+    says it is damaged as the old one did), not a reason to refuse the new folder."""
+    old, new = tmp_path / "old", tmp_path / "new"
+    services = await AppServices.open(settings=_settings(old), watch=False)
+    try:
+        services.memory.add("用户喜欢爬山", "爱好")
+        damaged = b"SQLite format 3\x00" + b"\xff" * 5000
+        (old / "broken.db").write_bytes(damaged)
+        await services.apply_settings(dataclasses.replace(services.settings, data_dir=str(new)))
+        assert services.data_dir == new
+        assert [m["description"] for m in services.store.show()] == ["用户喜欢爬山"]
+        assert (new / "broken.db").read_bytes() == damaged
     finally:
         await services.close()

@@ -6,13 +6,29 @@ already is used as it is (``carry_data``)."""
 
 from __future__ import annotations
 
+import contextlib
+import json
+import logging
 import os
 import shutil
+import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 
-from ..files import private_dir
+from ..files import atomic_write, private_dir
 from .backends import file_backends
+from .migrate import _migration_lock
 from .migration_files import store_path
+
+log = logging.getLogger(__name__)
+
+#: In a folder ``carry_data`` is filling: the folder it copies from, until the copy is whole (the
+#: settings name the new folder before the copy begins: a start after a copy cut short finishes it).
+CARRYING = ".carrying.json"
+#: The first bytes of an SQLite database (the SQLite store, the server's copy, the chats, the index).
+SQLITE_HEADER = b"SQLite format 3\x00"
+#: The files an SQLite database keeps beside it while it is open or after a crash.
+SQLITE_SIDE_FILES = ("-wal", "-shm", "-journal")
 
 #: The server store's local copy (``postgres/migrate.CACHE_FILE``): a folder of a device on the server.
 SERVER_COPY = "memory.pgcache.db"
@@ -24,19 +40,87 @@ def store_files(folder: Path) -> list[Path]:
             if path.exists()]
 
 
-def carry_data(old: str | os.PathLike[str], new: str | os.PathLike[str]) -> list[Path]:
+def carry_data(old: str | os.PathLike[str], new: str | os.PathLike[str], *,
+               leave: Callable[[Path], bool] = lambda path: False) -> list[Path]:
     """Copy ``old``'s files into ``new`` when ``new`` holds no memory store and ``old`` does (blocking;
-    the stores must be closed). A file ``new`` has already is never replaced; locks are not copied;
+    the stores must be closed; one process at a time, under the
+    folder's switch lock). A file ``new`` has already is never replaced; locks are not copied,
+    nor a file ``leave`` says is no data (the config folder's, when it is the data folder too);
     each file is copied whole (a temporary name, then renamed) and the stores last, so an interrupted
-    copy is made again next time. On a failure what was copied is removed and the error raised.
+    copy is made again next time (``carrying_from``). On a failure what was copied is removed and the error raised.
     Returns the files made in ``new`` (none: nothing to carry)."""
     old, new = Path(old).expanduser().absolute(), Path(new).expanduser().absolute()
     if old == new or not old.is_dir() or store_files(new) or not store_files(old):
         return []
     private_dir(new)
+    with _migration_lock(new):  # (the app and ``sonetto mcp`` follow the same settings: one copies)
+        if store_files(new):
+            return []
+        atomic_write(new / CARRYING, json.dumps({"from": str(old)}, ensure_ascii=False).encode("utf-8"))
+        try:
+            made = _copy(old, new, leave)
+        except BaseException:
+            (new / CARRYING).unlink(missing_ok=True)  # (nothing copied stays: the old folder is used)
+            raise
+        (new / CARRYING).unlink()
+        return made
+
+
+def carrying_from(folder: str | os.PathLike[str]) -> Path | None:
+    """The folder a copy into ``folder`` cut short (the app killed) came from, to copy it again
+    (``carry_data``): None when none was, or it is whole (blocking)."""
+    marker = Path(folder).expanduser().absolute() / CARRYING
+    try:
+        source = json.loads(marker.read_text(encoding="utf-8"))["from"]
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError, KeyError, TypeError):
+        log.warning("cannot read %s; a copy into that folder cut short is not finished", marker, exc_info=True)
+        return None
+    return Path(source) if isinstance(source, str) and source else None
+
+
+def _sqlite(path: Path) -> bool:
+    try:
+        with path.open("rb") as file:
+            return file.read(len(SQLITE_HEADER)) == SQLITE_HEADER
+    except OSError:
+        return False
+
+
+def _side_file(path: Path) -> bool:
+    """A database's -wal, -shm or -journal file: its database is copied whole with them (``_copy_file``)."""
+    return any(path.name.endswith(suffix) and _sqlite(path.with_name(path.name.removesuffix(suffix)))
+               for suffix in SQLITE_SIDE_FILES)
+
+
+def _copy_file(source: Path, target: Path) -> None:
+    """``source`` into ``target``, the mode too (owner-only files stay so). An SQLite database is copied
+    through SQLite (its backup): the database as it was at one moment, the writes its -wal file
+    holds included, even while another process (``sonetto mcp``) writes to it; its files copied
+    one by one, a -wal of one moment laid over the database of a later one made a damaged copy."""
+    if not _sqlite(source):
+        shutil.copy2(source, target)
+        return
+    try:
+        with contextlib.closing(sqlite3.connect(source, timeout=60)) as src, \
+                contextlib.closing(sqlite3.connect(target)) as dst:
+            src.backup(dst)
+    except sqlite3.OperationalError:  # (busy past the wait, unreadable: the copy fails, the old folder is used)
+        raise
+    except sqlite3.DatabaseError as exc:  # damaged: copied as it is, as any file (said where it is opened)
+        log.warning("%s is damaged (%s); copied as it is", source, exc)
+        target.unlink(missing_ok=True)
+        shutil.copy2(source, target)
+        return
+    shutil.copymode(source, target)
+
+
+def _copy(old: Path, new: Path, leave: Callable[[Path], bool]) -> list[Path]:
     stores = set(store_files(old))
     sources = [path for path in old.rglob("*") if path.is_file() and not path.name.endswith(".lock")
-               and not path.is_relative_to(new)]  # (``new`` inside ``old``: never into itself)
+               and not path.is_relative_to(new) and not leave(path)  # (``new`` inside ``old``: never into itself)
+               and not _side_file(path) and path.name != CARRYING]
     sources.sort(key=lambda path: (path in stores, str(path)))
     made: list[Path] = []
     part: Path | None = None  # the file being copied
@@ -48,12 +132,13 @@ def carry_data(old: str | os.PathLike[str], new: str | os.PathLike[str]) -> list
             if target.parent != new:
                 private_dir(target.parent)
             part = target.with_name(f".{target.name}.copying")
-            shutil.copy2(source, part)  # (the mode too: owner-only files stay so)
+            _copy_file(source, part)
             os.replace(part, target)
             part = None
             made.append(target)
     except BaseException:
-        for path in [*([part] if part is not None else []), *reversed(made)]:
+        parts = [] if part is None else [part, *(part.with_name(part.name + suffix) for suffix in SQLITE_SIDE_FILES)]
+        for path in [*parts, *reversed(made)]:
             try:
                 path.unlink()
             except OSError:
