@@ -110,11 +110,19 @@ class _InUse:
             self._closing = False
 
 
+#: The data folder's files besides the stores' own (``memory.*``), carried to a new data folder with
+#: them: the chats (``agent.engine.DB_NAME``), the review inbox, recall's model agreement, the
+#: don't-remember and don't-import lists, the MCP apps' quotas (named here, not imported: those
+#: modules load late; ``tests/test_data_folder_move.py`` checks the names).
+DATA_FILES = ("sessions.db", "review_inbox.json", "recall-models.json", "dont_remember.json", "dont_import.json",
+              "mcp_quota.json")
+
+
 def _carry_data(old: Path, new: Path, *, leave: Callable[[Path], bool]) -> list[Path]:
     """``data_folder.carry_data`` (blocking; imported here, in the worker, not at the start on the loop)."""
     from .memory.stores.data_folder import carry_data
 
-    return carry_data(old, new, leave=leave)
+    return carry_data(old, new, data_files=DATA_FILES, leave=leave)
 
 
 def _carrying_from(folder: Path) -> Path | None:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from sonetto_desktop.config.settings import Settings
-from sonetto_desktop.services import AppServices
+from sonetto_desktop.services import DATA_FILES, AppServices
 
 
 def _settings(data, backend="yaml") -> Settings:
@@ -168,7 +168,7 @@ async def test_the_app_and_sonetto_mcp_carrying_the_same_folder_at_once_lose_not
 
     def carry() -> None:
         try:
-            carry_data(old, new)
+            carry_data(old, new, data_files=DATA_FILES)
         except BaseException as exc:  # noqa: BLE001 - said by the assertion below
             failed.append(exc)
 
@@ -275,10 +275,47 @@ async def test_a_damaged_database_beside_the_memories_does_not_stop_the_move(tmp
     try:
         services.memory.add("用户喜欢爬山", "爱好")
         damaged = b"SQLite format 3\x00" + b"\xff" * 5000
-        (old / "broken.db").write_bytes(damaged)
+        (old / "recall-models.json").unlink(missing_ok=True)
+        (old / "sessions.db").write_bytes(damaged)  # the chats' database (this test opens no chat)
         await services.apply_settings(dataclasses.replace(services.settings, data_dir=str(new)))
         assert services.data_dir == new
         assert [m["description"] for m in services.store.show()] == ["用户喜欢爬山"]
-        assert (new / "broken.db").read_bytes() == damaged
+        assert (new / "sessions.db").read_bytes() == damaged
     finally:
         await services.close()
+
+
+async def test_only_the_apps_own_files_go_to_the_new_data_folder(tmp_path):
+    """A data folder may be one of the person's own (Documents, a synced folder): moving the data
+    copied everything in it, photos and all, into the new folder."""
+    old, new = tmp_path / "Documents", tmp_path / "new"
+    services = await AppServices.open(settings=_settings(old), watch=False)
+    try:
+        services.memory.add("用户喜欢爬山", "爱好")
+        services.dont_remember.add("我的体检结果")
+        (old / "照片").mkdir()
+        (old / "照片" / "海边.jpg").write_bytes(b"\xff\xd8 a photo")
+        (old / "读书笔记.md").write_text("三体读后感", encoding="utf-8")
+        (old / "memo.txt").write_text("not a memory file: another program's", encoding="utf-8")
+        await services.apply_settings(dataclasses.replace(services.settings, data_dir=str(new)))
+        assert [m["description"] for m in services.store.show()] == ["用户喜欢爬山"]
+        assert [e.text for e in services.dont_remember.entries()] == ["我的体检结果"]
+    finally:
+        await services.close()
+    assert not (new / "照片").exists() and not (new / "读书笔记.md").exists() and not (new / "memo.txt").exists()
+    assert (old / "照片" / "海边.jpg").exists()  # the old folder is left as it is
+
+
+def test_the_data_files_carried_are_the_ones_the_app_writes():
+    from sonetto_desktop.agent.engine import DB_NAME
+    from sonetto_desktop.history_import.dont_import import FILE_NAME as DONT_IMPORT
+    from sonetto_desktop.mcp_server.quota import QUOTA_FILE
+    from sonetto_desktop.memory.dont_remember import FILE_NAME as DONT_REMEMBER
+    from sonetto_desktop.memory.review import FILE_NAME as INBOX
+    from sonetto_desktop.memory.stores.data_folder import ours
+    from sonetto_desktop.memory.writer.hygiene import STATE_FILE
+    from sonetto_desktop.services import DATA_FILES
+    from sonetto_desktop.store_lifecycle import AGREEMENT_FILE
+
+    assert set(DATA_FILES) == {DB_NAME, DONT_IMPORT, QUOTA_FILE, DONT_REMEMBER, INBOX, AGREEMENT_FILE}
+    assert ours(STATE_FILE) and ours("memory.yaml") and ours("memory.journal") and not ours("memories-backup.zip")

@@ -2,7 +2,12 @@
 does, the current folder's files (memories with their history and trash, the turn journal, chats,
 the don't-remember list, the review inbox, the recall index) are copied into it, the way a backend
 switch migrates the memories; the current folder is left as it is. A folder that holds a store
-already is used as it is (``carry_data``)."""
+already is used as it is (``carry_data``).
+
+Only the app's own files go: the stores' (named after their main file's stem: ``memory.yaml``,
+``memory.db``, ``memory.trash.yaml``, ``memory.journal/``, ``memory_hygiene.json``…) and the other
+data files the caller names. A data folder may be a folder of the person's (Documents, a synced
+folder): what else it holds is theirs, not the app's to copy."""
 
 from __future__ import annotations
 
@@ -12,7 +17,7 @@ import logging
 import os
 import shutil
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from pathlib import Path
 
 from ..files import atomic_write, private_dir
@@ -32,6 +37,13 @@ SQLITE_SIDE_FILES = ("-wal", "-shm", "-journal")
 
 #: The server store's local copy (``postgres/migrate.CACHE_FILE``): a folder of a device on the server.
 SERVER_COPY = "memory.pgcache.db"
+#: The stem every store's files are named with (``memory.yaml`` and its ``memory.*`` companions).
+STORE_STEM = "memory"
+
+
+def ours(name: str, data_files: Collection[str] = ()) -> bool:
+    """Whether a data folder's top-level entry ``name`` is the app's: a store's, or one of ``data_files``."""
+    return name in data_files or name == STORE_STEM or name.startswith((STORE_STEM + ".", STORE_STEM + "_"))
 
 
 def store_files(folder: Path) -> list[Path]:
@@ -40,9 +52,10 @@ def store_files(folder: Path) -> list[Path]:
             if path.exists()]
 
 
-def carry_data(old: str | os.PathLike[str], new: str | os.PathLike[str], *,
+def carry_data(old: str | os.PathLike[str], new: str | os.PathLike[str], *, data_files: Collection[str] = (),
                leave: Callable[[Path], bool] = lambda path: False) -> list[Path]:
-    """Copy ``old``'s files into ``new`` when ``new`` holds no memory store and ``old`` does (blocking;
+    """Copy ``old``'s files — its stores' and ``data_files`` (top-level names: ``ours``), nothing else it
+    holds — into ``new`` when ``new`` holds no memory store and ``old`` does (blocking;
     the stores must be closed; one process at a time, under the
     folder's switch lock). A file ``new`` has already is never replaced; locks are not copied,
     nor a file ``leave`` says is no data (the config folder's, when it is the data folder too);
@@ -58,7 +71,7 @@ def carry_data(old: str | os.PathLike[str], new: str | os.PathLike[str], *,
             return []
         atomic_write(new / CARRYING, json.dumps({"from": str(old)}, ensure_ascii=False).encode("utf-8"))
         try:
-            made = _copy(old, new, leave)
+            made = _copy(old, new, lambda path: leave(path) or not ours(path.relative_to(old).parts[0], data_files))
         except BaseException:
             (new / CARRYING).unlink(missing_ok=True)  # (nothing copied stays: the old folder is used)
             raise
