@@ -522,9 +522,8 @@ async def test_a_second_start_while_the_first_is_journaling_is_refused_and_each_
     assert len(imports.ledger.imports()) == 1
 
 
-async def test_undoing_a_stopped_import_leaves_none_of_its_chats_on_disk(services, imports, llm_server, tmp_path):
-    """Stopped part-way (停止, then 撤销已导入的部分): the batches it had still to write stayed in its
-    journal — the chats' text, on disk for good, of an import nothing can resume any more."""
+async def _stopped_after_a_batch(imports, llm_server, tmp_path):
+    """(the history read, the import's state) of a four-day import paused after its first batch."""
     llm_server.responder = remember_each_line
     llm_server.delay = 0.3
     history = await imports.read(_days_jsonl(tmp_path / "a.jsonl"))
@@ -533,6 +532,13 @@ async def test_undoing_a_stopped_import_leaves_none_of_its_chats_on_disk(service
     await until(lambda: runner.last is not None and runner.last.batches_done >= 1, what="one batch written")
     stopped = await runner.stop(pause=True)
     assert stopped.status == "paused" and stopped.batches_done < 4
+    return history, state
+
+
+async def test_undoing_a_stopped_import_leaves_none_of_its_chats_on_disk(services, imports, llm_server, tmp_path):
+    """Stopped part-way (停止, then 撤销已导入的部分): the batches it had still to write stayed in its
+    journal — the chats' text, on disk for good, of an import nothing can resume any more."""
+    history, state = await _stopped_after_a_batch(imports, llm_server, tmp_path)
     await imports.undo(state.id)
     folder = imports.ledger.folder_of(state.id)
     left = [p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()]
@@ -622,13 +628,7 @@ async def test_an_import_another_process_is_writing_is_not_undone_here(services,
     from sonetto_desktop.memory.writer.journal import TurnJournal
     from sonetto_desktop.presentation.errors import error_detail
 
-    llm_server.responder = remember_each_line
-    llm_server.delay = 0.3
-    history = await imports.read(_days_jsonl(tmp_path / "a.jsonl"))
-    state = await imports.start(await imports.plan(history), history, file_name="a.jsonl")
-    runner = imports.runner
-    await until(lambda: runner.last is not None and runner.last.batches_done >= 1, what="one batch written")
-    await runner.stop(pause=True)
+    _history, state = await _stopped_after_a_batch(imports, llm_server, tmp_path)
     elsewhere = TurnJournal(imports.ledger.journal_path(state.id))  # another process goes on with it
     assert elsewhere.claim()
     try:
