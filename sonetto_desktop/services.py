@@ -542,6 +542,8 @@ class AppServices:
         try:
             if self._store_file is None and fallback.resolved_data_dir() != self.data_dir:
                 await self._carry(fallback.resolved_data_dir())
+            if self._closed:  # the app quit while the data was copied: nothing opens on closed services
+                return
             await self._open_store()
             if to_server:  # this computer's memories must be on the server before it is used
                 from .postgres_setup import check_switch_to_server
@@ -557,9 +559,10 @@ class AppServices:
             await self._open_store()
             raise
         finally:
-            self._events.publish(MemoryChange(kinds.RELOAD, (), self.actor, "store re-opened"))
-            if had_agents:
-                await self.start_agents(chat=chat)
+            if not self._closed:
+                self._events.publish(MemoryChange(kinds.RELOAD, (), self.actor, "store re-opened"))
+                if had_agents:
+                    await self.start_agents(chat=chat)
 
     # ── closing ────────────────────────────────────────────────────────
 

@@ -319,3 +319,35 @@ def test_the_data_files_carried_are_the_ones_the_app_writes():
 
     assert set(DATA_FILES) == {DB_NAME, DONT_IMPORT, QUOTA_FILE, DONT_REMEMBER, INBOX, AGREEMENT_FILE}
     assert ours(STATE_FILE) and ours("memory.yaml") and ours("memory.journal") and not ours("memories-backup.zip")
+
+
+async def test_quitting_while_the_data_is_copied_opens_nothing_afterwards(tmp_path, monkeypatch):
+    """The app quits (services closed) while the move to a new data folder still copies: the copy
+    went on to open the new store and restart the agents on the closed services, left open at exit."""
+    import asyncio
+    import threading
+
+    from sonetto_desktop import services as services_module
+
+    old, new = tmp_path / "old", tmp_path / "new"
+    services = await AppServices.open(settings=_settings(old), watch=False)
+    services.memory.add("用户喜欢爬山", "爱好")
+    copying, go = threading.Event(), threading.Event()
+    carry = services_module._carry_data
+
+    def slow_carry(*args, **kwargs):
+        copying.set()
+        go.wait(30)
+        return carry(*args, **kwargs)
+
+    monkeypatch.setattr(services_module, "_carry_data", slow_carry)
+    moving = asyncio.create_task(services.apply_settings(dataclasses.replace(services.settings, data_dir=str(new))))
+    while not copying.is_set():
+        await asyncio.sleep(0.01)
+    old_handle = services._handle
+    closing = asyncio.create_task(services.close())
+    await asyncio.sleep(0.1)
+    go.set()
+    await asyncio.wait_for(asyncio.gather(moving, closing, return_exceptions=True), 30)
+    assert services._handle is old_handle  # no store opened after the close
+    assert services._agents is None
