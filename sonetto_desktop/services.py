@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Any
 
 from .agent_lifecycle import AgentsStarted, Agents
 from .aio import drop_source_cache, run_blocking, spawn, trim_heap
-from .config.settings import Settings, config_file, load_settings
+from .config.settings import Settings, load_settings
 from .memory.changes import USER, MemoryChange
 from .memory import kinds
 from .memory.events import EventFeed
@@ -118,11 +118,13 @@ DATA_FILES = ("sessions.db", "review_inbox.json", "recall-models.json", "dont_re
               "mcp_quota.json")
 
 
-def _carry_data(old: Path, new: Path, *, leave: Callable[[Path], bool]) -> list[Path]:
-    """``data_folder.carry_data`` (blocking; imported here, in the worker, not at the start on the loop)."""
+def _carry_data(old: Path, new: Path) -> list[Path]:
+    """``data_folder.carry_data`` (blocking; imported here, in the worker, not at the start on the loop).
+    Only the app's data goes: the config folder's files (settings, keys), when it is the data folder
+    too, stay behind."""
     from .memory.stores.data_folder import carry_data
 
-    return carry_data(old, new, data_files=DATA_FILES, leave=leave)
+    return carry_data(old, new, data_files=DATA_FILES)
 
 
 def _carrying_from(folder: Path) -> Path | None:
@@ -224,8 +226,7 @@ class AppServices:
 
     async def _carry(self, previous: Path) -> None:
         """The previous data folder's files into this one when it holds no memories (``carry_data``)."""
-        carried = await run_blocking(_carry_data, previous, self.data_dir,
-                                     leave=lambda path: config_file(path, previous))  # (its settings and keys stay)
+        carried = await run_blocking(_carry_data, previous, self.data_dir)
         if carried:  # the new folder held no memories: it has the previous folder's now
             log.info("copied %d files of %s into the new data folder %s", len(carried), previous, self.data_dir)
 

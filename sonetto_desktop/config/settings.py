@@ -71,7 +71,8 @@ _RETIRED = frozenset({"embeddings_enabled"})
 EMBEDDINGS_API_KEY = "embeddings_api_key"
 #: The config folder's own files: the settings, the secrets' files (no keyring), the MCP apps' tokens
 #: and the list of apps seen, the window's state. By default on Windows and macOS the data folder is
-#: the config folder too: a data folder's memories carried elsewhere leave these behind.
+#: the config folder too: a data folder's memories carried elsewhere leave these behind (the copy takes
+#: only the stores' files and ``services.DATA_FILES``, none of these).
 CONFIG_FILES = frozenset({SETTINGS_FILE, KEY_FILE, POSTGRES_PASSWORD, EMBEDDINGS_API_KEY, MCP_TOKEN,
                           "mcp_app_tokens", "mcp_clients.json", "ui-state.ini"})
 
@@ -497,13 +498,3 @@ def _move_aside(path: Path) -> Path | None:
         return None
 
 
-def config_file(path: Path, data_dir: Path) -> bool:
-    """``path`` (absolute, in ``data_dir``) is the config folder's (``config_dir()``): one of its own
-    files (or a settings file set aside: ``.corrupt-…``) when the data folder is the config folder
-    too, anything in it when the config folder is a folder of its own inside the data folder."""
-    folder = config_dir().expanduser().absolute()
-    if not path.is_relative_to(folder):
-        return False
-    if folder != data_dir.expanduser().absolute():
-        return True
-    return path.parent == folder and (path.name in CONFIG_FILES or path.name.startswith(SETTINGS_FILE + "."))

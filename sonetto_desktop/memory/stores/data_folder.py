@@ -17,7 +17,7 @@ import logging
 import os
 import shutil
 import sqlite3
-from collections.abc import Callable, Collection
+from collections.abc import Collection
 from pathlib import Path
 
 from ..files import atomic_write, private_dir
@@ -52,13 +52,12 @@ def store_files(folder: Path) -> list[Path]:
             if path.exists()]
 
 
-def carry_data(old: str | os.PathLike[str], new: str | os.PathLike[str], *, data_files: Collection[str] = (),
-               leave: Callable[[Path], bool] = lambda path: False) -> list[Path]:
+def carry_data(old: str | os.PathLike[str], new: str | os.PathLike[str], *,
+               data_files: Collection[str] = ()) -> list[Path]:
     """Copy ``old``'s files — its stores' and ``data_files`` (top-level names: ``ours``), nothing else it
     holds — into ``new`` when ``new`` holds no memory store and ``old`` does (blocking;
     the stores must be closed; one process at a time, under the
     folder's switch lock). A file ``new`` has already is never replaced; locks are not copied,
-    nor a file ``leave`` says is no data (the config folder's, when it is the data folder too);
     each file is copied whole (a temporary name, then renamed) and the stores last, so an interrupted
     copy is made again next time (``carrying_from``). On a failure what was copied is removed and the error raised.
     Returns the files made in ``new`` (none: nothing to carry)."""
@@ -71,7 +70,7 @@ def carry_data(old: str | os.PathLike[str], new: str | os.PathLike[str], *, data
             return []
         atomic_write(new / CARRYING, json.dumps({"from": str(old)}, ensure_ascii=False).encode("utf-8"))
         try:
-            made = _copy(old, new, lambda path: leave(path) or not ours(path.relative_to(old).parts[0], data_files))
+            made = _copy(old, new, data_files)
         except BaseException:
             (new / CARRYING).unlink(missing_ok=True)  # (nothing copied stays: the old folder is used)
             raise
@@ -129,10 +128,12 @@ def _copy_file(source: Path, target: Path) -> None:
     shutil.copymode(source, target)
 
 
-def _copy(old: Path, new: Path, leave: Callable[[Path], bool]) -> list[Path]:
+def _copy(old: Path, new: Path, data_files: Collection[str]) -> list[Path]:
     stores = set(store_files(old))
-    sources = [path for path in old.rglob("*") if path.is_file() and not path.name.endswith(".lock")
-               and not path.is_relative_to(new) and not leave(path)  # (``new`` inside ``old``: never into itself)
+    entries = [entry for entry in old.iterdir() if ours(entry.name, data_files)]  # (nothing else is walked)
+    found = [path for entry in entries for path in ([entry] if entry.is_file() else entry.rglob("*"))]
+    sources = [path for path in found if path.is_file() and not path.name.endswith(".lock")
+               and not path.is_relative_to(new)  # (``new`` inside ``old``: never into itself)
                and not _side_file(path) and path.name != CARRYING]
     sources.sort(key=lambda path: (path in stores, str(path)))
     made: list[Path] = []
