@@ -160,13 +160,24 @@ def panel_factory(qtbot):
         controller.deleteLater()
 
 
-@pytest.fixture
-def english(qapp):
-    """The English translators installed as the app does; removed again after the test."""
+def _translated(qapp, language: str):
+    """The translators of ``language`` installed as the app does; removed again after the test."""
     from sonetto_desktop.ui.i18n import install_translators, remove_translators
 
-    translators = install_translators(qapp, "en")
+    translators = install_translators(qapp, language)
     try:
         yield translators
     finally:
         remove_translators(qapp, translators)
+
+
+@pytest.fixture
+def english(qapp):
+    """The English translators installed as the app does; removed again after the test."""
+    yield from _translated(qapp, "en")
+
+
+@pytest.fixture
+def chinese(qapp):
+    """The Chinese translators (the source texts' own) installed as the app does."""
+    yield from _translated(qapp, "zh_CN")

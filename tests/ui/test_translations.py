@@ -15,7 +15,7 @@ from sonetto_desktop.ops import LockMany
 from sonetto_desktop.memory import MemoryChange
 from sonetto_desktop.memory.writer.events import WriterEvent
 from sonetto_desktop.memory.errors import MemoryNotFound
-from sonetto_desktop.ui.i18n import install_translators, remove_translators, ui_language
+from sonetto_desktop.ui.i18n import ui_language
 from sonetto_desktop.ui.wall.memory_model import CardRole
 from sonetto_desktop.ui.memory_service import describe_error
 from sonetto_desktop.ui.notices.writer_toasts import toast_for
@@ -171,13 +171,6 @@ def _reason_lines(dialog) -> list[str]:
     return [row[1] for row in rows if len(row) > 1]
 
 
-@pytest.fixture
-def chinese(qapp):
-    translators = install_translators(qapp, "zh_CN")
-    try:
-        yield translators
-    finally:
-        remove_translators(qapp, translators)
 
 
 @pytest.mark.parametrize("ui", ["english", "chinese"])
