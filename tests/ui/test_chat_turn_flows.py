@@ -5,6 +5,8 @@ opened while another one is still replying."""
 
 from __future__ import annotations
 
+import contextlib
+
 import asyncio
 import dataclasses
 import json
@@ -114,14 +116,21 @@ async def test_the_input_works_after_the_chat_restarts_during_an_edit(qapp, tmp_
 # ── switching chats while a reply streams ─────────────────────────────────────────────────────────
 
 
-async def test_a_reply_that_finishes_after_switching_away_and_back_is_shown(tmp_path, llm_server, make_llm,
-                                                                           panel_factory, wait):
-    """Send in chat A, open chat B while the reply streams, come back to A: the reply streams on there
-    (what had streamed is shown at once) and, when it ends, the finished reply is on screen."""
+@contextlib.asynccontextmanager
+async def _streaming_panel(tmp_path, make_llm, panel_factory):
+    """(engine, controller, panel): a chat panel attached to an engine whose model streams."""
     async with running_engine(tmp_path / "data", make_llm(streaming=True)) as parts:
         engine = parts[2]
         controller, panel = panel_factory()
         await controller.attach(engine)
+        yield engine, controller, panel
+
+
+async def test_a_reply_that_finishes_after_switching_away_and_back_is_shown(tmp_path, llm_server, make_llm,
+                                                                           panel_factory, wait):
+    """Send in chat A, open chat B while the reply streams, come back to A: the reply streams on there
+    (what had streamed is shown at once) and, when it ends, the finished reply is on screen."""
+    async with _streaming_panel(tmp_path, make_llm, panel_factory) as (engine, controller, panel):
         first = controller.current_session_id
         _slow_stream(llm_server)
         llm_server.add_text(LONG)
@@ -150,10 +159,7 @@ async def test_a_new_chat_opened_while_another_replies_does_not_stop_it(tmp_path
                                                                        panel_factory, wait):
     """A reply streams in chat A; the person opens a new chat B. B's input offers no 停止 (that would
     stop A's reply): its send waits, saying why, until A's reply ends; back in A, 停止 is there."""
-    async with running_engine(tmp_path / "data", make_llm(streaming=True)) as parts:
-        engine = parts[2]
-        controller, panel = panel_factory()
-        await controller.attach(engine)
+    async with _streaming_panel(tmp_path, make_llm, panel_factory) as (engine, controller, panel):
         first = controller.current_session_id
         await _long_reply_streaming(panel, llm_server, "讲个故事", wait)
         await panel.new_session()
@@ -182,10 +188,7 @@ async def test_editing_the_message_being_answered_waits_for_its_reply_and_keeps_
     """While its reply streams, 编辑后重新发送 on the message just sent is not offered (disabled, its
     tooltip says why): a click cannot replace the follow-up being typed. Once the reply has ended
     the message can be edited, and the edited message replaces it (the draft comes back after)."""
-    async with running_engine(tmp_path / "data", make_llm(streaming=True)) as parts:
-        engine = parts[2]
-        controller, panel = panel_factory()
-        await controller.attach(engine)
+    async with _streaming_panel(tmp_path, make_llm, panel_factory) as (engine, controller, panel):
         session = controller.current_session_id
         await _long_reply_streaming(panel, llm_server, "明天几点出发", wait)
         panel.composer.set_text("还有，记得带伞")  # typing a follow-up while the reply streams
@@ -219,10 +222,7 @@ async def test_a_rename_being_typed_survives_the_reply_ending(tmp_path, llm_serv
                                                              wait):
     """The person renames the chat in place while a reply streams and is still typing the name when
     the reply ends (the session list is refreshed then); pressing Enter afterwards renames the chat."""
-    async with running_engine(tmp_path / "data", make_llm(streaming=True)) as parts:
-        engine = parts[2]
-        controller, panel = panel_factory()
-        await controller.attach(engine)
+    async with _streaming_panel(tmp_path, make_llm, panel_factory) as (engine, controller, panel):
         session = controller.current_session_id
         llm_server.chunk_size, llm_server.chunk_delay = 3, 0.02
         llm_server.add_text(LONG[:180])
@@ -253,10 +253,7 @@ async def test_a_rename_being_typed_survives_the_reply_ending(tmp_path, llm_serv
 async def test_clearing_the_name_in_place_puts_the_old_name_back(tmp_path, llm_server, make_llm, panel_factory,
                                                                 qtbot, wait):
     """A blank name is refused (nothing is renamed), and the list shows the chat's name again."""
-    async with running_engine(tmp_path / "data", make_llm(streaming=True)) as parts:
-        engine = parts[2]
-        controller, panel = panel_factory()
-        await controller.attach(engine)
+    async with _streaming_panel(tmp_path, make_llm, panel_factory) as (engine, controller, panel):
         session = controller.current_session_id
         await controller.rename_session(session, "周末计划")
         assert panel.session_list.currentItem().text() == "周末计划"
