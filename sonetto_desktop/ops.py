@@ -441,14 +441,16 @@ class SetLocked(_Write[bool]):
 
 @dataclasses.dataclass(frozen=True)
 class SetField(_Write[bool]):
-    """Set a field the person may set (``record.Field.set_by``, e.g. ``pinned``)."""
+    """Set a field the person may set (``record.Field.set_by``, e.g. ``pinned``), as one action of the
+    person (undoable; ``as_turn``: one action over several memories, as for ``AddMemory``)."""
 
     memory_id: str
     field: str
     value: Any
+    as_turn: Turn | None = None
 
     def apply(self, target: OpTarget) -> bool:
-        target.memory.set_field(self.memory_id, self.field, self.value)
+        target.action(self.as_turn).set_field(self.memory_id, self.field, self.value)
         return True
 
 

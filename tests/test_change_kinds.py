@@ -182,8 +182,9 @@ def test_what_readers_ask_of_a_kind_is_declared_with_it():
     assert {n for n in records if not (kinds.changes(n) and kinds.kind(n).names_memories)} == {
         "hit", "purge", "reload"}  # never an action the undo menu lists
     assert {n for n in kinds.names() if kinds.kind(n).new} == {"add", "create", "import"}
-    assert {n for n in kinds.names() if kinds.flag(n)} == {"lock", "unlock"}
-    assert {n for n in kinds.names() if not kinds.authoring(n)} == {"lock", "unlock", "restore"}
-    assert not kinds.kind("unlock").record and not kinds.kind("unlock").plan
+    assert {n for n in kinds.names() if kinds.flag(n)} == {"lock", "unlock", "pin", "unpin"}
+    assert {n for n in kinds.names() if not kinds.authoring(n)} == {"lock", "unlock", "pin", "unpin", "restore"}
+    for entry_only in ("unlock", "pin", "unpin"):  # history entries: their change records are a lock, a set
+        assert not kinds.kind(entry_only).record and not kinds.kind(entry_only).plan
     for odd in (None, ["lock"], {"a": 1}, 3, "note"):  # a history entry's action as an old file may hold it
         assert not kinds.flag(odd) and kinds.authoring(odd), odd

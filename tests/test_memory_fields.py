@@ -177,3 +177,45 @@ def test_an_older_postgres_table_gains_the_new_columns(tmp_path, request):
         assert store.get("old00001").pinned is True
     finally:
         store.close()
+
+
+def test_a_pin_is_a_change_in_the_history_that_its_action_takes_back(mm):
+    """A pin and an unpin are history entries of their action (the text, theme and update time stay),
+    so undoing the action unpins (and its undo pins again); a lock is not mistaken for a pin or
+    the other way round. (Before, a pin left no trace: undoing its action found nothing to undo.)"""
+    from sonetto_desktop.memory.changes import Turn
+
+    ops = MemoryOperations(mm)
+    mid = ops.add("小林喜欢猫", "品味").ids[0]
+    ops.set_locked(mid, True)
+    before = mm.get(mid)
+    pin = Turn("ui-pin0001")
+    ops.as_actor("user", pin).set_field(mid, "pinned", True)
+    item = mm.get(mid)
+    assert item.pinned is True and item.locked is True
+    assert (item.description, item.theme, item.latest_update_time) == (
+        before.description, before.theme, before.latest_update_time)
+    assert item.history[-1]["action"] == "pin" and item.history[-1]["turn_id"] == "ui-pin0001"
+    assert len(item.versions()) == len(before.versions())  # no version of its own
+    undone = ops.undo_turn("ui-pin0001")
+    item = mm.get(mid)
+    assert item.pinned is False and item.locked is True and item.history[-1]["action"] == "unpin"
+    assert [c.kind for c in undone.changes] == ["set"] and undone.effects == {"pinned": 1}
+    ops.undo_turn(undone.turn_id)  # redo
+    assert mm.get(mid).pinned is True and mm.get(mid).locked is True
+
+
+def test_a_later_pin_keeps_an_undone_pin_and_a_lock_undo_leaves_the_pin(mm):
+    from sonetto_desktop.memory.changes import Turn
+    from sonetto_desktop.memory.undo import UndoConflict
+
+    ops = MemoryOperations(mm)
+    mid = ops.add("小林喜欢猫", "品味").ids[0]
+    ops.as_actor("user", Turn("ui-pin0002")).set_field(mid, "pinned", True)
+    ops.as_actor("user", Turn("ui-unpin003")).set_field(mid, "pinned", False)
+    with pytest.raises(UndoConflict) as refused:  # the pin was changed since: the person's later action
+        ops.undo_turn("ui-pin0002")
+    assert [t.why for t in refused.value.touched] == ["pin_changed"]
+    ops.as_actor("user", Turn("ui-lock0004")).set_locked(mid, True)
+    ops.undo_turn("ui-lock0004")  # a pin between is no later lock change
+    assert mm.get(mid).locked is False and mm.get(mid).pinned is False

@@ -90,8 +90,8 @@ def test_one_batch_alone_is_still_one_turn(mm):
 # ── every memory back to its state before the group's first change to it (issue 35, item 3) ──
 
 def _cards(ops: MemoryOperations) -> tuple[dict, dict]:
-    """Every memory's text, theme and lock, and the text and theme of every trash entry."""
-    live = {mid: (i.description, i.theme, i.locked) for mid, i in ops.all_items().items()}
+    """Every memory's text, theme, lock and pin, and the text and theme of every trash entry."""
+    live = {mid: (i.description, i.theme, i.locked, i.pinned) for mid, i in ops.all_items().items()}
     return live, {row["id"]: (row["description"], row["theme"]) for row in ops.trash()}
 
 
@@ -197,8 +197,10 @@ _group_op = st.one_of(
     st.tuples(st.just("revert"), st.integers(0, 20), st.integers(0, 5)),
     st.tuples(st.just("restore"), st.integers(0, 20)),
     st.tuples(st.just("lock"), st.integers(0, 20)),
+    st.tuples(st.just("pin"), st.integers(0, 20)),
 )
-_start = st.lists(st.tuples(st.integers(0, 5), st.integers(0, 2), st.sampled_from(("live", "trash", "locked"))),
+_start = st.lists(st.tuples(st.integers(0, 5), st.integers(0, 2),
+                            st.sampled_from(("live", "trash", "locked", "pinned"))),
                   min_size=1, max_size=5)
 
 
@@ -246,6 +248,8 @@ def _run_group(ops: MemoryOperations, group: str, actions: list[tuple], known: l
             acting.revert(mid, action[2] % len(ops.versions(mid)))
         elif kind == "lock":
             acting.set_locked(mid, not ops.get(mid).locked)
+        elif kind == "pin":
+            acting.set_field(mid, "pinned", not ops.get(mid).pinned)
 
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
@@ -262,6 +266,8 @@ def test_any_grouped_changes_are_undone_to_exactly_the_states_before_them_and_re
             ops.delete(mid)
         elif where == "locked":
             ops.set_locked(mid)
+        elif where == "pinned":
+            ops.set_field(mid, "pinned", True)
     group = f"imp-{uuid.uuid4().hex[:8]}" if imported else f"t-{uuid.uuid4().hex[:8]}"
     before = _cards(ops)
     _run_group(ops, group, actions, known)

@@ -745,61 +745,76 @@ Talk about anything — I'll remember what matters to you.</translation>
         <translation>Unlocked</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="258" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="252" />
+        <source>置顶</source>
+        <translation>Pinned</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="253" />
+        <source>取消置顶</source>
+        <translation>Unpinned</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="260" />
         <source>最初的版本</source>
         <translation>The first version</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="263" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="265" />
         <source> · 来自被合并的记忆</source>
         <translation> · from a merged memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="269" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="339" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="271" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="343" />
         <source>起因：“{0}”</source>
         <translation>Prompted by: “{0}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="312" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="329" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="331" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="314" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="333" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="335" />
         <source>主题：{0}</source>
         <translation>Theme: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="316" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="318" />
+        <source>置顶或取消置顶不改变内容：这一行没有可恢复的版本。</source>
+        <translation>Pinning or unpinning changes no content: this row has no version to restore.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="319" />
         <source>锁定或解锁不改变内容：这一行没有可恢复的版本。</source>
         <translation>Locking or unlocking changes no content: this row has no version to restore.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="323" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="327" />
         <source>修改前 → 修改后</source>
         <translation>Before → after</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="326" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="330" />
         <source>这个版本和现在的内容一样。</source>
         <translation>This version is what the memory holds now.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="333" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="337" />
         <source>并入的记忆：{0}</source>
         <translation>Merged-in memory: {0}</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="368" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="372" />
         <source>同时从回收站恢复之后并入这条记忆的 %n 条记忆</source>
         <translation><numerusform>Also bring back from the trash the memory merged into this one since</numerusform><numerusform>Also bring back from the trash the %n memories merged into this one since</numerusform></translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="319" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="337" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="323" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="341" />
         <source>原因：{0}</source>
         <translation>Reason: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="342" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="346" />
         <source>来自：{0}</source>
         <translation>From: {0}</translation>
     </message>
@@ -2241,137 +2256,137 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
         <translation>Undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="422" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="423" />
         <source>已经在「{0}」里了。要合并，就把它拖到另一张卡片上。</source>
         <translation>Already in “{0}”. To merge, drop it on another card.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="448" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="449" />
         <source>移动到新主题</source>
         <translation>Move to a new theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="449" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="450" />
         <source>新主题的名字：</source>
         <translation>Name of the new theme:</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="454" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="455" />
         <source>移动到…</source>
         <translation>Move to…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="461" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="462" />
         <source>{0}（{1}）</source>
         <translation>{0} ({1})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="465" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="466" />
         <source>新主题…</source>
         <translation>New theme…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="477" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="478" />
         <source>展开</source>
         <translation>Expand</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="478" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="479" />
         <source>折叠</source>
         <translation>Collapse</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="481" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="482" />
         <source>重命名主题…</source>
         <translation>Rename theme…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="484" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="485" />
         <source>更改颜色…</source>
         <translation>Change colour…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="487" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="488" />
         <source>恢复默认颜色</source>
         <translation>Default colour</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="496" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="497" />
         <source>「{0}」的颜色</source>
         <translation>Colour of “{0}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="513" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="514" />
         <source>已选 {0} 条，其中 {1} 条不在视野内</source>
         <translation>{0} selected, {1} of them out of sight</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="519" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="520" />
         <source>删除</source>
         <translation>Delete</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="521" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="522" />
         <source>删除 {0} 条</source>
         <translation>Delete {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="525" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="526" />
         <source>锁定</source>
         <translation>Lock</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="526" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="527" />
         <source>锁定 {0} 条</source>
         <translation>Lock {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="528" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="529" />
         <source>解锁</source>
         <translation>Unlock</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="529" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="530" />
         <source>解锁 {0} 条</source>
         <translation>Unlock {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="532" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="533" />
         <source>置顶</source>
         <translation>Pin to the top</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="533" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="534" />
         <source>置顶 {0} 条</source>
         <translation>Pin {0} to the top</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="535" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="536" />
         <source>取消置顶</source>
         <translation>Unpin</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="536" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="537" />
         <source>取消置顶 {0} 条</source>
         <translation>Unpin {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="538" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="539" />
         <source>合并这 2 条</source>
         <translation>Merge these 2</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="544" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="545" />
         <source>编辑</source>
         <translation>Edit</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="545" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="546" />
         <source>历史</source>
         <translation>History</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="541" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="542" />
         <source>与…合并</source>
         <translation>Merge with…</translation>
     </message>
@@ -2416,7 +2431,7 @@ Your theme: {1}</translation>
         <translation>Replace</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="553" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="554" />
         <source>复制</source>
         <translation>Copy</translation>
     </message>

@@ -213,7 +213,11 @@ class MemoryItem:
         self.hit = clamp_hit(clamp_hit(self.hit) + clamp_hit(another.hit))
         for f in FIELDS:
             if f.merge is not None:
-                setattr(self, f.name, f.merge(getattr(self, f.name), getattr(another, f.name)))
+                was, merged = getattr(self, f.name), f.merge(getattr(self, f.name), getattr(another, f.name))
+                setattr(self, f.name, merged)
+                if f.flag and bool(merged) != bool(was):  # the absorbed memory's pin: the merge's, undone with it
+                    self.note_flag(f.flag[0] if merged else f.flag[1], actor=actor, reason=reason,
+                                   provenance=provenance)
         for key, value in another.extra.items():  # the absorbed memory's other keys, unless the kept one has them
             self.extra.setdefault(key, value)
 
@@ -244,7 +248,7 @@ class MemoryItem:
     def locked(self) -> bool:
         """Locked by the person: the agent and other apps may not change or delete it (see ``set_locked``)."""
         for entry in reversed(self.history):
-            if isinstance(entry, dict) and "from" not in entry and kinds.flag(entry.get("action")):
+            if isinstance(entry, dict) and "from" not in entry and entry.get("action") in kinds.LOCKING:
                 return entry["action"] == kinds.LOCK
         return False
 
@@ -254,9 +258,15 @@ class MemoryItem:
         Returns False when it already was so (nothing recorded)."""
         if self.locked == bool(locked):
             return False
-        self.history.append({"time": now_iso(), "action": kinds.LOCK if locked else kinds.UNLOCK,
-                             "actor": check_actor(actor), "reason": reason or "", **(provenance or {})})
+        self.note_flag(kinds.LOCK if locked else kinds.UNLOCK, actor=actor, reason=reason, provenance=provenance)
         return True
+
+    def note_flag(self, action: str, *, actor: str, reason: str = "",
+                  provenance: dict[str, str] | None = None) -> None:
+        """Record a change of a flag (``kinds.flag``: a lock, a pin) in the history: no version of its
+        own, the content and its update time stay as they are."""
+        self.history.append({"time": now_iso(), "action": action, "actor": check_actor(actor),
+                             "reason": reason or "", **(provenance or {})})
 
     @property
     def last_actor(self) -> str:

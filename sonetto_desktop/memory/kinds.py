@@ -31,6 +31,8 @@ RELOAD = "reload"
 LOCK = "lock"
 UNLOCK = "unlock"  # a history entry only: the change record of an unlock is a LOCK with ``locked=False``
 SET = "set"
+PIN = "pin"  # history entries only: the change record of a pin or an unpin is a SET of ``pinned``
+UNPIN = "unpin"
 READ = "read"
 PROPOSE = "propose"
 
@@ -49,7 +51,7 @@ class ChangeKind:
     touched (a bulk kind) rather than the change; ``memories``: it may change memories (False: the
     trash alone); ``whole``: it names no memories, anything may have changed (readers re-read all);
     ``new``: the memories it names are new ones (nothing the person had is changed by it);
-    ``flag``: as a history action, it changes a flag of the memory (the lock), not its text or theme;
+    ``flag``: as a history action, it changes a flag of the memory (the lock, the pin), not its text or theme;
     ``authoring``: as a history action, its actor becomes the memory's author (False: a lock, an
     unlock, a restore from the trash, which brings the text back as its author wrote it). (A plan
     that creates a memory is ``CREATE``, as its history entry says; the change record it writes is
@@ -106,6 +108,8 @@ for _kind in (
     ChangeKind(RELOAD, whole=True),
     ChangeKind(LOCK, group=UPDATED, flag=True, authoring=False),
     ChangeKind(UNLOCK, record=False, flag=True, authoring=False),
+    ChangeKind(PIN, record=False, flag=True, authoring=False),
+    ChangeKind(UNPIN, record=False, flag=True, authoring=False),
     ChangeKind(SET),
     ChangeKind(READ, record=False, plan=True, changes=False),
     ChangeKind(PROPOSE, record=False, plan=True, changes=False),
@@ -156,9 +160,14 @@ def group(name: str) -> str:
 
 
 def flag(action: object) -> bool:
-    """Whether a history entry of ``action`` changes a flag of the memory (the lock), not its text or
-    theme (an action never declared changes the text or theme)."""
+    """Whether a history entry of ``action`` changes a flag of the memory (the lock, the pin), not its
+    text or theme (an action never declared changes the text or theme)."""
     return kind(action).flag
+
+
+#: The history actions of each flag: which of them a flag's state is read from.
+LOCKING = (LOCK, UNLOCK)
+PINNING = (PIN, UNPIN)
 
 
 def authoring(action: object) -> bool:

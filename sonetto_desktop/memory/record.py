@@ -183,6 +183,8 @@ class Field:
     ``set_field`` (empty: only the store's own operations change it). ``merge``: its value when two
     memories merge (``merge(kept, absorbed)``; ``None``: the kept memory's). ``sample``: a value
     other than the default, for the contract tests. ``seed``: one of the seed's five keys.
+    ``flag``: a true/false field whose changes are history entries of these actions (on, off): the
+    history shows them and an undo of their action sets the field back (``undo.py``).
     """
 
     name: str
@@ -198,6 +200,7 @@ class Field:
     merge: Callable[[Any, Any], Any] | None = None
     sample: Any = None
     seed: bool = False
+    flag: tuple[str, str] | None = None
 
     def stored(self, value: Any) -> bool:
         """Whether an entry carries this value (an optional field at its default is left out)."""
@@ -215,9 +218,9 @@ FIELDS: tuple[Field, ...] = (
     Field("hit", "INTEGER NOT NULL DEFAULT 0", default=int, read=clamp_hit, to_column=clamp_hit, card=True,
           seed=True, sample=7),
     # The person pins a memory: pinned cards come first in their theme. Only the person pins and
-    # unpins; a merge keeps a pin of either memory.
+    # unpins (each a history entry, undone with its action); a merge keeps a pin of either memory.
     Field("pinned", "BOOLEAN NOT NULL DEFAULT FALSE", default=bool, read=as_flag, to_column=bool,
-          from_column=as_flag, card=True, optional=True, set_by=PERSON_ACTORS,
+          from_column=as_flag, card=True, optional=True, set_by=PERSON_ACTORS, flag=kinds.PINNING,
           merge=lambda kept, absorbed: bool(kept or absorbed), sample=True),
 )
 

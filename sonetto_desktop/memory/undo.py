@@ -12,7 +12,8 @@ then merged: both come back as they were):
   **restored** it: it goes back there);
 - its text and theme: those before the turn's first change (the ``old_*`` of its first entry of the
   turn), recorded as a ``revert`` (or carried by the ``restore`` that brings it back);
-- its lock: as before the turn's first lock or unlock (only the person may: see ``set_locked``).
+- its lock: as before the turn's first lock or unlock (only the person may: see ``set_locked``);
+  its pin likewise, as before the turn's first pin or unpin (``set_field``).
 
 Hit counts are counters, not content, and the store does not keep which turn counted them: they
 are taken back only when the caller says how many (``unhit``: the writer does, for a failed attempt,
@@ -73,6 +74,8 @@ WHY = {
     "locked": "locked by the user",
     "lock_changed": "locked or unlocked later",
     "lock_only_user": "only the user may lock or unlock a memory",
+    "pin_changed": "pinned or unpinned later",
+    "pin_only_user": "only the user may pin or unpin a memory",
     "with": "the turn merged it into a memory that is kept",
     "exists": "a memory with this id exists again",
 }
@@ -80,7 +83,7 @@ WHY = {
 #: What an undo does to a memory (``UndoPreview.effects``): back to the trash (the turn created or
 #: restored it), back from the trash (the turn deleted or merged it away), its text and theme back,
 #: its lock back.
-EFFECTS = ("trashed", "restored", "reverted", "lock")
+EFFECTS = ("trashed", "restored", "reverted", "lock", "pinned")
 
 _LIVE, _TRASH, _ABSENT = "live", "trash", "absent"
 
@@ -194,11 +197,12 @@ def new_undo_turn(turn_id: str) -> Turn:
 
 @dataclass
 class _Step:
-    kind: str  # "trash" | "restore" | "revert" | "lock"
+    kind: str  # "trash" | "restore" | "revert" | "lock" | "pin"
     memory_id: str
     description: str = ""
     theme: str = ""
     locked: bool = False
+    pinned: bool = False
     deleted_turn: str = ""  # restore: the deletion it takes back
 
 
@@ -250,23 +254,26 @@ def _later_kind(entry: dict[str, Any]) -> str:
 
 def _later_change(own: list[dict[str, Any]], turn_id: str) -> tuple[str, dict[str, Any]] | None:
     """The latest change by someone else that an undo of ``turn_id`` would throw away: of the text
-    or theme after the turn's last change of them, of the lock after its last lock or unlock, or a
-    lock after it changed the text (the person keeps that card). None if there is none. (A change
-    between two of the turn's own was overwritten by the turn itself: a writer's rollback of a
-    failed attempt, before the attempt that stood.)"""
+    or theme after the turn's last change of them, of the lock after its last lock or unlock, of the
+    pin after its last pin or unpin, or a lock after it changed the text (the person keeps that card).
+    None if there is none. (A change between two of the turn's own was overwritten by the turn
+    itself: a writer's rollback of a failed attempt, before the attempt that stood.)"""
     marks = [i for i, e in enumerate(own) if _of(e, turn_id)]
     last_content = max((i for i in marks if not kinds.flag(own[i].get("action"))), default=None)
-    last_flag = max((i for i in marks if kinds.flag(own[i].get("action"))), default=None)
+    last_lock = max((i for i in marks if own[i].get("action") in kinds.LOCKING), default=None)
+    last_pin = max((i for i in marks if own[i].get("action") in kinds.PINNING), default=None)
     found = None
     for i, entry in enumerate(own):
         if _of(entry, turn_id):
             continue
-        flag = kinds.flag(entry.get("action"))
-        if not flag and last_content is not None and i > last_content:
+        action = entry.get("action")
+        if not kinds.flag(action) and last_content is not None and i > last_content:
             found = (_later_kind(entry), entry)
-        elif flag and last_flag is not None and i > last_flag:
+        elif action in kinds.LOCKING and last_lock is not None and i > last_lock:
             found = ("lock_changed", entry)
-        elif entry.get("action") == kinds.LOCK and last_content is not None and i > last_content:
+        elif action in kinds.PINNING and last_pin is not None and i > last_pin:
+            found = ("pin_changed", entry)
+        elif action == kinds.LOCK and last_content is not None and i > last_content:
             found = ("locked", entry)
     return found
 
@@ -368,8 +375,12 @@ class UndoPlan:
                 before_at = _TRASH  # the turn brought it back from an earlier deletion
             before = (str(first.get("old_description", first.get("new_description", item.description))),
                       str(first.get("old_theme", first.get("new_theme", item.theme))))
-        was_locked = flags[0].get("action") == kinds.UNLOCK if flags else item.locked
+        locks = [e for e in flags if e.get("action") in kinds.LOCKING]
+        pins = [e for e in flags if e.get("action") in kinds.PINNING]
+        was_locked = locks[0].get("action") == kinds.UNLOCK if locks else item.locked
+        was_pinned = pins[0].get("action") == kinds.UNPIN if pins else item.pinned
         lock = [_Step(kinds.LOCK, mid, locked=was_locked)] if was_locked != item.locked else []
+        lock += [_Step(kinds.PIN, mid, pinned=was_pinned)] if was_pinned != item.pinned else []
         deleted_turn = str(entry.get("turn_id") or turn_id) if entry is not None else ""
         revert = [_Step(kinds.REVERT, mid, *before)] if before != now else []
         trash = [_Step("trash", mid)]
@@ -379,13 +390,14 @@ class UndoPlan:
             steps, effect = (trash, "trashed") if live else ([], "")
         elif before_at == _LIVE:
             steps = (revert if live else restore) + lock
-            effect = "reverted" if revert and live else "restored" if not live else "lock"
+            effect = ("reverted" if revert and live else "restored" if not live
+                      else "pinned" if lock and lock[0].kind == kinds.PIN else "lock")
         elif live:  # in the trash before the turn: back there, as it was
             steps, effect = revert + lock + trash, "trashed"
         else:
             steps, effect = (restore + lock + trash, "reverted") if revert or lock else ([], "")
         if lock and actor not in PERSON_ACTORS:
-            self._touch(mid, item, "lock_only_user")
+            self._touch(mid, item, "lock_only_user" if lock[0].kind == kinds.LOCK else "pin_only_user")
             return
         if steps:
             self.steps[mid] = steps
@@ -488,6 +500,12 @@ class TurnUndo:
             txn.trash_remove(mid)
             return self._change(txn, kinds.RESTORE, (mid,), actor, why, turn, {mid: card_state(item)}, undo_of=turn_id)
         item = txn.get(mid)
+        if step.kind == kinds.PIN:
+            item.pinned = step.pinned
+            item.note_flag(kinds.PIN if step.pinned else kinds.UNPIN, actor=actor, reason=why, provenance=provenance)
+            txn.put(mid, item)
+            return self._change(txn, kinds.SET, (mid,), actor, why, turn, {mid: card_state(item)},
+                                field="pinned", value=step.pinned, undo_of=turn_id)
         if step.kind == kinds.REVERT:
             item.update(why, step.description, step.theme, actor=actor, action=kinds.REVERT, provenance=provenance)
             txn.put(mid, item)

@@ -27,11 +27,13 @@ _WHY: dict[str, tuple[str, str]] = {
     "merged_away": ("{who}之后把它合并进了别的记忆", "{who} merged it into another memory afterwards"),
     "locked": ("{who}之后锁定了它", "{who} locked it afterwards"),
     "lock_changed": ("{who}之后锁定或解锁过它", "{who} locked or unlocked it afterwards"),
+    "pin_changed": ("{who}之后置顶或取消置顶过它", "{who} pinned or unpinned it afterwards"),
 }
 # Reasons without a later change's author.
 _PLAIN: dict[str, tuple[str, str]] = {
     "locked": ("它被你锁定了", "you locked it"),
     "lock_only_user": ("只有你能锁定或解锁它", "only you may lock or unlock it"),
+    "pin_only_user": ("只有你能置顶或取消置顶它", "only you may pin or unpin it"),
     "with": ("它被合并进了保留的「{other}」", "it was merged into “{other}”, which is kept"),
     "exists": ("已经有一条同编号的记忆", "a memory with its id exists again"),
 }
@@ -41,6 +43,7 @@ _EFFECTS: dict[str, tuple[str, str, str]] = {
     "restored": ("{n} 条从回收站恢复", "{n} come back from the trash", "1 comes back from the trash"),
     "reverted": ("{n} 条恢复原来的内容", "{n} get their earlier text back", "1 gets its earlier text back"),
     "lock": ("{n} 条恢复原来的锁定状态", "{n} get their earlier lock back", "1 gets its earlier lock back"),
+    "pinned": ("{n} 条恢复原来的置顶状态", "{n} get their earlier pin back", "1 gets its earlier pin back"),
 }
 
 

@@ -347,6 +347,23 @@ async def test_revert_after_a_lock_brings_back_the_version_of_the_row(service, p
     assert populated_store.get(memory_id).description == "有一只叫汤圆的橘猫"
 
 
+async def test_a_pin_is_a_row_of_the_history_with_no_version(service, populated_store, qtbot):
+    """A pin and an unpin are in the history (before, a pin left no trace there), named as such, with no
+    version of their own; the version numbers of the rows after them stay the store's."""
+    memory_id = populated_store.ids["有一只叫年糕的橘猫"]
+    populated_store.set_field(memory_id, "pinned", True, actor="user")
+    populated_store.update(memory_id, "猫改名了", new_description="有一只叫汤圆的橘猫", actor="user")
+    populated_store.set_field(memory_id, "pinned", False, actor="user")
+    dialog = HistoryDialog(service, memory_id)
+    qtbot.addWidget(dialog)
+    await dialog.wait_loaded()
+    assert [row.version for row in dialog.rows()] == [None, 1, None, 0]  # unpin, 汤圆, pin, create
+    texts = [dialog.list.item(i).text() for i in range(dialog.list.count())]
+    assert "取消置顶" in texts[0] and "· 置顶" in texts[2]
+    dialog.list.setCurrentRow(2)
+    assert not dialog.revert_button.isEnabled() and "置顶或取消置顶不改变内容" in dialog.diff.toPlainText()
+
+
 def test_entry_versions_number_each_change_as_versions_does(populated_store):
     memory_id = populated_store.ids["有一只叫年糕的橘猫"]
     populated_store.update(memory_id, "改", new_description="有一只叫汤圆的橘猫", actor="user")

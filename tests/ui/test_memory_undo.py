@@ -41,6 +41,34 @@ async def test_ctrl_z_undoes_the_last_memory_action_and_the_menu_names_it(qapp, 
         await wait(lambda: mid in app.services.memory.all_items(), message="and back")
 
 
+async def test_ctrl_z_after_a_pin_unpins_and_pinning_several_cards_is_one_action(qapp, tmp_path, llm_server, wait):
+    """A pin is the person's last action: Ctrl+Z unpins (before, a pin was no action, so Ctrl+Z took back
+    the action before it: here it deleted the card just created), and several cards pinned at once
+    are unpinned by one undo."""
+    async with running_app(qapp, app_settings(tmp_path / "data", llm_server)) as app:
+        await activate(app.window, wait)
+        menus, memory = app.window.menus, app.services.memory
+        a = await app.service.submit(ops.AddMemory("用户讨厌香菜", "品味"))
+        b = await app.service.submit(ops.AddMemory("用户喜欢猫", "品味"))
+        await wait(lambda: "新建" in menus.undo_action.text(), message="something to undo")
+        await asyncio.gather(*app.wall.actions.pin_cards([a], True))
+        await wait(lambda: "置顶「用户讨厌香菜」" in menus.undo_action.text(),
+                   message=lambda: f"the menu names the pin: {menus.undo_action.text()}")
+        menus.undo_action.trigger()
+        await wait(lambda: not memory.get(a).pinned, message="unpinned")
+        await app.memory_undo.busy
+        assert a in memory.all_items() and b in memory.all_items()  # nothing else taken back
+        assert [e["action"] for e in memory.get(a).history][-2:] == ["pin", "unpin"]
+        await asyncio.gather(*app.wall.actions.pin_cards([a, b], True))
+        await wait(lambda: memory.get(a).pinned and memory.get(b).pinned, message="both pinned")
+        await wait(lambda: "2" in menus.undo_action.text(), message=lambda: menus.undo_action.text())
+        menus.undo_action.trigger()
+        await wait(lambda: not memory.get(a).pinned and not memory.get(b).pinned, message="one undo unpins both")
+        await app.memory_undo.busy
+        menus.redo_action.trigger()
+        await wait(lambda: memory.get(a).pinned and memory.get(b).pinned, message="and redo pins both again")
+
+
 def test_every_change_of_a_memory_is_named_with_a_verb(qapp):
     """The menu's words for an action: a pin and an unpin say so, a change of another field says 修改
     (an unknown kind was named by an empty verb: "撤销：「…」")."""

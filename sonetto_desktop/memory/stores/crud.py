@@ -214,7 +214,8 @@ class MemoryWrites:
     def set_field(self, memory_id: str, name: str, value: Any, *, actor: str = "user", reason: str = "",
                   turn: Turn | None = None) -> bool:
         """Set a field that its schema lets ``actor`` set (``Field.set_by``, e.g. ``pinned`` by the
-        person); others get ``FieldNotSettable``. The text, history and update time stay as they are.
+        person); others get ``FieldNotSettable``. The text and update time stay as they are; a flag field's
+        change (``Field.flag``: a pin) is a history entry.
         Returns False (and publishes nothing) when it already had that value."""
         actor = check_actor(actor)
         spec = field(name)
@@ -227,6 +228,9 @@ class MemoryWrites:
             if getattr(item, name) == value:
                 return False
             setattr(item, name, value)
+            if spec.flag:  # a pin: in the history, so its action can be undone
+                item.note_flag(spec.flag[0] if value else spec.flag[1], actor=actor, reason=reason,
+                               provenance=_provenance(turn))
             txn.put(memory_id, item)
             change = self._change(txn, kinds.SET, (memory_id,), actor, reason, turn, {memory_id: card_state(item)},
                                   field=name, value=value)

@@ -249,6 +249,8 @@ class HistoryDialog(QDialog):
             kinds.RESTORE: self.tr("从回收站恢复"),
             kinds.LOCK: self.tr("锁定"),
             kinds.UNLOCK: self.tr("解锁"),
+            kinds.PIN: self.tr("置顶"),
+            kinds.UNPIN: self.tr("取消置顶"),
         }
         action = str(entry.get("action", kinds.UPDATE))
         return labels.get(action, action)
@@ -312,8 +314,10 @@ class HistoryDialog(QDialog):
             theme = self.tr("主题：{0}").format(escape(first["theme"]))
             return f"<p>{escape(first['description'])}</p><p class='muted'>{theme}</p>"
         entry = row.entry
-        if kinds.flag(entry.get("action")) and "from" not in entry:  # a lock or an unlock: no version of its own
-            parts = ["<p class='muted'>" + escape(self.tr("锁定或解锁不改变内容：这一行没有可恢复的版本。")) + "</p>"]
+        if kinds.flag(entry.get("action")) and "from" not in entry:  # a lock or a pin: no version of its own
+            words = (self.tr("置顶或取消置顶不改变内容：这一行没有可恢复的版本。") if entry.get("action") in kinds.PINNING
+                     else self.tr("锁定或解锁不改变内容：这一行没有可恢复的版本。"))
+            parts = ["<p class='muted'>" + escape(words) + "</p>"]
             if entry.get("reason"):
                 reason = render_reason(str(entry["reason"]), ui_language())
                 parts.append("<p class='muted'>" + self.tr("原因：{0}").format(escape(reason)) + "</p>")

@@ -384,8 +384,9 @@ class WallActions(QObject):
         return [self._service.submit(ops.RestoreMemory(mid, reason=reason_text("undo.toast"))) for mid in ids]
 
     def pin_cards(self, ids: list[str], pinned: bool) -> list["asyncio.Task[Any]"]:
-        """Pin ``ids`` (first in their theme) or unpin them."""
-        return [self._service.submit(ops.SetField(mid, "pinned", pinned)) for mid in dict.fromkeys(ids)]
+        """Pin ``ids`` (first in their theme) or unpin them, as one action (one Ctrl+Z takes it back)."""
+        turn = ops.action_turn()
+        return [self._service.submit(ops.SetField(mid, "pinned", pinned, as_turn=turn)) for mid in dict.fromkeys(ids)]
 
     def lock_cards(self, ids: list[str], locked: bool) -> "asyncio.Task[Any] | None":
         """Lock (or unlock) ``ids`` against Sonetto and other apps, as one undoable action."""
