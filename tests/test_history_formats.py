@@ -283,6 +283,36 @@ def test_json_lines_in_any_order_with_skipped_roles_blank_lines_and_a_bom(tmp_pa
     assert history.skipped == {"system": 1, "empty": 1}
 
 
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-be"])
+def test_files_saved_as_utf16_are_read_as_the_same_text(tmp_path, encoding):
+    """Windows PowerShell 5 writes `>` and Out-File as UTF-16 with a byte order mark (and CRLF): the same
+    JSON Lines, a ChatGPT export and saved memories read as their UTF-8 files do (before: "not UTF-8
+    text", or not recognised at all); the file's digest stays the bytes picked."""
+    original = fixture("history.jsonl").read_text(encoding="utf-8")
+    wide = tmp_path / "history.jsonl"
+    wide.write_bytes(("\ufeff" + original.replace("\n", "\r\n")).encode(encoding))
+    want, got = read_history(fixture("history.jsonl")), read_history(wide)
+    assert got.source == "jsonl" and [texts_of(c) for c in got.conversations] == [
+        texts_of(c) for c in want.conversations]
+    assert [c.title for c in got.conversations] == [c.title for c in want.conversations]
+    export = tmp_path / "conversations.json"
+    export.write_bytes(("\ufeff" + fixture("chatgpt_conversations.json").read_text(encoding="utf-8")).encode(encoding))
+    chatgpt = read_history(fixture("chatgpt_conversations.json"))
+    assert [texts_of(c) for c in read_history(export).conversations] == [texts_of(c) for c in chatgpt.conversations]
+    saved = tmp_path / "memories.txt"
+    text = fixture("chatgpt_saved_memories.txt").read_text(encoding="utf-8")
+    saved.write_bytes(("\ufeff" + text.replace("\n", "\r\n")).encode(encoding))
+    assert [(m.text, m.day) for m in read_history(saved, "chatgpt-memories").saved_memories] == [
+        (m.text, m.day) for m in read_history(fixture("chatgpt_saved_memories.txt"), "chatgpt-memories").saved_memories]
+
+
+def test_a_file_that_is_half_utf16_is_refused_saying_so(tmp_path):
+    path = tmp_path / "broken.jsonl"
+    path.write_bytes("\ufeff{\"conversation\": \"c\"}".encode("utf-16-le") + b"\x00\xd8")  # half a surrogate pair
+    with pytest.raises(HistoryFormatError, match="UTF-16"):
+        read_history(path)
+
+
 def test_json_lines_errors_name_every_bad_line_and_nothing_is_read(tmp_path):
     path = tmp_path / "bad.jsonl"
     good = {"conversation": "c", "role": "user", "content": "hi", "time": "2024-01-01T10:00:00Z"}

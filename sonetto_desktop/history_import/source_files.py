@@ -4,6 +4,7 @@ named files the format readers take what they need from, a chunk at a time.
 Nothing is read whole: a reader takes a file as chunks of bytes (``Source.chunks``), a JSON file as
 a :class:`~.json_stream.JsonStream` (``open_json``), JSON Lines line by line (``lines_of``); only small
 text files (a chat exported from Sonetto, saved memories) are read whole, up to ``MAX_TEXT_BYTES``.
+Readers see UTF-8: a file saved as UTF-16 with a byte order mark is re-encoded as it is read.
 
 Limits, said plainly and checked before anything is read where the zip declares the sizes (and
 counted again while reading, whatever a damaged header claims):
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 import codecs
 import hashlib
+import itertools
 import re
 import zipfile
 import zlib
@@ -127,9 +129,14 @@ class Source:
         return member
 
     def chunks(self, name: str, *, hashed: bool = True) -> Iterator[bytes]:
-        """``name``'s bytes, ``CHUNK`` at a time, within the limits (see the module docstring).
-        ``hashed``: they count towards ``digest`` (a reader's full read; a look at the start to tell
-        the format is not)."""
+        """``name``'s bytes, ``CHUNK`` at a time, within the limits (see the module docstring), as UTF-8:
+        a file saved as UTF-16 with a byte order mark (Windows PowerShell 5's ``>`` and ``Out-File``)
+        is handed on re-encoded, so every reader takes it as the same text. ``hashed``: they count
+        towards ``digest`` (a reader's full read; a look at the start to tell the format is not); the
+        digest, the limits and the progress count the file's own bytes."""
+        return _as_utf8(self._chunks(name, hashed=hashed), name)
+
+    def _chunks(self, name: str, *, hashed: bool) -> Iterator[bytes]:
         member = self.check(name)
         hasher = self.hasher if hashed and name not in self._hashed else None
         if hasher is not None:
@@ -159,6 +166,27 @@ class Source:
         except (zipfile.BadZipFile, EOFError, zlib.error, NotImplementedError) as exc:
             raise HistoryFormatError(f"zip 里的 {name} 读不出来（{exc}）",
                                      f"{name} in the zip cannot be read ({exc})") from None
+
+
+def _as_utf8(chunks: Iterator[bytes], name: str) -> Iterator[bytes]:
+    """``chunks`` as they are, or, when they begin with a UTF-16 byte order mark (not UTF-32's), the
+    text re-encoded as UTF-8 a chunk at a time (the mark dropped)."""
+    first = next(chunks, b"")
+    if not first.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)) or first.startswith(codecs.BOM_UTF32_LE):
+        if first:
+            yield first
+        yield from chunks
+        return
+    decoder = codecs.getincrementaldecoder("utf-16")()
+    for raw in itertools.chain((first,), chunks, (b"",)):
+        try:
+            text = decoder.decode(raw, final=not raw)
+        except UnicodeDecodeError:
+            raise HistoryFormatError(f"{name} 以 UTF-16 开头，但后面有读不了的字节：文件可能不完整",
+                                     f"{name} begins as UTF-16 text but holds bytes that are not: "
+                                     "the file may be incomplete") from None
+        if text:
+            yield text.encode("utf-8")
 
 
 def size_text(size: int) -> str:
