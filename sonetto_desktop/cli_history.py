@@ -70,6 +70,9 @@ def _parser() -> argparse.ArgumentParser:
     imp.add_argument("--until", type=date.fromisoformat, metavar="YYYY-MM-DD", help="last day to import (inclusive)")
     imp.add_argument("--conversation", action="append", metavar="ID", help="only this conversation (repeatable)")
     imp.add_argument("--dry-run", action="store_true", help="count and estimate only; write nothing")
+    imp.add_argument("--saved-memories", action="store_true",
+                     help="import the memory list a ChatGPT export carries (ChatGPT's saved memories) instead of "
+                          "its conversations; written as they are, no model needed")
     imp.add_argument("--json", action="store_true", help="print one JSON object")
     imp.add_argument("--price-in", type=float, metavar="N", help="price per million input tokens (overrides settings)")
     imp.add_argument("--price-out", type=float, metavar="N", help="price per million output tokens")
@@ -219,7 +222,10 @@ async def _read(args: argparse.Namespace, imports: HistoryImports) -> History:
 async def _import(args: argparse.Namespace, imports: HistoryImports, say: Words) -> int:
     services = imports.services
     history = await _read(args, imports)
-    if history.source == "chatgpt-memories":
+    if args.saved_memories and not history.saved_memories:
+        name = Path(args.path).name
+        return _refuse(args, say(f"{name} 里没有 ChatGPT 已保存的记忆", f"{name} holds no saved memories"))
+    if history.source == "chatgpt-memories" or args.saved_memories:
         return await _import_saved(args, history, imports, say)
     plan = await imports.plan(history, since=args.since, until=args.until, selected=args.conversation)
     if args.price_in is not None or args.price_out is not None:
@@ -460,7 +466,8 @@ def _print_plan(plan: Plan, history: History, args: argparse.Namespace, services
         if count:
             print(say(zh, en))
     if history.saved_memories:
-        print(say(f"另有 {len(history.saved_memories)} 条已保存的记忆", f"and {len(history.saved_memories)} saved memories"))
+        print(say(f"另有 {len(history.saved_memories)} 条已保存的记忆（用 --saved-memories 导入它们）",
+                  f"and {len(history.saved_memories)} saved memories (import them with --saved-memories)"))
     for row in plan.rows:
         span = f"{row.first_day}…{row.last_day}" if row.first_day != row.last_day else f"{row.first_day}"
         print(f"  [{row.state}] {printable(row.title)}  {span}  {row.to_import}/{row.exchanges}  {printable(row.id)}")

@@ -337,6 +337,32 @@ def test_chatgpt_saved_memories_from_standard_input(llm_server, tmp_path):
     assert os.environ.get("TZ") == "Asia/Shanghai"
 
 
+def test_an_exports_saved_memories_are_imported_when_asked(llm_server, tmp_path):
+    """A ChatGPT export carries the memory list ChatGPT kept (its ``model_editable_context``): the dry run
+    names them and how to import them, and ``--saved-memories`` imports them, as the window does
+    (before, the command line could not import them at all)."""
+    store = tmp_path / "memory.yaml"
+    conversations = json.loads(fixture("chatgpt_conversations.json").read_text(encoding="utf-8"))
+    chat = conversations[1]
+    chat["mapping"]["n-a2"]["message"]["content"] = {
+        "content_type": "model_editable_context",
+        "model_set_context": "1. [2024-09-29]. User runs every morning.\n\n2. [2024-09-30]. User lives in Hangzhou."}
+    source = tmp_path / "conversations.json"
+    source.write_text(json.dumps([chat]), encoding="utf-8")
+    base = ("history", "--store", str(store), "--create", "import", str(source))
+    dry = _cli(llm_server, *base, "--dry-run")
+    assert dry.returncode == 0 and "--saved-memories" in dry.stdout, dry.stdout
+    result = _cli(llm_server, *base, "--saved-memories", "--json")
+    assert result.returncode == 0, result.stderr
+    out = json.loads(result.stdout)
+    assert out["memories_created"] == 2 and out["undo_id"]
+    assert sorted(_texts(store)) == ["User lives in Hangzhou.", "User runs every morning."]
+    assert not llm_server.requests  # the list is written as it is: no model reads it
+    none = _cli(llm_server, "history", "--store", str(store), "import", str(fixture("history.jsonl")),
+                "--saved-memories", "--json")
+    assert none.returncode == 2 and "没有 ChatGPT 已保存的记忆" in json.loads(none.stdout)["error"]
+
+
 def test_bad_conversations_are_named_and_the_rest_is_imported(llm_server, tmp_path):
     store = tmp_path / "memory.yaml"
     source = bad_values_export(tmp_path)
