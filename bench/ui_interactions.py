@@ -13,7 +13,12 @@ followed until its result is on screen (the wall's slices done, the dialog loade
 The stall: a 5 ms ``QTimer`` heartbeat on the Qt thread records how late each beat comes; per
 interaction the longest lateness is reported (ms). With ``BENCH_STALL_STACKS`` a watcher thread takes
 the Qt thread's Python stack while a beat is over 60 ms late and prints the one of the longest stall
-(what held the thread), with the Qt thread's CPU time over that stall. Not a test: the numbers go to
+(what held the thread), with the Qt thread's CPU time over that stall. With ``BENCH_GC`` it prints each
+interaction's collections over 20 ms: Python's cyclic collector holds the GIL through a pass, on
+whichever thread allocated (a stall with no stack and no CPU of the Qt thread). ``--only
+chat-typed,chat-typed-send`` types the first message into the chat's composer (its first key starts the
+LLM stack's import), then sends it, where ``chat-turn`` sends at once; those two run only when named.
+Not a test: the numbers go to
 docs/benchmarks.md ("The running app at 100,000: what a person does after start-up").
 """
 
@@ -32,6 +37,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 TRASHED = 0.05  # share of the memories deleted into the trash before the launch
+#: run only when named in ``--only``: ``chat-typed`` types the first message into the composer (until the
+#: import it starts has ended) and ``chat-typed-send`` sends it, which makes ``chat-turn`` (the first
+#: turn in a default run) a second one
+OPT_IN = {"chat-typed", "chat-typed-send"}
 THEMES = ["身份", "品味", "瞬间", "项目", "音乐", "爱好", "工作", "家人", "朋友", "健康", "学习", "旅行"]
 
 
@@ -92,6 +101,35 @@ class Heartbeat:
                         f"  [{names.get(ident, ident)}]\n" + "".join(traceback.format_stack(frame, limit=4))
                         for ident, frame in frames.items() if ident not in (self._main, threading.get_ident())
                         and frame.f_code.co_name not in ("wait", "get", "select"))  # (idle workers left out)
+
+
+class Collections:
+    """``BENCH_GC``: Python's cyclic collections over 20 ms during an interaction (generation, ms, the thread
+    that ran it, the objects tracked after it), each a stretch in which the collecting thread held the GIL.
+    Counting the tracked objects adds a few ms to the pass it reports."""
+
+    def __init__(self) -> None:
+        import gc
+
+        self.passes: list[tuple[int, float, str, int]] = []
+        self._started = 0.0
+        gc.callbacks.append(self._callback)
+
+    def start(self) -> None:
+        self.passes = []
+
+    def _callback(self, phase: str, info: dict) -> None:
+        if phase == "start":
+            self._started = time.perf_counter()
+            return
+        ms = (time.perf_counter() - self._started) * 1000
+        if ms > 20:
+            import gc
+
+            self.passes.append((info["generation"], ms, threading.current_thread().name, len(gc.get_objects())))
+
+    def report(self) -> str:
+        return ", ".join(f"gen{gen} {ms:.0f} ms ({thread}, {tracked:,} tracked)" for gen, ms, thread, tracked in self.passes)
 
 
 # ── the child: the app and the interactions ───────────────────────────
@@ -234,6 +272,28 @@ def _interactions(app, qapp, server_state: dict):
             await asyncio.sleep(0.05)
         await _settle(app, 0.5)
 
+    async def chat_typed() -> None:
+        # the first message typed into the chat's composer, as a person types it: the first key starts the
+        # import of the LLM stack and the writer's index (ChatController.prepare, SonettoApp._on_typing)
+        composer = app.window.chat_panel.composer
+        composer.input.setFocus()
+        for char in "今天去听了一场音乐会，还吃了火锅":
+            composer.input.insertPlainText(char)  # as a key press or an input method commits it (textChanged)
+            await asyncio.sleep(0.25)
+        preparing = app.controller._engine.model._preparing  # the import the typing started (ChatModel.prepare)
+        if preparing is not None:
+            await asyncio.wait_for(asyncio.shield(preparing), 120)
+        await _settle(app)
+
+    async def chat_typed_send() -> None:
+        server_state["writer_creates"] = 3
+        app.window.chat_panel.composer.submit()
+        await asyncio.sleep(0.05)
+        deadline = time.monotonic() + 60
+        while (app.controller.busy or app.writer.pending or app.writer.busy) and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
+        await _settle(app, 0.5)
+
     async def settings_recall() -> None:
         dialog = app.open_settings() if hasattr(app, "open_settings") else app.dialogs.open_settings()
         await asyncio.sleep(0.3)
@@ -259,7 +319,9 @@ def _interactions(app, qapp, server_state: dict):
             ("sort-hits", sort_hits), ("sort-recent", sort_recent), ("collapse", collapse), ("expand", expand),
             ("outline-jump", outline_jump), ("scroll-fast", scroll_fast), ("edit-dialog", edit_dialog),
             ("history-dialog", history_dialog), ("delete-undo", delete_undo), ("drag-to-theme", drag_to_theme),
-            ("trash", trash), ("chat-turn", chat_turn), ("chat-turn-again", chat_turn), ("settings-recall", settings_recall),
+            ("trash", trash), ("chat-typed", chat_typed), ("chat-typed-send", chat_typed_send),
+            ("chat-turn", chat_turn), ("chat-turn-again", chat_turn),
+            ("settings-recall", settings_recall),
             ("quick-chat", quick_chat), ("language", language)]
 
 
@@ -296,13 +358,16 @@ async def _child_main(qapp, only: set[str]) -> dict:
         await app.wait_until_ready()
         await asyncio.sleep(3.0)  # the start-up's work after the wall (self-check, recall warm-up)
         heartbeat = Heartbeat(bool(os.environ.get("BENCH_STALL_STACKS")))
+        collections = Collections() if os.environ.get("BENCH_GC") else None
         heartbeat.start()
         await asyncio.sleep(1.0)
         result["idle"] = round(heartbeat.stop(), 1)
         for name, run in _interactions(app, qapp, state):
-            if only and name not in only:
+            if name not in only and (only or name in OPT_IN):
                 continue
             heartbeat.start()
+            if collections is not None:
+                collections.start()
             started = time.perf_counter()
             try:
                 await asyncio.wait_for(run(), 180)
@@ -313,6 +378,8 @@ async def _child_main(qapp, only: set[str]) -> dict:
             result[name] = round(heartbeat.stop(), 1)
             result[f"{name}:took_s"] = round(time.perf_counter() - started, 1)
             result[f"{name}:cpu"] = round(heartbeat.worst_cpu, 1)  # the Qt thread's CPU over that stall
+            if collections is not None and collections.passes:
+                print(f"== {name}: collections over 20 ms: {collections.report()}", file=sys.stderr)
             if heartbeat.worst_stack and heartbeat.longest > 100:
                 print(f"== {name}: longest stall {heartbeat.longest:.0f} ms (Qt thread CPU {heartbeat.worst_cpu:.0f} ms)"
                       f"\n{heartbeat.worst_stack}", file=sys.stderr)
@@ -367,7 +434,7 @@ def launch(home: Path, backend: str, only: list[str]) -> dict:
                PYTHONPATH=str(ROOT), BENCH_BACKEND=backend)
     command = [sys.executable, "-m", "bench.ui_interactions", "--child"] + (["--only", ",".join(only)] if only else [])
     out = subprocess.run(command, env=env, capture_output=True, text=True, timeout=1800, cwd=ROOT)
-    if out.stderr and os.environ.get("BENCH_STALL_STACKS"):
+    if out.stderr and (os.environ.get("BENCH_STALL_STACKS") or os.environ.get("BENCH_GC")):
         print(out.stderr, file=sys.stderr)
     for line in out.stdout.splitlines():
         if line.startswith("BENCH "):
