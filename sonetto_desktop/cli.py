@@ -87,6 +87,8 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if not logging.getLogger().handlers:  # errors are printed once, as one line: no log lines besides
         logging.getLogger("sonetto_desktop").addHandler(logging.NullHandler())
+    say_lock_waits(lambda name: f"waiting for another process (Sonetto or sonetto mcp) that holds {name}… "
+                                "(Ctrl+C to stop)")
     with translating(english()):  # what this command prints is English, failures too
         return _main_sync(args)
 
@@ -225,6 +227,14 @@ def print_kept(kept: list[Touched], lang: str, *, ids: bool = False, done: bool 
     for touched in sorted(kept, key=lambda t: (t.description, t.memory_id)):
         line = printable(kept_line(touched, lang))
         print(f"  {touched.memory_id}  {line}" if ids else f"  {line}")
+
+
+def say_lock_waits(words: Callable[[str], str]) -> None:
+    """Print one line on stderr when a command waits long for another process's store lock
+    (``memory/stores/lock_wait.py``: it gives up after a minute)."""
+    from .memory.stores.lock_wait import on_wait
+
+    on_wait(lambda path: print(words(path.name + ".lock"), file=sys.stderr, flush=True))
 
 
 def _fail(message: str) -> int:

@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from .aio import root_scope, run_blocking
-from .cli import _fail, print_kept, printable
+from .cli import _fail, print_kept, printable, say_lock_waits
 from .history_import.ledger import DONE, UNDONE, ImportLedger, imports_dir
 from .history_import.formats import all_formats
 from .history_import.formats import names as format_names
@@ -169,6 +169,9 @@ def main(argv: list[str] | None = None) -> int:
 
 async def _main(args: argparse.Namespace) -> int:
     say = Words(cli_language(await run_blocking(_settings_language)))
+    say_lock_waits(lambda name: say(f"在等另一个程序（Sonetto 或 sonetto mcp）释放 {name}……（Ctrl+C 停止）",
+                                    f"waiting for another process (Sonetto or sonetto mcp) that holds {name}… "
+                                    "(Ctrl+C to stop)"))
     store = Path(args.store).expanduser() if args.store else None
     if store is not None and not store.exists() and not args.create:
         return _refuse(args, say(f"{store} 不存在（加 --create 在那里新建一个记忆库）",

@@ -2591,51 +2591,56 @@ Your theme: {1}</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/presentation/errors.py" line="85" />
+        <source>另一个程序（另一个 Sonetto 或 sonetto mcp）占着记忆库超过 {0} 秒，没有做任何修改：请稍后再试；一直这样的话，关掉卡住的那个程序。</source>
+        <translation>Another program (another Sonetto or sonetto mcp) has held the memory store for over {0} seconds; nothing was changed. Try again in a moment; if it keeps happening, close the program that is stuck.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="88" />
         <source>记忆库文件无法读取，没有做任何修改：{0}</source>
         <translation>The memory store file can't be read, so nothing was changed: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="87" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="90" />
         <source>这条提议已撤回：它来自的对话（{0}）已经撤销，不能再批准。</source>
         <translation>This proposal was withdrawn: the conversation it came from ({0}) was undone, so it can no longer be approved.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="91" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="94" />
         <source>无法批准：这个版本不知道怎样完成这条提议（{0}）。可以拒绝它，它不会被写入。</source>
         <translation>Can't approve: this version doesn't know how to carry out this proposal ({0}). You can reject it; it won't be written.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="93" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="96" />
         <source>这条提议已无法照原样完成（相关的记忆可能已经变了），没有写入，仍留在列表里。</source>
         <translation>This proposal can no longer be carried out as proposed (the memories it concerns may have changed); nothing was written and it stays in the list.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="96" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="99" />
         <source>这次导入正在另一个 Sonetto（窗口或命令行）里进行，没有撤销：请先在那里停止它。</source>
         <translation>Not undone: this import is being written by another Sonetto (the window or a command line). Stop it there first.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="98" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="101" />
         <source>这一项已经被处理过了（可能在另一个窗口里）。</source>
         <translation>This has already been taken care of (perhaps in another window).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="120" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="123" />
         <source>磁盘已满</source>
         <translation>the disk is full</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="122" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="125" />
         <source>文件超过了系统允许的大小（文件大小限制）</source>
         <translation>the file is larger than the system allows (file size limit)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="124" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="127" />
         <source>磁盘或文件夹是只读的</source>
         <translation>the disk or folder is read-only</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="126" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="129" />
         <source>没有权限</source>
         <translation>permission denied</translation>
     </message>
@@ -2665,12 +2670,12 @@ Your theme: {1}</translation>
         <translation>The memory just changed, so nothing was saved: look at it as it is now before changing it.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="112" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="115" />
         <source>{0}（{1}）</source>
         <translation>{0} ({1})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="113" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="116" />
         <source>出了意外的问题，详情已写入日志。</source>
         <translation>something unexpected went wrong; the details are in the log.</translation>
     </message>

@@ -42,6 +42,17 @@ class StoreReadOnly(MemoryError_):
                          "memories can be listed and exported, not changed")
 
 
+class StoreBusy(MemoryError_, TimeoutError):
+    """Another process held the store's lock longer than a waiter waits (``stores/lock_wait.py``):
+    nothing was changed. An ``OSError`` (``TimeoutError``): a background rewrite tries again later."""
+
+    def __init__(self, path: str, seconds: float) -> None:
+        self.path = path
+        self.seconds = seconds
+        super().__init__(f"memory store {path} was held by another process for over {seconds:.0f} s; "
+                         "nothing was changed")
+
+
 class StoreWriteFailed(MemoryError_):
     """A write could not be saved (disk full, I/O error). Nothing of it was kept; the store is intact."""
 

@@ -15,8 +15,8 @@ from __future__ import annotations
 import errno
 import sys
 
-from ..memory.errors import (ChangedMeanwhile, MemoryError_, MemoryNotFound, ProposalNotApplicable, StoreCorrupt,
-                             without_private)
+from ..memory.errors import (ChangedMeanwhile, MemoryError_, MemoryNotFound, ProposalNotApplicable, StoreBusy,
+                             StoreCorrupt, without_private)
 from ..memory.review import ProposalWithdrawn
 from ..memory.undo import NothingToUndo, UndoConflict
 from ..redaction import scrub
@@ -81,6 +81,9 @@ def _sentence(exc: BaseException) -> str | None:
         return translate("OperationErrors", "找不到这条记忆，它可能已被删除或移动。")
     if isinstance(exc, ChangedMeanwhile):  # the dialog asks about it; elsewhere (another front end) this says it
         return translate("OperationErrors", "记忆刚被改过，没有保存：请看过它现在的内容再改。")  # (an edit or a merge)
+    if isinstance(exc, StoreBusy):
+        return translate("OperationErrors", "另一个程序（另一个 Sonetto 或 sonetto mcp）占着记忆库超过 {0} 秒，没有做任何修改："
+                                            "请稍后再试；一直这样的话，关掉卡住的那个程序。").format(round(exc.seconds))
     if isinstance(exc, StoreCorrupt):
         return translate("OperationErrors", "记忆库文件无法读取，没有做任何修改：{0}").format(exc.detail)
     if isinstance(exc, ProposalWithdrawn):  # its conversation (an import, a chat turn) was undone

@@ -45,10 +45,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterator
 
-import portalocker
-
 from . import change_log as journal
 from ..base import BaseMemoryManager, SelfCheckReport
+from ..lock_wait import exclusive
 from ...changes import MemoryChange
 from ...errors import MemoryNotFound, StoreCorrupt, StoreReadOnly, StoreWriteFailed, describe_os_error
 from ...files import atomic_write, private_dir, private_files, remove_stale_temps
@@ -165,7 +164,7 @@ class YamlMemoryManager(BaseMemoryManager):
                 finally:
                     self._lock_depth -= 1
                 return
-            with portalocker.Lock(str(self.lock_path), mode="a", flags=portalocker.LOCK_EX):
+            with exclusive(self.lock_path, self.path):
                 self._lock_depth = 1
                 try:
                     yield

@@ -1,0 +1,107 @@
+"""Waiting for another process's lock on a store file (``memory.yaml.lock``): said, and not for ever.
+
+The YAML store's writes (and its reads of what changed on disk) take an exclusive file lock shared with
+every other process on the same folder: the window, ``sonetto mcp``, the command line. Each holds it for
+milliseconds. A process that stops while it holds it (suspended with Ctrl+Z, hung on a network drive)
+made every other one wait without a word and without an end. Now a free lock is taken at once; a held
+one is waited for by a helper thread blocked in the system's lock call (so waiters are served as the
+system queues them, as before: trying again in a loop let a busy writer starve the others), and the
+caller waits for that thread: after ``NOTICE_AFTER`` seconds it says once that it is waiting
+(``on_wait`` listeners: the command lines print a line; the log has it too), and after ``LIMIT`` seconds —
+as long as SQLite waits for a busy database — it gives up with :class:`StoreBusy`, having changed
+nothing (the write is refused, the background rewrite tries again later: it is an ``OSError``); the
+helper lets the lock go as soon as it gets it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO
+
+import portalocker
+
+from ..errors import StoreBusy
+
+__all__ = ["LIMIT", "NOTICE_AFTER", "exclusive", "on_wait"]
+
+log = logging.getLogger(__name__)
+
+#: Seconds of waiting after which the wait is said (once per wait).
+NOTICE_AFTER = 2.0
+#: Seconds after which the waiter gives up (SQLite's busy timeout is the same).
+LIMIT = 60.0
+
+_listeners: list[Callable[[Path], None]] = []
+
+
+def on_wait(listener: Callable[[Path], None]) -> Callable[[], None]:
+    """Call ``listener(store_path)`` when a wait for the lock passes ``NOTICE_AFTER``; returns its removal."""
+    _listeners.append(listener)
+    return lambda: _listeners.remove(listener) if listener in _listeners else None
+
+
+@contextmanager
+def exclusive(lock_path: Path, store_path: Path, *, limit: float | None = None) -> Iterator[None]:
+    """Hold ``lock_path``'s exclusive lock (see the module docstring); ``StoreBusy`` after ``limit``
+    (default ``LIMIT``) seconds of waiting."""
+    handle = open(lock_path, "a")  # closed below, after the lock is let go (or by the helper that gave up)
+    try:
+        try:
+            portalocker.lock(handle, portalocker.LOCK_EX | portalocker.LOCK_NB)
+        except portalocker.AlreadyLocked:
+            try:
+                _wait(handle, lock_path, store_path, LIMIT if limit is None else limit)
+            except BaseException:
+                handle = None  # ``_wait`` closed it, or left it to its helper to close
+                raise
+        yield
+    finally:
+        if handle is not None:
+            with contextlib.suppress(OSError):
+                portalocker.unlock(handle)
+            handle.close()
+
+
+def _wait(handle: IO[str], lock_path: Path, store_path: Path, limit: float) -> None:
+    """Wait for ``handle``'s lock in a helper thread blocked in the system's call; return with it held,
+    or close ``handle`` and raise ``StoreBusy`` after ``limit`` seconds (the helper then lets the lock
+    go as soon as it gets it, and closes the file)."""
+    got = threading.Event()
+    guard = threading.Lock()
+    outcome: dict[str, object] = {}
+
+    def take() -> None:
+        try:
+            portalocker.lock(handle, portalocker.LOCK_EX)
+        except BaseException as exc:  # noqa: BLE001 - handed to the waiting caller
+            outcome["error"] = exc
+        with guard:
+            if outcome.get("given_up"):
+                with contextlib.suppress(OSError):
+                    portalocker.unlock(handle)
+                handle.close()
+                return
+            got.set()
+
+    threading.Thread(target=take, name="store-lock-wait", daemon=True).start()
+    if not got.wait(min(NOTICE_AFTER, limit)):
+        log.warning("waiting for another process that holds %s", lock_path)
+        for listener in list(_listeners):
+            try:
+                listener(store_path)
+            except Exception:  # a listener's failure is not the store's
+                log.exception("a lock-wait listener failed")
+        got.wait(max(0.0, limit - NOTICE_AFTER))
+    with guard:
+        if not got.is_set():
+            outcome["given_up"] = True
+            log.warning("gave up waiting %.0f s for %s", limit, lock_path)
+            raise StoreBusy(str(store_path), limit)
+    if "error" in outcome:
+        handle.close()
+        raise outcome["error"]  # type: ignore[misc]

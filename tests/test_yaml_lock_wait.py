@@ -1,0 +1,85 @@
+"""A process that stops while it holds memory.yaml.lock (suspended with Ctrl+Z, hung on a network drive):
+the others wait for it, say so once, and give up after a limit having changed nothing (before, they
+waited without a word and without an end)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from sonetto_desktop.memory import YamlMemoryManager
+from sonetto_desktop.memory.errors import StoreBusy
+from sonetto_desktop.memory.stores import lock_wait
+from sonetto_desktop.presentation.errors import describe_error
+
+HOLDER = textwrap.dedent("""
+    import sys, time, portalocker
+    with portalocker.Lock(sys.argv[1], mode="a", flags=portalocker.LOCK_EX):
+        print("held", flush=True)
+        if len(sys.argv) > 2:
+            time.sleep(float(sys.argv[2]))
+        else:
+            sys.stdin.read()  # until the test closes it
+""")
+
+
+@contextmanager
+def _held(lock: Path, seconds: float | None = None) -> Iterator[subprocess.Popen]:
+    """Another process holding ``lock`` until the block ends (or for ``seconds``, then the block waits for it)."""
+    args = [sys.executable, "-c", HOLDER, str(lock)] + ([str(seconds)] if seconds is not None else [])
+    with subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True) as holder:
+        assert holder.stdout.readline().strip() == "held"
+        try:
+            yield holder
+        finally:
+            holder.stdin.close()
+            holder.wait(timeout=10)
+
+
+@pytest.fixture
+def store(tmp_path):
+    mm = YamlMemoryManager(tmp_path / "memory.yaml", flush_delay=None)
+    mm.add("用户住在成都", "身份")
+    yield mm
+    mm.close()
+
+
+def test_a_held_lock_is_waited_for_said_once_and_given_up_on_with_nothing_changed(store, monkeypatch):
+    monkeypatch.setattr(lock_wait, "NOTICE_AFTER", 0.2)
+    monkeypatch.setattr(lock_wait, "LIMIT", 1.0)
+    heard: list[Path] = []
+    forget = lock_wait.on_wait(heard.append)
+    try:
+        with _held(store.lock_path), pytest.raises(StoreBusy) as refused:
+            store.add("用户养了一只猫", "品味")
+        assert heard == [store.path]  # said once, naming the store
+        assert "超过 1 秒，没有做任何修改" in describe_error(refused.value)
+    finally:
+        forget()
+    assert [i.description for i in store.all_items().values()] == ["用户住在成都"]
+    store.add("用户养了一只猫", "品味")  # the holder let go: writes go on
+    reopened = YamlMemoryManager(store.path, flush_delay=None)
+    try:
+        assert sorted(i.description for i in reopened.all_items().values()) == ["用户住在成都", "用户养了一只猫"]
+    finally:
+        reopened.close()
+
+
+def test_the_command_line_says_it_waits_and_writes_once_the_lock_is_let_go(store):
+    store.close()
+    with _held(store.lock_path, seconds=3.0):
+        result = subprocess.run([sys.executable, "-m", "sonetto_desktop", "memory", "--store", str(store.path),
+                                 "add", "用户养了一只猫", "--theme", "品味"], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stderr.count("waiting for another process") == 1 and "memory.yaml.lock" in result.stderr
+    reopened = YamlMemoryManager(store.path, flush_delay=None)
+    try:
+        assert "用户养了一只猫" in [i.description for i in reopened.all_items().values()]
+    finally:
+        reopened.close()
