@@ -469,6 +469,24 @@ def test_a_memory_yaml_emptied_while_open_keeps_the_backup_a_real_copy(live):
     assert "file_missing" in kinds(live)
 
 
+def test_a_slow_save_in_place_is_not_taken_for_an_emptied_file(live):
+    """An editor saving in place empties memory.yaml, then writes it; on a slow disk (a network drive, a
+    busy machine) the file can stay empty for a moment. That moment is not "memory.yaml was emptied":
+    nothing is said and nothing is written over it, and the save is taken in when it lands (before, a
+    look 0.1 s into the empty file said it was emptied and wrote the memories held out again)."""
+    text = live.path.read_text(encoding="utf-8")
+    with open(live.path, "w", encoding="utf-8") as editor:
+        editor.flush()  # emptied
+        time.sleep(0.3)
+        assert live.count() == 20 and live.poll_external() == []
+        time.sleep(0.2)
+        assert live.count() == 20
+        editor.write(text.replace(live.texts["m0000001"], "慢慢保存的修改"))
+    wait_for(lambda: live.get("m0000001").description == "慢慢保存的修改", what="the save taken in")
+    assert "file_missing" not in kinds(live), "a save under way is not an emptied file"
+    assert len(yaml_on_disk(live.path)) == 20
+
+
 def test_a_displaced_save_not_taken_in_before_a_crash_is_taken_in_at_the_next_opening(live, monkeypatch):
     real_exchange = yaml_writer.exchange
     saved: list[str] = []

@@ -53,6 +53,9 @@ log = logging.getLogger(__name__)
 
 #: A changed memory.yaml is taken in by readers once it has not changed for this long.
 SETTLE_SECONDS = 0.1
+#: An empty memory.yaml is taken for an emptied one only once it has been empty this long: an editor
+#: saving in place empties the file first, and on a slow disk the writing can come a while later.
+EMPTY_SETTLE_SECONDS = 2.0
 #: How long a write waits for a memory.yaml still being saved to settle (else it goes on, and the save is
 #: taken in once it has: merged against the version it was made from).
 WRITE_SETTLE_WAIT = 0.5
@@ -286,6 +289,8 @@ class YamlSync:
         raw = self._read_settled(wait=not settle) if base is not None else self._read_kept(self.files.path)
         if raw is False:
             return False
+        if raw == b"" and base is not None and time.time() - base[1] / 1e9 < EMPTY_SETTLE_SECONDS:
+            return False  # a save in place under way, maybe: looked at again
         if raw == b"":  # emptied (a save cut short, a sync client's placeholder): nothing to take in
             self.say(StoreNotice("file_missing", str(self.files.path), f"{self.files.path} was emptied: written "
                                  "again from the memories held"))
