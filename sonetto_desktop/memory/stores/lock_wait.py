@@ -25,6 +25,7 @@ from typing import IO
 
 import portalocker
 
+from ...aio import start_thread
 from ..errors import StoreBusy
 
 __all__ = ["LIMIT", "NOTICE_AFTER", "exclusive", "on_wait"]
@@ -88,7 +89,7 @@ def _wait(handle: IO[str], lock_path: Path, store_path: Path, limit: float) -> N
                 return
             got.set()
 
-    threading.Thread(target=take, name="store-lock-wait", daemon=True).start()
+    start_thread(take, name="store-lock-wait")
     if not got.wait(min(NOTICE_AFTER, limit)):
         log.warning("waiting for another process that holds %s", lock_path)
         for listener in list(_listeners):
