@@ -36,6 +36,7 @@ from typing import Callable, Iterable, Protocol
 
 from ..memory.retrieval.token_count import FAMILIES
 from ..memory.token_estimate import estimate_tokens_unrounded
+from ..memory.visible import shown_text
 from ..memory.writer.secret_filter import redact_secrets
 from ..memory.writer.turns import MAX_MESSAGE_CHARS, read_of_message
 from .model import Conversation, ConversationHead, History, Message, SpilledConversations
@@ -141,8 +142,9 @@ class Batch:
 
     def render(self) -> tuple[list[dict[str, str]], int]:
         """The batch as the writer's turn — each message stamped with its time of day, replies
-        clipped, secret values hidden (``redact_secrets``: the model never sees a pasted key or
-        password) — and how many secrets were hidden."""
+        clipped, what shows nothing on screen left out (``memory/visible.py``), secret values hidden
+        (``redact_secrets``: the model never sees a pasted key or password) — and how many secrets
+        were hidden."""
         out = []
         hidden = 0
         for exchange in self.exchanges:
@@ -160,8 +162,9 @@ class Batch:
 
 
 def _rendered(msg: Message) -> tuple[dict[str, str], int]:
-    # hidden before a long reply is clipped: a cut through a key would leave the rest of it unrecognised
-    text, found = redact_secrets(msg.text)
+    # as the person sees it (what an export hides from the eye is not read), then secrets hidden before a
+    # long reply is clipped: a cut through a key would leave the rest of it unrecognised
+    text, found = redact_secrets(shown_text(msg.text))
     if msg.role == "assistant":
         text = clip(text, REPLY_CHARS)
     return {"role": msg.role, "content": f"（{msg.time:%H:%M}）{text}"}, found

@@ -18,7 +18,6 @@ call's task): it runs as a task of its own, shielded, and the server waits for s
 import asyncio
 import dataclasses
 import logging
-import unicodedata
 from collections.abc import Awaitable, Callable
 from typing import Annotated, Any, Literal
 
@@ -31,6 +30,7 @@ from .. import ops
 from ..aio import root_scope, run_blocking
 from ..memory.errors import MemoryError_
 from ..memory.item import MAX_DESCRIPTION_CHARS, MAX_REASON_CHARS, MAX_THEME_CHARS
+from ..memory.visible import shown_line, shown_text
 from ..presentation.errors import describe_error_for_app
 from .access import Access, AccessDenied, Caller, actor_for, caller_of, written_by
 from .quota import ADD, CHANGE, MODEL_SEARCH, Quota, QuotaExceeded
@@ -48,36 +48,6 @@ MAX_ID_CHARS = 64
 Remember = Callable[[list[dict[str, str]], str], Awaitable[dict[str, Any]]]
 #: What a tool makes of its operation's result: ``then(result, actor) -> the tool's answer``.
 Then = Callable[[Any, str], Awaitable[Any]]
-
-
-#: Joiners that shape what shows (emoji sequences, Persian and Indic words): kept in a text, not in a theme.
-_JOINERS = frozenset({"\u200c", "\u200d"})
-
-
-def _is_selector(ch: str) -> bool:
-    return "\ufe00" <= ch <= "\ufe0f"
-
-
-def shown_text(text: str) -> str:
-    """``text`` as the person sees it on a card: without what shows nothing but a model reads — format
-    characters (Unicode category Cf: tag characters, which spell hidden text, zero-width spaces, bidi
-    controls; the joiners kept), the supplementary variation selectors and a second selector in a row
-    (hidden bytes ride on them), and control characters but line breaks and tabs. An app's text, theme,
-    reason and conversation are taken so: it cannot hide instructions in a memory that looks harmless."""
-    kept: list[str] = []
-    for ch in text:
-        if ch in "\n\t":
-            kept.append(ch)
-        elif (unicodedata.category(ch) in ("Cc", "Cf") and ch not in _JOINERS) or "\U000e0100" <= ch <= "\U000e01ef":
-            continue
-        elif not (_is_selector(ch) and kept and _is_selector(kept[-1])):
-            kept.append(ch)
-    return "".join(kept)
-
-
-def shown_line(text: str) -> str:
-    """:func:`shown_text` on one line, without joiners (a theme: one that reads as another is the other)."""
-    return " ".join("".join(ch for ch in shown_text(text) if ch not in _JOINERS).split())
 
 
 #: The arguments' validators (an optional argument left out is None).
