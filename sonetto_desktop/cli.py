@@ -87,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if not logging.getLogger().handlers:  # errors are printed once, as one line: no log lines besides
         logging.getLogger("sonetto_desktop").addHandler(logging.NullHandler())
-    say_lock_waits(lambda name: f"waiting for another process (Sonetto or sonetto mcp) that holds {name}… "
+    say_lock_waits(lambda name: f"waiting for another process (Sonetto or sonetto mcp) that is writing {name}… "
                                 "(Ctrl+C to stop)")
     with translating(english()):  # what this command prints is English, failures too
         return _main_sync(args)
@@ -234,7 +234,7 @@ def say_lock_waits(words: Callable[[str], str]) -> None:
     (``memory/stores/lock_wait.py``: it gives up after a minute)."""
     from .memory.stores.lock_wait import on_wait
 
-    on_wait(lambda path: print(words(path.name + ".lock"), file=sys.stderr, flush=True))
+    on_wait(lambda path: print(words(path.name), file=sys.stderr, flush=True))
 
 
 def _fail(message: str) -> int:

@@ -169,8 +169,8 @@ def main(argv: list[str] | None = None) -> int:
 
 async def _main(args: argparse.Namespace) -> int:
     say = Words(cli_language(await run_blocking(_settings_language)))
-    say_lock_waits(lambda name: say(f"在等另一个程序（Sonetto 或 sonetto mcp）释放 {name}……（Ctrl+C 停止）",
-                                    f"waiting for another process (Sonetto or sonetto mcp) that holds {name}… "
+    say_lock_waits(lambda name: say(f"在等另一个程序（Sonetto 或 sonetto mcp）写完 {name}……（Ctrl+C 停止）",
+                                    f"waiting for another process (Sonetto or sonetto mcp) that is writing {name}… "
                                     "(Ctrl+C to stop)"))
     store = Path(args.store).expanduser() if args.store else None
     if store is not None and not store.exists() and not args.create:

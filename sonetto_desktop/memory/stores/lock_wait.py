@@ -1,4 +1,5 @@
-"""Waiting for another process's lock on a store file (``memory.yaml.lock``): said, and not for ever.
+"""Waiting for another process's lock on a store file (``memory.yaml.lock``, an SQLite store's write
+lock): said, and not for ever.
 
 The YAML store's writes (and its reads of what changed on disk) take an exclusive file lock shared with
 every other process on the same folder: the window, ``sonetto mcp``, the command line. Each holds it for
@@ -10,7 +11,8 @@ caller waits for that thread: after ``NOTICE_AFTER`` seconds it says once that i
 (``on_wait`` listeners: the command lines print a line; the log has it too), and after ``LIMIT`` seconds —
 as long as SQLite waits for a busy database — it gives up with :class:`StoreBusy`, having changed
 nothing (the write is refused, the background rewrite tries again later: it is an ``OSError``); the
-helper lets the lock go as soon as it gets it.
+helper lets the lock go as soon as it gets it. An SQLite store waits in SQLite's own busy handler, in
+two steps so the wait can be said (``SqliteMemoryManager._begin``).
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ import portalocker
 from ...aio import start_thread
 from ..errors import StoreBusy
 
-__all__ = ["LIMIT", "NOTICE_AFTER", "exclusive", "on_wait"]
+__all__ = ["LIMIT", "NOTICE_AFTER", "exclusive", "on_wait", "say_waiting"]
 
 log = logging.getLogger(__name__)
 
@@ -44,6 +46,16 @@ def on_wait(listener: Callable[[Path], None]) -> Callable[[], None]:
     """Call ``listener(store_path)`` when a wait for the lock passes ``NOTICE_AFTER``; returns its removal."""
     _listeners.append(listener)
     return lambda: _listeners.remove(listener) if listener in _listeners else None
+
+
+def say_waiting(lock: Path | str, store_path: Path) -> None:
+    """A wait for ``lock`` passed ``NOTICE_AFTER``: the log and the listeners are told (once per wait)."""
+    log.warning("waiting for another process that holds %s", lock)
+    for listener in list(_listeners):
+        try:
+            listener(store_path)
+        except Exception:  # a listener's failure is not the store's
+            log.exception("a lock-wait listener failed")
 
 
 @contextmanager
@@ -91,12 +103,7 @@ def _wait(handle: IO[str], lock_path: Path, store_path: Path, limit: float) -> N
 
     start_thread(take, name="store-lock-wait")
     if not got.wait(min(NOTICE_AFTER, limit)):
-        log.warning("waiting for another process that holds %s", lock_path)
-        for listener in list(_listeners):
-            try:
-                listener(store_path)
-            except Exception:  # a listener's failure is not the store's
-                log.exception("a lock-wait listener failed")
+        say_waiting(lock_path, store_path)
         got.wait(max(0.0, limit - NOTICE_AFTER))
     with guard:
         if not got.is_set():

@@ -20,11 +20,12 @@ from typing import Any, Iterable, Iterator
 from .base import BaseMemoryManager, SelfCheckReport
 from ..changes import EXTERNAL, MemoryChange
 from .. import kinds
-from ..errors import (MemoryNotFound, StoreCorrupt, StoreReadOnly, StoreWriteFailed, describe_os_error)
+from ..errors import (MemoryNotFound, StoreBusy, StoreCorrupt, StoreReadOnly, StoreWriteFailed, describe_os_error)
 from ..files import private_dir, private_files
 from ..item import MemoryItem, now_iso
 from ..record import (COLUMNS, DERIVED_CARD, DERIVED_COLUMNS, ROW_COLUMNS, column_definitions, item_row,
                       missing_columns, row_values)
+from . import lock_wait
 from .columns import LIGHT, Columns, fill, read_columns
 from .transaction import Transaction, mentions
 from .validation import item_from_fields, item_from_raw, oversize_fields, said_once, sound_row, validate_item
@@ -72,6 +73,11 @@ _COLUMNS = ", ".join(ROW_COLUMNS)  # a write writes the derived card values too
 _PLACES = ", ".join("?" * len(ROW_COLUMNS))
 #: Rows read whole per query (a light read's rows it cannot give from their columns).
 _CHUNK = 500
+
+
+def _busy(exc: sqlite3.OperationalError) -> bool:
+    """Another connection holds the write lock (SQLITE_BUSY: "database is locked")."""
+    return getattr(exc, "sqlite_errorname", "") == "SQLITE_BUSY" or "database is locked" in str(exc)
 
 
 def _row_to_item(row: tuple, columns: tuple[str, ...] = COLUMNS, *, shared: bool = True) -> MemoryItem:
@@ -255,8 +261,30 @@ class SqliteMemoryManager(BaseMemoryManager):
             conn = sqlite3.connect(target, uri=True, timeout=60, isolation_level=None, check_same_thread=False)
         else:
             conn = sqlite3.connect(self.path, timeout=60, isolation_level=None, check_same_thread=False)
-        conn.execute("PRAGMA busy_timeout = 60000")
+        conn.execute(f"PRAGMA busy_timeout = {int(lock_wait.LIMIT * 1000)}")
         return conn
+
+    def _begin(self, conn: sqlite3.Connection) -> None:
+        """``BEGIN IMMEDIATE``, waiting for another process's write in two steps: up to ``NOTICE_AFTER``,
+        then, said (``lock_wait.say_waiting``), up to ``LIMIT`` in all; ``StoreBusy`` after that."""
+        try:
+            conn.execute(f"PRAGMA busy_timeout = {int(lock_wait.NOTICE_AFTER * 1000)}")
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+                return
+            except sqlite3.OperationalError as exc:
+                if not _busy(exc):
+                    raise self._write_error(exc) from exc
+            lock_wait.say_waiting(f"{self.path} (SQLite)", self.path)
+            conn.execute(f"PRAGMA busy_timeout = {int(max(0.0, lock_wait.LIMIT - lock_wait.NOTICE_AFTER) * 1000)}")
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+            except sqlite3.OperationalError as exc:
+                if _busy(exc):
+                    raise StoreBusy(str(self.path), lock_wait.LIMIT) from exc
+                raise self._write_error(exc) from exc
+        finally:
+            conn.execute(f"PRAGMA busy_timeout = {int(lock_wait.LIMIT * 1000)}")
 
     def _write_error(self, exc: sqlite3.Error) -> Exception:
         text = str(exc)
@@ -292,10 +320,7 @@ class SqliteMemoryManager(BaseMemoryManager):
         if self.read_only:
             raise StoreReadOnly(str(self.path))
         conn = self._checked_conn()
-        try:
-            conn.execute("BEGIN IMMEDIATE")
-        except sqlite3.OperationalError as exc:
-            raise self._write_error(exc) from exc
+        self._begin(conn)
         try:
             yield
         except BaseException as exc:

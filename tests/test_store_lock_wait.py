@@ -1,6 +1,6 @@
-"""A process that stops while it holds memory.yaml.lock (suspended with Ctrl+Z, hung on a network drive):
-the others wait for it, say so once, and give up after a limit having changed nothing (before, they
-waited without a word and without an end)."""
+"""A process that stops while it holds a store's lock (memory.yaml.lock, an SQLite store's write lock;
+suspended with Ctrl+Z, hung on a network drive): the others wait for it, say so once, and give up after
+a limit having changed nothing (before, they waited without a word: a YAML store without an end)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from sonetto_desktop.memory import YamlMemoryManager
+from sonetto_desktop.memory import SqliteMemoryManager, YamlMemoryManager
 from sonetto_desktop.memory.errors import StoreBusy
 from sonetto_desktop.memory.stores import lock_wait
 from sonetto_desktop.presentation.errors import describe_error
@@ -77,9 +77,69 @@ def test_the_command_line_says_it_waits_and_writes_once_the_lock_is_let_go(store
         result = subprocess.run([sys.executable, "-m", "sonetto_desktop", "memory", "--store", str(store.path),
                                  "add", "用户养了一只猫", "--theme", "品味"], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
-    assert result.stderr.count("waiting for another process") == 1 and "memory.yaml.lock" in result.stderr
+    assert result.stderr.count("waiting for another process") == 1 and "writing memory.yaml…" in result.stderr
     reopened = YamlMemoryManager(store.path, flush_delay=None)
     try:
         assert "用户养了一只猫" in [i.description for i in reopened.all_items().values()]
     finally:
         reopened.close()
+
+
+SQLITE_HOLDER = textwrap.dedent("""
+    import sqlite3, sys, time
+    conn = sqlite3.connect(sys.argv[1], isolation_level=None)
+    conn.execute("BEGIN IMMEDIATE")
+    print("held", flush=True)
+    if len(sys.argv) > 2:
+        time.sleep(float(sys.argv[2]))
+    else:
+        sys.stdin.read()
+    conn.execute("ROLLBACK")
+""")
+
+
+@contextmanager
+def _sqlite_held(db: Path, seconds: float | None = None) -> Iterator[subprocess.Popen]:
+    args = [sys.executable, "-c", SQLITE_HOLDER, str(db)] + ([str(seconds)] if seconds is not None else [])
+    with subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True) as holder:
+        assert holder.stdout.readline().strip() == "held"
+        try:
+            yield holder
+        finally:
+            holder.stdin.close()
+            holder.wait(timeout=10)
+
+
+def test_an_sqlite_store_waits_as_long_says_so_and_gives_up_the_same_way(tmp_path, monkeypatch):
+    monkeypatch.setattr(lock_wait, "NOTICE_AFTER", 0.2)
+    monkeypatch.setattr(lock_wait, "LIMIT", 1.0)
+    db = SqliteMemoryManager(tmp_path / "memory.db")
+    heard: list[Path] = []
+    forget = lock_wait.on_wait(heard.append)
+    try:
+        db.add("用户住在成都", "身份")
+        with _sqlite_held(db.path), pytest.raises(StoreBusy) as refused:
+            db.add("用户养了一只猫", "品味")
+        assert heard == [db.path] and "超过 1 秒，没有做任何修改" in describe_error(refused.value)
+        assert [i.description for i in db.all_items().values()] == ["用户住在成都"]
+        db.add("用户养了一只猫", "品味")
+        assert len(db.all_items()) == 2
+    finally:
+        forget()
+        db.close()
+
+
+def test_the_command_line_says_it_waits_for_an_sqlite_store_too(tmp_path):
+    db = SqliteMemoryManager(tmp_path / "memory.db")
+    db.add("用户住在成都", "身份")
+    db.close()
+    with _sqlite_held(db.path, seconds=3.0):
+        result = subprocess.run([sys.executable, "-m", "sonetto_desktop", "memory", "--store", str(db.path),
+                                 "add", "用户养了一只猫", "--theme", "品味"], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stderr.count("waiting for another process") == 1 and "writing memory.db…" in result.stderr
+    again = SqliteMemoryManager(db.path)
+    try:
+        assert len(again.all_items()) == 2
+    finally:
+        again.close()
