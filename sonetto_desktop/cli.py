@@ -229,12 +229,17 @@ def print_kept(kept: list[Touched], lang: str, *, ids: bool = False, done: bool 
         print(f"  {touched.memory_id}  {line}" if ids else f"  {line}")
 
 
+_lock_wait_line: list[Callable[[], None]] = []  # the command line's one listener (a command run again in-process)
+
+
 def say_lock_waits(words: Callable[[str], str]) -> None:
     """Print one line on stderr when a command waits long for another process's store lock
     (``memory/stores/lock_wait.py``: it gives up after a minute)."""
     from .memory.stores.lock_wait import on_wait
 
-    on_wait(lambda path: print(words(path.name), file=sys.stderr, flush=True))
+    while _lock_wait_line:
+        _lock_wait_line.pop()()
+    _lock_wait_line.append(on_wait(lambda path: print(words(path.name), file=sys.stderr, flush=True)))
 
 
 def _fail(message: str) -> int:

@@ -4054,6 +4054,11 @@ Your theme: {1}</translation>
         <source>你在 {0} 里改的「{1}」和另一处修改冲突：用了你的版本</source>
         <translation>Your edit of “{1}” in {0} conflicts with another change: yours is kept</translation>
     </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/store_notices.py" line="62" />
+        <source>另一个程序（另一个 Sonetto 或 sonetto mcp）正占着 {0}：正在等它写完，最多等 1 分钟</source>
+        <translation>Another program (another Sonetto or sonetto mcp) is holding {0}: waiting for it to finish, for a minute at most</translation>
+    </message>
 </context>
 <context>
     <name>ThemeSection</name>

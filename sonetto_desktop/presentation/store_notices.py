@@ -54,3 +54,10 @@ def notice_text(notice: StoreNotice) -> str:
 def notice_level(notice: StoreNotice) -> str:
     """"error" (something the person must fix) or "info" (repaired or merged: worth knowing)."""
     return "error" if notice.kind == "file_unreadable" else "info"
+
+
+def lock_wait_text(store_path: str | Path) -> str:
+    """A write (or a look at the files) has waited a while for another process that holds the store
+    (``memory/stores/lock_wait.py``): what it means and how long it will wait."""
+    return translate("StoreNotices", "另一个程序（另一个 Sonetto 或 sonetto mcp）正占着 {0}：正在等它写完，最多等 1 分钟").format(
+        Path(store_path).name)

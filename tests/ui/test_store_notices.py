@@ -77,3 +77,24 @@ async def test_a_memory_yaml_edit_with_a_yaml_error_is_said_once_with_where(qapp
         assert app.wall.model.rowCount() == 1  # the wall keeps its last good state
         path.write_text(good, encoding="utf-8")
         await wait(lambda: [t for t in app.toasts.toasts() if "又能读取" in t.text], message="readable again")
+
+
+async def test_a_write_waiting_for_another_process_is_said_in_the_window(qapp, tmp_path, wait):
+    """A write that waits long for another process holding the store (a suspended sonetto mcp) is said
+    as a toast, although the wait is on a worker thread (before: the window said nothing for the minute
+    until the write gave up)."""
+    import threading
+
+    from sonetto_desktop.memory.stores import lock_wait
+
+    data = tmp_path / "data"
+    async with running_app(qapp, app_settings(data)) as app:
+        await app.wall_loaded
+        waiter = threading.Thread(target=lock_wait.say_waiting, args=(data / "memory.yaml.lock", data / "memory.yaml"))
+        waiter.start()
+        said = lambda: [t for t in app.toasts.toasts() if "正占着 memory.yaml" in t.text]  # noqa: E731
+        await wait(said, message="the wait said")
+        waiter.join()
+        assert "最多等 1 分钟" in said()[0].text
+    heard = len(lock_wait._listeners)
+    assert heard == 0, "the window's listener goes with it"

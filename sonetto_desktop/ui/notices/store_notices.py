@@ -1,15 +1,18 @@
 """StoreNotices: what the memory store says about its files (``AppFeed.store_notice``), told once as a
 toast — memory.yaml gone and written again, restored at start, unreadable (with where), saved from an
-older copy, a conflict between a hand edit and Sonetto (a click opens the memory). The wording is
+older copy, a conflict between a hand edit and Sonetto (a click opens the memory) — and a write that
+waits long for another process holding the store (``memory/stores/lock_wait.py``, told from the
+waiting worker thread: the toast is shown on the Qt thread). The wording is
 ``presentation/store_notices.py``'s."""
 
 from __future__ import annotations
 
 from typing import Any, Callable
 
-from PySide6.QtCore import QObject
+from PySide6.QtCore import QObject, Signal
 
-from sonetto_desktop.presentation.store_notices import notice_level, notice_text
+from sonetto_desktop.memory.stores.lock_wait import on_wait
+from sonetto_desktop.presentation.store_notices import lock_wait_text, notice_level, notice_text
 
 from .toasts import ToastOverlay
 
@@ -18,6 +21,8 @@ TIMEOUT_MS = 12000
 
 
 class StoreNotices(QObject):
+    _lock_waited = Signal(str)  # emitted on the waiting worker thread: queued to this object's (Qt) thread
+
     def __init__(self, overlay: ToastOverlay, feed: Any, *, reveal: Callable[[str], Any] | None = None,
                  parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -25,12 +30,18 @@ class StoreNotices(QObject):
         self._reveal = reveal
         self._feed = feed
         feed.store_notice.connect(self._on_notice)
+        self._lock_waited.connect(self._on_lock_wait)
+        self._forget_wait = on_wait(lambda path: self._lock_waited.emit(str(path)))
 
     def close(self) -> None:
+        self._forget_wait()
         try:
             self._feed.store_notice.disconnect(self._on_notice)
         except (RuntimeError, TypeError):
             pass
+
+    def _on_lock_wait(self, path: str) -> None:
+        self._overlay.show_toast(lock_wait_text(path), key="store:lock_wait", kind="info", timeout_ms=TIMEOUT_MS)
 
     def _on_notice(self, notice: Any) -> None:
         on_click = None
