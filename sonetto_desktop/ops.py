@@ -412,12 +412,14 @@ class RevertMemory(_Write[bool]):
 
 @dataclasses.dataclass(frozen=True)
 class PurgeTrash(_Write[int]):
-    """Delete from the trash for good (one entry, or all with ``None``); how many went."""
+    """Delete from the trash for good (one entry, or all with ``None``; ``among``: only those of the
+    trash's entries, the ones the person saw there); how many went."""
 
     memory_id: str | None = None
+    among: tuple[str, ...] | None = None
 
     def apply(self, target: OpTarget) -> int:
-        change = target.memory.purge(self.memory_id)
+        change = target.memory.purge(self.memory_id, among=self.among)
         return len(change.ids) if change else 0
 
 

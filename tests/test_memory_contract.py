@@ -165,6 +165,16 @@ def test_purge_one_and_all(mm):
         mm.restore(ids[1])
 
 
+def test_purge_among_deletes_only_those_still_in_the_trash(mm):
+    ids = [mm.add(f"记忆{i}", "瞬间") for i in range(4)]
+    for mid in ids[:3]:
+        mm.delete(mid)
+    mm.restore(ids[1])  # restored meanwhile: stays a memory
+    assert mm.purge(among=[ids[0], ids[1], ids[3]]) == 1
+    assert [t["id"] for t in mm.list_trash()] == [ids[2]]  # not among them: kept
+    assert set(mm.all_items()) == {ids[1], ids[3]}
+
+
 def test_revert_to_any_version(mm):
     a = mm.add("v0", "甲")
     mm.update(a, "r1", new_description="v1")

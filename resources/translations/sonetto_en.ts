@@ -4149,14 +4149,14 @@ Your theme: {1}</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="84" />
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="198" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="210" />
         <source>永久删除</source>
         <translation>Delete for good</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="85" />
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="187" />
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="188" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="198" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="200" />
         <source>清空回收站</source>
         <translation>Empty the trash</translation>
     </message>
@@ -4171,37 +4171,37 @@ Your theme: {1}</translation>
         <translation>Deleted memories: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="187" />
-        <source>永久删除回收站里的全部记忆？此操作无法撤销。</source>
-        <translation>Delete every memory in the trash for good? This cannot be undone.</translation>
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="199" />
+        <source>永久删除回收站里的全部 {0} 条记忆？此操作无法撤销。</source>
+        <translation>Delete every memory in the trash for good ({0} in all)? This cannot be undone.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="195" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="207" />
         <source>永久删除「{0}」？此操作无法撤销。</source>
         <translation>Delete “{0}” for good? This cannot be undone.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="197" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="209" />
         <source>永久删除选中的 {0} 条记忆？此操作无法撤销。</source>
         <translation>Delete the {0} selected memories for good? This cannot be undone.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="211" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="222" />
         <source>并入「{0}」</source>
         <translation>merged into “{0}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="213" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="224" />
         <source>并入另一条记忆（已不在）</source>
         <translation>merged into another memory (no longer there)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="221" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="232" />
         <source>回收站里的记忆会一直保留，直到你永久删除。</source>
         <translation>Deleted memories stay here until you delete them for good.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="222" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="233" />
         <source>删除超过 {0} 天的记忆会在启动时被永久清除。</source>
         <translation>Memories deleted more than {0} days ago are removed for good at start-up.</translation>
     </message>

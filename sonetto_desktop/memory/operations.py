@@ -171,9 +171,9 @@ class MemoryOperations:
     def hit(self, memory_id: str) -> MemoryChange:
         return self._ids(self._one(lambda: self._store.hit(memory_id, actor=self.actor, turn=self.turn)))
 
-    def purge(self, memory_id: str | None = None) -> MemoryChange | None:
-        """Delete from the trash for good (one entry, or all with ``None``)."""
-        return self._one(lambda: self._store.purge(memory_id, actor=self.actor))
+    def purge(self, memory_id: str | None = None, *, among: Iterable[str] | None = None) -> MemoryChange | None:
+        """Delete from the trash for good (one entry, or all with ``None``; with ``among``, only those)."""
+        return self._one(lambda: self._store.purge(memory_id, actor=self.actor, among=among))
 
     def import_items(self, items: dict[str, MemoryItem], *, reason: str = "导入") -> tuple[
             MemoryChange | None, list[str], list[str]]:

@@ -312,3 +312,22 @@ def test_esc_on_an_edited_merge_asks_first(qtbot):
     dialog.description_edit.setPlainText("每天早上一杯手冲咖啡")
     qtbot.keyClick(dialog, Qt.Key.Key_Escape)
     assert dialog.isVisible() and _question(dialog, "DiscardQuestion") is not None
+
+
+async def test_emptying_the_trash_keeps_what_was_deleted_while_the_question_was_open(service, populated_store,
+                                                                                    qtbot, wait):
+    """清空回收站 deletes for good what the person saw in the trash when they asked, not a memory Sonetto
+    deleted while the question was open (nobody saw it there: it could never be restored)."""
+    cat = populated_store.ids["有一只叫年糕的橘猫"]
+    coriander = populated_store.ids["讨厌香菜"]
+    populated_store.delete(cat, "测试")
+    dialog = _shown(qtbot, TrashDialog(service))
+    await dialog.wait_loaded()
+    dialog.empty_button.click()
+    box = _question(dialog, "DestructiveQuestion")
+    assert box is not None and "1 条" in box.text()  # says how many it deletes for good
+    populated_store.delete(coriander, "过时", actor="agent")
+    await wait(lambda: coriander in dialog.ids())
+    box.findChild(QPushButton, "DestructiveConfirm").click()
+    await service.drain()
+    assert [row["id"] for row in populated_store.list_trash()] == [coriander]

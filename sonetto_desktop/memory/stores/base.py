@@ -117,9 +117,10 @@ class BaseMemoryManager(ABC):
         """Bring a memory back from the trash under its old id; returns the id."""
         return self.writes.restore(memory_id, actor=actor, reason=reason, turn=turn)
 
-    def purge(self, memory_id: str | None = None, *, actor: str = "user") -> int:
-        """Delete for good: one trash entry, or the whole trash with ``None``. Returns how many."""
-        return self.writes.purge(memory_id, actor=actor)
+    def purge(self, memory_id: str | None = None, *, actor: str = "user", among: Iterable[str] | None = None) -> int:
+        """Delete for good: one trash entry, or the whole trash with ``None`` (with ``among``: only those of
+        its entries). Returns how many."""
+        return self.writes.purge(memory_id, actor=actor, among=among)
 
     def purge_expired(self, max_age_days: float, *, actor: str = "user", now: datetime | None = None) -> int:
         """Delete for good the trash entries older than ``max_age_days``; returns how many."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from contextlib import AbstractContextManager
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
 from .. import kinds
 from ..changes import PERSON_ACTORS, MemoryChange, Turn, check_actor
@@ -283,12 +283,14 @@ class MemoryWrites:
         self._publish(change)
         return memory_id
 
-    def purge(self, memory_id: str | None = None, *, actor: str = "user") -> int:
-        """Delete for good: one trash entry, or the whole trash with ``None``. Returns how many."""
+    def purge(self, memory_id: str | None = None, *, actor: str = "user", among: Iterable[str] | None = None) -> int:
+        """Delete for good: one trash entry, or the whole trash with ``None`` — with ``among``, only its
+        entries still in the trash (what the person saw there: not one deleted since). Returns how many."""
         actor = check_actor(actor)
         with self._transaction() as txn:
             if memory_id is None:
-                ids = list(txn.trash_ids())
+                shown = None if among is None else set(among)
+                ids = [mid for mid in txn.trash_ids() if shown is None or mid in shown]
             elif txn.trash_get(memory_id) is None:
                 raise MemoryNotFound(memory_id, "trash")
             else:

@@ -178,14 +178,26 @@ class TrashDialog(QDialog):
         return [self._service.submit(ops.RestoreMemory(memory_id)) for memory_id in ids]
 
     def purge_selected(self) -> list["asyncio.Task[Any]"]:
-        return [self._service.submit(ops.PurgeTrash(memory_id)) for memory_id in self.selected_ids()]
+        return [self._purge(self.selected_ids())]
 
-    def empty_trash(self) -> "asyncio.Task[Any]":
-        return self._service.submit(ops.PurgeTrash(None))
+    def _purge(self, ids: list[str]) -> "asyncio.Task[Any]":
+        """Delete ``ids`` for good, in one write: those still in the trash (one restored meanwhile stays)."""
+        if len(ids) == 1:
+            return self._service.submit(ops.PurgeTrash(ids[0]))
+        return self._service.submit(ops.PurgeTrash(None, among=ops.ids(ids)))
+
+    def empty_trash(self, ids: list[str] | None = None) -> "asyncio.Task[Any]":
+        """Delete for good the memories the list shows (``ids``: those it showed when the person was asked),
+        never one deleted since, which nobody saw here."""
+        return self._service.submit(ops.PurgeTrash(None, among=ops.ids(self.ids() if ids is None else ids)))
 
     def _on_empty_clicked(self) -> None:
-        destructive_question(self, self.tr("清空回收站"), self.tr("永久删除回收站里的全部记忆？此操作无法撤销。"),
-                             self.tr("清空回收站"), self.empty_trash)
+        ids = self.ids()  # taken now: a memory Sonetto deletes while the question is open stays in the trash
+        if not ids:
+            return
+        destructive_question(self, self.tr("清空回收站"),
+                             self.tr("永久删除回收站里的全部 {0} 条记忆？此操作无法撤销。").format(len(ids)),
+                             self.tr("清空回收站"), lambda: self.empty_trash(ids))
 
     def _on_purge_clicked(self) -> None:
         ids = self.selected_ids()  # taken now: the question acts on these even if the list refills meanwhile
@@ -195,8 +207,7 @@ class TrashDialog(QDialog):
             text = self.tr("永久删除「{0}」？此操作无法撤销。").format(self._short_text(ids[0]))
         else:
             text = self.tr("永久删除选中的 {0} 条记忆？此操作无法撤销。").format(len(ids))
-        destructive_question(self, self.tr("永久删除"), text, self.tr("永久删除"),
-                             lambda: [self._service.submit(ops.PurgeTrash(mid)) for mid in ids])
+        destructive_question(self, self.tr("永久删除"), text, self.tr("永久删除"), lambda: self._purge(ids))
 
     def _short_text(self, memory_id: str) -> str:
         """The memory's text on one line, elided past ``QUESTION_CHARS`` (for a question that names it)."""
