@@ -11,7 +11,7 @@ import threading
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeySequence
-from PySide6.QtWidgets import QAbstractButton, QApplication
+from PySide6.QtWidgets import QAbstractButton, QApplication, QLineEdit
 
 from shell_fixtures import app_settings, running_app
 from sonetto_desktop.memory import transfer
@@ -169,3 +169,19 @@ async def test_export_from_the_save_dialog_follows_the_chosen_type(actions, popu
     assert await flow == 6
     data = json.loads((tmp_path / "sonetto-memories.json").read_text(encoding="utf-8"))
     assert data["kind"] == "sonetto-memories" and len(data["memories"]) == 6
+
+
+@pytest.mark.parametrize("typed", ["记忆备份 2026.12.07", "记忆备份"])
+async def test_export_of_a_name_without_a_type_gets_the_chosen_one(actions, populated_store, tmp_path, wait, typed):
+    """A typed name without a file type of ours (none, or a date in it: "记忆备份 2026.12.07") gets the
+    chosen type added, never "unknown file type '.07'", nor nothing at all."""
+    flow = actions.export_memories()
+    await wait(lambda: actions.active_dialog is not None and actions.active_dialog.isVisible())
+    dialog = actions.active_dialog
+    dialog.setDirectory(str(tmp_path))
+    dialog.selectNameFilter("JSON (*.json)")
+    dialog.findChild(QLineEdit, "fileNameEdit").setText(typed)  # as the person types it
+    dialog.accept()
+    assert await flow == 6, actions.messages
+    data = json.loads((tmp_path / f"{typed}.json").read_text(encoding="utf-8"))
+    assert len(data["memories"]) == 6

@@ -39,6 +39,14 @@ def _match_suffix(dialog: QFileDialog, name_filter: str) -> None:
         dialog.selectFile(str(Path(files[0]).with_suffix(suffix)))
 
 
+def _known_type(path: Path) -> bool:
+    try:
+        format_for(path)
+    except ImportFormatError:
+        return False
+    return True
+
+
 class TransferActions(QObject):
     message = Signal(str, str)  # text, kind ("info" | "error")
 
@@ -61,13 +69,14 @@ class TransferActions(QObject):
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         self.active_dialog = dialog
         dialog.filterSelected.connect(lambda name_filter: _match_suffix(dialog, name_filter))
-        chosen: list[str] = []
-        dialog.fileSelected.connect(chosen.append)
+        chosen: list[tuple[str, str]] = []  # the file and its type, taken before the dialog goes (delete on close)
+        dialog.fileSelected.connect(lambda name: chosen.append((name, dialog.selectedNameFilter())))
         if await execute_dialog(dialog) != QFileDialog.DialogCode.Accepted or not chosen:
             return None
-        path = Path(chosen[0])
-        if not path.suffix:
-            path = path.with_suffix(_SUFFIX.get(dialog.selectedNameFilter().split()[0], ".yaml"))
+        name, name_filter = chosen[0]
+        path = Path(name)
+        if not _known_type(path):  # no type, or a dot in the name ("记忆备份 2026.12.07"): the chosen one added
+            path = path.with_name(path.name + _SUFFIX.get(name_filter.split()[0] if name_filter else "", ".yaml"))
         return await self.export_to(path)
 
     async def export_to(self, path: Path) -> int | None:
