@@ -512,3 +512,24 @@ def test_a_memory_server_out_of_reach_is_said_not_shown_as_no_memories(tmp_path,
         assert "no memories" not in out and "empty" not in out and out == "", (command, out)
         assert "cannot be reached" in err and f"127.0.0.1:{dead}" in err, (command, err)
     assert "上周的备份" in backup.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("fmt", ["yaml", "json"])
+def test_an_export_imported_elsewhere_keeps_whose_memories_they_are(tmp_path, capsys, fmt):
+    """Moving the memories to another store (a new computer) keeps who wrote each: Sonetto's stay
+    Sonetto's, another app's stay that app's (其他应用写的, recall's share of apps), not all the person's."""
+    src = open_store("yaml", tmp_path / "a")
+    mine = src.add("小林喜欢猫", "品味", actor="user")
+    sonetto = src.add("小林下周去杭州出差", "计划", actor="agent")
+    app = src.add("小林在用 Rust 重写调度服务", "工作", actor="mcp:chatgpt")
+    src.close()
+    out = tmp_path / f"export.{fmt}"
+    assert cli_main(["--store", str(tmp_path / "a" / "memory.yaml"), "export", "-o", str(out)]) == 0
+    target = tmp_path / "b" / "memory.db"
+    assert cli_main(["--store", str(target), "--create", "import", str(out)]) == 0
+    dst = open_store("sqlite", tmp_path / "b")
+    items = dst.all_items()
+    assert {mid: (items[mid].author, items[mid].last_actor) for mid in (mine, sonetto, app)} == {
+        mine: ("user", "user"), sonetto: ("agent", "agent"), app: ("mcp:chatgpt", "mcp:chatgpt")}
+    assert items[app].history[-1]["actor"] == "cli"  # who imported it is still said in its history
+    dst.close()

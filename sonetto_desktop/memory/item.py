@@ -18,6 +18,8 @@ History entry schema
         "turn_id": "…", "session_id": "…", "excerpt": "用户的原话（节选）",
         # restore only: the turn whose deletion it took back (when the deletion had one)
         "deleted_turn": "…",
+        # an import's create of a memory whose history names its author: that author stays
+        "authored": False,
     }
 
 Items created by this app start with a ``create`` entry; items of older files (or imported seed
@@ -100,6 +102,14 @@ def _require_text(name: str, value: Any) -> str:
 
 
 
+def _authored(entry: object) -> bool:
+    """Whether a history entry makes its actor the memory's author (``author``, ``last_actor``): a change
+    of its text or theme, not an absorbed memory's (``from``) nor an import's of a memory whose history
+    already names its author (``authored: False``)."""
+    return (isinstance(entry, dict) and "from" not in entry and bool(entry.get("actor"))
+            and entry.get("authored") is not False and kinds.authoring(entry.get("action")))
+
+
 class MemoryItem:
     """One memory: a fact about the user (``description``) filed under a ``theme``.
 
@@ -166,10 +176,14 @@ class MemoryItem:
 
     def record_import(self, actor: str, reason: str, provenance: dict[str, str] | None = None) -> None:
         """The entry an import adds to a memory it brings in: created here, by ``actor`` (who imported
-        it) in the import's turn, so undoing that turn takes it back. The update time stays the file's."""
+        it) in the import's turn, so undoing that turn takes it back. The update time stays the file's.
+        A memory whose history names its author keeps that author (``"authored": False``: moved, not
+        written, by who imported it)."""
+        kept_author = self.last_actor != IMPORTED
         self.history.append({"time": now_iso(), "action": kinds.CREATE, "actor": check_actor(actor),
                              "reason": check_reason(reason), "new_description": self.description,
-                             "new_theme": self.theme, **(provenance or {})})
+                             "new_theme": self.theme, **(provenance or {}),
+                             **({"authored": False} if kept_author else {})})
 
     def _change(self, action: str, actor: str, reason: str, desc: str, theme: str, **extra: Any) -> None:
         """Record one change (schema in the module doc) and apply the new description and theme."""
@@ -274,8 +288,7 @@ class MemoryItem:
         any such history, as memories of older files and imported seed stores have). Locking and
         restoring are not authorship: a lock, unlock or restore leaves the author as it was."""
         for entry in reversed(self.history):
-            if (isinstance(entry, dict) and "from" not in entry and entry.get("actor")
-                    and kinds.authoring(entry.get("action"))):
+            if _authored(entry):
                 return str(entry["actor"])
         return IMPORTED
 
@@ -288,8 +301,7 @@ class MemoryItem:
         without any history, as ``last_actor``."""
         app = ""
         for entry in reversed(self.history):
-            if (isinstance(entry, dict) and "from" not in entry and entry.get("actor")
-                    and kinds.authoring(entry.get("action"))):
+            if _authored(entry):
                 actor = str(entry["actor"])
                 if not by_other_app(actor):
                     return actor
