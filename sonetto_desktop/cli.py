@@ -31,6 +31,7 @@ from .memory.undo import Touched, UndoConflict
 from .memory.transfer import FORMATS, ImportFormatError, export_text, format_for, read_import
 from .presentation.errors import describe_error_exactly
 from .presentation.i18n import english, translating
+from .presentation.reasons import render_reason
 from .presentation.store_notices import notice_text
 from .presentation.undo_words import kept_headline, kept_line, rest_line
 from .services import AppServices
@@ -336,7 +337,7 @@ async def _trash(args: argparse.Namespace, services: AppServices) -> int:
         print(f"the trash is empty ({services.store.path})")
     for row in rows:
         print(f"  {row['id']}  {one_line(row['description'])}  [{str(row['deleted_at'])[:16]}, "
-              f"{one_line(row['actor'])}: {one_line(row['reason'])}]")
+              f"{one_line(row['actor'])}: {one_line(render_reason(str(row['reason'] or ''), 'en'))}]")
     return 0
 
 

@@ -533,3 +533,17 @@ def test_an_export_imported_elsewhere_keeps_whose_memories_they_are(tmp_path, ca
         mine: ("user", "user"), sonetto: ("agent", "agent"), app: ("mcp:chatgpt", "mcp:chatgpt")}
     assert items[app].history[-1]["actor"] == "cli"  # who imported it is still said in its history
     dst.close()
+
+
+def test_the_trash_says_the_apps_reasons_in_english_and_the_persons_as_written(tmp_path, capsys):
+    store = tmp_path / "memory.yaml"
+    assert cli_main(["--store", str(store), "--create", "add", "小林住在成都", "--theme", "身份"]) == 0
+    assert cli_main(["--store", str(store), "add", "小林养了一只猫", "--theme", "生活"]) == 0
+    first, second = capsys.readouterr().out.split()
+    assert cli_main(["--store", str(store), "delete", first]) == 0
+    assert cli_main(["--store", str(store), "delete", second, "--reason", "猫送人了"]) == 0
+    capsys.readouterr()
+    assert cli_main(["--store", str(store), "trash"]) == 0
+    rows = {line.split()[0]: line for line in capsys.readouterr().out.splitlines()}
+    assert rows[first].endswith("cli: Deleted from the command line]"), rows[first]
+    assert rows[second].endswith("cli: 猫送人了]"), rows[second]
