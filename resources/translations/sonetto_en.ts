@@ -513,45 +513,52 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>DontRememberDialog</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/dont_remember.py" line="30" />
-        <location filename="../../sonetto_desktop/ui/dialogs/dont_remember.py" line="39" />
+        <location filename="../../sonetto_desktop/ui/dialogs/dont_remember.py" line="32" />
+        <location filename="../../sonetto_desktop/ui/dialogs/dont_remember.py" line="41" />
         <source>不要记住的内容</source>
         <translation>Things not to remember</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/dont_remember.py" line="36" />
+        <location filename="../../sonetto_desktop/ui/dialogs/dont_remember.py" line="38" />
         <source>Sonetto 不会记住和这些内容有关的事。在对话里对一条消息选“别记住这个”，它也会加到这里。你自己添加或编辑记忆不受限制。</source>
         <translation>Sonetto will not remember anything about these. Choosing “Don't remember this” on a chat message adds it here too. Your own memory edits are not limited by this list.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/dont_remember.py" line="40" />
+        <location filename="../../sonetto_desktop/ui/dialogs/dont_remember.py" line="42" />
         <source>添加…</source>
         <translation>Add…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/dont_remember.py" line="41" />
+        <location filename="../../sonetto_desktop/ui/dialogs/dont_remember.py" line="43" />
         <source>编辑…</source>
         <translation>Edit…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/dont_remember.py" line="42" />
+        <location filename="../../sonetto_desktop/ui/dialogs/dont_remember.py" line="44" />
+        <location filename="../../sonetto_desktop/ui/dialogs/dont_remember.py" line="116" />
+        <location filename="../../sonetto_desktop/ui/dialogs/dont_remember.py" line="118" />
         <source>移除</source>
         <translation>Remove</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/dont_remember.py" line="76" />
+        <location filename="../../sonetto_desktop/ui/dialogs/dont_remember.py" line="78" />
         <source>不要记住（最多 %1 字）：</source>
         <translation>Don't remember (at most %1 characters):</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/dont_remember.py" line="94" />
+        <location filename="../../sonetto_desktop/ui/dialogs/dont_remember.py" line="96" />
         <source>添加</source>
         <translation>Add</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/dont_remember.py" line="103" />
+        <location filename="../../sonetto_desktop/ui/dialogs/dont_remember.py" line="105" />
         <source>编辑</source>
         <translation>Edit</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/dont_remember.py" line="117" />
+        <source>从列表里移除「{0}」？移除后 Sonetto 可能会再记住和它有关的事。</source>
+        <translation>Remove “{0}” from the list? Once removed, Sonetto may remember things about it again.</translation>
     </message>
 </context>
 <context>
@@ -4095,37 +4102,37 @@ Your theme: {1}</translation>
 <context>
     <name>TransferActions</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="58" />
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="66" />
         <source>导出记忆</source>
         <translation>Export memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="78" />
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="87" />
         <source>无法导出：{0}</source>
         <translation>Cannot export: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="82" />
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="91" />
         <source>已导出 {0} 条记忆到 {1}</source>
         <translation>Exported {0} memories to {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="91" />
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="100" />
         <source>导入记忆</source>
         <translation>Import memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="93" />
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="102" />
         <source>记忆导出文件 (*.yaml *.yml *.json *.md)</source>
         <translation>Memory exports (*.yaml *.yml *.json *.md)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="106" />
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="115" />
         <source>无法导入 {0}：{1}</source>
         <translation>Cannot import {0}: {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="121" />
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="130" />
         <source>已导入 {0} 条记忆，跳过 {1} 条重复的</source>
         <translation>Imported {0} memories, skipped {1} duplicates</translation>
     </message>

@@ -64,3 +64,25 @@ async def test_a_damaged_file_is_said_and_left_alone(qtbot, services):
     await dialog.loading
     assert "dont_remember.json" in dialog.status.text() and dialog.list.count() == 0
     assert services.dont_remember.path.read_text(encoding="utf-8") == "{not json"
+
+
+async def test_removing_an_entry_asks_first_naming_it(qtbot, services, wait):
+    """移除 cannot be undone (the entry's text, from a chat message, is gone, and Sonetto may store it
+    again): it asks first, naming the entry, with 取消 as the default answer."""
+    from PySide6.QtWidgets import QMessageBox, QPushButton
+
+    services.dont_remember.add("我前任的名字", turn_id="t1")
+    services.dont_remember.add("我的体重")
+    dialog = DontRememberDialog(runner(services))
+    qtbot.addWidget(dialog)
+    dialog.show()
+    await dialog.loading
+    dialog.list.setCurrentRow(0)
+    dialog.remove_button.click()
+    box = next(b for b in dialog.findChildren(QMessageBox, "DestructiveQuestion") if b.isVisible())
+    assert "我前任的名字" in box.text()
+    assert box.defaultButton() is box.button(QMessageBox.StandardButton.Cancel)
+    assert len(services.dont_remember.entries()) == 2  # nothing removed yet
+    box.findChild(QPushButton, "DestructiveConfirm").click()
+    await wait(lambda: dialog.list.count() == 1)
+    assert [e.text for e in DontRememberList(services.dont_remember.path).entries()] == ["我的体重"]

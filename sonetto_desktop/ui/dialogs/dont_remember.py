@@ -14,7 +14,9 @@ from PySide6.QtWidgets import QDialog, QInputDialog, QListWidgetItem, QWidget
 from sonetto_desktop import ops
 from sonetto_desktop.memory.dont_remember import MAX_ENTRY_CHARS
 
-from ..widgets.dialogs import execute_dialog
+from sonetto_desktop.memory.changes import excerpt_of
+
+from ..widgets.dialogs import destructive_question, execute_dialog
 from ..widgets.list_dialog import ListDialogFrame
 
 _ROLE = Qt.ItemDataRole.UserRole
@@ -43,7 +45,7 @@ class DontRememberDialog(QDialog):
         frame.lay_out()
         self.add_button.clicked.connect(lambda: self._spawn(self.add_entry()))
         self.edit_button.clicked.connect(lambda: self._spawn(self.edit_entry()))
-        self.remove_button.clicked.connect(lambda: self._spawn(self.remove_entry()))
+        self.remove_button.clicked.connect(self._on_remove_clicked)
         self.list.currentRowChanged.connect(lambda _row: self._update_buttons())
         self.loading = self._spawn(self.load())
         self._update_buttons()
@@ -103,6 +105,17 @@ class DontRememberDialog(QDialog):
         text = await self._ask(self.tr("编辑"), item.text())
         if text:
             await self._change(lambda: self._list.update(entry_id, text))
+
+    def _on_remove_clicked(self) -> None:
+        """Ask first (it cannot be undone), naming the entry; 取消 is the default answer."""
+        item = self.list.currentItem()
+        if item is None:
+            return
+        entry_id = item.data(_ROLE)  # taken now: the question acts on this entry even if the list refills
+        destructive_question(
+            self, self.tr("移除"),
+            self.tr("从列表里移除「{0}」？移除后 Sonetto 可能会再记住和它有关的事。").format(excerpt_of(item.text(), 60)),
+            self.tr("移除"), lambda: self._spawn(self._change(lambda: self._list.remove(entry_id))))
 
     async def remove_entry(self) -> None:
         item = self.list.currentItem()
