@@ -547,3 +547,28 @@ def test_the_trash_says_the_apps_reasons_in_english_and_the_persons_as_written(t
     rows = {line.split()[0]: line for line in capsys.readouterr().out.splitlines()}
     assert rows[first].endswith("cli: Deleted from the command line]"), rows[first]
     assert rows[second].endswith("cli: 猫送人了]"), rows[second]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_markdown_export_imported_elsewhere_keeps_pins_locks_and_the_time(backend, tmp_path, capsys):
+    """The Markdown export "imports back as it was" (README): a pinned memory stays pinned, a locked
+    one locked (Sonetto may not change it), and its update time keeps the time of day."""
+    src = open_store(backend, tmp_path / "a")
+    pinned = src.add("小林喜欢猫", "品味")
+    src.set_field(pinned, "pinned", True)
+    locked = src.add("小林的生日是三月五日", "身份")
+    src.set_locked(locked, True)
+    plain = src.add("小林在学吉他", "音乐")
+    before = {mid: (item.pinned, item.locked, item.latest_update_time) for mid, item in src.all_items().items()}
+    md = tmp_path / "export.md"
+    md.write_text(export_markdown(src), encoding="utf-8")
+    src.close()
+    target = tmp_path / "b" / "memory.db"
+    assert cli_main(["--store", str(target), "--create", "import", str(md)]) == 0
+    dst = open_store("sqlite", tmp_path / "b")
+    after = {mid: (item.pinned, item.locked, item.latest_update_time) for mid, item in dst.all_items().items()}
+    assert after == before and after[pinned][0] and after[locked][1] and after[plain][:2] == (False, False)
+    dst.close()
+    capsys.readouterr()
+    assert cli_main(["--store", str(target), "import", str(md)]) == 0  # and again: nothing new
+    assert "imported 0 memories, skipped 3" in capsys.readouterr().out

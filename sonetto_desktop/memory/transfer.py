@@ -19,7 +19,10 @@ import yaml
 
 from .stores.base import BaseMemoryManager
 from .files import atomic_write, remove_stale_temps
-from .item import MAX_DOCUMENT_BYTES, MemoryItem, clamp_hit, now_iso
+from . import kinds
+from .item import MAX_DOCUMENT_BYTES, MemoryItem, clamp_hit, normalize_time, now_iso
+from .reasons import reason_text
+from .record import as_flag, parse_time
 from .stores.validation import item_from_raw, oversize_fields, validate_item
 from .stores.yaml.format import apply_flags, dump_flags, entry_of, flags_of, fresh_id, parse_flags
 from .stores.yaml.safe import YamlRefused, load_pairs, load_yaml
@@ -142,6 +145,10 @@ def _md_unescape(text: str) -> str:
                                                      else _UNESCAPES.get(m.group(1), m.group())), text)
 
 
+#: The person's marks a Markdown line keeps (``pinned:yes``, ``locked:yes``), read back on import.
+_MD_MARKS = ("pinned", "locked")
+
+
 def export_markdown(mm: BaseMemoryManager) -> str:
     """MEMORY.md style: ``## theme`` and one ``- text <!-- id:… -->`` line per memory; text escaped
     (``_MD_ESCAPED``) so that importing the file gives back every memory's text as it was."""
@@ -155,8 +162,10 @@ def _markdown_text(grouped: dict[str, list[dict[str, Any]]]) -> str:
         lines += [f"## {_md_escape(str(theme))}", ""]
         for card in cards:
             text = _md_escape(str(card["description"]))
-            date = str(card["latest_update_time"] or "")[:10]
-            lines.append(f"- {text} <!-- id:{card['id']} updated:{date} hit:{card['hit']} -->")
+            updated = str(card["latest_update_time"] or "")
+            when = f"updated:{updated[:10]}" + (f" time:{updated[11:]}" if updated[10:11] == "T" else "")
+            marks = "".join(f" {name}:yes" for name in _MD_MARKS if card.get(name))
+            lines.append(f"- {text} <!-- id:{card['id']} {when} hit:{card['hit']}{marks} -->")
         lines.append("")
     return "\n".join(lines)
 
@@ -243,7 +252,8 @@ _MD_LINE = re.compile(r"^\s*[-*]\s+(?P<text>.+?)\s*(?:<!--(?P<meta>(?:(?!<!--).)
 
 
 def parse_markdown(text: str) -> Incoming:
-    """``## theme`` headings with ``- description`` bullets; ids/dates/hits from the export's comments.
+    """``## theme`` headings with ``- description`` bullets; ids, update times, hits, pins and locks
+    from the export's comments.
     An export's escaped text (``_MD_ESCAPED``) is read back as it was; other files as written."""
     items: list[tuple[str, MemoryItem]] = []
     theme = None
@@ -264,8 +274,13 @@ def parse_markdown(text: str) -> Incoming:
         too_long = oversize_fields(f"line {n}", item)
         if too_long:
             raise ImportFormatError(too_long[0])
-        if meta.get("updated"):
-            item.latest_update_time = meta["updated"] + "T00:00:00"
+        if meta.get("updated"):  # the day, and its time (an older export has none: midnight)
+            updated = f"{meta['updated']}T{meta.get('time') or '00:00:00'}"
+            item.latest_update_time = normalize_time(updated) if parse_time(updated) else meta["updated"] + "T00:00:00"
+        item.pinned = as_flag(meta.get("pinned"))
+        if as_flag(meta.get("locked")):  # (a lock is a history entry: the person's, as only the person locks)
+            item.history.append({"time": item.latest_update_time, "action": kinds.LOCK, "actor": "user",
+                                 "reason": reason_text("user.lock")})
         items.append((meta.get("id") or f"md{n}", item))
     return _keep_every(items)
 
