@@ -572,3 +572,16 @@ def test_a_markdown_export_imported_elsewhere_keeps_pins_locks_and_the_time(back
     capsys.readouterr()
     assert cli_main(["--store", str(target), "import", str(md)]) == 0  # and again: nothing new
     assert "imported 0 memories, skipped 3" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("where", ["no-such-folder/out.json", "a-folder.json"])
+def test_an_export_that_cannot_be_written_names_the_file_asked_for(tmp_path, capsys, where):
+    """Not the hidden temp file the export is written through first (".out.json.1234.5678.tmp"),
+    which the person never named: the file they gave."""
+    store = tmp_path / "memory.yaml"
+    assert cli_main(["--store", str(store), "--create", "add", "小林喜欢猫", "--theme", "品味"]) == 0
+    (tmp_path / "a-folder.json").mkdir()
+    capsys.readouterr()
+    assert cli_main(["--store", str(store), "export", "-o", str(tmp_path / where)]) == 2
+    err = capsys.readouterr().err
+    assert str(tmp_path / where) in err and ".tmp" not in err, err

@@ -139,9 +139,11 @@ def atomic_file(path: str | os.PathLike[str], *, backup: Path | None = None) -> 
         if backup is not None and path.exists():
             keep_backup(path, backup, path.read_bytes)
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         with contextlib.suppress(OSError):
             tmp.unlink()
+        if isinstance(exc, OSError) and exc.filename == str(tmp):  # the file asked for, not its temp file
+            exc.filename, exc.filename2 = str(path), None
         raise
     fsync_dir(path.parent)
 
