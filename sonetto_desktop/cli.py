@@ -28,7 +28,7 @@ from .memory.changes import CLI, Turn
 from .memory.errors import MemoryError_
 from .memory.reasons import reason_text
 from .memory.undo import Touched, UndoConflict
-from .memory.transfer import FORMATS, ImportFormatError, export_text, format_for, read_import
+from .memory.transfer import FORMATS, ImportFormatError, export_text, export_yaml_text, format_for, read_import
 from .presentation.errors import describe_error_exactly
 from .presentation.i18n import english, translating
 from .presentation.reasons import render_reason
@@ -367,6 +367,12 @@ async def _export(args: argparse.Namespace, services: AppServices) -> int:
     if args.output:  # temp file + fsync + replace: a failure keeps the previous export whole
         count = await _do(services, ops.ExportTo(Path(args.output), fmt))
         print(f"exported {count} memories to {args.output}", file=sys.stderr)
+    elif fmt == "yaml":  # the pins go beside a file (NAME.flags.yaml): standard output has no beside
+        text, marked = await _do(services, ops.Call.of(export_yaml_text, services.store))
+        sys.stdout.write(text)
+        if marked:
+            print(f"note: YAML on standard output leaves out which memories are pinned (pinned memories: {marked}); "
+                  "to keep the pins, use -o FILE.yaml (they go to FILE.flags.yaml) or --format json", file=sys.stderr)
     else:
         sys.stdout.write(await _do(services, ops.Call.of(export_text, services.store, fmt)))
     return 0

@@ -585,3 +585,19 @@ def test_an_export_that_cannot_be_written_names_the_file_asked_for(tmp_path, cap
     assert cli_main(["--store", str(store), "export", "-o", str(tmp_path / where)]) == 2
     err = capsys.readouterr().err
     assert str(tmp_path / where) in err and ".tmp" not in err, err
+
+
+def test_yaml_on_standard_output_says_the_pins_it_leaves_out(tmp_path, capsys):
+    """`sonetto memory export > backup.yaml`: YAML keeps pins beside its file (NAME.flags.yaml), which
+    standard output has not; the person is told, not left to find them gone after an import."""
+    store = tmp_path / "memory.yaml"
+    assert cli_main(["--store", str(store), "--create", "add", "小林喜欢猫", "--theme", "品味"]) == 0
+    mm = open_store("yaml", tmp_path)
+    mm.set_field(capsys.readouterr().out.strip(), "pinned", True)
+    mm.close()
+    assert cli_main(["--store", str(store), "export"]) == 0
+    out, err = capsys.readouterr()
+    assert "小林喜欢猫" in out and "pinned" not in out
+    assert "pinned memories: 1" in err and "-o FILE.yaml" in err, err
+    assert cli_main(["--store", str(store), "export", "--format", "json"]) == 0
+    assert capsys.readouterr().err == ""  # (JSON keeps them)

@@ -98,6 +98,13 @@ def export_yaml(mm: BaseMemoryManager) -> str:
     return _yaml_text(mm.all_items())
 
 
+def export_yaml_text(mm: BaseMemoryManager) -> tuple[str, int]:
+    """:func:`export_yaml` without a file to keep the app's marks beside (standard output), and how
+    many memories have marks it leaves out (their pins)."""
+    items = mm.all_items()
+    return _yaml_text(items), len(flags_of(items))
+
+
 def export_json(mm: BaseMemoryManager) -> str:
     return _json_text(mm.all_items())
 
