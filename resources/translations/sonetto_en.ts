@@ -1654,6 +1654,74 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
     </message>
 </context>
 <context>
+    <name>ImportErrors</name>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="127" />
+        <source>无法识别的文件类型 {0}：请用 .yaml、.json 或 .md 文件</source>
+        <translation>unknown file type {0}: use .yaml, .json or .md</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="129" />
+        <source>{0}：条目 {1} 不是一条记忆（应有 description、theme 等）</source>
+        <translation>{0}: entry {1} is not a memory (expected description, theme, ...)</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="131" />
+        <source>{0}：记忆 {1} 的 {2} 不是文字（{3}）</source>
+        <translation>{0}: memory {1} has a {2} that is not text ({3})</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="133" />
+        <source>{0}：记忆 {1} 没有内容（description）</source>
+        <translation>{0}: memory {1} has no description</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="135" />
+        <source>{0}：有一条记忆太长（{1}）</source>
+        <translation>{0}: memory {1}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="137" />
+        <source>第 {0} 行：这条记忆前面没有“## 主题”标题</source>
+        <translation>line {0}: a memory before any '## theme' heading</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="139" />
+        <source>有一条记忆太长（{0}）</source>
+        <translation>{0}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="141" />
+        <source>{0} 无法读取：{1}</source>
+        <translation>{0} cannot be read: {1}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="143" />
+        <source>{0} 有 {1} MB，超过 {2} MB 的导入文件不会被读取</source>
+        <translation>{0} is {1} MB; imports larger than {2} MB are not read</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="145" />
+        <source>{0} 不是 UTF-8 编码的文本：请把它另存为 UTF-8 再导入（{1}）</source>
+        <translation>{0} is not UTF-8 text: {1}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="147" />
+        <source>这个文件不会被读取：{0}</source>
+        <translation>{0}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="149" />
+        <source>{0} 不是记忆导出文件：它应是从编号到记忆的对应表，这里是 {1}</source>
+        <translation>{0}: expected a mapping of id -&gt; memory, found {1}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="151" />
+        <source>{0} 无法解析，它可能不是记忆导出文件，或已损坏（{1}）</source>
+        <translation>{0} cannot be parsed: {1}</translation>
+    </message>
+</context>
+<context>
     <name>ImportPreviewDialog</name>
     <message>
         <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="30" />
@@ -2632,22 +2700,22 @@ Your theme: {1}</translation>
         <translation>This has already been taken care of (perhaps in another window).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="123" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="159" />
         <source>磁盘已满</source>
         <translation>the disk is full</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="125" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="161" />
         <source>文件超过了系统允许的大小（文件大小限制）</source>
         <translation>the file is larger than the system allows (file size limit)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="127" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="163" />
         <source>磁盘或文件夹是只读的</source>
         <translation>the disk or folder is read-only</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="129" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="165" />
         <source>没有权限</source>
         <translation>permission denied</translation>
     </message>
@@ -2682,7 +2750,7 @@ Your theme: {1}</translation>
         <translation>{0} ({1})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="116" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="120" />
         <source>出了意外的问题，详情已写入日志。</source>
         <translation>something unexpected went wrong; the details are in the log.</translation>
     </message>
@@ -4102,37 +4170,37 @@ Your theme: {1}</translation>
 <context>
     <name>TransferActions</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="66" />
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="67" />
         <source>导出记忆</source>
         <translation>Export memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="87" />
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="88" />
         <source>无法导出：{0}</source>
         <translation>Cannot export: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="91" />
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="92" />
         <source>已导出 {0} 条记忆到 {1}</source>
         <translation>Exported {0} memories to {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="100" />
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="101" />
         <source>导入记忆</source>
         <translation>Import memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="102" />
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="103" />
         <source>记忆导出文件 (*.yaml *.yml *.json *.md)</source>
         <translation>Memory exports (*.yaml *.yml *.json *.md)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="115" />
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="116" />
         <source>无法导入 {0}：{1}</source>
         <translation>Cannot import {0}: {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="130" />
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="131" />
         <source>已导入 {0} 条记忆，跳过 {1} 条重复的</source>
         <translation>Imported {0} memories, skipped {1} duplicates</translation>
     </message>

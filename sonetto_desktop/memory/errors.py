@@ -216,3 +216,13 @@ class ChangedMeanwhile(MemoryError_):
     def ids(self) -> tuple[str, ...]:
         """The memories that changed, each once, in order."""
         return tuple(dict.fromkeys(mid for mid, _, _, _ in self.clashes))
+
+
+class ImportFormatError(ValueError):
+    """The file is not a memory export we can read (``memory/transfer.py``). The message says why, in
+    English (the command line's words); ``words`` is the same as a kind and its values, for a front
+    end that says it in the person's language (``presentation.errors``: the window's Chinese)."""
+
+    def __init__(self, message: str, *words: str) -> None:
+        super().__init__(message)
+        self.words = words

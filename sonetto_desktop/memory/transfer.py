@@ -17,6 +17,7 @@ from typing import Any
 
 import yaml
 
+from .errors import ImportFormatError
 from .stores.base import BaseMemoryManager
 from .files import atomic_write, remove_stale_temps
 from . import kinds
@@ -29,10 +30,6 @@ from .stores.yaml.safe import YamlRefused, load_pairs, load_yaml
 
 FORMATS = ("yaml", "json", "md")
 _JSON_KIND = "sonetto-memories"
-
-
-class ImportFormatError(ValueError):
-    """The file is not a memory export we can read (the message says why)."""
 
 
 class Incoming(dict[str, MemoryItem]):
@@ -72,7 +69,8 @@ def format_for(path: str | Path) -> str:
         return "json"
     if suffix in (".md", ".markdown"):
         return "md"
-    raise ImportFormatError(f"unknown file type {suffix or '(none)'!r}: use .yaml, .json or .md")
+    shown = repr(suffix or "(none)")
+    raise ImportFormatError(f"unknown file type {shown}: use .yaml, .json or .md", "type", shown)
 
 
 # ── export ────────────────────────────────────────────────────────────
@@ -236,20 +234,25 @@ def _items_from_pairs(pairs: list[tuple[Any, Any]], source: str) -> Incoming:
     items: list[tuple[str, MemoryItem]] = []
     for mid, raw in pairs:
         if not isinstance(raw, dict):  # e.g. some other program's JSON: never import its values as memories
-            raise ImportFormatError(f"{source}: entry {mid!r} is not a memory (expected description, theme, ...)")
+            raise ImportFormatError(f"{source}: entry {mid!r} is not a memory (expected description, theme, ...)",
+                                    "not_memory", source, repr(mid))
         for name in ("description", "theme"):
             if isinstance(raw.get(name), _CONTAINERS):
-                raise ImportFormatError(f"{source}: memory {mid!r} has a {name} that is not text "
-                                        f"({type(raw[name]).__name__})")
+                kind = type(raw[name]).__name__
+                raise ImportFormatError(f"{source}: memory {mid!r} has a {name} that is not text ({kind})",
+                                        "not_text", source, repr(mid), name, kind)
         item, _ = item_from_raw(str(mid), raw)
         validate_item(str(mid), item)
         if not isinstance(item.description, str) or not item.description.strip():
-            raise ImportFormatError(f"{source}: memory {mid!r} has no description")
+            raise ImportFormatError(f"{source}: memory {mid!r} has no description", "no_description", source,
+                                    repr(mid))
         if not isinstance(item.theme, str):
-            raise ImportFormatError(f"{source}: memory {mid!r} has a theme that is not text")
+            kind = type(item.theme).__name__
+            raise ImportFormatError(f"{source}: memory {mid!r} has a theme that is not text ({kind})", "not_text",
+                                    source, repr(mid), "theme", kind)
         too_long = oversize_fields(str(mid), item)
         if too_long:
-            raise ImportFormatError(f"{source}: memory {too_long[0]}")
+            raise ImportFormatError(f"{source}: memory {too_long[0]}", "too_long", source, too_long[0])
         items.append((str(mid), item))
     return _keep_every(items)
 
@@ -274,13 +277,13 @@ def parse_markdown(text: str) -> Incoming:
         if not match:
             continue
         if not theme:
-            raise ImportFormatError(f"line {n}: a memory before any '## theme' heading")
+            raise ImportFormatError(f"line {n}: a memory before any '## theme' heading", "md_heading", str(n))
         meta = dict(re.findall(r"(\w+):(\S+)", match.group("meta") or ""))
         hit = meta.get("hit", "0")
         item = MemoryItem(read(match.group("text").strip()), theme, hit=clamp_hit(hit) if hit.isdigit() else 0)
         too_long = oversize_fields(f"line {n}", item)
         if too_long:
-            raise ImportFormatError(too_long[0])
+            raise ImportFormatError(too_long[0], "md_too_long", too_long[0])
         if meta.get("updated"):  # the day, and its time (an older export has none: midnight)
             updated = f"{meta['updated']}T{meta.get('time') or '00:00:00'}"
             item.latest_update_time = normalize_time(updated) if parse_time(updated) else meta["updated"] + "T00:00:00"
@@ -319,25 +322,29 @@ def read_import(path: str | Path) -> Incoming:
     try:
         size = path.stat().st_size
     except OSError as exc:
-        raise ImportFormatError(f"{path.name} cannot be read: {exc.strerror or exc}") from exc
+        why = str(exc.strerror or exc)
+        raise ImportFormatError(f"{path.name} cannot be read: {why}", "unreadable", path.name, why) from exc
     if size > MAX_DOCUMENT_BYTES:
-        raise ImportFormatError(f"{path.name} is {size / 1e6:.0f} MB; imports larger than "
-                                f"{MAX_DOCUMENT_BYTES // 1_000_000} MB are not read")
+        mb, limit = f"{size / 1e6:.0f}", str(MAX_DOCUMENT_BYTES // 1_000_000)
+        raise ImportFormatError(f"{path.name} is {mb} MB; imports larger than {limit} MB are not read",
+                                "too_big", path.name, mb, limit)
     try:
         text = path.read_text(encoding="utf-8-sig")  # (a byte order mark: Windows Notepad's "UTF-8 with BOM")
     except UnicodeDecodeError as exc:
-        raise ImportFormatError(f"{path.name} is not UTF-8 text: {exc}") from exc
+        raise ImportFormatError(f"{path.name} is not UTF-8 text: {exc}", "not_utf8", path.name, str(exc)) from exc
     if fmt == "md":
         return parse_markdown(text)
     try:
         pairs = load_pairs(text, path.name) if fmt == "yaml" else _json_pairs(text)
     except YamlRefused as exc:
-        raise ImportFormatError(str(exc)) from exc
+        raise ImportFormatError(str(exc), "refused", str(exc)) from exc
     except TypeError as exc:  # not a mapping
-        raise ImportFormatError(f"{path.name}: {exc}") from exc
+        found = re.search(r"(?:found|is an?) (\w+)", str(exc))  # what the top level is ("list", "str")
+        raise ImportFormatError(f"{path.name}: {exc}", "not_mapping", path.name,
+                                found.group(1) if found else "?") from exc
     except (yaml.YAMLError, json.JSONDecodeError, RecursionError) as exc:
         detail = "nested too deeply" if isinstance(exc, RecursionError) else exc
-        raise ImportFormatError(f"{path.name} cannot be parsed: {detail}") from exc
+        raise ImportFormatError(f"{path.name} cannot be parsed: {detail}", "unparsable", path.name, str(detail)) from exc
     items = _items_from_pairs(pairs, path.name)
     if fmt == "yaml":
         _apply_flags_file(items, path)
@@ -354,7 +361,7 @@ def _apply_flags_file(items: Incoming, path: Path) -> None:
         raw = side.read_bytes()
         load_yaml(raw, side.name)  # (its guards: size, no aliases)
     except YamlRefused as exc:
-        raise ImportFormatError(str(exc)) from exc
+        raise ImportFormatError(str(exc), "refused", str(exc)) from exc
     except (OSError, yaml.YAMLError, UnicodeDecodeError, RecursionError):
         return
     apply_flags(items, parse_flags(raw))

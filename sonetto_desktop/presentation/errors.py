@@ -15,8 +15,8 @@ from __future__ import annotations
 import errno
 import sys
 
-from ..memory.errors import (ChangedMeanwhile, MemoryError_, MemoryNotFound, ProposalNotApplicable, StoreBusy,
-                             StoreCorrupt, without_private)
+from ..memory.errors import (ChangedMeanwhile, ImportFormatError, MemoryError_, MemoryNotFound, ProposalNotApplicable,
+                             StoreBusy, StoreCorrupt, without_private)
 from ..memory.review import ProposalWithdrawn
 from ..memory.undo import NothingToUndo, UndoConflict
 from ..redaction import scrub
@@ -113,7 +113,43 @@ def error_detail(exc: BaseException) -> str:
         if not exc.filename:
             return _cut(cause)
         return _cut(translate("OperationErrors", "{0}（{1}）").format(cause, exc.filename))
+    if isinstance(exc, ImportFormatError) and exc.words:
+        said = _import_words(*exc.words)
+        if said is not None:
+            return _cut(said)
     return _own_text(exc) or translate("OperationErrors", "出了意外的问题，详情已写入日志。")
+
+
+def _import_words(kind: str, *values: str) -> str | None:
+    """Why a file cannot be imported (``ImportFormatError.words``), in the person's language; None for a
+    kind this does not know (its English text is said)."""
+    if kind == "type":
+        return translate("ImportErrors", "无法识别的文件类型 {0}：请用 .yaml、.json 或 .md 文件").format(*values)
+    if kind == "not_memory":
+        return translate("ImportErrors", "{0}：条目 {1} 不是一条记忆（应有 description、theme 等）").format(*values)
+    if kind == "not_text":
+        return translate("ImportErrors", "{0}：记忆 {1} 的 {2} 不是文字（{3}）").format(*values)
+    if kind == "no_description":
+        return translate("ImportErrors", "{0}：记忆 {1} 没有内容（description）").format(*values)
+    if kind == "too_long":
+        return translate("ImportErrors", "{0}：有一条记忆太长（{1}）").format(*values)
+    if kind == "md_heading":
+        return translate("ImportErrors", "第 {0} 行：这条记忆前面没有“## 主题”标题").format(*values)
+    if kind == "md_too_long":
+        return translate("ImportErrors", "有一条记忆太长（{0}）").format(*values)
+    if kind == "unreadable":
+        return translate("ImportErrors", "{0} 无法读取：{1}").format(*values)
+    if kind == "too_big":
+        return translate("ImportErrors", "{0} 有 {1} MB，超过 {2} MB 的导入文件不会被读取").format(*values)
+    if kind == "not_utf8":
+        return translate("ImportErrors", "{0} 不是 UTF-8 编码的文本：请把它另存为 UTF-8 再导入（{1}）").format(*values)
+    if kind == "refused":
+        return translate("ImportErrors", "这个文件不会被读取：{0}").format(*values)
+    if kind == "not_mapping":
+        return translate("ImportErrors", "{0} 不是记忆导出文件：它应是从编号到记忆的对应表，这里是 {1}").format(*values)
+    if kind == "unparsable":
+        return translate("ImportErrors", "{0} 无法解析，它可能不是记忆导出文件，或已损坏（{1}）").format(*values)
+    return None
 
 
 def _os_cause(exc: OSError) -> str | None:

@@ -185,3 +185,21 @@ async def test_export_of_a_name_without_a_type_gets_the_chosen_one(actions, popu
     assert await flow == 6, actions.messages
     data = json.loads((tmp_path / f"{typed}.json").read_text(encoding="utf-8"))
     assert len(data["memories"]) == 6
+
+
+@pytest.mark.parametrize(("name", "content", "said"), [
+    ("bad.json", "{not json", "无法解析"),
+    ("list.json", "[1, 2]", "不是记忆导出文件"),
+    ("notes.md", "- 小林喜欢猫\n", "第 1 行"),
+    ("empty.yaml", "m1:\n  description: ''\n  theme: 品味\n", "没有内容"),
+])
+async def test_a_file_that_cannot_be_imported_is_explained_in_the_persons_language(actions, tmp_path, name,
+                                                                                  content, said):
+    """The window speaks Chinese: why a file cannot be imported is said in Chinese too, not as the
+    command line's English ("bad.json cannot be parsed: Expecting property name …")."""
+    source = tmp_path / name
+    source.write_text(content, encoding="utf-8")
+    assert await actions.import_from(source) is None
+    text, kind = actions.messages[-1]
+    assert kind == "error" and said in text, text
+    assert not any(word in text for word in ("cannot", "memory", "has no", "expected")), text

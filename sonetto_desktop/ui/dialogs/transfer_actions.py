@@ -20,6 +20,7 @@ from PySide6.QtWidgets import QFileDialog, QWidget
 from sonetto_desktop import ops
 from sonetto_desktop.memory.reasons import reason_text
 from sonetto_desktop.memory.transfer import ImportFormatError, format_for, read_import
+from sonetto_desktop.presentation.errors import error_detail
 
 from ..widgets.dialogs import execute_dialog
 from ..widgets.file_dialogs import translated
@@ -84,7 +85,7 @@ class TransferActions(QObject):
         try:
             fmt = format_for(path)
         except ImportFormatError as exc:
-            self.message.emit(self.tr("无法导出：{0}").format(str(exc)), "error")
+            self.message.emit(self.tr("无法导出：{0}").format(error_detail(exc)), "error")
             return None
         count = await self._service.run(ops.ExportTo(path, fmt))  # a failure is reported by the service
         if count is not None:
