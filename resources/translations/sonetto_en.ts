@@ -4180,27 +4180,32 @@ Your theme: {1}</translation>
         <translation>Cannot export: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="92" />
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="95" />
+        <source>已导出 {0} 条记忆到 {1}；置顶标记在旁边的 {2} 里，搬到别处时请一起带上</source>
+        <translation>Exported {0} memories to {1}; the pins are in {2} beside it: take it along when you move the memories</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="98" />
         <source>已导出 {0} 条记忆到 {1}</source>
         <translation>Exported {0} memories to {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="101" />
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="107" />
         <source>导入记忆</source>
         <translation>Import memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="103" />
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="109" />
         <source>记忆导出文件 (*.yaml *.yml *.json *.md)</source>
         <translation>Memory exports (*.yaml *.yml *.json *.md)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="116" />
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="122" />
         <source>无法导入 {0}：{1}</source>
         <translation>Cannot import {0}: {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="131" />
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="137" />
         <source>已导入 {0} 条记忆，跳过 {1} 条重复的</source>
         <translation>Imported {0} memories, skipped {1} duplicates</translation>
     </message>

@@ -196,6 +196,18 @@ def write_export(mm: BaseMemoryManager, path: str | Path, fmt: str) -> int:
     return len(items)
 
 
+def marks_beside(path: str | Path, fmt: str) -> Path | None:
+    """The file beside a .yaml export at ``path`` that holds its pins (``flags_path``), when it holds
+    any: who moves the export elsewhere needs it too. None for the other formats (they keep them)."""
+    side = flags_path(path)
+    if fmt != "yaml" or not side.is_file():
+        return None
+    try:
+        return side if parse_flags(side.read_bytes()) else None
+    except (OSError, ValueError, yaml.YAMLError):
+        return None
+
+
 def write_empty_export(path: str | Path, fmt: str) -> None:
     """Write the export of no memories to ``path``, as :func:`write_export` writes an empty store's
     (no store needed: a data folder that has none yet)."""

@@ -203,3 +203,17 @@ async def test_a_file_that_cannot_be_imported_is_explained_in_the_persons_langua
     text, kind = actions.messages[-1]
     assert kind == "error" and said in text, text
     assert not any(word in text for word in ("cannot", "memory", "has no", "expected")), text
+
+
+async def test_a_yaml_export_with_pins_names_the_file_they_are_kept_in(actions, service, populated_store, tmp_path):
+    """YAML keeps pins beside the export (NAME.flags.yaml): a person who moves only the file they named
+    loses them, so the message names the other file too (and does not when there is nothing in it)."""
+    target = tmp_path / "备份.yaml"
+    assert await actions.export_to(target) == 6
+    assert "flags" not in actions.messages[-1][0]  # nothing pinned: one file
+    populated_store.set_field(populated_store.ids["讨厌香菜"], "pinned", True)
+    assert await actions.export_to(target) == 6
+    text, kind = actions.messages[-1]
+    assert kind == "info" and "备份.flags.yaml" in text and "备份.yaml" in text, text
+    assert await actions.export_to(tmp_path / "备份.json") == 6  # (JSON keeps them inside)
+    assert "flags" not in actions.messages[-1][0]

@@ -19,7 +19,7 @@ from PySide6.QtWidgets import QFileDialog, QWidget
 
 from sonetto_desktop import ops
 from sonetto_desktop.memory.reasons import reason_text
-from sonetto_desktop.memory.transfer import ImportFormatError, format_for, read_import
+from sonetto_desktop.memory.transfer import ImportFormatError, format_for, marks_beside, read_import
 from sonetto_desktop.presentation.errors import error_detail
 
 from ..widgets.dialogs import execute_dialog
@@ -88,7 +88,13 @@ class TransferActions(QObject):
             self.message.emit(self.tr("无法导出：{0}").format(error_detail(exc)), "error")
             return None
         count = await self._service.run(ops.ExportTo(path, fmt))  # a failure is reported by the service
-        if count is not None:
+        if count is None:
+            return None
+        side = await self._service.run(ops.Call.of(marks_beside, path, fmt))  # (YAML: the pins beside it)
+        if side is not None:
+            self.message.emit(self.tr("已导出 {0} 条记忆到 {1}；置顶标记在旁边的 {2} 里，搬到别处时请一起带上").format(
+                count, path.name, side.name), "info")
+        else:
             self.message.emit(self.tr("已导出 {0} 条记忆到 {1}").format(count, path.name), "info")
         return count
 
