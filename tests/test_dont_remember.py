@@ -31,6 +31,20 @@ def test_entries_persist_and_can_be_edited(tmp_path):
         again.add("   ")
 
 
+def test_an_edit_is_kept_as_an_added_entry_is(tmp_path):
+    """Editing an entry cuts a long text as adding one does (with "…", not mid-word without a sign), and
+    an entry edited into another's text is that one, not a second line saying the same."""
+    from sonetto_desktop.memory.dont_remember import MAX_ENTRY_CHARS
+
+    forget = DontRememberList(tmp_path / "dont_remember.json")
+    first, second = forget.add("我前任的名字"), forget.add("我的体重")
+    long = forget.update(first.id, "前任" * MAX_ENTRY_CHARS)
+    assert long.text == forget.add("前任" * MAX_ENTRY_CHARS).text and long.text.endswith("…")
+    assert len(long.text) == MAX_ENTRY_CHARS
+    assert forget.update(first.id, "  我的体重 ") == second
+    assert [e.text for e in DontRememberList(forget.path).entries()] == ["我的体重"]
+
+
 def test_an_app_may_not_store_what_the_person_asked_to_forget(mm, tmp_path):
     forget = DontRememberList(tmp_path / "dr.json")
     forget.add("我在看心理医生")

@@ -222,12 +222,18 @@ class DontRememberList:
             return entry
 
     def update(self, entry_id: str, text: str) -> DontRemember:
-        text = _entry_text(text)[:MAX_ENTRY_CHARS]
+        """The entry with its new text, kept as ``add`` keeps one (``entry_form``); edited into another
+        entry's text, it is that entry (the list says each thing once)."""
+        text = entry_form(text)
         with self._lock:
             entries = self._load()
             found = next((e for e in entries if e.id == entry_id), None)
             if found is None:
                 raise KeyError(entry_id)
+            same = next((e for e in entries if e.text == text and e.id != entry_id), None)
+            if same is not None:
+                self._save([e for e in entries if e.id != entry_id])
+                return same
             changed = DontRemember(found.id, text, found.created_at, found.turn_id)
             self._save([changed if e.id == entry_id else e for e in entries])
             return changed
