@@ -28,7 +28,8 @@ from .memory.changes import CLI, Turn
 from .memory.errors import MemoryError_
 from .memory.reasons import reason_text
 from .memory.undo import Touched, UndoConflict
-from .memory.transfer import FORMATS, ImportFormatError, export_text, export_yaml_text, format_for, read_import
+from .memory.transfer import (FORMATS, ImportFormatError, export_text, export_yaml_text, format_for, marks_beside,
+                              read_import)
 from .presentation.errors import describe_error_exactly
 from .presentation.i18n import english, translating
 from .presentation.reasons import render_reason
@@ -366,7 +367,9 @@ async def _export(args: argparse.Namespace, services: AppServices) -> int:
         return _fail(f"{args.output} is the memory store itself (or one of its files): export to another file")
     if args.output:  # temp file + fsync + replace: a failure keeps the previous export whole
         count = await _do(services, ops.ExportTo(Path(args.output), fmt))
-        print(f"exported {count} memories to {args.output}", file=sys.stderr)
+        side = await _do(services, ops.Call.of(marks_beside, Path(args.output), fmt))  # (YAML: the pins beside it)
+        kept = f" (the pins are in {side}: take it along with it)" if side is not None else ""
+        print(f"exported {count} memories to {args.output}{kept}", file=sys.stderr)
     elif fmt == "yaml":  # the pins go beside a file (NAME.flags.yaml): standard output has no beside
         text, marked = await _do(services, ops.Call.of(export_yaml_text, services.store))
         sys.stdout.write(text)

@@ -601,3 +601,17 @@ def test_yaml_on_standard_output_says_the_pins_it_leaves_out(tmp_path, capsys):
     assert "pinned memories: 1" in err and "-o FILE.yaml" in err, err
     assert cli_main(["--store", str(store), "export", "--format", "json"]) == 0
     assert capsys.readouterr().err == ""  # (JSON keeps them)
+
+
+def test_a_yaml_export_to_a_file_names_the_file_its_pins_are_in(tmp_path, capsys):
+    store = tmp_path / "memory.yaml"
+    assert cli_main(["--store", str(store), "--create", "add", "小林喜欢猫", "--theme", "品味"]) == 0
+    out = tmp_path / "backup.yaml"
+    assert cli_main(["--store", str(store), "export", "-o", str(out)]) == 0
+    assert "flags" not in capsys.readouterr().err  # nothing pinned: one file
+    mm = open_store("yaml", tmp_path)
+    mm.set_field(next(iter(mm.all_items())), "pinned", True)
+    mm.close()
+    assert cli_main(["--store", str(store), "export", "-o", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert "exported 1 memories" in err and str(tmp_path / "backup.flags.yaml") in err, err
