@@ -91,8 +91,11 @@ def main(argv: list[str] | None = None) -> int:
         logging.getLogger("sonetto_desktop").addHandler(logging.NullHandler())
     say_lock_waits(lambda name: f"waiting for another process (Sonetto or sonetto mcp) that is writing {name}… "
                                 "(Ctrl+C to stop)")
-    with translating(english()):  # what this command prints is English, failures too
-        return _main_sync(args)
+    try:
+        with translating(english()):  # what this command prints is English, failures too
+            return _main_sync(args)
+    finally:
+        stop_saying_lock_waits()  # (run inside another process: a later wait is not this command's)
 
 
 def _main_sync(args: argparse.Namespace) -> int:
@@ -239,9 +242,14 @@ def say_lock_waits(words: Callable[[str], str]) -> None:
     (``memory/stores/lock_wait.py``: it gives up after a minute)."""
     from .memory.stores.lock_wait import on_wait
 
+    stop_saying_lock_waits()
+    _lock_wait_line.append(on_wait(lambda path: print(words(path.name), file=sys.stderr, flush=True)))
+
+
+def stop_saying_lock_waits() -> None:
+    """Remove the line :func:`say_lock_waits` set up (a command that has ended)."""
     while _lock_wait_line:
         _lock_wait_line.pop()()
-    _lock_wait_line.append(on_wait(lambda path: print(words(path.name), file=sys.stderr, flush=True)))
 
 
 def _fail(message: str) -> int:
