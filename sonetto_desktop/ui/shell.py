@@ -346,6 +346,10 @@ class SonettoApp:
             log.warning("recall warm-up failed", exc_info=True)
         if self._typed:  # the person typed while the agents started: the index is wanted now
             await self._warm_up_writer()
+        try:  # the settings dialog's modules, off the Qt thread: its first opening only makes widgets
+            await self.dialogs.import_settings()
+        except Exception:  # (its opening imports them, and says why it cannot)
+            log.warning("could not import the settings dialog ahead", exc_info=True)
         await self.services.settle_memory()  # start-up is over: give back what it left behind
         if self.history_imports is not None and self.store_ok and not self._closed:
             await self.history_imports.resume_interrupted()  # an import running when the app last stopped
