@@ -1,6 +1,7 @@
 """Child process for test_start_order's settings test: the app (offscreen, the config and data folders
 the environment names, no model) started until its start-up work is done, then 设置 opened. Reports,
-as JSON on stdout, which of the settings dialog's modules were imported at that point, and which the
+as JSON on stdout, which of the settings dialog's modules (and the language switch's) were imported
+at that point, and which the
 Qt thread imported during start-up and during the opening (a fresh process: the test run has
 imported the dialog long ago)."""
 
@@ -15,7 +16,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-PREFIX = "sonetto_desktop.ui.settings"
+PREFIX = ("sonetto_desktop.ui.settings", "sonetto_desktop.ui.language_switch")
 
 
 def main() -> None:

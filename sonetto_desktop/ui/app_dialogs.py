@@ -11,8 +11,9 @@ from PySide6.QtWidgets import QDialog, QWidget
 
 from sonetto_desktop.aio import TaskScope, import_off_loop
 
-#: What the settings dialog imports (its pages, the MCP server's access and the recall cost among them).
-SETTINGS_MODULES = ("sonetto_desktop.ui.settings.dialog",)
+#: What the settings dialog imports (its pages, the MCP server's access and the recall cost among them),
+#: and what saving a new language runs (the views made anew in it).
+SETTINGS_MODULES = ("sonetto_desktop.ui.settings.dialog", "sonetto_desktop.ui.language_switch")
 
 
 class AppDialogs:
@@ -58,10 +59,11 @@ class AppDialogs:
         return self._open(ReviewDialog(self._service, self._window()), "review_dialog")
 
     async def import_settings(self) -> None:
-        """The settings dialog's modules, imported in a worker thread (class definitions only: no widget
-        is made there), so that its first opening only makes widgets. Imported on the Qt thread at that
-        opening, PySide's import hook reading each new module's source, they held it 25-40 ms of the
-        80-130 ms the first opening took (issue 37); ~1 MB of RSS."""
+        """The settings dialog's modules and the language switch's, imported in a worker thread (class
+        definitions only: no widget is made there), so that the dialog's first opening only makes
+        widgets. Imported on the Qt thread at that opening, PySide's import hook reading each new
+        module's source, they held it 25-40 ms of the 80-130 ms the first opening took (issue 37);
+        ~1 MB of RSS."""
         await import_off_loop(SETTINGS_MODULES)
 
     def open_settings(self) -> QDialog:
