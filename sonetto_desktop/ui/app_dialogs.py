@@ -61,9 +61,9 @@ class AppDialogs:
     async def import_settings(self) -> None:
         """The settings dialog's modules and the language switch's, imported in a worker thread (class
         definitions only: no widget is made there), so that the dialog's first opening only makes
-        widgets. Imported on the Qt thread at that opening, PySide's import hook reading each new
-        module's source, they held it 25-40 ms of the 80-130 ms the first opening took (issue 37);
-        ~1 MB of RSS."""
+        widgets. Imported on the Qt thread at that opening (PySide's import hook reads each new
+        module's source), they were ~30-40 ms of the 65-90 ms of CPU it took (issue 37); here they
+        add ~0.2 MB to the idle RSS."""
         await import_off_loop(SETTINGS_MODULES)
 
     def open_settings(self) -> QDialog:
