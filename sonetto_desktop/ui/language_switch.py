@@ -4,10 +4,10 @@ The views are thin over the services and the long-lived Qt parts (chat controlle
 memory service), so instead of retranslating every widget the shell rebuilds its window, wall, tray
 menu and quick chat (``SonettoApp._view_parts``: a part per turn of the event loop, the old views on
 screen meanwhile, so that no one pass holds the Qt thread for the whole rebuild) and puts back what
-the person saw (:mod:`view_state`): geometry, the open chat and where it was scrolled, the unsent draft, the wall's
-search, filter, scroll and selection. The toast overlay moves over to the new window; the writer's
-toasts (``WriterToasts``) live as long as it, so a toast kept across the switch still undoes and
-reveals its card in the new wall.
+the person saw (:mod:`view_state`): geometry, the open chat and where it was scrolled, the unsent
+draft, the wall's search, filter, scroll and selection. The toast overlay moves over to the new
+window; the writer's toasts (``WriterToasts``) live as long as it, so a toast kept across the switch
+still undoes and reveals its card in the new wall.
 
 A reply being streamed is never cut: the rebuild waits until it ends (a toast says so). Dialogs open
 on the old window are closed (rejected, so their own clean-up runs); the warnings about the store
