@@ -422,6 +422,7 @@ LITERAL_CHAR = 0.7  # a one-character query word found inside a longer word of a
 SPLIT_CHAR_SCALE = 0.75  # characters of a query word found nowhere in the bank (jieba glued 猫叫)
 WEAK_WORD_SCALE = 0.35  # common verbs and stance words (tok.WEAK_WORDS)
 QUERY_BIGRAM = 0.5  # bigrams of the query text (names, rare words jieba cuts badly, phrases of function words: 帮忙做)
+BROAD_MAX_CHARS = 30  # a broad question ("最近过得怎么样") is short
 MAX_PROMPT_CHARS = 4000  # longer prompts keep their last part (the newest text of a chat)
 
 _BROAD_CUES = re.compile(
@@ -518,19 +519,20 @@ class _BankTerms:
 
     def __init__(self, known: Callable[[list[str]], list[bool]] | None) -> None:
         self.known = known
-        self._seen: dict[str, bool] = {}
+        self.seen: dict[str, bool] = {}  # what was asked (an empty bank asks nothing: all False)
 
     def prefetch(self, terms: Iterable[str]) -> None:
-        missing = list(dict.fromkeys(t for t in terms if t not in self._seen))
+        seen = self.seen
+        missing = list(dict.fromkeys(t for t in terms if t not in seen))
         if missing and self.known is not None:
-            self._seen.update(zip(missing, map(bool, self.known(missing)), strict=True))
+            seen.update(zip(missing, map(bool, self.known(missing)), strict=True))
 
     def has(self, term: str) -> bool:
         if self.known is None:
             return False
-        if term not in self._seen:
+        if term not in self.seen:
             self.prefetch([term])
-        return self._seen[term]
+        return self.seen[term]
 
 
 def analyze(
@@ -554,8 +556,10 @@ def analyze(
     fixed = lexicon.static_words
 
     def is_word(cands: list[str]) -> list[bool]:
-        bank.prefetch(tok.WORD + c for c in cands if c not in fixed)
-        return [c in fixed or bank.has(tok.WORD + c) for c in cands]
+        terms = [tok.WORD + c for c in cands]
+        bank.prefetch(t for c, t in zip(cands, terms, strict=True) if c not in fixed)
+        seen = bank.seen
+        return [c in fixed or seen.get(t, False) for c, t in zip(cands, terms, strict=True)]
 
     uncovered: list[str] = []
     words, unknown = segment.query_words(text, is_word, lambda ch: ch in fixed, tok.loaded_cut(), uncovered)
@@ -582,18 +586,17 @@ def _classify(query: Query, words: list[str], unknown: list[str], now: datetime,
     def topical_of(items: list[str]) -> list[str]:
         return [w for w in items if w not in BROAD_FILLER and not resolve_time_ranges(w, now)]
 
-    topical, topical_unknown = topical_of(words), topical_of(unknown)
-    # Broad: a vague cue, at most one topical word, and no date beyond "recently" (大后天有啥事 is not broad).
-    vague_dates = all(_BROAD_CUES.fullmatch(r.label) for r in query.ranges)
     query.emoji = emoji_names(text)
-    shown = len(query.emoji)  # an emoji is a topic (🐱 for the cat)
-    query.broad = (bool(_BROAD_CUES.search(text)) and vague_dates and len(topical) + len(topical_unknown) + shown <= 1
-                   and len(text) <= 30)
+    # Broad: short, a vague cue, at most one topical word (an emoji is one: 🐱 for the cat), and no date
+    # beyond "recently" (大后天有啥事 is not broad). Only a short text's words are read for dates one by one.
+    query.broad = (len(text) <= BROAD_MAX_CHARS and bool(_BROAD_CUES.search(text))
+                   and all(_BROAD_CUES.fullmatch(r.label) for r in query.ranges)
+                   and len(topical_of(words)) + len(topical_of(unknown)) + len(query.emoji) <= 1)
     query.task = bool(_TASK_CUES.search(text))
     query.general = not query.broad and is_general(text, bool(query.ranges))
     query.unknown = list(unknown)
-    literal = topical if query.broad else list(words)
-    pieces = topical_unknown if query.broad else unknown
+    literal = topical_of(words) if query.broad else list(words)
+    pieces = topical_of(unknown) if query.broad else unknown
     split = [ch for piece in pieces for ch in _glued_chars(piece, bank.has)]
     return literal, pieces, [ch for ch in dict.fromkeys(split) if ch not in literal]
 

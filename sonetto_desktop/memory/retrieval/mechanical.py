@@ -346,7 +346,7 @@ class MechanicalRetriever:
     # ── ranking ───────────────────────────────────────────────────────────
 
     def _known(self, terms: list[str]) -> list[bool]:
-        return [df > 0 for df in self._postings.doc_freqs([term_key(t) for t in terms])]
+        return self._postings.contains([term_key(t) for t in terms])
 
     def _analyze(self, prompt: str, moment: datetime) -> Query:
         return analyze(prompt, moment, self._lexicon, frozenset(self._docs.theme_names), self._known)

@@ -364,6 +364,15 @@ class Postings:
         lo, hi = self._base_ranges(np.array(keys, dtype=np.uint64))
         return [int(h - low) + len(self.delta.get(k, ())) for k, low, h in zip(keys, lo, hi, strict=True)]
 
+    def contains(self, keys: list[int]) -> list[bool]:
+        """Whether any document contains each key (``doc_freqs(keys)`` > 0, without counting them)."""
+        if not keys:
+            return []
+        lo, hi = self._base_ranges(np.array(keys, dtype=np.uint64))
+        found = (hi > lo).tolist()
+        delta = self.delta
+        return [hit or key in delta for key, hit in zip(keys, found, strict=True)] if delta else found
+
     def _norms(self) -> np.ndarray:
         if self._norm is None or len(self._norm) != self.n_slots:
             avg = (self.total_length / self.n_live) if self.n_live else 1.0
@@ -372,7 +381,11 @@ class Postings:
         return self._norm
 
     def score(self, weighted: Mapping[int, float]) -> np.ndarray:
-        """Dense float64 scores over slots (0 for documents matching nothing, and for dead ones)."""
+        """Dense float64 scores over slots (0 for documents matching nothing, and for dead ones).
+
+        Every matched posting's share is computed at once and summed per slot by ``np.bincount`` in
+        the terms' order, the order a loop over the terms adds them in (a slot's postings are all in
+        the base or all in the delta): the same sums to the last bit, without a numpy pass per term."""
         scores = np.zeros(self.n_slots, dtype=np.float64)
         items = [(k, w) for k, w in weighted.items() if w > 0]
         if not items or not self.n_live:
@@ -380,20 +393,34 @@ class Postings:
         keys = np.array([k for k, _ in items], dtype=np.uint64)
         lo, hi = self._base_ranges(keys)
         norm = self._norms()
-        k1 = self.k1
+        k1, n_live, delta = self.k1, self.n_live, self.delta
+        factors: list[float] = []
+        d_slots: list[int] = []
+        d_tfs: list[int] = []
+        d_factors: list[float] = []
         for (key, weight), start, end in zip(items, lo.tolist(), hi.tolist(), strict=True):
-            extra = self.delta.get(key)
+            extra = delta.get(key)
             df = (end - start) + (len(extra) if extra else 0)
-            if not df:
-                continue
-            factor = weight * smoothed_idf(self.n_live, df) * (k1 + 1)
-            if end > start:
-                slots = self.slots[start:end]
-                tf = self.tfs[start:end].astype(np.float64)
-                scores[slots] += factor * tf / (tf + norm[slots])
+            factor = weight * smoothed_idf(n_live, df) * (k1 + 1) if df else 0.0
+            factors.append(factor)
             if extra:
-                for slot, tf in extra.items():
-                    scores[slot] += factor * tf / (tf + norm[slot])
+                d_slots.extend(extra)
+                d_tfs.extend(extra.values())
+                d_factors.extend([factor] * len(extra))
+        counts = hi - lo
+        total = int(counts.sum())
+        if total:
+            # the base postings of every term, one after another: posting i of term t at lo[t] + i
+            at = np.repeat(lo - (np.cumsum(counts) - counts), counts) + np.arange(total)
+            slots = self.slots[at]
+            tf = self.tfs[at].astype(np.float64)
+            share = np.repeat(np.array(factors), counts) * tf / (tf + norm[slots])
+            scores += np.bincount(slots, weights=share, minlength=self.n_slots)
+        if d_slots:
+            slots = np.array(d_slots, dtype=np.intp)
+            tf = np.array(d_tfs, dtype=np.float64)
+            share = np.array(d_factors) * tf / (tf + norm[slots])
+            scores += np.bincount(slots, weights=share, minlength=self.n_slots)
         if self.n_live < self.n_slots:
             scores[~self.alive[: self.n_slots]] = 0.0
         return scores
