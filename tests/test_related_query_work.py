@@ -160,3 +160,38 @@ def test_the_bank_is_asked_whether_words_exist_without_counting_them(mm, retriev
     mm.delete(added, "测试")
     retriever.retrieve("猫")
     assert postings.contains(keys)[2] is False
+
+
+def test_many_terms_are_keyed_as_one_by_one():
+    """A long batch asks the bank about thousands of candidate words (sound-alike guesses most of
+    them): the short ones are keyed together in numpy, to the same keys as ``hash_term``'s."""
+    import random
+
+    from sonetto_desktop.memory.retrieval.postings import hash_term, term_keys
+
+    rng = random.Random(7)
+    pool = "猫狗杭州搬家日语学习abcXYZ019é\U0001f431\U0010ffff"
+    terms = [rng.choice(["w:", "b:", "c:", "x:", "w;", ""]) + "".join(rng.choices(pool, k=rng.randint(0, 7)))
+             for _ in range(5000)]
+    terms += ["w:\ud800猫", "b:a\udfff"] * 8  # a lone surrogate (text read with errors) in a short term
+    assert term_keys(terms) == [hash_term(term) for term in terms]
+    assert term_keys([]) == []
+
+
+def test_a_word_inside_another_of_the_querys_words_is_found_without_comparing_every_pair():
+    """``expand`` leaves out a word inside a longer word of the query (苹果 in 苹果手机); the stretches
+    inside the words are listed once (it compared each key with every word: quadratic in a batch of
+    hundreds of words)."""
+    import random
+
+    from sonetto_desktop.memory.retrieval.lexicon import _inner_parts
+
+    rng = random.Random(7)
+    for _ in range(500):
+        words = ["".join(rng.choices("ab猫c", k=rng.randint(1, 7))) for _ in range(rng.randint(1, 8))]
+        longest = rng.randint(1, 8)
+        pairs = {key for key in {w[i:j] for w in words for i in range(len(w)) for j in range(i + 1, len(w) + 1)}
+                 if len(key) <= longest and any(key != other and key in other for other in words)}
+        assert _inner_parts(words, longest) == pairs
+    lex = lexicon.default_lexicon()
+    assert "水果" not in lex.expand(["苹果手机", "苹果"]) and "水果" in lex.expand(["苹果"])

@@ -52,6 +52,36 @@ def hash_term(term: str) -> int:
 
 term_key = functools.lru_cache(maxsize=4096)(hash_term)  # lexicon terms recur in every query
 
+_KIND_OF_CODE = {ord(kind[0]): number for kind, number in _KINDS.items()}  # all three end in ":"
+
+
+def term_keys(terms: list[str]) -> list[int]:
+    """``hash_term`` of many terms (a query's candidate words: thousands): the terms of one to three
+    characters below U+100000, most of them, are keyed together in numpy, the rest one by one."""
+    out: list[int] = [0] * len(terms)
+    by_size: dict[int, list[int]] = {}
+    for i, term in enumerate(terms):
+        by_size.setdefault(len(term), []).append(i)
+    for size, where in by_size.items():
+        n = size - 2
+        if not 0 < n <= 3 or len(where) < 8:
+            for i in where:
+                out[i] = hash_term(terms[i])
+            continue
+        codes = np.frombuffer("".join([terms[i] for i in where]).encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+        codes = codes.reshape(len(where), size).astype(np.uint64)
+        kinds = np.zeros(len(where), dtype=np.uint64)
+        for code, number in _KIND_OF_CODE.items():
+            kinds[codes[:, 0] == code] = number
+        exact = (kinds > 0) & (codes[:, 1] == ord(":")) & (codes[:, 2:] < (1 << 20)).all(axis=1)
+        keys = np.full(len(where), n, dtype=np.uint64)
+        for column in range(2, size):  # as hash_term: the length, then each code point, 20 bits apiece
+            keys = (keys << np.uint64(20)) | codes[:, column]
+        keys |= kinds << np.uint64(62)
+        for i, key, ok in zip(where, keys.tolist(), exact.tolist(), strict=True):
+            out[i] = key if ok else hash_term(terms[i])
+    return out
+
 
 def term_counts(terms: Iterable[str], cache: dict[str, int] | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(keys uint64, term frequencies uint8) of one document's terms."""
@@ -394,20 +424,20 @@ class Postings:
         lo, hi = self._base_ranges(keys)
         norm = self._norms()
         k1, n_live, delta = self.k1, self.n_live, self.delta
-        factors: list[float] = []
+        counts = hi - lo
+        extras = [delta.get(key) for key, _ in items] if delta else None
+        dfs = counts + np.array([len(extra) if extra else 0 for extra in extras]) if extras else counts
+        factors = [0.0] * len(items)
         d_slots: list[int] = []
         d_tfs: list[int] = []
         d_factors: list[float] = []
-        for (key, weight), start, end in zip(items, lo.tolist(), hi.tolist(), strict=True):
-            extra = delta.get(key)
-            df = (end - start) + (len(extra) if extra else 0)
-            factor = weight * smoothed_idf(n_live, df) * (k1 + 1) if df else 0.0
-            factors.append(factor)
+        for i, df in zip(np.flatnonzero(dfs).tolist(), dfs[dfs > 0].tolist(), strict=True):  # the terms found
+            factor = factors[i] = items[i][1] * smoothed_idf(n_live, df) * (k1 + 1)
+            extra = extras[i] if extras else None
             if extra:
                 d_slots.extend(extra)
                 d_tfs.extend(extra.values())
                 d_factors.extend([factor] * len(extra))
-        counts = hi - lo
         total = int(counts.sum())
         if total:
             # the base postings of every term, one after another: posting i of term t at lo[t] + i
@@ -415,7 +445,7 @@ class Postings:
             slots = self.slots[at]
             tf = self.tfs[at].astype(np.float64)
             share = np.repeat(np.array(factors), counts) * tf / (tf + norm[slots])
-            scores += np.bincount(slots, weights=share, minlength=self.n_slots)
+            scores = np.bincount(slots, weights=share, minlength=self.n_slots)  # (0 + each sum: the sum)
         if d_slots:
             slots = np.array(d_slots, dtype=np.intp)
             tf = np.array(d_tfs, dtype=np.float64)
