@@ -195,3 +195,20 @@ def test_a_word_inside_another_of_the_querys_words_is_found_without_comparing_ev
         assert _inner_parts(words, longest) == pairs
     lex = lexicon.default_lexicon()
     assert "水果" not in lex.expand(["苹果手机", "苹果"]) and "水果" in lex.expand(["苹果"])
+
+
+def test_the_best_match_fed_back_is_the_first_of_the_ranking_without_ranking_them_all():
+    """Feedback takes the best match's rare terms: the best score, a tie going to the most recently
+    updated memory, then the last slot — ``top(scores, docs, 1)``, without partitioning and sorting
+    every memory with a score (at 100,000 memories most of them have one)."""
+    from types import SimpleNamespace
+
+    from sonetto_desktop.memory.retrieval import scoring
+
+    rng = np.random.default_rng(7)
+    for _ in range(3000):
+        n = int(rng.integers(0, 20))
+        docs = SimpleNamespace(updated=rng.integers(0, 3, n).astype(np.int64))
+        scores = rng.choice([0.0, -1.0, 0.5, 2.0], n)
+        ranked = scoring.top(scores, docs, 1)
+        assert scoring._best(scores, docs) == (ranked[0] if ranked else None)
