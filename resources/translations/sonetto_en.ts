@@ -2606,41 +2606,46 @@ Your theme: {1}</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/presentation/errors.py" line="94" />
+        <source>没有批准：提议之后，这条记忆又被改过（现在是“{0}”），照原样批准会盖掉新的内容。它仍留在列表里：可以拒绝，或改写后批准。</source>
+        <translation>Not approved: this memory was changed after the proposal was made (it now reads “{0}”); approving it as proposed would overwrite the newer words. It stays in the list: reject it, or reword it and approve.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="99" />
         <source>无法批准：这个版本不知道怎样完成这条提议（{0}）。可以拒绝它，它不会被写入。</source>
         <translation>Can't approve: this version doesn't know how to carry out this proposal ({0}). You can reject it; it won't be written.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="96" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="101" />
         <source>这条提议已无法照原样完成（相关的记忆可能已经变了），没有写入，仍留在列表里。</source>
         <translation>This proposal can no longer be carried out as proposed (the memories it concerns may have changed); nothing was written and it stays in the list.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="99" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="104" />
         <source>这次导入正在另一个 Sonetto（窗口或命令行）里进行，没有撤销：请先在那里停止它。</source>
         <translation>Not undone: this import is being written by another Sonetto (the window or a command line). Stop it there first.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="101" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="106" />
         <source>这一项已经被处理过了（可能在另一个窗口里）。</source>
         <translation>This has already been taken care of (perhaps in another window).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="123" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="128" />
         <source>磁盘已满</source>
         <translation>the disk is full</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="125" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="130" />
         <source>文件超过了系统允许的大小（文件大小限制）</source>
         <translation>the file is larger than the system allows (file size limit)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="127" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="132" />
         <source>磁盘或文件夹是只读的</source>
         <translation>the disk or folder is read-only</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="129" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="134" />
         <source>没有权限</source>
         <translation>permission denied</translation>
     </message>
@@ -2670,12 +2675,12 @@ Your theme: {1}</translation>
         <translation>The memory just changed, so nothing was saved: look at it as it is now before changing it.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="115" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="120" />
         <source>{0}（{1}）</source>
         <translation>{0} ({1})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="116" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="121" />
         <source>出了意外的问题，详情已写入日志。</source>
         <translation>something unexpected went wrong; the details are in the log.</translation>
     </message>

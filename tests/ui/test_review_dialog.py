@@ -180,3 +180,26 @@ async def test_approving_a_change_whose_import_was_undone_meanwhile_says_so_and_
     await dialog.approve_current()
     assert "已经撤销" in dialog.status.text() and "ChatGPT「搬家」" in dialog.status.text()
     assert services.memory.get(city).description == "用户住在成都" and dialog.list.count() == 0
+
+
+async def test_approving_a_change_to_a_memory_the_person_edited_meanwhile_keeps_their_edit(qtbot, services):
+    """The inbox lists 改为：用户搬到了上海 (原来：用户住在成都); meanwhile the person edits that memory on
+    the wall. 批准 (or 全部批准) must not write the old proposal over their newer words: refused, saying
+    so with the text now, the proposal stays; rewriting it in their own words still approves."""
+    city, _create, update = propose(services)
+    services.memory.update(city, description="用户住在成都高新区，在做设计", reason="手动编辑")
+    dialog = await open_dialog(qtbot, services)
+    dialog.list.setCurrentRow(1)
+    await dialog.approve_current()
+    assert services.memory.get(city).description == "用户住在成都高新区，在做设计"
+    assert "改过" in dialog.status.text() and "用户住在成都高新区，在做设计" in dialog.status.text()
+    assert dialog.list.count() == 2
+
+    await dialog.approve_all()
+    assert services.memory.get(city).description == "用户住在成都高新区，在做设计"
+    assert [p.id for p in services.review.pending()] == [update.id] and "1 处没能完成" in dialog.status.text()
+
+    dialog.list.setCurrentRow(0)
+    await dialog.approve_current(description="用户搬到了上海，在做设计")
+    assert services.memory.get(city).description == "用户搬到了上海，在做设计"
+    assert dialog.list.count() == 0
