@@ -213,35 +213,35 @@
 <context>
     <name>ChatView</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/view.py" line="80" />
+        <location filename="../../sonetto_desktop/ui/chat/view.py" line="81" />
         <source>这是临时对话。
 我不会回忆以前的事，也不会记住这里说的话；关闭后对话不保存。</source>
         <translation>This is a temporary chat.
 I won't recall anything from before or remember what is said here, and the chat is not saved when closed.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/view.py" line="82" />
+        <location filename="../../sonetto_desktop/ui/chat/view.py" line="83" />
         <source>这个对话不使用记忆。
 我不会回忆以前的事，也不会记住这里说的话。</source>
         <translation>This chat doesn't use memory.
 I won't recall anything from before or remember what is said here.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/view.py" line="84" />
+        <location filename="../../sonetto_desktop/ui/chat/view.py" line="85" />
         <source>嗨，我是 Sonetto。
 这个对话不会写进记忆，但我会回忆以前聊过的事。</source>
         <translation>Hi, I'm Sonetto.
 Nothing here is written to memory, but I'll recall what we talked about before.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/view.py" line="86" />
+        <location filename="../../sonetto_desktop/ui/chat/view.py" line="87" />
         <source>嗨，我是 Sonetto。
 这个对话里我不回忆以前的事，但会记住对你重要的事。</source>
         <translation>Hi, I'm Sonetto.
 In this chat I won't recall anything from before, but I'll remember what matters to you.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/view.py" line="89" />
+        <location filename="../../sonetto_desktop/ui/chat/view.py" line="90" />
         <source>嗨，我是 Sonetto。
 想聊什么都可以——我会记住对你重要的事。</source>
         <translation>Hi, I'm Sonetto.
@@ -353,27 +353,27 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>Conversation</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/conversation.py" line="102" />
+        <location filename="../../sonetto_desktop/ui/chat/conversation.py" line="103" />
         <source>正在使用工具：%1…</source>
         <translation>Using a tool: %1…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/conversation.py" line="105" />
+        <location filename="../../sonetto_desktop/ui/chat/conversation.py" line="106" />
         <source>用过工具：%1</source>
         <translation>Used a tool: %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/conversation.py" line="172" />
+        <location filename="../../sonetto_desktop/ui/chat/conversation.py" line="173" />
         <source>重新生成这条回复？</source>
         <translation>Regenerate this reply?</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/conversation.py" line="173" />
+        <location filename="../../sonetto_desktop/ui/chat/conversation.py" line="174" />
         <source>这条回复之后的 {0} 轮对话会从这个对话里删去（它们让 Sonetto 记下的记忆不受影响）。</source>
         <translation>The {0} turn(s) after this reply will be removed from this chat (the memories they had Sonetto write are not affected).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/conversation.py" line="174" />
+        <location filename="../../sonetto_desktop/ui/chat/conversation.py" line="175" />
         <source>重新生成</source>
         <translation>Regenerate</translation>
     </message>
@@ -2487,87 +2487,98 @@ Your theme: {1}</translation>
 <context>
     <name>MessageBubble</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="110" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="111" />
         <source>重试</source>
         <translation>Retry</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="138" />
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="287" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="139" />
         <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="288" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="289" />
         <source>复制</source>
         <translation>Copy</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="141" />
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="181" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="142" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="182" />
         <source>编辑后重新发送</source>
         <translation>Edit and send again</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="144" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="145" />
         <source>这轮的记忆</source>
         <translation>This turn's memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="147" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="148" />
         <source>撤销这轮的记忆变化</source>
         <translation>Undo this turn's memory changes</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="149" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="150" />
         <source>别记住这个</source>
         <translation>Don't remember this</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="155" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="156" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="355" />
         <source>重新生成</source>
         <translation>Regenerate</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="181" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="182" />
         <source>回复结束后才能编辑这条消息</source>
         <translation>This message can be edited once its reply has ended</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="182" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="183" />
         <source>这条消息不能编辑</source>
         <translation>This message cannot be edited</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="268" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="269" />
         <source>思考中…</source>
         <translation>Thinking…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="280" />
         <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="281" />
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="293" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="282" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="294" />
         <source>已复制</source>
         <translation>Copied</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="325" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="326" />
         <source>这条记忆已不在了（已忘掉或合并）</source>
         <translation>This memory is gone (forgotten or merged)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="332" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="333" />
         <source>在记忆墙上查看</source>
         <translation>Show on the memory wall</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="333" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="334" />
         <source>忘掉这条</source>
         <translation>Forget this</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="358" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="354" />
+        <source>等正在进行的回复结束后才能重试</source>
+        <translation>Can be retried once the reply in progress has ended</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="355" />
+        <source>等正在进行的回复结束后才能重新生成</source>
+        <translation>Can be regenerated once the reply in progress has ended</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="373" />
         <source>已停止</source>
         <translation>Stopped</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="310" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="311" />
         <source>{0}：{1}</source>
         <translation>{0}: {1}</translation>
     </message>
