@@ -203,3 +203,28 @@ async def test_approving_a_change_to_a_memory_the_person_edited_meanwhile_keeps_
     await dialog.approve_current(description="用户搬到了上海，在做设计")
     assert services.memory.get(city).description == "用户搬到了上海，在做设计"
     assert dialog.list.count() == 0
+
+
+async def test_approve_all_and_reject_all_touch_only_the_proposals_the_person_was_shown(qtbot, services, wait):
+    """The dialog lists two proposals; meanwhile the writer (a turn ending, an import) proposes a
+    deletion the list does not show yet. 全部批准 approves what the person read, never the unseen
+    deletion; 全部拒绝 (“拒绝全部 N 处”) likewise rejects only the N shown. The newcomer is listed after."""
+    city, _create, _update = propose(services)
+    dialog = await open_dialog(qtbot, services)
+    dog = services.memory.add("用户养了一只狗", "生活").ids[0]
+    unseen = services.review.propose("delete", memory_ids=(dog,), reason="用户说狗送人了",
+                                     before=("用户养了一只狗",))
+    await dialog.approve_all()
+    assert dog in services.memory.all_items(), "全部批准 deleted a memory the person was never shown"
+    assert [p.id for p in services.review.pending()] == [unseen.id]
+    assert dialog.list.count() == 1 and "用户养了一只狗" in dialog.list.item(0).text()
+
+    later = services.review.propose("create", description="用户喜欢山竹", theme="品味")
+    task = dialog._spawn(dialog.reject_all())
+    await wait(lambda: isinstance(QApplication.activeModalWidget(), QMessageBox), message="the question")
+    box = QApplication.activeModalWidget()
+    assert "1" in box.text()
+    box.button(QMessageBox.StandardButton.Yes).click()
+    await task
+    assert [p.id for p in services.review.pending()] == [later.id], "全部拒绝 rejected one it did not show"
+    assert dialog.list.count() == 1

@@ -175,9 +175,10 @@ class ReviewDialog(QDialog):
     async def approve_all(self) -> None:
         memory = self._services.memory
         outcome: dict[str, Any] = {}
+        shown = [p.id for p in self._proposals]  # never one proposed since, unseen
 
         def apply_all() -> None:
-            outcome["changes"], outcome["failed"] = self._inbox.approve_all(memory)
+            outcome["changes"], outcome["failed"] = self._inbox.approve_all(memory, shown)
 
         await self._run(apply_all, "")
         if "changes" in outcome:
@@ -187,11 +188,12 @@ class ReviewDialog(QDialog):
             self._say(text)
 
     async def reject_all(self) -> None:
+        shown = [p.id for p in self._proposals]  # the ones the question counts: never one proposed since
         box = QMessageBox(QMessageBox.Icon.Question, self.tr("全部拒绝"),
-                          self.tr("拒绝全部 %1 处待审核的变化？它们不会被写入记忆。").replace("%1", str(len(self._proposals))),
+                          self.tr("拒绝全部 %1 处待审核的变化？它们不会被写入记忆。").replace("%1", str(len(shown))),
                           QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel, self)
         box.setDefaultButton(QMessageBox.StandardButton.Cancel)
         box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         if await execute_dialog(box) != QMessageBox.StandardButton.Yes or not shiboken6.isValid(self):
             return
-        await self._run(self._inbox.reject_all, self.tr("已全部拒绝。"))
+        await self._run(lambda: self._inbox.reject_all(shown), self.tr("已全部拒绝。"))
