@@ -34,22 +34,27 @@
 <context>
     <name>ChatController</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/controller.py" line="204" />
+        <location filename="../../sonetto_desktop/ui/chat/controller.py" line="197" />
+        <source>没能保存这个对话的记忆设置，仍按原来的设置：</source>
+        <translation>Could not save this chat's memory settings; the previous ones still apply: </translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/chat/controller.py" line="213" />
         <source>重命名失败：</source>
         <translation>Rename failed: </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/controller.py" line="327" />
+        <location filename="../../sonetto_desktop/ui/chat/controller.py" line="336" />
         <source>已停止</source>
         <translation>Stopped</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/controller.py" line="331" />
+        <location filename="../../sonetto_desktop/ui/chat/controller.py" line="340" />
         <source>出错了：</source>
         <translation>Something went wrong: </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/controller.py" line="334" />
+        <location filename="../../sonetto_desktop/ui/chat/controller.py" line="343" />
         <source>回复意外中断了。</source>
         <translation>The reply stopped unexpectedly.</translation>
     </message>
@@ -113,31 +118,31 @@
         <location filename="../../sonetto_desktop/ui/chat/panel.py" line="107" />
         <location filename="../../sonetto_desktop/ui/chat/panel.py" line="109" />
         <location filename="../../sonetto_desktop/ui/chat/panel.py" line="205" />
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="335" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="338" />
         <source>新对话</source>
         <translation>New chat</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/chat/panel.py" line="110" />
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="336" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="339" />
         <source>新建临时对话（不回忆、不记住、不保存）</source>
         <translation>New temporary chat (no recall, not remembered, not saved)</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/chat/panel.py" line="114" />
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="340" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="343" />
         <source>重命名</source>
         <translation>Rename</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/chat/panel.py" line="115" />
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="317" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="320" />
         <source>删除对话</source>
         <translation>Delete chat</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/chat/panel.py" line="116" />
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="341" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="344" />
         <source>导出为 Markdown…</source>
         <translation>Export as Markdown…</translation>
     </message>
@@ -167,27 +172,27 @@
         <translation>%1: %2</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="284" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="287" />
         <source>对话操作失败：{0}</source>
         <translation>Chat operation failed: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="318" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="321" />
         <source>删除对话“%1”？聊天记录会被删除，已经记住的记忆不受影响。</source>
         <translation>Delete the chat “%1”? Its messages are deleted; memories already kept stay.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="342" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="345" />
         <source>删除</source>
         <translation>Delete</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="353" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="356" />
         <source>导出对话</source>
         <translation>Export chat</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="353" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="356" />
         <source>Markdown 文件 (*.md)</source>
         <translation>Markdown files (*.md)</translation>
     </message>
@@ -2916,23 +2921,23 @@ Your theme: {1}</translation>
 <context>
     <name>QuickChat</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/tray/quick_chat.py" line="46" />
-        <location filename="../../sonetto_desktop/ui/tray/quick_chat.py" line="58" />
+        <location filename="../../sonetto_desktop/ui/tray/quick_chat.py" line="47" />
+        <location filename="../../sonetto_desktop/ui/tray/quick_chat.py" line="59" />
         <source>快速对话</source>
         <translation>Quick chat</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/tray/quick_chat.py" line="64" />
+        <location filename="../../sonetto_desktop/ui/tray/quick_chat.py" line="65" />
         <source>关闭 (Esc)</source>
         <translation>Close (Esc)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/tray/quick_chat.py" line="102" />
+        <location filename="../../sonetto_desktop/ui/tray/quick_chat.py" line="108" />
         <source>新对话</source>
         <translation>New chat</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/tray/quick_chat.py" line="103" />
+        <location filename="../../sonetto_desktop/ui/tray/quick_chat.py" line="109" />
         <source>临时对话</source>
         <translation>Temporary chat</translation>
     </message>
@@ -3359,7 +3364,7 @@ Your theme: {1}</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="81" />
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="190" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="192" />
         <source>全部拒绝</source>
         <translation>Reject all</translation>
     </message>
@@ -3394,22 +3399,22 @@ Your theme: {1}</translation>
         <translation>Rejected: %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="184" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="185" />
         <source>已批准 %1 处变化。</source>
         <translation>Approved %1 change(s).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="186" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="187" />
         <source>%1 处没能完成，仍在列表里。</source>
         <translation> %1 could not be done and are still listed.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="191" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="193" />
         <source>拒绝全部 %1 处待审核的变化？它们不会被写入记忆。</source>
         <translation>Reject all %1 changes waiting for review? They will not be written to memory.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="197" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="199" />
         <source>已全部拒绝。</source>
         <translation>All rejected.</translation>
     </message>
@@ -3720,22 +3725,22 @@ Your theme: {1}</translation>
 <context>
     <name>SonettoApp</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="172" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="173" />
         <source>设置文件已损坏，所有设置暂时恢复为默认值；原来的文件保存为 {0}，可以从中找回。</source>
         <translation>The settings file was damaged: every setting is back at its default for now. The old file was kept as {0}; your settings can be found there.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="322" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="334" />
         <source>对话功能启动失败：%1。记忆墙仍可使用；请检查数据目录后重启。</source>
         <translation>Chat could not start: %1. The memory wall still works; check the data folder, then restart.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="554" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="566" />
         <source>没有切换到 PostgreSQL：本机的记忆没能搬到记忆服务器 {0} 上（{1}）。仍在使用本机的记忆库，记忆都还在。</source>
         <translation>Did not switch to PostgreSQL: the memories on this computer could not be moved to the memory server {0} ({1}). Still using this computer's memory store; every memory is still there.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="558" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="570" />
         <source>无法切换存储方式：{0}。仍在使用原来的记忆库。</source>
         <translation>Cannot switch the storage: {0}. Still using the previous memory store.</translation>
     </message>
@@ -3816,7 +3821,7 @@ Your theme: {1}</translation>
         <translation>Undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="559" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="571" />
         <source>无法使用新的数据文件夹 {0}：{1}。仍在使用原来的记忆库。</source>
         <translation>Cannot use the new data folder {0}: {1}. Still using the previous memory store.</translation>
     </message>
@@ -4832,7 +4837,7 @@ The memory wall on the right works already.</translation>
         <translation>Undo</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="174" />
+        <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="175" />
         <source>已撤销这轮的 %n 处记忆变化</source>
         <translation><numerusform>Undid this turn's memory change</numerusform><numerusform>Undid this turn's %n memory changes</numerusform></translation>
     </message>
