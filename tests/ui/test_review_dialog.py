@@ -228,3 +228,20 @@ async def test_approve_all_and_reject_all_touch_only_the_proposals_the_person_wa
     await task
     assert [p.id for p in services.review.pending()] == [later.id], "全部拒绝 rejected one it did not show"
     assert dialog.list.count() == 1
+
+
+async def test_a_proposal_made_while_the_inbox_is_open_is_listed(qtbot, services, wait):
+    """The inbox is open; the writer (a quick-chat turn, an import running) proposes another change on
+    its worker thread. The badge says 3, so must the list: it shows the newcomer without reopening."""
+    import threading
+
+    propose(services)
+    dialog = await open_dialog(qtbot, services)
+    dialog.list.setCurrentRow(1)
+    worker = threading.Thread(target=lambda: services.review.propose(
+        "create", description="用户喜欢山竹", theme="品味", reason="用户说的"))
+    worker.start()
+    worker.join()
+    await wait(lambda: dialog.list.count() == 3, message="the new proposal listed")
+    assert "用户喜欢山竹" in dialog.list.item(2).text() and "3" in dialog.summary.text()
+    assert dialog.list.currentRow() == 1  # the row the person was on stays chosen
