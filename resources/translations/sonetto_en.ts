@@ -34,22 +34,27 @@
 <context>
     <name>ChatController</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/controller.py" line="204" />
+        <location filename="../../sonetto_desktop/ui/chat/controller.py" line="197" />
+        <source>没能保存这个对话的记忆设置，仍按原来的设置：</source>
+        <translation>Could not save this chat's memory settings; the previous ones still apply: </translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/chat/controller.py" line="213" />
         <source>重命名失败：</source>
         <translation>Rename failed: </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/controller.py" line="327" />
+        <location filename="../../sonetto_desktop/ui/chat/controller.py" line="336" />
         <source>已停止</source>
         <translation>Stopped</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/controller.py" line="331" />
+        <location filename="../../sonetto_desktop/ui/chat/controller.py" line="340" />
         <source>出错了：</source>
         <translation>Something went wrong: </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/controller.py" line="334" />
+        <location filename="../../sonetto_desktop/ui/chat/controller.py" line="343" />
         <source>回复意外中断了。</source>
         <translation>The reply stopped unexpectedly.</translation>
     </message>
@@ -113,31 +118,31 @@
         <location filename="../../sonetto_desktop/ui/chat/panel.py" line="107" />
         <location filename="../../sonetto_desktop/ui/chat/panel.py" line="109" />
         <location filename="../../sonetto_desktop/ui/chat/panel.py" line="205" />
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="335" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="338" />
         <source>新对话</source>
         <translation>New chat</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/chat/panel.py" line="110" />
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="336" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="339" />
         <source>新建临时对话（不回忆、不记住、不保存）</source>
         <translation>New temporary chat (no recall, not remembered, not saved)</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/chat/panel.py" line="114" />
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="340" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="343" />
         <source>重命名</source>
         <translation>Rename</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/chat/panel.py" line="115" />
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="317" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="320" />
         <source>删除对话</source>
         <translation>Delete chat</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/chat/panel.py" line="116" />
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="341" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="344" />
         <source>导出为 Markdown…</source>
         <translation>Export as Markdown…</translation>
     </message>
@@ -167,27 +172,27 @@
         <translation>%1: %2</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="284" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="287" />
         <source>对话操作失败：{0}</source>
         <translation>Chat operation failed: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="318" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="321" />
         <source>删除对话“%1”？聊天记录会被删除，已经记住的记忆不受影响。</source>
         <translation>Delete the chat “%1”? Its messages are deleted; memories already kept stay.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="342" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="345" />
         <source>删除</source>
         <translation>Delete</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="353" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="356" />
         <source>导出对话</source>
         <translation>Export chat</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="353" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="356" />
         <source>Markdown 文件 (*.md)</source>
         <translation>Markdown files (*.md)</translation>
     </message>
@@ -213,35 +218,35 @@
 <context>
     <name>ChatView</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/view.py" line="80" />
+        <location filename="../../sonetto_desktop/ui/chat/view.py" line="81" />
         <source>这是临时对话。
 我不会回忆以前的事，也不会记住这里说的话；关闭后对话不保存。</source>
         <translation>This is a temporary chat.
 I won't recall anything from before or remember what is said here, and the chat is not saved when closed.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/view.py" line="82" />
+        <location filename="../../sonetto_desktop/ui/chat/view.py" line="83" />
         <source>这个对话不使用记忆。
 我不会回忆以前的事，也不会记住这里说的话。</source>
         <translation>This chat doesn't use memory.
 I won't recall anything from before or remember what is said here.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/view.py" line="84" />
+        <location filename="../../sonetto_desktop/ui/chat/view.py" line="85" />
         <source>嗨，我是 Sonetto。
 这个对话不会写进记忆，但我会回忆以前聊过的事。</source>
         <translation>Hi, I'm Sonetto.
 Nothing here is written to memory, but I'll recall what we talked about before.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/view.py" line="86" />
+        <location filename="../../sonetto_desktop/ui/chat/view.py" line="87" />
         <source>嗨，我是 Sonetto。
 这个对话里我不回忆以前的事，但会记住对你重要的事。</source>
         <translation>Hi, I'm Sonetto.
 In this chat I won't recall anything from before, but I'll remember what matters to you.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/view.py" line="89" />
+        <location filename="../../sonetto_desktop/ui/chat/view.py" line="90" />
         <source>嗨，我是 Sonetto。
 想聊什么都可以——我会记住对你重要的事。</source>
         <translation>Hi, I'm Sonetto.
@@ -353,27 +358,27 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>Conversation</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/conversation.py" line="102" />
+        <location filename="../../sonetto_desktop/ui/chat/conversation.py" line="103" />
         <source>正在使用工具：%1…</source>
         <translation>Using a tool: %1…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/conversation.py" line="105" />
+        <location filename="../../sonetto_desktop/ui/chat/conversation.py" line="106" />
         <source>用过工具：%1</source>
         <translation>Used a tool: %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/conversation.py" line="172" />
+        <location filename="../../sonetto_desktop/ui/chat/conversation.py" line="173" />
         <source>重新生成这条回复？</source>
         <translation>Regenerate this reply?</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/conversation.py" line="173" />
+        <location filename="../../sonetto_desktop/ui/chat/conversation.py" line="174" />
         <source>这条回复之后的 {0} 轮对话会从这个对话里删去（它们让 Sonetto 记下的记忆不受影响）。</source>
         <translation>The {0} turn(s) after this reply will be removed from this chat (the memories they had Sonetto write are not affected).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/conversation.py" line="174" />
+        <location filename="../../sonetto_desktop/ui/chat/conversation.py" line="175" />
         <source>重新生成</source>
         <translation>Regenerate</translation>
     </message>
@@ -2487,87 +2492,98 @@ Your theme: {1}</translation>
 <context>
     <name>MessageBubble</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="110" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="111" />
         <source>重试</source>
         <translation>Retry</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="138" />
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="287" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="139" />
         <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="288" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="289" />
         <source>复制</source>
         <translation>Copy</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="141" />
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="181" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="142" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="182" />
         <source>编辑后重新发送</source>
         <translation>Edit and send again</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="144" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="145" />
         <source>这轮的记忆</source>
         <translation>This turn's memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="147" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="148" />
         <source>撤销这轮的记忆变化</source>
         <translation>Undo this turn's memory changes</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="149" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="150" />
         <source>别记住这个</source>
         <translation>Don't remember this</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="155" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="156" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="355" />
         <source>重新生成</source>
         <translation>Regenerate</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="181" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="182" />
         <source>回复结束后才能编辑这条消息</source>
         <translation>This message can be edited once its reply has ended</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="182" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="183" />
         <source>这条消息不能编辑</source>
         <translation>This message cannot be edited</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="268" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="269" />
         <source>思考中…</source>
         <translation>Thinking…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="280" />
         <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="281" />
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="293" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="282" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="294" />
         <source>已复制</source>
         <translation>Copied</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="325" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="326" />
         <source>这条记忆已不在了（已忘掉或合并）</source>
         <translation>This memory is gone (forgotten or merged)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="332" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="333" />
         <source>在记忆墙上查看</source>
         <translation>Show on the memory wall</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="333" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="334" />
         <source>忘掉这条</source>
         <translation>Forget this</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="358" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="354" />
+        <source>等正在进行的回复结束后才能重试</source>
+        <translation>Can be retried once the reply in progress has ended</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="355" />
+        <source>等正在进行的回复结束后才能重新生成</source>
+        <translation>Can be regenerated once the reply in progress has ended</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="373" />
         <source>已停止</source>
         <translation>Stopped</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="310" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="311" />
         <source>{0}：{1}</source>
         <translation>{0}: {1}</translation>
     </message>
@@ -2606,41 +2622,46 @@ Your theme: {1}</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/presentation/errors.py" line="94" />
+        <source>没有批准：提议之后，这条记忆又被改过（现在是“{0}”），照原样批准会盖掉新的内容。它仍留在列表里：可以拒绝，或改写后批准。</source>
+        <translation>Not approved: this memory was changed after the proposal was made (it now reads “{0}”); approving it as proposed would overwrite the newer words. It stays in the list: reject it, or reword it and approve.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="99" />
         <source>无法批准：这个版本不知道怎样完成这条提议（{0}）。可以拒绝它，它不会被写入。</source>
         <translation>Can't approve: this version doesn't know how to carry out this proposal ({0}). You can reject it; it won't be written.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="96" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="101" />
         <source>这条提议已无法照原样完成（相关的记忆可能已经变了），没有写入，仍留在列表里。</source>
         <translation>This proposal can no longer be carried out as proposed (the memories it concerns may have changed); nothing was written and it stays in the list.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="99" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="104" />
         <source>这次导入正在另一个 Sonetto（窗口或命令行）里进行，没有撤销：请先在那里停止它。</source>
         <translation>Not undone: this import is being written by another Sonetto (the window or a command line). Stop it there first.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="101" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="106" />
         <source>这一项已经被处理过了（可能在另一个窗口里）。</source>
         <translation>This has already been taken care of (perhaps in another window).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="123" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="128" />
         <source>磁盘已满</source>
         <translation>the disk is full</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="125" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="130" />
         <source>文件超过了系统允许的大小（文件大小限制）</source>
         <translation>the file is larger than the system allows (file size limit)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="127" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="132" />
         <source>磁盘或文件夹是只读的</source>
         <translation>the disk or folder is read-only</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="129" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="134" />
         <source>没有权限</source>
         <translation>permission denied</translation>
     </message>
@@ -2670,12 +2691,12 @@ Your theme: {1}</translation>
         <translation>The memory just changed, so nothing was saved: look at it as it is now before changing it.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="115" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="120" />
         <source>{0}（{1}）</source>
         <translation>{0} ({1})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="116" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="121" />
         <source>出了意外的问题，详情已写入日志。</source>
         <translation>something unexpected went wrong; the details are in the log.</translation>
     </message>
@@ -2900,23 +2921,23 @@ Your theme: {1}</translation>
 <context>
     <name>QuickChat</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/tray/quick_chat.py" line="46" />
-        <location filename="../../sonetto_desktop/ui/tray/quick_chat.py" line="58" />
+        <location filename="../../sonetto_desktop/ui/tray/quick_chat.py" line="47" />
+        <location filename="../../sonetto_desktop/ui/tray/quick_chat.py" line="59" />
         <source>快速对话</source>
         <translation>Quick chat</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/tray/quick_chat.py" line="64" />
+        <location filename="../../sonetto_desktop/ui/tray/quick_chat.py" line="65" />
         <source>关闭 (Esc)</source>
         <translation>Close (Esc)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/tray/quick_chat.py" line="102" />
+        <location filename="../../sonetto_desktop/ui/tray/quick_chat.py" line="108" />
         <source>新对话</source>
         <translation>New chat</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/tray/quick_chat.py" line="103" />
+        <location filename="../../sonetto_desktop/ui/tray/quick_chat.py" line="109" />
         <source>临时对话</source>
         <translation>Temporary chat</translation>
     </message>
@@ -3343,7 +3364,7 @@ Your theme: {1}</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="81" />
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="190" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="192" />
         <source>全部拒绝</source>
         <translation>Reject all</translation>
     </message>
@@ -3378,22 +3399,22 @@ Your theme: {1}</translation>
         <translation>Rejected: %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="184" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="185" />
         <source>已批准 %1 处变化。</source>
         <translation>Approved %1 change(s).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="186" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="187" />
         <source>%1 处没能完成，仍在列表里。</source>
         <translation> %1 could not be done and are still listed.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="191" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="193" />
         <source>拒绝全部 %1 处待审核的变化？它们不会被写入记忆。</source>
         <translation>Reject all %1 changes waiting for review? They will not be written to memory.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="197" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="199" />
         <source>已全部拒绝。</source>
         <translation>All rejected.</translation>
     </message>
@@ -3704,22 +3725,22 @@ Your theme: {1}</translation>
 <context>
     <name>SonettoApp</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="172" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="173" />
         <source>设置文件已损坏，所有设置暂时恢复为默认值；原来的文件保存为 {0}，可以从中找回。</source>
         <translation>The settings file was damaged: every setting is back at its default for now. The old file was kept as {0}; your settings can be found there.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="322" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="334" />
         <source>对话功能启动失败：%1。记忆墙仍可使用；请检查数据目录后重启。</source>
         <translation>Chat could not start: %1. The memory wall still works; check the data folder, then restart.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="554" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="566" />
         <source>没有切换到 PostgreSQL：本机的记忆没能搬到记忆服务器 {0} 上（{1}）。仍在使用本机的记忆库，记忆都还在。</source>
         <translation>Did not switch to PostgreSQL: the memories on this computer could not be moved to the memory server {0} ({1}). Still using this computer's memory store; every memory is still there.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="558" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="570" />
         <source>无法切换存储方式：{0}。仍在使用原来的记忆库。</source>
         <translation>Cannot switch the storage: {0}. Still using the previous memory store.</translation>
     </message>
@@ -3800,7 +3821,7 @@ Your theme: {1}</translation>
         <translation>Undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="559" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="571" />
         <source>无法使用新的数据文件夹 {0}：{1}。仍在使用原来的记忆库。</source>
         <translation>Cannot use the new data folder {0}: {1}. Still using the previous memory store.</translation>
     </message>
@@ -4816,7 +4837,7 @@ The memory wall on the right works already.</translation>
         <translation>Undo</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="174" />
+        <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="175" />
         <source>已撤销这轮的 %n 处记忆变化</source>
         <translation><numerusform>Undid this turn's memory change</numerusform><numerusform>Undid this turn's %n memory changes</numerusform></translation>
     </message>

@@ -43,6 +43,7 @@ from .notices.start_problems import choose_data_dir_after, migration_problem_box
 from .notices.status_indicator import WriterControl
 from .notices.store_banner import StoreBanner
 from .theme import ThemeController
+from .widgets.deferred import alive
 from .widgets.tasks import set_app_scope
 from .tray.tray import Tray
 
@@ -195,7 +196,7 @@ class SonettoApp:
                                   settings=lambda: self.settings, apply_settings=self.apply_settings, scope=self._tasks,
                                   embeddings=self.embeddings)
         self.chat_actions = ChatActions(self.services, self.service, self.controller, window=lambda: self.window,
-                                        toasts=lambda: self.toasts)
+                                        toasts=lambda: self.chat_toasts)
         from .notices.memory_undo import MemoryUndo
 
         self.memory_undo = MemoryUndo(self.service, lambda: self.toasts, parent=self.service)  # 编辑 ▸ 撤销
@@ -271,7 +272,8 @@ class SonettoApp:
         quick_chat = QuickChat(self.controller)
         quick_chat.memory_activated.connect(self.open_memory)
         for source in (window.chat_panel, quick_chat.view):  # memory actions from chat messages
-            source.undo_memory_requested.connect(self.writer_toasts.undo_turn)
+            source.undo_memory_requested.connect(
+                lambda turn_id: self.writer_toasts.undo_turn(turn_id, self.chat_toasts))
             source.forget_turn_requested.connect(
                 lambda text, turn_id: self._tasks.spawn(self.chat_actions.forget_turn(turn_id, text), name="forget-turn"))
             source.forget_memory_requested.connect(
@@ -299,9 +301,19 @@ class SonettoApp:
         status.open_requested.connect(lambda: self.history_imports.open_dialog(self.window))
         window.status_indicator.set_import_status(status)
 
+    @property
+    def chat_toasts(self) -> Any:
+        """Where what a chat action did is said: the quick chat's own toasts while it is the chat shown
+        (the window in the tray: a toast there is seen by no one), else the window's."""
+        quick, window = self.quick_chat, self.window
+        if quick is not None and alive(quick) and quick.isVisible() and (window is None or not window.isVisible()):
+            return quick.toasts
+        return self.toasts
+
     def _on_operation_failed(self, message: str) -> None:
-        if self.toasts is not None:
-            self.toasts.show_toast(message, key="chat-operation-failed", kind="error")
+        toasts = self.chat_toasts
+        if toasts is not None:
+            toasts.show_toast(message, key="chat-operation-failed", kind="error")
 
     async def _offer_sqlite(self, ui_state: QSettings) -> None:
         """A large YAML store: once the wall is up, offer the faster SQLite store (ui/sqlite_offer.py)."""
