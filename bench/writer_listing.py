@@ -1,4 +1,5 @@
-"""What the writer's memory listing costs on a large store (issue 37, seventh pass).
+"""What the writer's memory listing costs on a large store (issue 37, seventh pass; CPU time and
+unrepetitive batches since the eleventh).
 
     python -m bench.writer_listing [--sizes 10000,100000] [--probes 100] [--turns 60]
 
@@ -8,7 +9,10 @@ retriever and the writer's index are built, and then, per size:
 
 - **listing**: ``read_listing`` for ``--turns`` import batches of ``bench.history_import``'s synthetic
   history (the text the writer's related query reads: ``turn_query_text``), mean and p95 in ms;
-- **related query**: the retriever's ``candidates`` for the same texts alone;
+- **related query**: the retriever's ``candidates`` for the same texts alone; and its CPU time
+  (``related_query_cpu_ms``, the process's: steadier than wall time on a loaded machine), also for
+  **unrepetitive batches** (``related_query_unrepetitive_cpu_ms``: 20 texts of 1,250 characters glued
+  from another seed's memories, no sentence said twice, where the bench's chats repeat their lines);
 - **duplicate probe**: for ``--probes`` memories of the store (half of them given a twin in the store:
   the same sentence with its last words changed), the duplicate search's candidates as it asks for
   them now (``lookalikes``: the memory's character pairs and ASCII words) and as it asked
@@ -54,6 +58,27 @@ def turn_texts(turns: int, seed: int = 7) -> list[str]:
     return [turn_query_text(batch.messages()) for batch in plan.batches[:turns]]
 
 
+def unrepetitive_texts(count: int = 20, chars: int = 1250) -> list[str]:
+    """Batches whose lines are all different: another seed's memories glued together."""
+    from bench.recall import synthetic_bank
+
+    lines = [m.description for m in synthetic_bank(count * 40, seed=99)]
+    return ["\n".join(lines[i * 40:(i + 1) * 40])[:chars] for i in range(count)]
+
+
+def _cpu_ms(ask: Any, texts: list[str], passes: int = 3) -> float:
+    """CPU time per text, the best of ``passes`` passes (after one to warm up)."""
+    for text in texts[:3]:
+        ask(text)
+    best = float("inf")
+    for _ in range(passes):
+        began = time.process_time()
+        for text in texts:
+            ask(text)
+        best = min(best, time.process_time() - began)
+    return round(1000 * best / max(len(texts), 1), 2)
+
+
 def measure(size: int, probes: int, turns: int) -> dict[str, Any]:
     from bench.recall import fill_store, open_store, synthetic_bank
 
@@ -86,6 +111,9 @@ def measure(size: int, probes: int, turns: int) -> dict[str, Any]:
                 began = time.perf_counter()
                 retriever.candidates(text, 12, now=NOW)
                 related.append(time.perf_counter() - began)
+            cpu = {name: _cpu_ms(lambda t: retriever.candidates(t, 12, now=NOW), batch)
+                   for name, batch in (("related_query_cpu_ms", texts),
+                                       ("related_query_unrepetitive_cpu_ms", unrepetitive_texts()))}
             sample = [(ids[m.id], m.description) for m in chosen]
             found: dict[str, Any] = {}
             for name, ask in (("lookalikes", lambda text: retriever.lookalikes(text, 5)),
@@ -101,7 +129,7 @@ def measure(size: int, probes: int, turns: int) -> dict[str, Any]:
             retriever.close()
         finally:
             store.close()
-    return {"memories": size, "listing": _ms(listing), "related_query": _ms(related),
+    return {"memories": size, "listing": _ms(listing), "related_query": _ms(related), **cpu,
             "duplicate_probe": found, "turns": len(texts), "probes": len(sample)}
 
 

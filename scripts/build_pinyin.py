@@ -24,6 +24,7 @@ import argparse
 import gzip
 import re
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -63,26 +64,33 @@ def _jieba_freq() -> dict[str, int]:
     return freq
 
 
-def build(cedict: Path) -> str:
-    freq = _jieba_freq()
-    sounds: dict[str, dict[str, int]] = {}
-    date = "unknown"
+def _entries(cedict: Path, dated: dict[str, str]) -> Iterator[re.Match[str]]:
+    """The dictionary's entries (``_LINE`` matches); ``dated["date"]``: its date, from its header."""
     with gzip.open(cedict, "rt", encoding="utf-8") as f:
         for line in f:
             if line.startswith("#"):
                 if "date=" in line:
-                    date = line.split("date=", 1)[1].split("T")[0].strip()
+                    dated["date"] = line.split("date=", 1)[1].split("T")[0].strip()
                 continue
             m = _LINE.match(line)
-            if not m or len(m.group(2)) != 1:
-                continue
-            char, reading = m.group(2), m.group(3).strip().lower()
-            s = _SYLLABLE.match(reading)
-            if not s or freq.get(char, 0) < MIN_FREQ or not "\u4e00" <= char <= "\u9fff":
-                continue
-            syllable = s.group(1).replace("u:", "v")
-            sounds.setdefault(syllable, {})[char] = freq[char]
-    lines = [HEADER.format(date=date, licence=LICENCE)]
+            if m:
+                yield m
+
+
+def build(cedict: Path) -> str:
+    freq = _jieba_freq()
+    sounds: dict[str, dict[str, int]] = {}
+    dated = {"date": "unknown"}
+    for m in _entries(cedict, dated):
+        if len(m.group(2)) != 1:
+            continue
+        char, reading = m.group(2), m.group(3).strip().lower()
+        s = _SYLLABLE.match(reading)
+        if not s or freq.get(char, 0) < MIN_FREQ or not "\u4e00" <= char <= "\u9fff":
+            continue
+        syllable = s.group(1).replace("u:", "v")
+        sounds.setdefault(syllable, {})[char] = freq[char]
+    lines = [HEADER.format(date=dated["date"], licence=LICENCE)]
     for syllable in sorted(sounds):
         chars = sorted(sounds[syllable], key=lambda c: (-sounds[syllable][c], c))
         lines.append(f"{syllable}\t{''.join(chars)}\n")
@@ -91,25 +99,17 @@ def build(cedict: Path) -> str:
 
 def build_readings(cedict: Path) -> str:
     sounds: dict[str, set[str]] = {}
-    date = "unknown"
-    with gzip.open(cedict, "rt", encoding="utf-8") as f:
-        for line in f:
-            if line.startswith("#"):
-                if "date=" in line:
-                    date = line.split("date=", 1)[1].split("T")[0].strip()
+    dated = {"date": "unknown"}
+    for m in _entries(cedict, dated):
+        syllables = m.group(3).strip().lower().split()
+        for word in {m.group(1), m.group(2)}:
+            if len(word) != len(syllables):
                 continue
-            m = _LINE.match(line)
-            if not m:
-                continue
-            syllables = m.group(3).strip().lower().split()
-            for word in {m.group(1), m.group(2)}:
-                if len(word) != len(syllables):
-                    continue
-                for char, reading in zip(word, syllables, strict=True):
-                    s = _SYLLABLE.match(reading)
-                    if s and s.group(1) != "xx" and char.isalnum() and not char.isascii():
-                        sounds.setdefault(s.group(1).replace("u:", "v"), set()).add(char)
-    lines = [READINGS_HEADER.format(date=date, licence=LICENCE)]
+            for char, reading in zip(word, syllables, strict=True):
+                s = _SYLLABLE.match(reading)
+                if s and s.group(1) != "xx" and char.isalnum() and not char.isascii():
+                    sounds.setdefault(s.group(1).replace("u:", "v"), set()).add(char)
+    lines = [READINGS_HEADER.format(date=dated["date"], licence=LICENCE)]
     for syllable in sorted(sounds):
         lines.append(f"{syllable}\t{''.join(sorted(sounds[syllable]))}\n")
     return "".join(lines)

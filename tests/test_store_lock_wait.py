@@ -30,9 +30,10 @@ HOLDER = textwrap.dedent("""
 
 
 @contextmanager
-def _held(lock: Path, seconds: float | None = None) -> Iterator[subprocess.Popen]:
-    """Another process holding ``lock`` until the block ends (or for ``seconds``, then the block waits for it)."""
-    args = [sys.executable, "-c", HOLDER, str(lock)] + ([str(seconds)] if seconds is not None else [])
+def _held(lock: Path, seconds: float | None = None, holder: str = HOLDER) -> Iterator[subprocess.Popen]:
+    """Another process holding ``lock`` (``holder``: its script) until the block ends (or for ``seconds``,
+    then the block waits for it)."""
+    args = [sys.executable, "-c", holder, str(lock)] + ([str(seconds)] if seconds is not None else [])
     with subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True) as holder:
         assert holder.stdout.readline().strip() == "held"
         try:
@@ -98,16 +99,8 @@ SQLITE_HOLDER = textwrap.dedent("""
 """)
 
 
-@contextmanager
-def _sqlite_held(db: Path, seconds: float | None = None) -> Iterator[subprocess.Popen]:
-    args = [sys.executable, "-c", SQLITE_HOLDER, str(db)] + ([str(seconds)] if seconds is not None else [])
-    with subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True) as holder:
-        assert holder.stdout.readline().strip() == "held"
-        try:
-            yield holder
-        finally:
-            holder.stdin.close()
-            holder.wait(timeout=10)
+def _sqlite_held(db: Path, seconds: float | None = None):
+    return _held(db, seconds, SQLITE_HOLDER)
 
 
 def test_an_sqlite_store_waits_as_long_says_so_and_gives_up_the_same_way(tmp_path, monkeypatch):

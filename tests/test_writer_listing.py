@@ -257,6 +257,7 @@ def test_the_writer_listing_benchmark_runs_and_both_duplicate_searches_find_the_
 
     out = measure(400, 20, 4)
     assert out["turns"] == 4 and out["probes"] == 20 and out["listing"]["mean_ms"] > 0
+    assert out["related_query_cpu_ms"] > 0 and out["related_query_unrepetitive_cpu_ms"] > 0
     found = out["duplicate_probe"]
     assert found["lookalikes"]["pairs"] == found["candidates"]["pairs"] == 10
 

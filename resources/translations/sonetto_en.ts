@@ -34,22 +34,27 @@
 <context>
     <name>ChatController</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/controller.py" line="204" />
+        <location filename="../../sonetto_desktop/ui/chat/controller.py" line="197" />
+        <source>没能保存这个对话的记忆设置，仍按原来的设置：</source>
+        <translation>Could not save this chat's memory settings; the previous ones still apply: </translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/chat/controller.py" line="213" />
         <source>重命名失败：</source>
         <translation>Rename failed: </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/controller.py" line="327" />
+        <location filename="../../sonetto_desktop/ui/chat/controller.py" line="336" />
         <source>已停止</source>
         <translation>Stopped</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/controller.py" line="331" />
+        <location filename="../../sonetto_desktop/ui/chat/controller.py" line="340" />
         <source>出错了：</source>
         <translation>Something went wrong: </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/controller.py" line="334" />
+        <location filename="../../sonetto_desktop/ui/chat/controller.py" line="343" />
         <source>回复意外中断了。</source>
         <translation>The reply stopped unexpectedly.</translation>
     </message>
@@ -113,31 +118,31 @@
         <location filename="../../sonetto_desktop/ui/chat/panel.py" line="107" />
         <location filename="../../sonetto_desktop/ui/chat/panel.py" line="109" />
         <location filename="../../sonetto_desktop/ui/chat/panel.py" line="205" />
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="335" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="338" />
         <source>新对话</source>
         <translation>New chat</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/chat/panel.py" line="110" />
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="336" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="339" />
         <source>新建临时对话（不回忆、不记住、不保存）</source>
         <translation>New temporary chat (no recall, not remembered, not saved)</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/chat/panel.py" line="114" />
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="340" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="343" />
         <source>重命名</source>
         <translation>Rename</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/chat/panel.py" line="115" />
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="317" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="320" />
         <source>删除对话</source>
         <translation>Delete chat</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/chat/panel.py" line="116" />
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="341" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="344" />
         <source>导出为 Markdown…</source>
         <translation>Export as Markdown…</translation>
     </message>
@@ -167,27 +172,27 @@
         <translation>%1: %2</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="284" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="287" />
         <source>对话操作失败：{0}</source>
         <translation>Chat operation failed: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="318" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="321" />
         <source>删除对话“%1”？聊天记录会被删除，已经记住的记忆不受影响。</source>
         <translation>Delete the chat “%1”? Its messages are deleted; memories already kept stay.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="342" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="345" />
         <source>删除</source>
         <translation>Delete</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="353" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="356" />
         <source>导出对话</source>
         <translation>Export chat</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="353" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="356" />
         <source>Markdown 文件 (*.md)</source>
         <translation>Markdown files (*.md)</translation>
     </message>
@@ -213,35 +218,35 @@
 <context>
     <name>ChatView</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/view.py" line="80" />
+        <location filename="../../sonetto_desktop/ui/chat/view.py" line="81" />
         <source>这是临时对话。
 我不会回忆以前的事，也不会记住这里说的话；关闭后对话不保存。</source>
         <translation>This is a temporary chat.
 I won't recall anything from before or remember what is said here, and the chat is not saved when closed.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/view.py" line="82" />
+        <location filename="../../sonetto_desktop/ui/chat/view.py" line="83" />
         <source>这个对话不使用记忆。
 我不会回忆以前的事，也不会记住这里说的话。</source>
         <translation>This chat doesn't use memory.
 I won't recall anything from before or remember what is said here.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/view.py" line="84" />
+        <location filename="../../sonetto_desktop/ui/chat/view.py" line="85" />
         <source>嗨，我是 Sonetto。
 这个对话不会写进记忆，但我会回忆以前聊过的事。</source>
         <translation>Hi, I'm Sonetto.
 Nothing here is written to memory, but I'll recall what we talked about before.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/view.py" line="86" />
+        <location filename="../../sonetto_desktop/ui/chat/view.py" line="87" />
         <source>嗨，我是 Sonetto。
 这个对话里我不回忆以前的事，但会记住对你重要的事。</source>
         <translation>Hi, I'm Sonetto.
 In this chat I won't recall anything from before, but I'll remember what matters to you.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/view.py" line="89" />
+        <location filename="../../sonetto_desktop/ui/chat/view.py" line="90" />
         <source>嗨，我是 Sonetto。
 想聊什么都可以——我会记住对你重要的事。</source>
         <translation>Hi, I'm Sonetto.
@@ -353,27 +358,27 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>Conversation</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/conversation.py" line="102" />
+        <location filename="../../sonetto_desktop/ui/chat/conversation.py" line="103" />
         <source>正在使用工具：%1…</source>
         <translation>Using a tool: %1…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/conversation.py" line="105" />
+        <location filename="../../sonetto_desktop/ui/chat/conversation.py" line="106" />
         <source>用过工具：%1</source>
         <translation>Used a tool: %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/conversation.py" line="172" />
+        <location filename="../../sonetto_desktop/ui/chat/conversation.py" line="173" />
         <source>重新生成这条回复？</source>
         <translation>Regenerate this reply?</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/conversation.py" line="173" />
+        <location filename="../../sonetto_desktop/ui/chat/conversation.py" line="174" />
         <source>这条回复之后的 {0} 轮对话会从这个对话里删去（它们让 Sonetto 记下的记忆不受影响）。</source>
         <translation>The {0} turn(s) after this reply will be removed from this chat (the memories they had Sonetto write are not affected).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/conversation.py" line="174" />
+        <location filename="../../sonetto_desktop/ui/chat/conversation.py" line="175" />
         <source>重新生成</source>
         <translation>Regenerate</translation>
     </message>
@@ -1656,67 +1661,67 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>ImportErrors</name>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="127" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="132" />
         <source>无法识别的文件类型 {0}：请用 .yaml、.json 或 .md 文件</source>
         <translation>unknown file type {0}: use .yaml, .json or .md</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="129" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="134" />
         <source>{0}：条目 {1} 不是一条记忆（应有 description、theme 等）</source>
         <translation>{0}: entry {1} is not a memory (expected description, theme, ...)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="131" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="136" />
         <source>{0}：记忆 {1} 的 {2} 不是文字（{3}）</source>
         <translation>{0}: memory {1} has a {2} that is not text ({3})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="133" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="138" />
         <source>{0}：记忆 {1} 没有内容（description）</source>
         <translation>{0}: memory {1} has no description</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="135" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="140" />
         <source>{0}：有一条记忆太长（{1}）</source>
         <translation>{0}: memory {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="137" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="142" />
         <source>第 {0} 行：这条记忆前面没有“## 主题”标题</source>
         <translation>line {0}: a memory before any '## theme' heading</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="139" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="144" />
         <source>有一条记忆太长（{0}）</source>
         <translation>{0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="141" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="146" />
         <source>{0} 无法读取：{1}</source>
         <translation>{0} cannot be read: {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="143" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="148" />
         <source>{0} 有 {1} MB，超过 {2} MB 的导入文件不会被读取</source>
         <translation>{0} is {1} MB; imports larger than {2} MB are not read</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="145" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="150" />
         <source>{0} 不是 UTF-8 编码的文本：请把它另存为 UTF-8 再导入（{1}）</source>
         <translation>{0} is not UTF-8 text: {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="147" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="152" />
         <source>这个文件不会被读取：{0}</source>
         <translation>{0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="149" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="154" />
         <source>{0} 不是记忆导出文件：它应是从编号到记忆的对应表，这里是 {1}</source>
         <translation>{0}: expected a mapping of id -&gt; memory, found {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="151" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="156" />
         <source>{0} 无法解析，它可能不是记忆导出文件，或已损坏（{1}）</source>
         <translation>{0} cannot be parsed: {1}</translation>
     </message>
@@ -2200,7 +2205,7 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>MemoryWall</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="350" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="352" />
         <source>正在载入记忆…</source>
         <translation>Loading memories…</translation>
     </message>
@@ -2230,51 +2235,51 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
         <translation>No memory matches “{0}”.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="323" />
         <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="324" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="325" />
         <source>1 条</source>
         <translation>1 memory</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="309" />
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="335" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="337" />
         <source>排序中 {0}%</source>
         <translation>Sorting {0}%</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="309" />
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="337" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="339" />
         <source>筛选中 {0}%</source>
         <translation>Filtering {0}%</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="310" />
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="339" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="341" />
         <source>载入中 {0}%</source>
         <translation>Loading {0}%</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="346" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="348" />
         <source>正在排序… {0} / {1}</source>
         <translation>Sorting… {0} / {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="346" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="348" />
         <source>正在排序…</source>
         <translation>Sorting…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="348" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="350" />
         <source>正在筛选… {0} / {1}</source>
         <translation>Filtering… {0} / {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="348" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="350" />
         <source>正在筛选…</source>
         <translation>Filtering…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="350" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="352" />
         <source>正在载入记忆… {0} / {1}</source>
         <translation>Loading memories… {0} / {1}</translation>
     </message>
@@ -2285,8 +2290,8 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
         <translation>{0} of {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="323" />
         <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="324" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="325" />
         <source>{0} 条</source>
         <translation>{0} memories</translation>
     </message>
@@ -2562,87 +2567,98 @@ Your theme: {1}</translation>
 <context>
     <name>MessageBubble</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="110" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="111" />
         <source>重试</source>
         <translation>Retry</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="138" />
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="287" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="139" />
         <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="288" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="289" />
         <source>复制</source>
         <translation>Copy</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="141" />
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="181" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="142" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="182" />
         <source>编辑后重新发送</source>
         <translation>Edit and send again</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="144" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="145" />
         <source>这轮的记忆</source>
         <translation>This turn's memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="147" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="148" />
         <source>撤销这轮的记忆变化</source>
         <translation>Undo this turn's memory changes</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="149" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="150" />
         <source>别记住这个</source>
         <translation>Don't remember this</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="155" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="156" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="355" />
         <source>重新生成</source>
         <translation>Regenerate</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="181" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="182" />
         <source>回复结束后才能编辑这条消息</source>
         <translation>This message can be edited once its reply has ended</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="182" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="183" />
         <source>这条消息不能编辑</source>
         <translation>This message cannot be edited</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="268" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="269" />
         <source>思考中…</source>
         <translation>Thinking…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="280" />
         <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="281" />
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="293" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="282" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="294" />
         <source>已复制</source>
         <translation>Copied</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="325" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="326" />
         <source>这条记忆已不在了（已忘掉或合并）</source>
         <translation>This memory is gone (forgotten or merged)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="332" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="333" />
         <source>在记忆墙上查看</source>
         <translation>Show on the memory wall</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="333" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="334" />
         <source>忘掉这条</source>
         <translation>Forget this</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="358" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="354" />
+        <source>等正在进行的回复结束后才能重试</source>
+        <translation>Can be retried once the reply in progress has ended</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="355" />
+        <source>等正在进行的回复结束后才能重新生成</source>
+        <translation>Can be regenerated once the reply in progress has ended</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="373" />
         <source>已停止</source>
         <translation>Stopped</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="310" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="311" />
         <source>{0}：{1}</source>
         <translation>{0}: {1}</translation>
     </message>
@@ -2681,41 +2697,46 @@ Your theme: {1}</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/presentation/errors.py" line="94" />
+        <source>没有批准：提议之后，这条记忆又被改过（现在是“{0}”），照原样批准会盖掉新的内容。它仍留在列表里：可以拒绝，或改写后批准。</source>
+        <translation>Not approved: this memory was changed after the proposal was made (it now reads “{0}”); approving it as proposed would overwrite the newer words. It stays in the list: reject it, or reword it and approve.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="99" />
         <source>无法批准：这个版本不知道怎样完成这条提议（{0}）。可以拒绝它，它不会被写入。</source>
         <translation>Can't approve: this version doesn't know how to carry out this proposal ({0}). You can reject it; it won't be written.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="96" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="101" />
         <source>这条提议已无法照原样完成（相关的记忆可能已经变了），没有写入，仍留在列表里。</source>
         <translation>This proposal can no longer be carried out as proposed (the memories it concerns may have changed); nothing was written and it stays in the list.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="99" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="104" />
         <source>这次导入正在另一个 Sonetto（窗口或命令行）里进行，没有撤销：请先在那里停止它。</source>
         <translation>Not undone: this import is being written by another Sonetto (the window or a command line). Stop it there first.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="101" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="106" />
         <source>这一项已经被处理过了（可能在另一个窗口里）。</source>
         <translation>This has already been taken care of (perhaps in another window).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="159" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="164" />
         <source>磁盘已满</source>
         <translation>the disk is full</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="161" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="166" />
         <source>文件超过了系统允许的大小（文件大小限制）</source>
         <translation>the file is larger than the system allows (file size limit)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="163" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="168" />
         <source>磁盘或文件夹是只读的</source>
         <translation>the disk or folder is read-only</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="165" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="170" />
         <source>没有权限</source>
         <translation>permission denied</translation>
     </message>
@@ -2745,12 +2766,12 @@ Your theme: {1}</translation>
         <translation>The memory just changed, so nothing was saved: look at it as it is now before changing it.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="115" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="120" />
         <source>{0}（{1}）</source>
         <translation>{0} ({1})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="120" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="125" />
         <source>出了意外的问题，详情已写入日志。</source>
         <translation>something unexpected went wrong; the details are in the log.</translation>
     </message>
@@ -2975,23 +2996,23 @@ Your theme: {1}</translation>
 <context>
     <name>QuickChat</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/tray/quick_chat.py" line="46" />
-        <location filename="../../sonetto_desktop/ui/tray/quick_chat.py" line="58" />
+        <location filename="../../sonetto_desktop/ui/tray/quick_chat.py" line="47" />
+        <location filename="../../sonetto_desktop/ui/tray/quick_chat.py" line="59" />
         <source>快速对话</source>
         <translation>Quick chat</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/tray/quick_chat.py" line="64" />
+        <location filename="../../sonetto_desktop/ui/tray/quick_chat.py" line="65" />
         <source>关闭 (Esc)</source>
         <translation>Close (Esc)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/tray/quick_chat.py" line="102" />
+        <location filename="../../sonetto_desktop/ui/tray/quick_chat.py" line="108" />
         <source>新对话</source>
         <translation>New chat</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/tray/quick_chat.py" line="103" />
+        <location filename="../../sonetto_desktop/ui/tray/quick_chat.py" line="109" />
         <source>临时对话</source>
         <translation>Temporary chat</translation>
     </message>
@@ -3382,93 +3403,93 @@ Your theme: {1}</translation>
         <translation>From: </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="67" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="68" />
         <source>待审核的记忆变化</source>
         <translation>Memory changes to review</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="72" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="73" />
         <source>加载中…</source>
         <translation>Loading…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="76" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="77" />
         <source>待审核的提议</source>
         <translation>Proposals to review</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="77" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="78" />
         <source>批准</source>
         <translation>Approve</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="78" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="79" />
         <source>改写后批准…</source>
         <translation>Rewrite and approve…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="79" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="80" />
         <source>拒绝</source>
         <translation>Reject</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="80" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="81" />
         <source>全部批准</source>
         <translation>Approve all</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="81" />
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="190" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="82" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="204" />
         <source>全部拒绝</source>
         <translation>Reject all</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="113" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="125" />
         <source>Sonetto 想做 %n 处记忆变化，等你确认。</source>
         <translation><numerusform>Sonetto would like to make 1 memory change; it waits for you.</numerusform><numerusform>Sonetto would like to make %n memory changes; they wait for you.</numerusform></translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="114" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="126" />
         <source>没有待审核的变化。</source>
         <translation>Nothing to review.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="151" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="163" />
         <source>已批准：%1</source>
         <translation>Approved: %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="158" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="170" />
         <source>改写后批准</source>
         <translation>Rewrite and approve</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="159" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="171" />
         <source>用你的话写这条记忆：</source>
         <translation>Write this memory in your own words:</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="173" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="185" />
         <source>已拒绝：%1</source>
         <translation>Rejected: %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="184" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="197" />
         <source>已批准 %1 处变化。</source>
         <translation>Approved %1 change(s).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="186" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="199" />
         <source>%1 处没能完成，仍在列表里。</source>
         <translation> %1 could not be done and are still listed.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="191" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="205" />
         <source>拒绝全部 %1 处待审核的变化？它们不会被写入记忆。</source>
         <translation>Reject all %1 changes waiting for review? They will not be written to memory.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="197" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="211" />
         <source>已全部拒绝。</source>
         <translation>All rejected.</translation>
     </message>
@@ -3674,45 +3695,45 @@ Your theme: {1}</translation>
         <translation>Choose the data folder</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/fields.py" line="57" />
+        <location filename="../../sonetto_desktop/ui/settings/fields.py" line="58" />
         <source>由环境变量 %1 设置，在这里不能修改。</source>
         <extracomment>The environment variables that can set a field (the first one set wins, as in ``Settings.with_env``).</extracomment>
         <translation>Set by the environment variable %1; it cannot be changed here.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/fields.py" line="75" />
-        <location filename="../../sonetto_desktop/ui/settings/fields.py" line="85" />
+        <location filename="../../sonetto_desktop/ui/settings/fields.py" line="76" />
+        <location filename="../../sonetto_desktop/ui/settings/fields.py" line="86" />
         <source>显示</source>
         <translation>Show</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/fields.py" line="76" />
-        <location filename="../../sonetto_desktop/ui/settings/fields.py" line="86" />
+        <location filename="../../sonetto_desktop/ui/settings/fields.py" line="77" />
+        <location filename="../../sonetto_desktop/ui/settings/fields.py" line="87" />
         <source>显示密钥</source>
         <translation>Show the key</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/fields.py" line="77" />
+        <location filename="../../sonetto_desktop/ui/settings/fields.py" line="78" />
         <source>显示或隐藏密钥</source>
         <translation>Show or hide the key</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/fields.py" line="82" />
+        <location filename="../../sonetto_desktop/ui/settings/fields.py" line="83" />
         <source>隐藏</source>
         <translation>Hide</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/fields.py" line="83" />
+        <location filename="../../sonetto_desktop/ui/settings/fields.py" line="84" />
         <source>隐藏密钥</source>
         <translation>Hide the key</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/fields.py" line="101" />
+        <location filename="../../sonetto_desktop/ui/settings/fields.py" line="102" />
         <source> 天</source>
         <translation> days</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/fields.py" line="102" />
+        <location filename="../../sonetto_desktop/ui/settings/fields.py" line="103" />
         <source>一直保留</source>
         <translation>For ever</translation>
     </message>
@@ -3779,22 +3800,22 @@ Your theme: {1}</translation>
 <context>
     <name>SonettoApp</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="172" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="174" />
         <source>设置文件已损坏，所有设置暂时恢复为默认值；原来的文件保存为 {0}，可以从中找回。</source>
         <translation>The settings file was damaged: every setting is back at its default for now. The old file was kept as {0}; your settings can be found there.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="322" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="350" />
         <source>对话功能启动失败：%1。记忆墙仍可使用；请检查数据目录后重启。</source>
         <translation>Chat could not start: %1. The memory wall still works; check the data folder, then restart.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="554" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="586" />
         <source>没有切换到 PostgreSQL：本机的记忆没能搬到记忆服务器 {0} 上（{1}）。仍在使用本机的记忆库，记忆都还在。</source>
         <translation>Did not switch to PostgreSQL: the memories on this computer could not be moved to the memory server {0} ({1}). Still using this computer's memory store; every memory is still there.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="558" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="590" />
         <source>无法切换存储方式：{0}。仍在使用原来的记忆库。</source>
         <translation>Cannot switch the storage: {0}. Still using the previous memory store.</translation>
     </message>
@@ -3875,7 +3896,7 @@ Your theme: {1}</translation>
         <translation>Undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="559" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="591" />
         <source>无法使用新的数据文件夹 {0}：{1}。仍在使用原来的记忆库。</source>
         <translation>Cannot use the new data folder {0}: {1}. Still using the previous memory store.</translation>
     </message>
@@ -3900,17 +3921,17 @@ Your theme: {1}</translation>
         <translation>Open data folder</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/language_switch.py" line="56" />
+        <location filename="../../sonetto_desktop/ui/language_switch.py" line="57" />
         <source>这条回复结束后，界面会切换语言。</source>
         <translation>The interface switches language when this reply ends.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/language_switch.py" line="103" />
+        <location filename="../../sonetto_desktop/ui/language_switch.py" line="118" />
         <source>界面语言已切换。</source>
         <translation>Interface language changed.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/language_switch.py" line="128" />
+        <location filename="../../sonetto_desktop/ui/language_switch.py" line="154" />
         <source>切换语言后没能重新显示这段对话：{0}</source>
         <translation>After the language switch, this chat could not be shown again: {0}</translation>
     </message>
@@ -4896,7 +4917,7 @@ The memory wall on the right works already.</translation>
         <translation>Undo</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="174" />
+        <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="175" />
         <source>已撤销这轮的 %n 处记忆变化</source>
         <translation><numerusform>Undid this turn's memory change</numerusform><numerusform>Undid this turn's %n memory changes</numerusform></translation>
     </message>

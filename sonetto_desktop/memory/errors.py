@@ -191,6 +191,17 @@ class ProposalNotApplicable(MemoryError_, ValueError):
         super().__init__(f"proposal {proposal_id} cannot be applied: {detail}")
 
 
+class ProposalOutdated(ProposalNotApplicable):
+    """A held change of memories the person (or anything else) changed after it was proposed: carried
+    out as it is, it would write over their newer words. ``clashes``: (memory id, its text now, its text
+    when proposed) for each that changed; nothing was written and it stays waiting (rewording it, the
+    person's own words, is written)."""
+
+    def __init__(self, proposal_id: str, tool: str, clashes: "list[tuple[str, str, str]]") -> None:
+        self.clashes = tuple(tuple(clash) for clash in clashes)
+        super().__init__(proposal_id, tool, "the memories it concerns changed after it was proposed")
+
+
 class ChangedMeanwhile(MemoryError_):
     """A write that said what it expected a memory to hold (the texts the person saw in a dialog) found
     something else there: it was changed meanwhile (Sonetto's writer, the command line, another app),

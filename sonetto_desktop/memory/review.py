@@ -39,7 +39,7 @@ import contextlib
 import json
 import threading
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -390,11 +390,15 @@ class ReviewInbox:
         self._changed()
         return found
 
-    def reject_all(self) -> int:
+    def reject_all(self, ids: Iterable[str] | None = None) -> int:
+        """Reject every proposal waiting, or only those of ``ids`` (what the person was shown: one
+        proposed since is not rejected unseen). Returns how many were rejected."""
         with self._changing() as items:
-            count = len(items)
+            chosen = None if ids is None else set(ids)
+            kept = [] if chosen is None else [p for p in items if p.id not in chosen]
+            count = len(items) - len(kept)
             if count:
-                self._save([])
+                self._save(kept)
         if count:
             self._changed()
         return count
@@ -464,12 +468,17 @@ class ReviewInbox:
             self._save([*items, *returned], withdrawals)
         return withdrawn, returned
 
-    def approve_all(self, ops: MemoryOperations) -> tuple[list[MemoryChange], dict[str, str]]:
-        """Apply every proposal, oldest first. Returns (changes, {proposal id: why it failed});
+    def approve_all(self, ops: MemoryOperations, ids: Iterable[str] | None = None
+                    ) -> tuple[list[MemoryChange], dict[str, str]]:
+        """Apply every proposal, or only those of ``ids`` (what the person was shown: one proposed
+        since is not applied unseen), oldest first. Returns (changes, {proposal id: why it failed});
         failed ones stay in the inbox."""
         changes: list[MemoryChange] = []
         failed: dict[str, str] = {}
+        chosen = None if ids is None else set(ids)
         for proposal in self.pending():
+            if chosen is not None and proposal.id not in chosen:
+                continue
             try:
                 change = self.approve(proposal.id, ops)
             except ProposalGone:  # handled meanwhile elsewhere: not a failure

@@ -16,7 +16,7 @@ import errno
 import sys
 
 from ..memory.errors import (ChangedMeanwhile, ImportFormatError, MemoryError_, MemoryNotFound, ProposalNotApplicable,
-                             StoreBusy, StoreCorrupt, without_private)
+                             ProposalOutdated, StoreBusy, StoreCorrupt, without_private)
 from ..memory.review import ProposalWithdrawn
 from ..memory.undo import NothingToUndo, UndoConflict
 from ..redaction import scrub
@@ -89,6 +89,11 @@ def _sentence(exc: BaseException) -> str | None:
     if isinstance(exc, ProposalWithdrawn):  # its conversation (an import, a chat turn) was undone
         return translate("OperationErrors", "这条提议已撤回：它来自的对话（{0}）已经撤销，不能再批准。").format(
             exc.origin or exc.turn)
+    if isinstance(exc, ProposalOutdated):  # the person's newer words are not written over
+        now = " ".join(exc.clashes[0][1].split())
+        return translate("OperationErrors", "没有批准：提议之后，这条记忆又被改过（现在是“{0}”），照原样批准会盖掉新的内容。"
+                                            "它仍留在列表里：可以拒绝，或改写后批准。").format(
+            now if len(now) <= 60 else now[:59] + "…")
     if isinstance(exc, ProposalNotApplicable):  # never the model's wording: it was meant for the model
         if exc.unknown:
             return translate("OperationErrors", "无法批准：这个版本不知道怎样完成这条提议（{0}）。可以拒绝它，它不会被写入。").format(

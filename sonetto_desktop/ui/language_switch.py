@@ -2,11 +2,12 @@
 
 The views are thin over the services and the long-lived Qt parts (chat controller, writer control,
 memory service), so instead of retranslating every widget the shell rebuilds its window, wall, tray
-menu and quick chat (``SonettoApp._build_views``) and puts back what the person saw
-(:mod:`view_state`): geometry, the open chat and where it was scrolled, the unsent draft, the wall's
-search, filter, scroll and selection. The toast overlay moves over to the new window; the writer's
-toasts (``WriterToasts``) live as long as it, so a toast kept across the switch still undoes and
-reveals its card in the new wall.
+menu and quick chat (``SonettoApp._view_parts``: a part per turn of the event loop, the old views on
+screen meanwhile, so that no one pass holds the Qt thread for the whole rebuild) and puts back what
+the person saw (:mod:`view_state`): geometry, the open chat and where it was scrolled, the unsent
+draft, the wall's search, filter, scroll and selection. The toast overlay moves over to the new
+window; the writer's toasts (``WriterToasts``) live as long as it, so a toast kept across the switch
+still undoes and reveals its card in the new wall.
 
 A reply being streamed is never cut: the rebuild waits until it ends (a toast says so). Dialogs open
 on the old window are closed (rejected, so their own clean-up runs); the warnings about the store
@@ -19,7 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from PySide6.QtWidgets import QApplication, QDialog
 
@@ -70,10 +71,30 @@ async def _after_reply(app: "SonettoApp") -> None:
 
 async def rebuild_views(app: "SonettoApp") -> None:
     """Replace the window, wall, tray and quick chat with new ones in the current language."""
+    async with app._views_lock:  # a second switch meanwhile rebuilds once this one is done
+        await _rebuild_views(app)
+
+
+async def _rebuild_views(app: "SonettoApp") -> None:
+    """What the person sees is read off the old views; the new views are made a part per turn of the
+    event loop (``SonettoApp._view_parts``: the window, the wall, the quick chat), the old ones on
+    screen meanwhile; then, in one turn, the old ones are retired and the new ones shown."""
     if app._closed or app.window is None:
         return
     old_window, old_tray, old_quick = app.window, app.tray, app.quick_chat
-    state = capture(old_window, app.wall, old_quick)
+    state = capture(old_window, app.wall, old_quick)  # what the person saw when they switched
+    parts, built, done = app._view_parts(), [], False
+    try:
+        for _part in range(3):  # the window, the wall, the quick chat: not yet the app's
+            built.append(next(parts))
+            await asyncio.sleep(0)  # the loop runs between them: no one pass builds every view (issue 37)
+            if app._closed:
+                return
+        done = True
+    finally:
+        if not done:  # shut down meanwhile (its scope cancels this): the old views are still the app's
+            parts.close()
+            _retire(app, *built)
     warnings = _open_warnings(app)
     for dialog in old_window.findChildren(QDialog):
         if dialog.isVisible():
@@ -84,25 +105,30 @@ async def rebuild_views(app: "SonettoApp") -> None:
         old_quick.hide()
     old_window.hide_to_tray = False
     old_window.hide()
-    app._build_views()
+    for _part in parts:  # the tray, and the toasts over the new window
+        pass
     app.writer_control.retranslate()
     restore_window(state, app.window, app.quick_chat)
     for show_again in warnings:
         show_again()  # on the new window, in the new language
-    # Deleted by Qt on this thread; the Python wrappers are kept until then, so dropping the last
-    # reference never destroys a window synchronously (or in a garbage collection elsewhere).
-    retired = [obj for obj in app._retired_views if alive(obj)]
-    for obj in (old_window, old_quick, old_tray):
-        if obj is not None:
-            obj.deleteLater()
-            retired.append(obj)
-    app._retired_views = retired
+    _retire(app, old_window, old_quick, old_tray)
     for toast in app.toasts.toasts():
         if toast.key == WAITING_KEY:
             toast.dismiss()  # no longer true; the done toast is its own (success) toast, not a refresh
     app.toasts.show_toast(QApplication.translate("SonettoApp", "界面语言已切换。"), key=DONE_KEY, kind="success",
                          repeat=False)  # a second switch is news of its own, not "×2"
     await _restore_content(app, state)
+
+
+def _retire(app: "SonettoApp", *views: Any) -> None:
+    """Deleted by Qt on this thread; the Python wrappers are kept until then, so dropping the last
+    reference never destroys a window synchronously (or in a garbage collection elsewhere)."""
+    retired = [obj for obj in app._retired_views if alive(obj)]
+    for obj in views:
+        if obj is not None:
+            obj.deleteLater()
+            retired.append(obj)
+    app._retired_views = retired
 
 
 def _open_warnings(app: "SonettoApp") -> list[Callable[[], None]]:

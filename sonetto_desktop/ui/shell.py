@@ -19,7 +19,7 @@ import dataclasses
 import logging
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
@@ -43,6 +43,7 @@ from .notices.start_problems import choose_data_dir_after, migration_problem_box
 from .notices.status_indicator import WriterControl
 from .notices.store_banner import StoreBanner
 from .theme import ThemeController
+from .widgets.deferred import alive
 from .widgets.tasks import set_app_scope
 from .tray.tray import Tray
 
@@ -79,6 +80,7 @@ class SonettoApp:
         self.toasts: Any = None
         self._ui_state: QSettings | None = None
         self._language_task: Any = None
+        self._views_lock = asyncio.Lock()  # one rebuild of the views at a time (language_switch)
         self._retired_views: list = []  # views replaced by a language switch, until Qt deletes them
         self.controller: ChatController | None = None
         self.writer_control: WriterControl | None = None
@@ -194,7 +196,7 @@ class SonettoApp:
                                   settings=lambda: self.settings, apply_settings=self.apply_settings, scope=self._tasks,
                                   embeddings=self.embeddings)
         self.chat_actions = ChatActions(self.services, self.service, self.controller, window=lambda: self.window,
-                                        toasts=lambda: self.toasts)
+                                        toasts=lambda: self.chat_toasts)
         from .notices.memory_undo import MemoryUndo
 
         self.memory_undo = MemoryUndo(self.service, lambda: self.toasts, parent=self.service)  # 编辑 ▸ 撤销
@@ -223,20 +225,30 @@ class SonettoApp:
             self.window.show()
 
     def _build_views(self) -> None:
-        """The window, wall, tray and quick chat over the long-lived parts: built at start and again
-        when the UI language changes (``switch_language``). The toast overlay and the writer toasts are
-        kept across rebuilds."""
+        """The window, wall, tray and quick chat over the long-lived parts: built at start in one go, and
+        again when the UI language changes, a part per turn of the event loop (``language_switch``).
+        The toast overlay and the writer toasts are kept across rebuilds."""
+        for _part in self._view_parts():
+            pass
+
+    def _view_parts(self) -> Iterator[QWidget]:
+        """:meth:`_build_views` a part at a time: the window, then the wall, then the quick chat, each
+        yielded once made; the last part makes them the app's (``window``, ``wall``, ``quick_chat``...),
+        moves the toasts over to the window and makes the tray. A language switch lets the event loop
+        run at each yield (the whole rebuild in one pass held the Qt thread 40-70 ms, issue 37) while
+        the old views stay on screen and the app's, and retires them just before the last part (the
+        old tray is closed before the new one shows)."""
         from .notices.store_notices import StoreNotices
         from .notices.toasts import ToastOverlay
         from .notices.writer_toasts import WriterToasts
 
         assert self.services is not None and self.controller is not None and self.writer_control is not None
         placeholder = QWidget()  # replaced by the wall once the window (its toasts' parent) exists
-        self.window = MainWindow(self.controller, self.writer_control, placeholder, ui_state=self._ui_state,
-                                 configured=self.settings.is_llm_configured)
-        self._show_import_status()
+        window = MainWindow(self.controller, self.writer_control, placeholder, ui_state=self._ui_state,
+                            configured=self.settings.is_llm_configured)
+        self._show_import_status(window)
         if self.toasts is None:
-            self.toasts = ToastOverlay(self.window)
+            self.toasts = ToastOverlay(window)
             # As long-lived as the overlay: a toast kept across a language switch still undoes, and
             # reveals in whatever window is current.
             self.writer_toasts = WriterToasts(self.toasts, self.service,
@@ -245,48 +257,63 @@ class SonettoApp:
             self.store_notices = StoreNotices(self.toasts, self.feed,
                                               reveal=lambda memory_id: self.window.reveal_memory(memory_id),
                                               parent=self.toasts)
-        else:
-            self.toasts.move_to(self.window)  # toasts still showing (an undo, an error) stay
-        self.wall = self._build_wall(self.service, self.toasts, self._ui_state)
-        self.window.set_wall(self.wall)
-        self.window.attach_undo(self.memory_undo)
-        self.wall.chat_requested.connect(lambda session_id, turn_id, excerpt: self._tasks.spawn(
+        yield window
+        wall = self._build_wall(self.service, self.toasts, self._ui_state)
+        window.set_wall(wall)
+        window.attach_undo(self.memory_undo)
+        wall.chat_requested.connect(lambda session_id, turn_id, excerpt: self._tasks.spawn(
             self.open_chat_turn(session_id, turn_id, excerpt), name="open-chat"))
-        StoreBanner.attach(self.window, self.feed, self.services.store_status)  # while the memory server is away
-        self.wall_loaded = self.wall.reload()
-        self.window.settings_requested.connect(self.open_settings)
-        self.window.quit_requested.connect(self.request_quit)
-        self._connect_transfer()
-
-        self.tray = Tray(self.writer_control, self.window)
-        self.tray.open_requested.connect(self.window.bring_to_front)
-        self.tray.quick_chat_requested.connect(self.show_quick_chat)
-        self.tray.quit_requested.connect(self.request_quit)
-        self.window.hide_to_tray = self.use_tray and self.tray.available
-        if self.use_tray:
-            self.tray.show()
-        self.quick_chat = QuickChat(self.controller)
-        self.quick_chat.memory_activated.connect(self.open_memory)
-        for source in (self.window.chat_panel, self.quick_chat.view):  # memory actions from chat messages
-            source.undo_memory_requested.connect(self.writer_toasts.undo_turn)
+        StoreBanner.attach(window, self.feed, self.services.store_status)  # while the memory server is away
+        wall_loaded = wall.reload()
+        window.settings_requested.connect(self.open_settings)
+        window.quit_requested.connect(self.request_quit)
+        transfer = self._connect_transfer(window)
+        yield wall
+        quick_chat = QuickChat(self.controller)
+        quick_chat.memory_activated.connect(self.open_memory)
+        for source in (window.chat_panel, quick_chat.view):  # memory actions from chat messages
+            source.undo_memory_requested.connect(
+                lambda turn_id: self.writer_toasts.undo_turn(turn_id, self.chat_toasts))
             source.forget_turn_requested.connect(
                 lambda text, turn_id: self._tasks.spawn(self.chat_actions.forget_turn(turn_id, text), name="forget-turn"))
             source.forget_memory_requested.connect(
                 lambda mid: self._tasks.spawn(self.chat_actions.forget_memory(mid), name="forget-memory"))
-        self.chat_actions.connect_notices(self.window, self.quick_chat.view,
+        yield quick_chat
+        self.window, self.wall, self.wall_loaded, self.quick_chat, self.transfer = (
+            window, wall, wall_loaded, quick_chat, transfer)
+        self.chat_actions.connect_notices(window, quick_chat.view,
                                           lambda coro: self._tasks.spawn(coro, name="chat-notice"))
+        if self.toasts.parentWidget() is not window:
+            self.toasts.move_to(window)  # toasts still showing (an undo, an error) stay
+        self.tray = Tray(self.writer_control, window)
+        self.tray.open_requested.connect(window.bring_to_front)
+        self.tray.quick_chat_requested.connect(self.show_quick_chat)
+        self.tray.quit_requested.connect(self.request_quit)
+        window.hide_to_tray = self.use_tray and self.tray.available
+        if self.use_tray:
+            self.tray.show()
 
-    def _show_import_status(self) -> None:
+    def _show_import_status(self, window: MainWindow) -> None:
         """The running chat-history import in the header: its progress, pause, and a way to its window."""
         from .notices.import_status import ImportStatus
 
-        status = ImportStatus(self.history_imports, self.window.status_indicator)
+        status = ImportStatus(self.history_imports, window.status_indicator)
         status.open_requested.connect(lambda: self.history_imports.open_dialog(self.window))
-        self.window.status_indicator.set_import_status(status)
+        window.status_indicator.set_import_status(status)
+
+    @property
+    def chat_toasts(self) -> Any:
+        """Where what a chat action did is said: the quick chat's own toasts while it is the chat shown
+        (the window in the tray: a toast there is seen by no one), else the window's."""
+        quick, window = self.quick_chat, self.window
+        if quick is not None and alive(quick) and quick.isVisible() and (window is None or not window.isVisible()):
+            return quick.toasts
+        return self.toasts
 
     def _on_operation_failed(self, message: str) -> None:
-        if self.toasts is not None:
-            self.toasts.show_toast(message, key="chat-operation-failed", kind="error")
+        toasts = self.chat_toasts
+        if toasts is not None:
+            toasts.show_toast(message, key="chat-operation-failed", kind="error")
 
     async def _offer_sqlite(self, ui_state: QSettings) -> None:
         """A large YAML store: once the wall is up, offer the faster SQLite store (ui/sqlite_offer.py)."""
@@ -300,15 +327,16 @@ class SonettoApp:
                                         lambda coro: self._tasks.spawn(coro, name="switch-to-sqlite"))
         await self.sqlite_offer.check()
 
-    def _connect_transfer(self) -> None:
+    def _connect_transfer(self, window: MainWindow) -> Any:
         """File ▸ 导入记忆… / 导出记忆…: the CLI's formats, with a preview before an import."""
         from .dialogs.transfer_actions import TransferActions
 
-        self.transfer = TransferActions(self.service, self.window)
-        self.transfer.message.connect(lambda text, kind: self.toasts.show_toast(text, key="transfer", kind=kind))
-        self.window.import_requested.connect(self.transfer.import_memories)
-        self.window.export_requested.connect(self.transfer.export_memories)
-        self.window.history_import_requested.connect(lambda: self.history_imports.open_dialog(self.window))
+        transfer = TransferActions(self.service, window)
+        transfer.message.connect(lambda text, kind: self.toasts.show_toast(text, key="transfer", kind=kind))
+        window.import_requested.connect(transfer.import_memories)
+        window.export_requested.connect(transfer.export_memories)
+        window.history_import_requested.connect(lambda: self.history_imports.open_dialog(self.window))
+        return transfer
 
     def _launch_agents(self) -> None:
         self._agents_task = self._tasks.spawn(self._start_agents(), name="start-agents")
@@ -346,6 +374,10 @@ class SonettoApp:
             log.warning("recall warm-up failed", exc_info=True)
         if self._typed:  # the person typed while the agents started: the index is wanted now
             await self._warm_up_writer()
+        try:  # the settings dialog's modules, off the Qt thread: its first opening only makes widgets
+            await self.dialogs.import_settings()
+        except Exception:  # (its opening imports them, and says why it cannot)
+            log.warning("could not import the settings dialog ahead", exc_info=True)
         await self.services.settle_memory()  # start-up is over: give back what it left behind
         if self.history_imports is not None and self.store_ok and not self._closed:
             await self.history_imports.resume_interrupted()  # an import running when the app last stopped

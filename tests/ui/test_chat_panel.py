@@ -214,3 +214,29 @@ async def test_a_huge_paste_is_refused_without_being_laid_out_as_a_message(tmp_p
         assert "太长" in refused.error_text and "200000" in refused.error_text
         assert panel.composer.text() == pasted  # nothing lost: back in the input
         assert len(asked.text) < 2_000, f"the refused message was laid out whole ({len(asked.text)} characters)"
+
+
+async def test_a_memory_switch_that_could_not_be_saved_says_so_and_shows_the_truth(
+        tmp_path, llm_server, make_llm, panel_factory, wait):
+    """The person unticks 把这次对话写进记忆 (a private chat) while another program holds the chat
+    database: nothing is saved, so writing goes on. The menu must not show it off with no word:
+    the failure is said and the tick comes back."""
+    import sqlite3
+
+    async with running_engine(tmp_path / "data", make_llm(streaming=True)) as parts:
+        controller, panel = await _attached(panel_factory, parts)
+        failures = []
+        controller.operation_failed.connect(failures.append)
+        other = sqlite3.connect(tmp_path / "data" / "sessions.db", timeout=0, isolation_level=None)
+        other.execute("BEGIN IMMEDIATE")  # another Sonetto (or sonetto mcp) writing
+        try:
+            bar = panel.memory_bar
+            assert bar.write_action.isChecked()
+            bar.write_action.setChecked(False)  # as the menu's click does
+            await wait(lambda: failures, timeout=15, message="the failure said")
+        finally:
+            other.rollback()
+            other.close()
+        info = controller.current_session
+        assert info is not None and info.write, "(nothing was saved)"
+        await wait(lambda: bar.write_action.isChecked(), message="the tick back: writing is still on")

@@ -104,3 +104,26 @@ async def test_a_message_hit_jumps_to_the_message(tmp_path, llm_server, make_llm
                    message=f"the message in view ({top})")
         assert bubble.property("highlighted")
         assert view.verticalScrollBar().value() < view.verticalScrollBar().maximum()  # not just the end
+
+
+async def test_a_new_chat_made_while_searching_is_in_the_list(tmp_path, llm_server, make_llm, panel_factory, wait):
+    """Searching 年糕 lists only that chat; 新对话 then opened a chat the list did not show (no row, no
+    selection: where did it go?), and its reply did not bring it either. The chat shown is always
+    listed: a chat the search hides ends the search."""
+    async with running_engine(tmp_path / "data", make_llm(streaming=True)) as parts:
+        controller, panel = panel_factory()
+        await controller.attach(parts[2])
+        await _talk(panel, controller, llm_server, "我的猫叫年糕", "年糕真可爱", wait)
+        cat = controller.current_session_id
+        await panel.new_session()
+        await _talk(panel, controller, llm_server, "周末去爬山", "记得带水", wait)
+        panel.search_box.setText("年糕")
+        await wait(lambda: panel.session_ids() == [cat], message="filtered to the cat chat")
+
+        await panel.new_session()
+        new = controller.current_session_id
+        assert new != cat
+        await wait(lambda: new in panel.session_ids(), message="the new chat listed")
+        current = panel.session_list.currentItem()
+        assert current is not None and current.data(ID_ROLE) == new
+        assert panel.search_box.text() == "" and len(panel.session_ids()) == 3

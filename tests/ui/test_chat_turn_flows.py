@@ -268,3 +268,37 @@ async def test_clearing_the_name_in_place_puts_the_old_name_back(tmp_path, llm_s
         assert (await engine.session(session)).title == "周末计划"  # refused, rightly
         shown = panel.session_list.currentItem().text()
         assert shown == "周末计划", f"the chat list shows {shown!r} for it"
+
+
+# ── a failed reply's 重试 while another chat replies ─────────────────────────────────────────────
+
+
+async def test_retry_clicked_while_another_chat_replies_is_kept_for_later(tmp_path, llm_server, make_llm,
+                                                                         panel_factory, wait):
+    """Chat A's reply failed; chat B's reply streams; back in A the person clicks 重试. One reply at a
+    time: it cannot send now — it must not be used up for nothing (the button gone, nothing sent).
+    It says why it waits, and once B's reply has ended it works."""
+    async with _streaming_panel(tmp_path, make_llm, panel_factory) as (engine, controller, panel):
+        first = controller.current_session_id
+        llm_server.add_error(500, "upstream exploded")
+        panel.composer.set_text("你好")
+        panel.composer.submit()
+        await wait(lambda: not controller.busy and panel.view.bubbles and panel.view.bubbles[-1].error_text,
+                   timeout=10, message="the failed reply")
+        await panel.new_session()
+        await _long_reply_streaming(panel, llm_server, "讲个故事", wait)
+        await panel.select_session(first)
+        failed = panel.view.bubbles[-1]
+        assert controller.busy and failed.error_text
+        failed.retry_button.click()  # while B's reply streams
+        assert not failed.retry_button.isEnabled() and "结束后" in failed.retry_button.toolTip(), \
+            "it does not say why it waits"
+        await wait(lambda: not controller.busy, timeout=20, message="B's reply ended")
+        llm_server.chunk_size, llm_server.chunk_delay = 3, 0.0
+        llm_server.add_text("这次好了")
+        failed = panel.view.bubbles[-1]
+        assert failed.can_retry, "重试 was used up while it could not send"
+        failed.retry_button.click()
+        await wait(lambda: not controller.busy and panel.view.bubbles[-1].text == "这次好了", timeout=10,
+                   message="retried")
+        assert [e["content"] for e in await engine.transcript(first)] == ["你好", "这次好了"]

@@ -180,3 +180,68 @@ async def test_approving_a_change_whose_import_was_undone_meanwhile_says_so_and_
     await dialog.approve_current()
     assert "已经撤销" in dialog.status.text() and "ChatGPT「搬家」" in dialog.status.text()
     assert services.memory.get(city).description == "用户住在成都" and dialog.list.count() == 0
+
+
+async def test_approving_a_change_to_a_memory_the_person_edited_meanwhile_keeps_their_edit(qtbot, services):
+    """The inbox lists 改为：用户搬到了上海 (原来：用户住在成都); meanwhile the person edits that memory on
+    the wall. 批准 (or 全部批准) must not write the old proposal over their newer words: refused, saying
+    so with the text now, the proposal stays; rewriting it in their own words still approves."""
+    city, _create, update = propose(services)
+    services.memory.update(city, description="用户住在成都高新区，在做设计", reason="手动编辑")
+    dialog = await open_dialog(qtbot, services)
+    dialog.list.setCurrentRow(1)
+    await dialog.approve_current()
+    assert services.memory.get(city).description == "用户住在成都高新区，在做设计"
+    assert "改过" in dialog.status.text() and "用户住在成都高新区，在做设计" in dialog.status.text()
+    assert dialog.list.count() == 2
+
+    await dialog.approve_all()
+    assert services.memory.get(city).description == "用户住在成都高新区，在做设计"
+    assert [p.id for p in services.review.pending()] == [update.id] and "1 处没能完成" in dialog.status.text()
+
+    dialog.list.setCurrentRow(0)
+    await dialog.approve_current(description="用户搬到了上海，在做设计")
+    assert services.memory.get(city).description == "用户搬到了上海，在做设计"
+    assert dialog.list.count() == 0
+
+
+async def test_approve_all_and_reject_all_touch_only_the_proposals_the_person_was_shown(qtbot, services, wait):
+    """The dialog lists two proposals; meanwhile the writer (a turn ending, an import) proposes a
+    deletion the list does not show yet. 全部批准 approves what the person read, never the unseen
+    deletion; 全部拒绝 (“拒绝全部 N 处”) likewise rejects only the N shown. The newcomer is listed after."""
+    city, _create, _update = propose(services)
+    dialog = await open_dialog(qtbot, services)
+    dog = services.memory.add("用户养了一只狗", "生活").ids[0]
+    unseen = services.review.propose("delete", memory_ids=(dog,), reason="用户说狗送人了",
+                                     before=("用户养了一只狗",))
+    await dialog.approve_all()
+    assert dog in services.memory.all_items(), "全部批准 deleted a memory the person was never shown"
+    assert [p.id for p in services.review.pending()] == [unseen.id]
+    assert dialog.list.count() == 1 and "用户养了一只狗" in dialog.list.item(0).text()
+
+    later = services.review.propose("create", description="用户喜欢山竹", theme="品味")
+    task = dialog._spawn(dialog.reject_all())
+    await wait(lambda: isinstance(QApplication.activeModalWidget(), QMessageBox), message="the question")
+    box = QApplication.activeModalWidget()
+    assert "1" in box.text()
+    box.button(QMessageBox.StandardButton.Yes).click()
+    await task
+    assert [p.id for p in services.review.pending()] == [later.id], "全部拒绝 rejected one it did not show"
+    assert dialog.list.count() == 1
+
+
+async def test_a_proposal_made_while_the_inbox_is_open_is_listed(qtbot, services, wait):
+    """The inbox is open; the writer (a quick-chat turn, an import running) proposes another change on
+    its worker thread. The badge says 3, so must the list: it shows the newcomer without reopening."""
+    import threading
+
+    propose(services)
+    dialog = await open_dialog(qtbot, services)
+    dialog.list.setCurrentRow(1)
+    worker = threading.Thread(target=lambda: services.review.propose(
+        "create", description="用户喜欢山竹", theme="品味", reason="用户说的"))
+    worker.start()
+    worker.join()
+    await wait(lambda: dialog.list.count() == 3, message="the new proposal listed")
+    assert "用户喜欢山竹" in dialog.list.item(2).text() and "3" in dialog.summary.text()
+    assert dialog.list.currentRow() == 1  # the row the person was on stays chosen

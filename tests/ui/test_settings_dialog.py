@@ -223,3 +223,32 @@ def test_the_store_list_offers_every_registered_file_backend(dialog):
         backends.unregister(extra.name)
     assert offered["journaldb"] == "日志数据库" and offered["yaml"] == "YAML 文件（可直接阅读）"
     assert {"yaml", "sqlite", "journaldb", "postgres"} <= set(offered)
+
+
+def test_each_page_goes_once_into_a_scroll_area_already_in_its_tab(qapp, qtbot):
+    """Issue 37: under the app's style sheet a widget given a new parent is styled again, with every
+    widget in it. Each page went into its scroll area and then the area into its tab: every page
+    styled twice, a third of the ~50 ms the dialog took to make. The area is in its tab first."""
+    from PySide6.QtCore import QEvent
+    from PySide6.QtWidgets import QScrollArea, QStackedWidget, QWidget
+
+    moves: list[tuple[str, bool]] = []  # (the page, whether its area was already in the tabs)
+
+    class Moves(QObject):
+        def eventFilter(self, obj, event):
+            if event.type() == QEvent.Type.ParentChange and isinstance(obj, QWidget):
+                viewport = obj.parentWidget()
+                area = viewport.parentWidget() if viewport is not None else None
+                if isinstance(area, QScrollArea) and area.objectName().endswith("Scroll"):  # (a page of the dialog)
+                    moves.append((obj.objectName() or type(obj).__name__, isinstance(area.parentWidget(), QStackedWidget)))
+            return False
+
+    watcher = Moves()
+    qapp.installEventFilter(watcher)
+    try:
+        d = SettingsDialog(Settings.load())
+    finally:
+        qapp.removeEventFilter(watcher)
+    qtbot.addWidget(d)
+    assert len(moves) == 5 and all(in_tabs for _, in_tabs in moves), moves
+    assert [d._tabs.widget(i).widget() for i in (2, 3, 4)] == [d.recall_page, d.postgres_page, d.mcp_page]

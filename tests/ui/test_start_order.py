@@ -238,3 +238,28 @@ async def test_an_empty_store_warms_recall_when_its_first_memory_comes(qapp, tmp
         assert [m["description"] for m in found] == ["用户周末喜欢去梧桐山爬山"]
     finally:
         await app.shutdown()
+
+
+def test_the_settings_dialogs_modules_are_imported_off_the_qt_thread_once_started(tmp_path):
+    """Issue 37: the first opening of 设置 imported its pages on the Qt thread (PySide's import hook
+    reads each new module's source): 80-130 ms held. Once start-up's work is done they are imported,
+    in a worker thread; the opening only makes widgets. A fresh process (this run imported them long
+    ago), the app's start as it is, offscreen."""
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    env = dict(os.environ, SONETTO_DATA_DIR=str(tmp_path / "d"), SONETTO_CONFIG_DIR=str(tmp_path / "c"),
+               PYTHONPATH=str(root), QT_QPA_PLATFORM="offscreen")
+    env.pop("PYTHONUNBUFFERED", None)
+    done = subprocess.run([sys.executable, str(root / "tests" / "settings_import_child.py")], cwd=root, env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-3000:]
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    assert {"sonetto_desktop.ui.settings.dialog", "sonetto_desktop.ui.settings.recall_page",
+            "sonetto_desktop.ui.language_switch"} <= set(out["loaded"])
+    assert out["start_on_qt_thread"] == []  # imported, and not by the Qt thread
+    assert out["opened"] and out["open_on_qt_thread"] == []

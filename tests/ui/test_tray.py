@@ -173,3 +173,38 @@ async def test_typing_in_either_composer_gets_the_chat_ready_and_an_idle_app_doe
         _actions(app)["快速对话"].trigger()
         app.quick_chat.composer.set_text("在")
         await wait(lambda: app.engine.prepared, message="the chat getting ready")
+
+
+@pytest.mark.qt_log_ignore(OFFSCREEN_RAISE, OFFSCREEN_SIZE_HINTS)
+async def test_forgetting_from_the_quick_chat_while_the_window_is_hidden_is_said_where_the_person_is(
+        qapp, tmp_path, llm_server, wait):
+    """The window is in the tray; in the quick chat the person uses 忘掉这条 on a recalled memory's chip.
+    What happened, with its 撤销, must show in the quick chat: a toast in the hidden window is seen by
+    no one (the memory gone with no word, and no way to take it back)."""
+    from sonetto_desktop.ui.notices.toasts import Toast
+
+    async with running_app(qapp, app_settings(tmp_path / "data", llm_server)) as app:
+        await app.wall_loaded
+        cat = await app.service.submit(ops.AddMemory("用户养了一只叫年糕的橘猫", "生活"))
+        app.window.hide()
+        _actions(app)["快速对话"].trigger()
+        popup = app.quick_chat
+        llm_server.add_text("年糕还好吗")
+        llm_server.default = TextResponse("好的")
+        popup.composer.set_text("我的猫年糕今天又调皮了")
+        popup.composer.submit()
+        await wait(lambda: not app.controller.busy and len(popup.view.bubbles) == 2, timeout=10)
+        bot = popup.view.bubbles[-1]
+        [chip] = bot.chip_buttons()
+        menu = bot.chip_menu(chip, cat)
+        next(a for a in menu.actions() if a.text() == "忘掉这条").trigger()
+        menu.deleteLater()
+        await wait(lambda: cat not in app.services.memory.all_items(), message="to the trash")
+
+        def seen() -> list:
+            return [t for t in popup.findChildren(Toast) if t.isVisible() and t.text.startswith("已忘掉")]
+
+        await wait(lambda: seen(), message="said in the quick chat, the window being hidden")
+        assert not app.window.isVisible()
+        seen()[0].action_button.click()  # 撤销
+        await wait(lambda: cat in app.services.memory.all_items(), message="撤销 restores it")

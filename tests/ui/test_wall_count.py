@@ -39,3 +39,19 @@ async def test_a_narrow_wall_says_a_big_count_short(wall, populated_store, wait)
     label.resize(label.fontMetrics().horizontalAdvance("1.1万 条") + 6, label.height())  # squeezed
     assert label.fontMetrics().horizontalAdvance(f"{total:,} 条") > label.contentsRect().width()
     assert label.elided() == "1.1万 条" and label.toolTip() == f"{total:,} 条"
+
+
+async def test_a_count_with_no_room_for_its_word_keeps_the_number_whole(wall, populated_store, wait, english):
+    """In English at 900 x 600 the toolbar had room for "36 m…": the count's word gives way before its
+    number ("36", the whole in the tooltip); a filter's "1 of 36" becomes "1 / 36"."""
+    await wall.reload()
+    await wait(lambda: not wall.loading(), timeout=30)
+    label = wall.count_label
+    total = populated_store.count()
+    await wait(lambda: label.text() == f"{total} memories", timeout=10)
+    label.resize(label.fontMetrics().horizontalAdvance(f"{total} m…") + 6, label.height())
+    assert label.elided() == f"{total}" and label.toolTip() == f"{total} memories"
+    wall.set_search("猫")
+    await wait(lambda: label.text() == f"1 of {total}", timeout=10, message=lambda: label.text())
+    label.resize(label.fontMetrics().horizontalAdvance(f"1 / {total}") + 6, label.height())
+    assert label.elided() == f"1 / {total}" and label.toolTip() == f"1 of {total}"

@@ -123,7 +123,11 @@ class DocTable:
         numbers = [self._theme_numbers[n] for n in names if n in self._theme_numbers]
         if not numbers:
             return np.zeros(self.n_slots, dtype=bool)
-        return np.isin(self.theme[: self.n_slots], numbers) & self.live()
+        themes = self.theme[: self.n_slots]
+        mask = themes == numbers[0]  # one name, or a few: a comparison each (np.isin sorts them all)
+        for number in numbers[1:]:
+            mask |= themes == number
+        return mask & self.live()
 
     def compact(self, mapping: np.ndarray) -> None:
         """Apply ``Postings.compact``'s old -> new slot map (drops dead slots)."""

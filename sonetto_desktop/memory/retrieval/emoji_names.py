@@ -11,6 +11,7 @@ plain expressions of the Emoticons block (😂, 😭: a feeling, not a topic).
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
 __all__ = ["emoji_names"]
@@ -24,6 +25,8 @@ male female man woman person dingbat
 #: Marks inside an emoji sequence: skin tones, the joiner, variation selectors, tags, keycap.
 _SHAPING = frozenset(range(0x1F3FB, 0x1F400)) | {0x200D, 0xFE0E, 0xFE0F, 0x20E3, 0x2640, 0x2642}
 MAX_EMOJI = 16  # a message of a hundred emoji is read for its first sixteen
+#: The only code points ``_is_emoji`` may accept: a text is searched for these, not read a character at a time.
+_MAYBE = re.compile("[\u2600-\u27bf\u2b00-\u2bff\U0001f000-\U0010ffff]")
 
 
 def _is_emoji(ch: str) -> bool:
@@ -39,7 +42,8 @@ def emoji_names(text: str) -> list[str]:
     """The words of each distinct emoji's name in ``text``, in order (one string per emoji)."""
     out: list[str] = []
     seen: set[str] = set()
-    for ch in text:
+    for match in _MAYBE.finditer(text):
+        ch = match.group()
         if ch in seen or not _is_emoji(ch):
             continue
         seen.add(ch)

@@ -209,6 +209,10 @@ class Lexicon:
         return tuple(k for k in self.expansions if len(k) > 1)
 
     @functools.cached_property
+    def _longest_key(self) -> int:
+        return max(map(len, self.expansions), default=0)
+
+    @functools.cached_property
     def _cue_phrases(self) -> tuple[str, ...]:
         return tuple(k for k in self.cues if len(k) > 1)
 
@@ -220,9 +224,13 @@ class Lexicon:
         literal = set(words)
         out: dict[str, float] = {}
         known_only = self.known_only
+        inside: set[str] | None = None  # the keys inside another of the words (found once, not word by word)
         for key in words:  # (a member only the built table names does not hide the words inside it: 老毛病)
-            if key not in self.expansions or any(key != other and key in other and other not in known_only
-                                                 for other in words):
+            if key not in self.expansions:
+                continue
+            if inside is None:
+                inside = _inner_parts([w for w in words if w not in known_only], self._longest_key)
+            if key in inside:
                 continue
             for other, weight in self.expansions[key].items():
                 if other not in literal and weight > out.get(other, 0.0):
@@ -241,6 +249,13 @@ class Lexicon:
                 for theme in self.cues[cue]:
                     hits.setdefault(theme, set()).add(cue)
         return {theme: len(cues) for theme, cues in hits.items()}
+
+
+def _inner_parts(words: list[str], longest: int) -> set[str]:
+    """Every stretch of up to ``longest`` characters inside one of ``words`` and shorter than it (what
+    is in a longer word: 苹果 in 苹果手机)."""
+    return {word[i:j] for word in words for i in range(len(word))
+            for j in range(i + 1, min(len(word) - (i == 0), i + longest) + 1)}
 
 
 TYPO_WEIGHT = 0.6  # a bank word a piece may have meant, one character typed for another that sounds like it
@@ -422,6 +437,7 @@ LITERAL_CHAR = 0.7  # a one-character query word found inside a longer word of a
 SPLIT_CHAR_SCALE = 0.75  # characters of a query word found nowhere in the bank (jieba glued 猫叫)
 WEAK_WORD_SCALE = 0.35  # common verbs and stance words (tok.WEAK_WORDS)
 QUERY_BIGRAM = 0.5  # bigrams of the query text (names, rare words jieba cuts badly, phrases of function words: 帮忙做)
+BROAD_MAX_CHARS = 30  # a broad question ("最近过得怎么样") is short
 MAX_PROMPT_CHARS = 4000  # longer prompts keep their last part (the newest text of a chat)
 
 _BROAD_CUES = re.compile(
@@ -518,19 +534,20 @@ class _BankTerms:
 
     def __init__(self, known: Callable[[list[str]], list[bool]] | None) -> None:
         self.known = known
-        self._seen: dict[str, bool] = {}
+        self.seen: dict[str, bool] = {}  # what was asked (an empty bank asks nothing: all False)
 
     def prefetch(self, terms: Iterable[str]) -> None:
-        missing = list(dict.fromkeys(t for t in terms if t not in self._seen))
+        seen = self.seen
+        missing = list(dict.fromkeys(t for t in terms if t not in seen))
         if missing and self.known is not None:
-            self._seen.update(zip(missing, map(bool, self.known(missing)), strict=True))
+            seen.update(zip(missing, map(bool, self.known(missing)), strict=True))
 
     def has(self, term: str) -> bool:
         if self.known is None:
             return False
-        if term not in self._seen:
+        if term not in self.seen:
             self.prefetch([term])
-        return self._seen[term]
+        return self.seen[term]
 
 
 def analyze(
@@ -554,8 +571,10 @@ def analyze(
     fixed = lexicon.static_words
 
     def is_word(cands: list[str]) -> list[bool]:
-        bank.prefetch(tok.WORD + c for c in cands if c not in fixed)
-        return [c in fixed or bank.has(tok.WORD + c) for c in cands]
+        terms = [tok.WORD + c for c in cands]
+        bank.prefetch(t for c, t in zip(cands, terms, strict=True) if c not in fixed)
+        seen = bank.seen
+        return [c in fixed or seen.get(t, False) for c, t in zip(cands, terms, strict=True)]
 
     uncovered: list[str] = []
     words, unknown = segment.query_words(text, is_word, lambda ch: ch in fixed, tok.loaded_cut(), uncovered)
@@ -582,18 +601,18 @@ def _classify(query: Query, words: list[str], unknown: list[str], now: datetime,
     def topical_of(items: list[str]) -> list[str]:
         return [w for w in items if w not in BROAD_FILLER and not resolve_time_ranges(w, now)]
 
-    topical, topical_unknown = topical_of(words), topical_of(unknown)
-    # Broad: a vague cue, at most one topical word, and no date beyond "recently" (大后天有啥事 is not broad).
-    vague_dates = all(_BROAD_CUES.fullmatch(r.label) for r in query.ranges)
     query.emoji = emoji_names(text)
-    shown = len(query.emoji)  # an emoji is a topic (🐱 for the cat)
-    query.broad = (bool(_BROAD_CUES.search(text)) and vague_dates and len(topical) + len(topical_unknown) + shown <= 1
-                   and len(text) <= 30)
+    # Broad: short, a vague cue, at most one topical word (an emoji is one: 🐱 for the cat), and no date
+    # beyond "recently" (大后天有啥事 is not broad). Only a short text's words are read for dates one by one.
+    query.broad = (len(text) <= BROAD_MAX_CHARS and bool(_BROAD_CUES.search(text))
+                   and all(_BROAD_CUES.fullmatch(r.label) for r in query.ranges)
+                   and len(topical_of(words)) + len(topical_of(unknown)) + len(query.emoji) <= 1)
     query.task = bool(_TASK_CUES.search(text))
     query.general = not query.broad and is_general(text, bool(query.ranges))
     query.unknown = list(unknown)
-    literal = topical if query.broad else list(words)
-    pieces = topical_unknown if query.broad else unknown
+    literal = topical_of(words) if query.broad else list(words)
+    pieces = topical_of(unknown) if query.broad else unknown
+    bank.prefetch(tok.BIGRAM + pair for piece in pieces if len(piece) <= 3 for pair in tok.bigrams(piece))
     split = [ch for piece in pieces for ch in _glued_chars(piece, bank.has)]
     return literal, pieces, [ch for ch in dict.fromkeys(split) if ch not in literal]
 
@@ -603,18 +622,22 @@ def _literal_terms(query: Query, lexicon: Lexicon, literal: list[str], pieces: l
     """The question's own words, pieces, guessed characters, bigrams and English words translated;
     returns the translations (word -> weight)."""
     check = bank.has if bank.known is not None else None
+    translated = english_words(query.text, lexicon) if not query.broad else {}
+    for word, weight in emoji_words(query.emoji, lexicon).items():  # 🐱 -> 猫, broad or not
+        if weight > translated.get(word, 0.0):
+            translated[word] = weight
+    bank.prefetch(tok.WORD + word for word in (*literal, *translated) if len(word) > 1)  # asked at once
     for word in literal:
         _add_word(query.terms, word, 1.0, check)
     for piece in pieces:
         _add_unknown(query.terms, piece, 1.0)
     for ch in split:  # a guess: weaker than a word
         _add_word(query.terms, ch, SPLIT_CHAR_SCALE)
+    terms = query.terms
     for pair in [] if query.broad else tok.bigrams(query.text):  # a broad question's text is mostly filler
-        _put(query.terms, tok.BIGRAM + pair, QUERY_BIGRAM)
-    translated = english_words(query.text, lexicon) if not query.broad else {}
-    for word, weight in emoji_words(query.emoji, lexicon).items():  # 🐱 -> 猫, broad or not
-        if weight > translated.get(word, 0.0):
-            translated[word] = weight
+        term = tok.BIGRAM + pair
+        if QUERY_BIGRAM > terms.get(term, 0.0):  # _put, a thousand times for a long text
+            terms[term] = QUERY_BIGRAM
     for word, weight in translated.items():  # an English question about Chinese memories
         _add_word(query.terms, word, weight, check)
     return translated
@@ -627,8 +650,10 @@ def _sound_alike_terms(query: Query, uncovered: list[str], bank: _BankTerms) -> 
         return
 
     def holds(words: list[str]) -> list[bool]:
-        bank.prefetch(tok.WORD + w for w in words)
-        return [bank.has(tok.WORD + w) for w in words]
+        terms = [tok.WORD + w for w in words]
+        bank.prefetch(terms)
+        seen = bank.seen
+        return [seen[t] for t in terms]
 
     for word in sound_alike_words(uncovered, holds):
         _add_word(query.terms, word, TYPO_WEIGHT, bank.has)

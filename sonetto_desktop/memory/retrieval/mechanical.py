@@ -43,7 +43,7 @@ from . import tokenize as tok
 from .doc_table import DocTable, fingerprint
 from .lexicon import BROAD_FILLER, Lexicon, Query, analyze, default_lexicon
 from .lexicon import warm_up as lexicon_warm_up
-from .postings import Postings, key_counts, term_key
+from .postings import Postings, key_counts, term_key, term_keys
 from .progress import REPORT_FROM, IndexProgress
 from .time_expressions import date_spans_in_text
 
@@ -346,7 +346,7 @@ class MechanicalRetriever:
     # ── ranking ───────────────────────────────────────────────────────────
 
     def _known(self, terms: list[str]) -> list[bool]:
-        return [df > 0 for df in self._postings.doc_freqs([term_key(t) for t in terms])]
+        return self._postings.contains(term_keys(terms))
 
     def _analyze(self, prompt: str, moment: datetime) -> Query:
         return analyze(prompt, moment, self._lexicon, frozenset(self._docs.theme_names), self._known)

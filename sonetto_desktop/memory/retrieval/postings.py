@@ -52,6 +52,36 @@ def hash_term(term: str) -> int:
 
 term_key = functools.lru_cache(maxsize=4096)(hash_term)  # lexicon terms recur in every query
 
+_KIND_OF_CODE = {ord(kind[0]): number for kind, number in _KINDS.items()}  # all three end in ":"
+
+
+def term_keys(terms: list[str]) -> list[int]:
+    """``hash_term`` of many terms (a query's candidate words: thousands): the terms of one to three
+    characters below U+100000, most of them, are keyed together in numpy, the rest one by one."""
+    out: list[int] = [0] * len(terms)
+    by_size: dict[int, list[int]] = {}
+    for i, term in enumerate(terms):
+        by_size.setdefault(len(term), []).append(i)
+    for size, where in by_size.items():
+        n = size - 2
+        if not 0 < n <= 3 or len(where) < 8:
+            for i in where:
+                out[i] = hash_term(terms[i])
+            continue
+        codes = np.frombuffer("".join([terms[i] for i in where]).encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+        codes = codes.reshape(len(where), size).astype(np.uint64)
+        kinds = np.zeros(len(where), dtype=np.uint64)
+        for code, number in _KIND_OF_CODE.items():
+            kinds[codes[:, 0] == code] = number
+        exact = (kinds > 0) & (codes[:, 1] == ord(":")) & (codes[:, 2:] < (1 << 20)).all(axis=1)
+        keys = np.full(len(where), n, dtype=np.uint64)
+        for column in range(2, size):  # as hash_term: the length, then each code point, 20 bits apiece
+            keys = (keys << np.uint64(20)) | codes[:, column]
+        keys |= kinds << np.uint64(62)
+        for i, key, ok in zip(where, keys.tolist(), exact.tolist(), strict=True):
+            out[i] = key if ok else hash_term(terms[i])
+    return out
+
 
 def term_counts(terms: Iterable[str], cache: dict[str, int] | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(keys uint64, term frequencies uint8) of one document's terms."""
@@ -364,6 +394,15 @@ class Postings:
         lo, hi = self._base_ranges(np.array(keys, dtype=np.uint64))
         return [int(h - low) + len(self.delta.get(k, ())) for k, low, h in zip(keys, lo, hi, strict=True)]
 
+    def contains(self, keys: list[int]) -> list[bool]:
+        """Whether any document contains each key (``doc_freqs(keys)`` > 0, without counting them)."""
+        if not keys:
+            return []
+        lo, hi = self._base_ranges(np.array(keys, dtype=np.uint64))
+        found = (hi > lo).tolist()
+        delta = self.delta
+        return [hit or key in delta for key, hit in zip(keys, found, strict=True)] if delta else found
+
     def _norms(self) -> np.ndarray:
         if self._norm is None or len(self._norm) != self.n_slots:
             avg = (self.total_length / self.n_live) if self.n_live else 1.0
@@ -372,7 +411,11 @@ class Postings:
         return self._norm
 
     def score(self, weighted: Mapping[int, float]) -> np.ndarray:
-        """Dense float64 scores over slots (0 for documents matching nothing, and for dead ones)."""
+        """Dense float64 scores over slots (0 for documents matching nothing, and for dead ones).
+
+        Every matched posting's share is computed at once and summed per slot by ``np.bincount`` in
+        the terms' order, the order a loop over the terms adds them in (a slot's postings are all in
+        the base or all in the delta): the same sums to the last bit, without a numpy pass per term."""
         scores = np.zeros(self.n_slots, dtype=np.float64)
         items = [(k, w) for k, w in weighted.items() if w > 0]
         if not items or not self.n_live:
@@ -380,20 +423,34 @@ class Postings:
         keys = np.array([k for k, _ in items], dtype=np.uint64)
         lo, hi = self._base_ranges(keys)
         norm = self._norms()
-        k1 = self.k1
-        for (key, weight), start, end in zip(items, lo.tolist(), hi.tolist(), strict=True):
-            extra = self.delta.get(key)
-            df = (end - start) + (len(extra) if extra else 0)
-            if not df:
-                continue
-            factor = weight * smoothed_idf(self.n_live, df) * (k1 + 1)
-            if end > start:
-                slots = self.slots[start:end]
-                tf = self.tfs[start:end].astype(np.float64)
-                scores[slots] += factor * tf / (tf + norm[slots])
+        k1, n_live, delta = self.k1, self.n_live, self.delta
+        counts = hi - lo
+        extras = [delta.get(key) for key, _ in items] if delta else None
+        dfs = counts + np.array([len(extra) if extra else 0 for extra in extras]) if extras else counts
+        factors = [0.0] * len(items)
+        d_slots: list[int] = []
+        d_tfs: list[int] = []
+        d_factors: list[float] = []
+        for i, df in zip(np.flatnonzero(dfs).tolist(), dfs[dfs > 0].tolist(), strict=True):  # the terms found
+            factor = factors[i] = items[i][1] * smoothed_idf(n_live, df) * (k1 + 1)
+            extra = extras[i] if extras else None
             if extra:
-                for slot, tf in extra.items():
-                    scores[slot] += factor * tf / (tf + norm[slot])
+                d_slots.extend(extra)
+                d_tfs.extend(extra.values())
+                d_factors.extend([factor] * len(extra))
+        total = int(counts.sum())
+        if total:
+            # the base postings of every term, one after another: posting i of term t at lo[t] + i
+            at = np.repeat(lo - (np.cumsum(counts) - counts), counts) + np.arange(total)
+            slots = self.slots[at]
+            tf = self.tfs[at].astype(np.float64)
+            share = np.repeat(np.array(factors), counts) * tf / (tf + norm[slots])
+            scores = np.bincount(slots, weights=share, minlength=self.n_slots)  # (0 + each sum: the sum)
+        if d_slots:
+            slots = np.array(d_slots, dtype=np.intp)
+            tf = np.array(d_tfs, dtype=np.float64)
+            share = np.array(d_factors) * tf / (tf + norm[slots])
+            scores += np.bincount(slots, weights=share, minlength=self.n_slots)
         if self.n_live < self.n_slots:
             scores[~self.alive[: self.n_slots]] = 0.0
         return scores

@@ -18,7 +18,7 @@ import numpy as np
 from . import tokenize as tok
 from .doc_table import DAY, NO_TIME, DocTable
 from .lexicon import Lexicon, Query
-from .postings import Postings, term_key
+from .postings import Postings, term_key, term_keys
 from .time_expressions import DateRange
 
 
@@ -42,8 +42,10 @@ class Weights:
 W = Weights()
 
 
-def term_scores(postings: Postings, query: Query) -> np.ndarray:
-    return postings.score({term_key(t): w for t, w in query.terms.items()})
+def term_scores(postings: Postings, query: Query, keys: list[int] | None = None) -> np.ndarray:
+    """BM25 of the query's terms (``keys``: their ``term_keys``, if made already)."""
+    keys = term_keys(list(query.terms)) if keys is None else keys
+    return postings.score(dict(zip(keys, query.terms.values(), strict=True)))
 
 
 def time_bonus(docs: DocTable, ranges: list[DateRange]) -> np.ndarray | None:
@@ -89,31 +91,48 @@ def priors(docs: DocTable) -> np.ndarray:
     return np.minimum(W.hit_prior * np.log1p(hits), W.hit_prior_cap)
 
 
-def feedback(postings: Postings, docs: DocTable, query: Query, scores: np.ndarray, floor: float) -> np.ndarray | None:
+def _best(scores: np.ndarray, docs: DocTable) -> int | None:
+    """``top(scores, docs, 1)``'s slot without ranking them all: the best score, the most recently
+    updated of a tie, then the last slot."""
+    if not len(scores):
+        return None
+    best = float(scores.max())
+    if best <= 0:
+        return None
+    tied = np.flatnonzero(scores == best)
+    if len(tied) == 1:
+        return int(tied[0])
+    updated = docs.updated[tied]
+    return int(tied[np.flatnonzero(updated == updated.max())[-1]])
+
+
+def feedback(postings: Postings, docs: DocTable, query: Query, scores: np.ndarray, floor: float,
+             used: set[int] | None = None) -> np.ndarray | None:
     """Pseudo-relevance feedback: the rarest terms of the best match (when it clears the floor)
     that the query did not use, so memories about the same thing (亚瑟士, 绿洲家园, a name) come
     along with the one the query found. Returns per-slot bonuses (capped, none for the best match
     itself), or None."""
-    best = top(scores, docs, 1)
-    if not best or scores[best[0]] < floor:
+    slot = _best(scores, docs)
+    if slot is None or scores[slot] < floor:
         return None
-    used = {term_key(t) for t in query.terms}
-    keys = list(dict.fromkeys(k for k in map(term_key, tok.surface_terms(docs.texts[best[0]])) if k not in used))
+    used = set(term_keys(list(query.terms))) if used is None else used
+    keys = list(dict.fromkeys(k for k in map(term_key, tok.surface_terms(docs.texts[slot])) if k not in used))
     most = max(3, int(postings.n_live * W.feedback_max_df))
     usable = sorted((df, key) for key, df in zip(keys, postings.doc_freqs(keys), strict=True) if 2 <= df <= most)
     if not usable:
         return None
     bonus = postings.score({key: W.feedback_weight for _, key in usable[: W.feedback_terms]})
     np.minimum(bonus, W.feedback_cap, out=bonus)
-    bonus[best[0]] = 0.0
+    bonus[slot] = 0.0
     return bonus
 
 
 def score(postings: Postings, docs: DocTable, lexicon: Lexicon, query: Query, limit: int | None,
           floor: float = 0.45) -> np.ndarray:
     """Dense per-slot scores (0 = not a candidate)."""
-    scores = term_scores(postings, query)
-    extra = feedback(postings, docs, query, scores, floor)
+    keys = term_keys(list(query.terms))
+    scores = term_scores(postings, query, keys)
+    extra = feedback(postings, docs, query, scores, floor, set(keys))
     if extra is not None:
         scores += extra
     bonus = time_bonus(docs, query.ranges)
@@ -125,8 +144,7 @@ def score(postings: Postings, docs: DocTable, lexicon: Lexicon, query: Query, li
         members = [(_theme_members(docs, theme), lift) for theme, lift in lifts]
         lifted = np.zeros(len(scores), dtype=bool)
         for mask, lift in members:
-            sel = mask & matched & ~lifted
-            scores[sel] += lift
+            np.add(scores, lift, out=scores, where=mask & matched & ~lifted)  # (no gather and scatter)
             lifted |= mask
         # Memories lifted by their theme alone: skipped when enough better-scored ones exist.
         ceiling = lifts[0][1] + W.hit_prior_cap
@@ -134,8 +152,7 @@ def score(postings: Postings, docs: DocTable, lexicon: Lexicon, query: Query, li
             for mask, lift in members:
                 sel = mask & (scores <= 0)
                 scores[sel] = lift
-    positive = scores > 0
-    scores[positive] += priors(docs)[positive]
+    np.add(scores, priors(docs), out=scores, where=scores > 0)
     return scores
 
 

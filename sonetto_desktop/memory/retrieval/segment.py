@@ -45,7 +45,9 @@ def query_words(
 ) -> tuple[list[str], list[str]]:
     """(known words in order of appearance, unknown stretches) of a prompt.
 
-    ``known(candidates)`` says which candidate words exist (in the bank or the lexicon);
+    ``known(candidates)`` says which candidate words exist (in the bank or the lexicon): it is asked
+    once, for the candidates of every distinct run of Chinese text together (a run said again is read
+    once);
     ``char_word(ch)`` whether a character is a word on its own (猫, 吃, 歌): such characters
     inside an unknown stretch or a stop word (吃点) are words too. ``cut`` (jieba's, when it is
     loaded anyway) splits unknown stretches into dictionary words: its one-character words count
@@ -70,17 +72,28 @@ def query_words(
     def singles(piece: str) -> None:
         words.extend(ch for ch in piece if ch not in tok.STOP_WORDS and char_word(ch))
 
-    for match in _RUN.finditer((text or "").lower()):
-        run = match.group()
-        if not tok.is_cjk(run):
+    runs = [match.group() for match in _RUN.finditer((text or "").lower())]
+    # every candidate of every distinct Chinese run, asked of ``known`` at once
+    spans: dict[str, list[tuple[int, int]]] = {}
+    for run in runs:
+        if run not in spans and tok.is_cjk(run):
+            spans[run] = [(i, j) for i in range(len(run)) for j in range(i + 2, min(len(run), i + MAX_WORD) + 1)]
+    candidates = [run[i:j] for run, cuts in spans.items() for i, j in cuts]
+    answers = iter(known(candidates) if candidates else [])
+    read: dict[str, list[str]] = {}  # a Chinese run already read -> its uncovered stretches
+    for run in runs:
+        if run not in spans:
             if run not in tok.STOP_WORDS:
                 words.append(run)
             continue
-        spans = [(i, j) for i in range(len(run)) for j in range(i + 2, min(len(run), i + MAX_WORD) + 1)]
-        flags = known([run[i:j] for i, j in spans]) if spans else []
+        if run in read:  # said again (a chat repeats itself): the same words, already listed
+            if uncovered is not None:
+                uncovered.extend(read[run])
+            continue
+        stretches = read[run] = []
         covered = [False] * len(run)
-        for (i, j), flag in zip(spans, flags, strict=True):
-            if not flag:
+        for i, j in spans[run]:
+            if not next(answers):
                 continue
             word = run[i:j]
             covered[i:j] = [True] * (j - i)
@@ -93,5 +106,6 @@ def query_words(
                 if piece not in tok.STOP_WORDS:
                     words.append(piece)
             else:
+                stretches.append(piece)
                 add_unknown(piece)
     return list(dict.fromkeys(words)), list(dict.fromkeys(unknown))

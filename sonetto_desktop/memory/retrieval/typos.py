@@ -82,13 +82,15 @@ def _readings(piece: str) -> dict[str, int]:
     out: dict[str, int] = {}
     if len(piece) < 2 or len(piece) > MAX_PIECE:
         return out
+    get = out.get
     for size in (2, 3):
         for start in range(len(piece) - size + 1):
             window = piece[start:start + size]
             for i, ch in enumerate(window):
+                head, tail = window[:i], window[i + 1:]
                 for rank, other in enumerate(sounds_like(ch)):
-                    word = window[:i] + other + window[i + 1:]
-                    if rank < out.get(word, MAX_SOUNDS):
+                    word = head + other + tail
+                    if rank < get(word, MAX_SOUNDS):
                         out[word] = rank
     return out
 

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import kinds
 from ..changes import USER, MemoryChange
-from ..errors import ProposalNotApplicable
+from ..errors import MemoryNotFound, ProposalNotApplicable, ProposalOutdated
 from .index import WriterIndex
 from .memory_tools import MEMORY_TOOLS
 from pydantic import ValidationError
@@ -150,7 +150,31 @@ class Planner:
             raise ProposalNotApplicable(proposal.id, spec.name, validation_message(exc)) from None
         before = check_plan(plan, writer) if plan.changes else []
         with ops.store.group(), ops.store.capture() as changes:
+            if not rewritten:  # as proposed: never over words someone else wrote since (the person's edit)
+                self._check_unchanged(proposal, plan, ops)
             plan.write(writer)
             if plan.changes and undeclared(plan, before, changes):
                 raise ProposalNotApplicable(proposal.id, spec.name, "it stored words its plan did not declare")
         return changes[0] if changes else None
+
+    @staticmethod
+    def _check_unchanged(proposal: Proposal, plan: Plan, ops: MemoryOperations) -> None:
+        """``ProposalOutdated`` when the call, planned again, would write what was proposed (it takes no
+        account of the text now, as an update's or a deletion's) over a memory someone other than its
+        proposer changed since it was proposed (the text it had then, ``before``, is what the person was
+        shown as 原来): an edit made meanwhile is not written over. The proposer's own changes meanwhile
+        (an earlier proposal of the same import, approved) do not count."""
+        if len(proposal.before) != len(proposal.memory_ids) or (plan.ids, plan.description) != (
+                proposal.memory_ids, proposal.description):
+            return
+        clashes = []
+        for memory_id, then in zip(proposal.memory_ids, proposal.before, strict=True):
+            try:
+                item = ops.store.get(memory_id)
+            except MemoryNotFound:
+                continue  # gone: the tool's own plan says so
+            by = next((entry.get("actor") for entry in reversed(item.history) if "new_description" in entry), None)
+            if item.description != then and by != proposal.actor:
+                clashes.append((memory_id, item.description, then))
+        if clashes:
+            raise ProposalOutdated(proposal.id, proposal.tool or proposal.kind, clashes)

@@ -183,10 +183,19 @@ class ChatController(QObject):
         return info.id
 
     async def set_memory(self, session_id: str, *, recall: bool | None = None, write: bool | None = None) -> None:
-        """Switch recall / writing for one chat (the engine keeps it); the session list follows."""
+        """Switch recall / writing for one chat (the engine keeps it); the session list follows. A switch
+        that could not be saved (the database held by another program) is said, and the list read again
+        shows what holds (the menu's tick must not say writing is off while it goes on)."""
         if self._engine is None or not session_id:
             return
-        await self._engine.set_session_memory(session_id, recall=recall, write=write)
+        try:
+            await self._engine.set_session_memory(session_id, recall=recall, write=write)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # reported, never raised into a slot
+            log.warning("memory switch failed", exc_info=True)
+            self.operation_failed.emit(QCoreApplication.translate(
+                "ChatController", "没能保存这个对话的记忆设置，仍按原来的设置：") + error_detail(exc))
         await self.refresh_sessions()
 
     async def rename_session(self, session_id: str, title: str) -> None:

@@ -83,6 +83,7 @@ class Conversation(QObject):
         here = self._busy and self._mine(self.controller.turn_session)
         self.composer.set_busy(here)
         self.composer.set_waiting(self._busy and not here)
+        self.view.set_waiting(self._busy)  # (their 重试 / 重新生成 could not send now)
 
     def _on_stop_requested(self) -> None:
         if self._mine(self.controller.turn_session):

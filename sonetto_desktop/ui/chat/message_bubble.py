@@ -69,6 +69,7 @@ class MessageBubble(QFrame):
         self._answering = False  # a user message whose reply is still coming
         self._text = text
         self._stopped = False
+        self._waiting = False  # another reply is coming: 重试 / 重新生成 wait until it has ended
         self._memories: list[dict[str, Any]] = []
         self.setObjectName("UserBubble" if role == "user" else "AssistantBubble")
         self.setSizePolicy(QSizePolicy.Policy.Maximum, QSizePolicy.Policy.Fixed)
@@ -342,11 +343,25 @@ class MessageBubble(QFrame):
     def chip_buttons(self) -> list[QPushButton]:
         return [self.chip_layout.itemAt(i).widget() for i in range(self.chip_layout.count())]
 
+    def set_waiting(self, waiting: bool) -> None:
+        """A reply is coming (in this chat or another: one at a time): 重试 and 重新生成 could not send
+        now, so they wait, saying why, instead of being used up for nothing."""
+        self._waiting = waiting
+        if self.role == "user":
+            return
+        if not self.retry_button.isHidden():  # (a retired 重试 stays retired)
+            self.retry_button.setEnabled(not waiting)
+        self.retry_button.setToolTip(self.tr("等正在进行的回复结束后才能重试") if waiting else "")
+        tip = self.tr("等正在进行的回复结束后才能重新生成") if waiting else self.tr("重新生成")
+        self.regenerate_button.setEnabled(not waiting)
+        self.regenerate_button.setToolTip(tip)
+        self.regenerate_button.setAccessibleName(tip)
+
     def set_error(self, message: str, *, retry: bool = True) -> None:
         self.flush()
         self.error_label.setText(message)
         self.retry_button.setVisible(retry)
-        self.retry_button.setEnabled(retry)
+        self.retry_button.setEnabled(retry and not self._waiting)
         self.error_box.setVisible(bool(message))
         self._render()
 

@@ -249,6 +249,9 @@ class ChatPanel(QWidget):
 
     def _on_current_session_changed(self, session_id: str) -> None:
         item = self._item_for(session_id)
+        if item is None and self.search_box.hits is not None and any(s.id == session_id for s in self._sessions):
+            self.search_box.clear()  # the chat shown is always listed: one the search hides ends it (filled again)
+            return
         if item is not None and self.session_list.currentItem() is not item:
             self._filling = True
             self.session_list.setCurrentItem(item)

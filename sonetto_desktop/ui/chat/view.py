@@ -52,6 +52,7 @@ class ChatView(QScrollArea):
         self.setWidget(self._area)
         self._bubbles: list[MessageBubble] = []
         self._rows: list[QWidget] = []
+        self._waiting = False  # a reply is coming: the replies' 重试 / 重新生成 wait (set_waiting)
         self.verticalScrollBar().rangeChanged.connect(self._on_range_changed)
         self._follow = True
         self._target: int | None = None  # a position to come back to once laid out (keep_position)
@@ -132,6 +133,7 @@ class ChatView(QScrollArea):
     def add_message(self, role: str, text: str = "", turn_id: str = "") -> MessageBubble:
         bubble = MessageBubble(role, text, max_width=self._bubble_width())
         bubble.turn_id = turn_id
+        bubble.set_waiting(self._waiting)
         bubble.memory_clicked.connect(self.memory_clicked)
         bubble.link_activated.connect(self.link_activated)
         bubble.edit_requested.connect(self.edit_requested)
@@ -196,6 +198,12 @@ class ChatView(QScrollArea):
         """A recalled memory was forgotten since: its chips say so (struck through, a tooltip)."""
         for bubble in self._bubbles:
             bubble.mark_memory_gone(memory_id)
+
+    def set_waiting(self, waiting: bool) -> None:
+        """A reply is coming (one at a time): the replies' 重试 / 重新生成 wait until it has ended."""
+        self._waiting = waiting
+        for bubble in self._bubbles:
+            bubble.set_waiting(waiting)
 
     def retire_retries(self) -> None:
         for bubble in self._bubbles:

@@ -59,6 +59,7 @@ def proposal_text(proposal: Proposal) -> str:
 class ReviewDialog(QDialog):
     loaded = Signal()
     acted = Signal(str)  # what the last action did, for people (also shown in the dialog)
+    _inbox_changed = Signal()  # emitted on whichever thread changed the inbox: queued to this one
 
     def __init__(self, service: Any, parent: QWidget | None = None) -> None:
         """``service``: the UI's operation runner (``MemoryService`` over the app's services)."""
@@ -87,6 +88,15 @@ class ReviewDialog(QDialog):
         self.approve_all_button.clicked.connect(lambda: self._spawn(self.approve_all()))
         self.reject_all_button.clicked.connect(lambda: self._spawn(self.reject_all()))
         self.list.currentRowChanged.connect(lambda _row: self._update_buttons())
+        # A proposal made while the inbox is open (the writer of a quick-chat turn, an import) is listed
+        # at once, as the badge counts it; listened to until the dialog closes.
+        self._inbox_changed.connect(lambda: self._spawn(self.load()), Qt.ConnectionType.QueuedConnection)
+        inbox = self._inbox
+        if inbox is not None:
+            changed = self._inbox_changed
+            forget = inbox.subscribe(lambda _count: changed.emit() if shiboken6.isValid(self) else None)
+            self.finished.connect(lambda _result: forget())
+            self.destroyed.connect(lambda *_: forget())
         self.loading = self._spawn(self.load())
         self._update_buttons()
 
@@ -102,6 +112,7 @@ class ReviewDialog(QDialog):
         if not shiboken6.isValid(self):
             return
         current = self.list.currentRow()
+        chosen = self._current()  # kept chosen when the list is filled again (a proposal came or went)
         self._proposals = proposals
         self.list.clear()
         for proposal in proposals:
@@ -109,7 +120,8 @@ class ReviewDialog(QDialog):
             item.setData(_ROLE, proposal.id)
             self.list.addItem(item)
         if proposals:
-            self.list.setCurrentRow(min(max(current, 0), len(proposals) - 1))
+            again = next((n for n, p in enumerate(proposals) if chosen is not None and p.id == chosen.id), None)
+            self.list.setCurrentRow(again if again is not None else min(max(current, 0), len(proposals) - 1))
         self.summary.setText(self.tr("Sonetto 想做 %n 处记忆变化，等你确认。", "", len(proposals)) if proposals
                              else self.tr("没有待审核的变化。"))
         self._update_buttons()
@@ -175,9 +187,10 @@ class ReviewDialog(QDialog):
     async def approve_all(self) -> None:
         memory = self._services.memory
         outcome: dict[str, Any] = {}
+        shown = [p.id for p in self._proposals]  # never one proposed since, unseen
 
         def apply_all() -> None:
-            outcome["changes"], outcome["failed"] = self._inbox.approve_all(memory)
+            outcome["changes"], outcome["failed"] = self._inbox.approve_all(memory, shown)
 
         await self._run(apply_all, "")
         if "changes" in outcome:
@@ -187,11 +200,12 @@ class ReviewDialog(QDialog):
             self._say(text)
 
     async def reject_all(self) -> None:
+        shown = [p.id for p in self._proposals]  # the ones the question counts: never one proposed since
         box = QMessageBox(QMessageBox.Icon.Question, self.tr("全部拒绝"),
-                          self.tr("拒绝全部 %1 处待审核的变化？它们不会被写入记忆。").replace("%1", str(len(self._proposals))),
+                          self.tr("拒绝全部 %1 处待审核的变化？它们不会被写入记忆。").replace("%1", str(len(shown))),
                           QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel, self)
         box.setDefaultButton(QMessageBox.StandardButton.Cancel)
         box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         if await execute_dialog(box) != QMessageBox.StandardButton.Yes or not shiboken6.isValid(self):
             return
-        await self._run(self._inbox.reject_all, self.tr("已全部拒绝。"))
+        await self._run(lambda: self._inbox.reject_all(shown), self.tr("已全部拒绝。"))

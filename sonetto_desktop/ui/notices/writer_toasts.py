@@ -159,13 +159,14 @@ class WriterToasts(QObject):
                                  action_text=QCoreApplication.translate("WriterToasts", "撤销"),
                                  on_action=lambda: self.undo_turn(turn_id))
 
-    def undo_turn(self, turn_id: str) -> None:
-        """Take back every change of ``turn_id`` (in a worker), then say how it went."""
-        self.undoing = self._service.start(self._undo(turn_id), name=f"undo-{turn_id}")
+    def undo_turn(self, turn_id: str, overlay: Any = None) -> None:
+        """Take back every change of ``turn_id`` (in a worker), then say how it went (in ``overlay``
+        when given: where the person asked, e.g. the quick chat while the window is in the tray)."""
+        self.undoing = self._service.start(self._undo(turn_id, overlay), name=f"undo-{turn_id}")
 
-    async def _undo(self, turn_id: str) -> None:
+    async def _undo(self, turn_id: str, overlay: Any = None) -> None:
         key = f"undo:{turn_id}"
-        overlay = self._overlay
+        overlay = overlay or self._overlay
         reason = reason_text("undo.toast")
         result = await self._service.run(ops.UndoTurn(turn_id, reason),
                                          on_error=lambda text: overlay.show_toast(text, key=key, kind="error"))

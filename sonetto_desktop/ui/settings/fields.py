@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QScrollArea,
     QSpinBox,
+    QTabWidget,
     QToolButton,
     QWidget,
 )
@@ -120,15 +121,18 @@ class _PageScroll(QScrollArea):
         return QSize(max(hint.width(), self.minimumSizeHint().width()), hint.height())
 
 
-def scrolling(page: QWidget) -> QScrollArea:
-    """``page`` in a frameless scroll area that follows its width: a page taller than the dialog
-    scrolls up and down instead of squeezing its rows (Qt shrinks form rows below their text's
-    height); it never scrolls sideways (its labels wrap to the width), and is never narrower than
-    the page's minimum width."""
-    area = _PageScroll(page.parentWidget())
+def scrolling(page: QWidget, tabs: QTabWidget, title: str) -> QScrollArea:
+    """``page`` as the tab ``title`` of ``tabs``, in a frameless scroll area that follows its width: a
+    page taller than the dialog scrolls up and down instead of squeezing its rows (Qt shrinks form rows
+    below their text's height); it never scrolls sideways (its labels wrap to the width), and is never
+    narrower than the page's minimum width. The area is in its tab before the page goes in: a page
+    moved to another parent once styled is styled again under the app's style sheet, all its widgets
+    (that was a third of the settings dialog's opening, issue 37)."""
+    area = _PageScroll()
     area.setObjectName(f"{page.objectName() or 'Page'}Scroll")
     area.setFrameShape(QScrollArea.Shape.NoFrame)
     area.setWidgetResizable(True)
     area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)  # the page wraps to its width
+    tabs.addTab(area, title)
     area.setWidget(page)
     return area

@@ -14,6 +14,7 @@ from ..chat.view import ChatView
 from ..chat.composer import Composer
 from ..chat.conversation import Conversation
 from ..chat.memory_bar import memory_mode
+from ..notices.toasts import ToastOverlay
 from ..widgets.icons import icon
 
 POPUP_SIZE = QSize(380, 460)
@@ -77,6 +78,7 @@ class QuickChat(QWidget):
         column.addWidget(self.view, 1)
         column.addWidget(self.composer)
         QShortcut(QKeySequence(Qt.Key.Key_Escape), self, activated=self.hide)
+        self.toasts = ToastOverlay(self)  # what its messages' actions did, while the window is in the tray
 
         controller.sessions_changed.connect(self._on_controller_changed)  # bound: dropped with this popup
         controller.current_session_changed.connect(self._on_controller_changed)
@@ -91,6 +93,10 @@ class QuickChat(QWidget):
         self.raise_()
         self.activateWindow()
         self.composer.input.setFocus()
+
+    def focus_home(self) -> QWidget:
+        """Where the focus goes back to (a toast's button reached with Tab, gone): the input."""
+        return self.composer.input
 
     def _on_controller_changed(self, *_: object) -> None:
         self._update_title()

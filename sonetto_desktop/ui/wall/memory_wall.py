@@ -318,10 +318,12 @@ class MemoryWall(QWidget):
         elif self.search.query or self._filter != "all":  # (which filter: the toolbar's filter bar)
             shown = sum(section.shown_count() for section in self.theme_sections.all().values())
             self.count_label.set_texts(self.tr("{0} / {1} 条").format(f"{shown:,}", f"{total:,}"),
-                                       self.tr("{0} / {1} 条").format(short_number(shown), short_number(total)))
-        else:  # (a narrow window: "10万 条" / "100k memories", not "100,…")
+                                       self.tr("{0} / {1} 条").format(short_number(shown), short_number(total)),
+                                       f"{short_number(shown)} / {short_number(total)}")
+        else:  # (a narrow window: "10万 条" / "100k memories", then "10万" / "36", not "100,…" / "36 m…")
             self.count_label.set_texts(self.tr("1 条") if total == 1 else self.tr("{0} 条").format(f"{total:,}"),
-                                       self.tr("1 条") if total == 1 else self.tr("{0} 条").format(short_number(total)))
+                                       self.tr("1 条") if total == 1 else self.tr("{0} 条").format(short_number(total)),
+                                       short_number(total))
 
     def _nothing_shown(self) -> bool:
         return not any(section.shown_count() for section in self.theme_sections.all().values())

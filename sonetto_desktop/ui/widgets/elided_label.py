@@ -15,7 +15,7 @@ class ElidedLabel(QLabel):
         super().__init__(parent)
         self._min_text = min_text  # the narrowest it may become: this much text, then "…"
         self._reserved: tuple[str, ...] = ()
-        self._short = ""  # a shorter way to say the text ("10万 条" for "100,000 条"), shown when it does not fit
+        self._shorter: tuple[str, ...] = ()  # shorter ways to say the text ("10万 条", "10万"), the first that fits shown
         self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
 
     def reserve(self, texts: list[str] | tuple[str, ...]) -> None:
@@ -42,25 +42,28 @@ class ElidedLabel(QLabel):
         return QSize(min(hint.width(), narrow), hint.height())
 
     def elided(self) -> str:
-        """The text as shown at the current width: the whole of it, else its short form, else the
-        short form (or the text) cut with "…"."""
+        """The text as shown at the current width: the whole of it, else the first of its shorter forms
+        that fits, else the shortest cut with "…"."""
         rect = self.contentsRect().adjusted(self.margin(), 0, -self.margin(), 0)
         width = max(0, rect.width())
         metrics = self.fontMetrics()
         text = self.text()
-        if self._short and metrics.horizontalAdvance(text) > width:
-            text = self._short
+        for shorter in self._shorter:
+            if metrics.horizontalAdvance(text) <= width:
+                break
+            text = shorter
         return metrics.elidedText(text, Qt.TextElideMode.ElideRight, width)
 
     def setText(self, text: str) -> None:
-        self._short = ""
+        self._shorter = ()
         super().setText(text)
         self._sync_tooltip()
 
-    def set_texts(self, text: str, short: str) -> None:
-        """Show ``text``, or ``short`` when ``text`` does not fit (the tooltip then says ``text``)."""
+    def set_texts(self, text: str, *shorter: str) -> None:
+        """Show ``text``, or the first of ``shorter`` that fits when it does not (the tooltip then says
+        ``text``): a count's short number, then the number without its word."""
         super().setText(text)
-        self._short = short if short != text else ""
+        self._shorter = tuple(dict.fromkeys(s for s in shorter if s != text))
         self._sync_tooltip()
         self.update()
 
