@@ -17,15 +17,21 @@ async def _talk(panel, controller, llm_server, text, reply, wait):
     await wait(lambda: not controller.busy, timeout=10, message="turn finished")
 
 
+async def _cat_chat_then_a_hike_chat(panel, controller, llm_server, wait) -> str:
+    """Two chats, each one turn (年糕, then 爬山, the one shown); the cat chat's id."""
+    await _talk(panel, controller, llm_server, "我的猫叫年糕", "年糕真可爱", wait)
+    cat = controller.current_session_id
+    await panel.new_session()
+    await _talk(panel, controller, llm_server, "周末去爬山", "记得带水", wait)
+    return cat
+
+
 async def test_search_filters_the_session_list_and_esc_ends_it(tmp_path, llm_server, make_llm, panel_factory,
                                                                 qtbot, wait):
     async with running_engine(tmp_path / "data", make_llm(streaming=True)) as parts:
         controller, panel = panel_factory()
         await controller.attach(parts[2])
-        await _talk(panel, controller, llm_server, "我的猫叫年糕", "年糕真可爱", wait)
-        cat = controller.current_session_id
-        await panel.new_session()
-        await _talk(panel, controller, llm_server, "周末去爬山", "记得带水", wait)
+        cat = await _cat_chat_then_a_hike_chat(panel, controller, llm_server, wait)
         await panel.new_session()
         await wait(lambda: len(panel.session_ids()) == 3)
 
@@ -113,10 +119,7 @@ async def test_a_new_chat_made_while_searching_is_in_the_list(tmp_path, llm_serv
     async with running_engine(tmp_path / "data", make_llm(streaming=True)) as parts:
         controller, panel = panel_factory()
         await controller.attach(parts[2])
-        await _talk(panel, controller, llm_server, "我的猫叫年糕", "年糕真可爱", wait)
-        cat = controller.current_session_id
-        await panel.new_session()
-        await _talk(panel, controller, llm_server, "周末去爬山", "记得带水", wait)
+        cat = await _cat_chat_then_a_hike_chat(panel, controller, llm_server, wait)
         panel.search_box.setText("年糕")
         await wait(lambda: panel.session_ids() == [cat], message="filtered to the cat chat")
 

@@ -140,20 +140,27 @@ def test_popup_falls_back_to_the_screen_corner_without_a_tray_geometry():
     assert (pos.x() + SIZE.width(), pos.y() + SIZE.height()) == (SCREEN.right() - MARGIN, SCREEN.bottom() - MARGIN)
 
 
+async def _cat_told_in_the_quick_chat(app, llm_server, wait):
+    """A memory of the cat, the window in the tray, one turn about the cat in the quick chat (its reply
+    shown): the memory's id and the quick chat."""
+    cat = await app.service.submit(ops.AddMemory("用户养了一只叫年糕的橘猫", "生活"))
+    await wait(lambda: app.wall.model.card(cat) is not None, message="card shown")
+    app.window.hide()  # in the tray; the quick chat is the way in
+    _actions(app)["快速对话"].trigger()
+    popup = app.quick_chat
+    llm_server.add_text("年糕还好吗")
+    llm_server.default = TextResponse("好的")
+    popup.composer.set_text("我的猫年糕今天又调皮了")
+    popup.composer.submit()
+    await wait(lambda: not app.controller.busy and len(popup.view.bubbles) == 2, timeout=10)
+    return cat, popup
+
+
 @pytest.mark.qt_log_ignore(OFFSCREEN_RAISE, OFFSCREEN_SIZE_HINTS)
 async def test_a_memory_chip_in_the_quick_chat_opens_its_card(qapp, tmp_path, llm_server, wait):
     async with running_app(qapp, app_settings(tmp_path / "data", llm_server)) as app:
         await app.wall_loaded
-        cat = await app.service.submit(ops.AddMemory("用户养了一只叫年糕的橘猫", "生活"))
-        await wait(lambda: app.wall.model.card(cat) is not None, message="card shown")
-        app.window.hide()  # in the tray; the quick chat is the way in
-        _actions(app)["快速对话"].trigger()
-        popup = app.quick_chat
-        llm_server.add_text("年糕还好吗")
-        llm_server.default = TextResponse("好的")
-        popup.composer.set_text("我的猫年糕今天又调皮了")
-        popup.composer.submit()
-        await wait(lambda: not app.controller.busy and len(popup.view.bubbles) == 2, timeout=10)
+        cat, popup = await _cat_told_in_the_quick_chat(app, llm_server, wait)
         chips = popup.view.bubbles[-1].chip_buttons()
         assert [chip.property("memory_id") for chip in chips] == [cat]
         chips[0].click()
@@ -185,15 +192,7 @@ async def test_forgetting_from_the_quick_chat_while_the_window_is_hidden_is_said
 
     async with running_app(qapp, app_settings(tmp_path / "data", llm_server)) as app:
         await app.wall_loaded
-        cat = await app.service.submit(ops.AddMemory("用户养了一只叫年糕的橘猫", "生活"))
-        app.window.hide()
-        _actions(app)["快速对话"].trigger()
-        popup = app.quick_chat
-        llm_server.add_text("年糕还好吗")
-        llm_server.default = TextResponse("好的")
-        popup.composer.set_text("我的猫年糕今天又调皮了")
-        popup.composer.submit()
-        await wait(lambda: not app.controller.busy and len(popup.view.bubbles) == 2, timeout=10)
+        cat, popup = await _cat_told_in_the_quick_chat(app, llm_server, wait)
         bot = popup.view.bubbles[-1]
         [chip] = bot.chip_buttons()
         menu = bot.chip_menu(chip, cat)
