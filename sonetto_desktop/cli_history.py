@@ -398,8 +398,8 @@ async def _import_saved(args: argparse.Namespace, history: History, imports: His
     else:
         print(say(f"新记忆 {len(result.created)} 条，提议 {result.proposals} 条，跳过 {len(result.skipped)} 条",
                   f"{len(result.created)} new memories, {result.proposals} proposals, {len(result.skipped)} skipped"))
-        for text, why in result.skipped.items():
-            print(f"  - {printable(text)}：{why}")
+        for text, (zh, en) in result.skipped.items():
+            print(say(f"  - {printable(text)}：{zh}", f"  - {printable(text)}: {en}"))
         if result.undo_id:
             print(say(f"整体撤销：sonetto memory undo {result.undo_id}", f"to undo it all: sonetto memory undo {result.undo_id}"))
     return 0
