@@ -7,10 +7,12 @@ from __future__ import annotations
 import subprocess
 import sys
 import textwrap
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import portalocker
 import pytest
 
 from sonetto_desktop.memory import SqliteMemoryManager, YamlMemoryManager
@@ -136,3 +138,44 @@ def test_the_command_line_says_it_waits_for_an_sqlite_store_too(tmp_path):
         assert len(again.all_items()) == 2
     finally:
         again.close()
+
+
+class _WindowsLikeLocker(portalocker.portalocker.BaseLocker):
+    """portalocker's default locker on Windows (``MsvcrtLocker``) as it behaves there: a blocking lock is
+    ``msvcrt.locking(LK_LOCK)``, which tries a few times a moment apart and then gives up with
+    ``AlreadyLocked`` (ten tries a second apart there; three tries 0.1 s apart here)."""
+
+    def lock(self, file_obj, flags) -> None:
+        import fcntl  # (not on Windows: the test runs elsewhere)
+
+        tries = 1 if flags & portalocker.LOCK_NB else 3
+        for attempt in range(tries):
+            try:
+                fcntl.flock(file_obj.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return
+            except BlockingIOError:
+                if attempt + 1 < tries:
+                    time.sleep(0.1)
+        raise portalocker.AlreadyLocked(portalocker.LockException.LOCK_FAILED, "EDEADLOCK")
+
+    def unlock(self, file_obj) -> None:
+        import fcntl
+
+        fcntl.flock(file_obj.fileno(), fcntl.LOCK_UN)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="emulates Windows' locking with flock")
+def test_where_a_blocking_lock_gives_up_by_itself_the_wait_still_lasts_until_the_limit(store, monkeypatch):
+    """On Windows portalocker's blocking lock gives up after about ten seconds (msvcrt's LK_LOCK): the
+    wait goes on until the lock is free or the limit has passed, and ends in ``StoreBusy``, not in
+    portalocker's own ``AlreadyLocked`` after ten seconds (which no one handles: the write failed with
+    a message that says nothing to the person)."""
+    monkeypatch.setattr(portalocker.portalocker, "LOCKER", _WindowsLikeLocker())
+    monkeypatch.setattr(lock_wait, "NOTICE_AFTER", 0.2)
+    monkeypatch.setattr(lock_wait, "LIMIT", 5.0)
+    with _held(store.lock_path, seconds=1.0):
+        store.add("用户养了一只猫", "品味")  # the holder lets go after 1 s: the write goes on then
+    assert sorted(i.description for i in store.all_items().values()) == ["用户住在成都", "用户养了一只猫"]
+    monkeypatch.setattr(lock_wait, "LIMIT", 1.0)
+    with _held(store.lock_path), pytest.raises(StoreBusy):
+        store.add("用户会弹吉他", "爱好")

@@ -83,16 +83,25 @@ def exclusive(lock_path: Path, store_path: Path, *, limit: float | None = None) 
 def _wait(handle: IO[str], lock_path: Path, store_path: Path, limit: float) -> None:
     """Wait for ``handle``'s lock in a helper thread blocked in the system's call; return with it held,
     or close ``handle`` and raise ``StoreBusy`` after ``limit`` seconds (the helper then lets the lock
-    go as soon as it gets it, and closes the file)."""
+    go as soon as it gets it, and closes the file). Where the system's blocking call gives up by itself
+    (Windows: ``msvcrt.locking``'s ten tries), the helper asks again until the caller gives up."""
     got = threading.Event()
     guard = threading.Lock()
     outcome: dict[str, object] = {}
 
     def take() -> None:
-        try:
-            portalocker.lock(handle, portalocker.LOCK_EX)
-        except BaseException as exc:  # noqa: BLE001 - handed to the waiting caller
-            outcome["error"] = exc
+        while True:
+            try:
+                portalocker.lock(handle, portalocker.LOCK_EX)
+            except portalocker.AlreadyLocked:  # Windows: msvcrt's blocking lock gives up after ten tries
+                with guard:                    # a second apart; the caller's limit is what ends the wait
+                    if not outcome.get("given_up"):
+                        continue
+                handle.close()
+                return
+            except BaseException as exc:  # noqa: BLE001 - handed to the waiting caller
+                outcome["error"] = exc
+            break
         with guard:
             if outcome.get("given_up"):
                 with contextlib.suppress(OSError):
