@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from .aio import root_scope, run_blocking
-from .cli import _fail, print_kept, printable, say_lock_waits
+from .cli import _fail, ctrl_c_stops_lock_waits, print_kept, printable, say_lock_waits
 from .history_import.ledger import DONE, UNDONE, ImportLedger, imports_dir
 from .history_import.formats import all_formats
 from .history_import.formats import names as format_names
@@ -168,6 +168,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 async def _main(args: argparse.Namespace) -> int:
+    ctrl_c_stops_lock_waits()
     say = Words(cli_language(await run_blocking(_settings_language)))
     say_lock_waits(lambda name: say(f"在等另一个程序（Sonetto 或 sonetto mcp）写完 {name}……（Ctrl+C 停止）",
                                     f"waiting for another process (Sonetto or sonetto mcp) that is writing {name}… "

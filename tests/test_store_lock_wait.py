@@ -4,6 +4,7 @@ a limit having changed nothing (before, they waited without a word: a YAML store
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import textwrap
@@ -179,3 +180,34 @@ def test_where_a_blocking_lock_gives_up_by_itself_the_wait_still_lasts_until_the
     monkeypatch.setattr(lock_wait, "LIMIT", 1.0)
     with _held(store.lock_path), pytest.raises(StoreBusy):
         store.add("用户会弹吉他", "爱好")
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGINT is how a terminal's Ctrl+C reaches a process on POSIX")
+@pytest.mark.parametrize("command", [("memory", "add", "用户养了一只猫", "--theme", "品味"), ("history", "status")])
+def test_ctrl_c_stops_the_command_lines_wait_as_its_line_says(store, command):
+    """The command line says "(Ctrl+C to stop)" while it waits for another process's lock: Ctrl+C ends
+    the command then, with nothing changed (before, the wait went on in a worker thread that the
+    interpreter waits for on its way out: Ctrl+C did nothing until the minute was up)."""
+    import signal
+
+    store.close()
+    with _held(store.lock_path):
+        name, *rest = command
+        args = [sys.executable, "-m", "sonetto_desktop", name, "--store", str(store.path), *rest]
+        env = {**os.environ, "LANG": "en_US.UTF-8", "LC_ALL": "", "LC_MESSAGES": ""}
+        with subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env) as cli:
+            line = cli.stderr.readline()
+            assert "waiting for another process" in line and "Ctrl+C" in line, line
+            cli.send_signal(signal.SIGINT)
+            try:
+                cli.communicate(timeout=30)  # (the lock is still held, and would be for a minute)
+            except subprocess.TimeoutExpired:
+                cli.kill()
+                cli.communicate()
+                pytest.fail("Ctrl+C did not stop the command while it waited for the lock")
+            assert cli.returncode == 130
+    reopened = YamlMemoryManager(store.path, flush_delay=None)
+    try:
+        assert [i.description for i in reopened.all_items().values()] == ["用户住在成都"]
+    finally:
+        reopened.close()
