@@ -185,15 +185,37 @@ def test_where_a_blocking_lock_gives_up_by_itself_the_wait_still_lasts_until_the
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGINT is how a terminal's Ctrl+C reaches a process on POSIX")
 @pytest.mark.parametrize("command", [("memory", "add", "用户养了一只猫", "--theme", "品味"), ("history", "status")])
 def test_ctrl_c_stops_the_command_lines_wait_as_its_line_says(store, command):
+    store.close()
+    _interrupted(store.path, _held(store.lock_path), command)
+    reopened = YamlMemoryManager(store.path, flush_delay=None)
+    try:
+        assert [i.description for i in reopened.all_items().values()] == ["用户住在成都"]
+    finally:
+        reopened.close()
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGINT is how a terminal's Ctrl+C reaches a process on POSIX")
+def test_ctrl_c_stops_the_wait_for_an_sqlite_store_too(tmp_path):
+    db = SqliteMemoryManager(tmp_path / "memory.db")
+    db.add("用户住在成都", "身份")
+    db.close()
+    _interrupted(db.path, _sqlite_held(db.path), ("memory", "add", "用户养了一只猫", "--theme", "品味"))
+    again = SqliteMemoryManager(db.path)
+    try:
+        assert [i.description for i in again.all_items().values()] == ["用户住在成都"]
+    finally:
+        again.close()
+
+
+def _interrupted(path: Path, holding, command: tuple[str, ...]) -> None:
     """The command line says "(Ctrl+C to stop)" while it waits for another process's lock: Ctrl+C ends
     the command then, with nothing changed (before, the wait went on in a worker thread that the
     interpreter waits for on its way out: Ctrl+C did nothing until the minute was up)."""
     import signal
 
-    store.close()
-    with _held(store.lock_path):
+    with holding:
         name, *rest = command
-        args = [sys.executable, "-m", "sonetto_desktop", name, "--store", str(store.path), *rest]
+        args = [sys.executable, "-m", "sonetto_desktop", name, "--store", str(path), *rest]
         env = {**os.environ, "LANG": "en_US.UTF-8", "LC_ALL": "", "LC_MESSAGES": ""}
         with subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env) as cli:
             line = cli.stderr.readline()
@@ -206,8 +228,3 @@ def test_ctrl_c_stops_the_command_lines_wait_as_its_line_says(store, command):
                 cli.communicate()
                 pytest.fail("Ctrl+C did not stop the command while it waited for the lock")
             assert cli.returncode == 130
-    reopened = YamlMemoryManager(store.path, flush_delay=None)
-    try:
-        assert [i.description for i in reopened.all_items().values()] == ["用户住在成都"]
-    finally:
-        reopened.close()

@@ -30,7 +30,7 @@ import portalocker
 from ...aio import start_thread
 from ..errors import StoreBusy
 
-__all__ = ["LIMIT", "NOTICE_AFTER", "exclusive", "on_wait", "say_waiting", "stop_waiting"]
+__all__ = ["LIMIT", "NOTICE_AFTER", "exclusive", "on_wait", "say_waiting", "stop_waiting", "stopped"]
 
 log = logging.getLogger(__name__)
 
@@ -59,6 +59,11 @@ def say_waiting(lock: Path | str, store_path: Path) -> None:
             listener(store_path)
         except Exception:  # a listener's failure is not the store's
             log.exception("a lock-wait listener failed")
+
+
+def stopped() -> bool:
+    """Whether ``stop_waiting`` was called (an SQLite store's wait looks between its steps)."""
+    return _stopped.is_set()
 
 
 def stop_waiting() -> None:
