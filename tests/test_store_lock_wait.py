@@ -141,28 +141,21 @@ def test_the_command_line_says_it_waits_for_an_sqlite_store_too(tmp_path):
         again.close()
 
 
-class _WindowsLikeLocker(portalocker.portalocker.BaseLocker):
-    """portalocker's default locker on Windows (``MsvcrtLocker``) as it behaves there: a blocking lock is
+def _windows_like_lock(file_obj, flags) -> None:
+    """``portalocker.lock`` as it behaves on Windows (``MsvcrtLocker``): a blocking lock is
     ``msvcrt.locking(LK_LOCK)``, which tries a few times a moment apart and then gives up with
     ``AlreadyLocked`` (ten tries a second apart there; three tries 0.1 s apart here)."""
+    import fcntl  # (not on Windows: the test runs elsewhere)
 
-    def lock(self, file_obj, flags) -> None:
-        import fcntl  # (not on Windows: the test runs elsewhere)
-
-        tries = 1 if flags & portalocker.LOCK_NB else 3
-        for attempt in range(tries):
-            try:
-                fcntl.flock(file_obj.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-                return
-            except BlockingIOError:
-                if attempt + 1 < tries:
-                    time.sleep(0.1)
-        raise portalocker.AlreadyLocked(portalocker.LockException.LOCK_FAILED, "EDEADLOCK")
-
-    def unlock(self, file_obj) -> None:
-        import fcntl
-
-        fcntl.flock(file_obj.fileno(), fcntl.LOCK_UN)
+    tries = 1 if flags & portalocker.LOCK_NB else 3
+    for attempt in range(tries):
+        try:
+            fcntl.flock(file_obj.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            if attempt + 1 < tries:
+                time.sleep(0.1)
+    raise portalocker.AlreadyLocked(portalocker.LockException.LOCK_FAILED, "EDEADLOCK")
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="emulates Windows' locking with flock")
@@ -171,7 +164,7 @@ def test_where_a_blocking_lock_gives_up_by_itself_the_wait_still_lasts_until_the
     wait goes on until the lock is free or the limit has passed, and ends in ``StoreBusy``, not in
     portalocker's own ``AlreadyLocked`` after ten seconds (which no one handles: the write failed with
     a message that says nothing to the person)."""
-    monkeypatch.setattr(portalocker.portalocker, "LOCKER", _WindowsLikeLocker())
+    monkeypatch.setattr(portalocker, "lock", _windows_like_lock)
     monkeypatch.setattr(lock_wait, "NOTICE_AFTER", 0.2)
     monkeypatch.setattr(lock_wait, "LIMIT", 5.0)
     with _held(store.lock_path, seconds=1.0):
