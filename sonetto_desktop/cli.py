@@ -89,8 +89,11 @@ def main(argv: list[str] | None = None) -> int:
         logging.getLogger("sonetto_desktop").addHandler(logging.NullHandler())
     say_lock_waits(lambda name: f"waiting for another process (Sonetto or sonetto mcp) that is writing {name}… "
                                 "(Ctrl+C to stop)")
-    with translating(english()):  # what this command prints is English, failures too
-        return _main_sync(args)
+    try:
+        with translating(english()):  # what this command prints is English, failures too
+            return _main_sync(args)
+    finally:
+        forget_lock_waits()
 
 
 def _main_sync(args: argparse.Namespace) -> int:
@@ -238,9 +241,14 @@ def say_lock_waits(words: Callable[[str], str]) -> None:
     (``memory/stores/lock_wait.py``: it gives up after a minute)."""
     from .memory.stores.lock_wait import on_wait
 
+    forget_lock_waits()
+    _lock_wait_line.append(on_wait(lambda path: print(words(path.name), file=sys.stderr, flush=True)))
+
+
+def forget_lock_waits() -> None:
+    """The command is over: its line is no longer printed (a command run in-process, ``main``)."""
     while _lock_wait_line:
         _lock_wait_line.pop()()
-    _lock_wait_line.append(on_wait(lambda path: print(words(path.name), file=sys.stderr, flush=True)))
 
 
 def ctrl_c_stops_lock_waits() -> None:

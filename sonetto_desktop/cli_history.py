@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from .aio import root_scope, run_blocking
-from .cli import _fail, ctrl_c_stops_lock_waits, print_kept, printable, say_lock_waits
+from .cli import _fail, ctrl_c_stops_lock_waits, forget_lock_waits, print_kept, printable, say_lock_waits
 from .history_import.ledger import DONE, UNDONE, ImportLedger, imports_dir
 from .history_import.formats import all_formats
 from .history_import.formats import names as format_names
@@ -165,6 +165,8 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except Exception as exc:  # noqa: BLE001 - a command line prints one line, never a traceback
         return _refuse(args, _words_of(exc, Words(cli_language(_settings_language()))))
+    finally:
+        forget_lock_waits()
 
 
 async def _main(args: argparse.Namespace) -> int:

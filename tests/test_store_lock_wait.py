@@ -221,3 +221,16 @@ def _interrupted(path: Path, holding, command: tuple[str, ...]) -> None:
                 cli.communicate()
                 pytest.fail("Ctrl+C did not stop the command while it waited for the lock")
             assert cli.returncode == 130
+
+
+def test_a_command_run_in_process_leaves_no_listener_behind(store, capsys):
+    """``sonetto memory`` / ``sonetto history`` run in-process (``cli.main``, as the tests and a script
+    do) take their lock-wait line away when they end: it went on printing for whatever waited later in
+    that process (and the window's listener check saw it)."""
+    from sonetto_desktop import cli, cli_history
+
+    store.close()
+    before = list(lock_wait._listeners)
+    assert cli.main(["--store", str(store.path), "list"]) == 0
+    assert cli_history.main(["--store", str(store.path), "status"]) == 0
+    assert lock_wait._listeners == before
