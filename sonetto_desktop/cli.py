@@ -95,7 +95,7 @@ def main(argv: list[str] | None = None) -> int:
         with translating(english()):  # what this command prints is English, failures too
             return _main_sync(args)
     finally:
-        stop_saying_lock_waits()  # (run inside another process: a later wait is not this command's)
+        forget_lock_waits()
 
 
 def _main_sync(args: argparse.Namespace) -> int:
@@ -139,6 +139,7 @@ async def _no_store_yet(args: argparse.Namespace) -> Path | None:
 
 
 async def _main(args: argparse.Namespace) -> int:
+    ctrl_c_stops_lock_waits()
     store = Path(args.store).expanduser() if args.store else None
     if args.command == "import":  # read (and refuse) the file before the store is even opened
         try:
@@ -242,14 +243,35 @@ def say_lock_waits(words: Callable[[str], str]) -> None:
     (``memory/stores/lock_wait.py``: it gives up after a minute)."""
     from .memory.stores.lock_wait import on_wait
 
-    stop_saying_lock_waits()
+    forget_lock_waits()
     _lock_wait_line.append(on_wait(lambda path: print(words(path.name), file=sys.stderr, flush=True)))
 
 
-def stop_saying_lock_waits() -> None:
-    """Remove the line :func:`say_lock_waits` set up (a command that has ended)."""
+def forget_lock_waits() -> None:
+    """The command is over: its line is no longer printed (a command run in-process, ``main``)."""
     while _lock_wait_line:
         _lock_wait_line.pop()()
+
+
+def ctrl_c_stops_lock_waits() -> None:
+    """From here on (called on the main thread, in the running loop), Ctrl+C also ends a wait for another
+    process's store lock (``lock_wait.stop_waiting``: the write is refused, nothing changed) before
+    asyncio's own handling of it: the wait runs in a worker thread, which the interpreter waits for on
+    its way out, so the command went on for up to a minute after the Ctrl+C its line asks for."""
+    import signal
+    import threading
+
+    from .memory.stores.lock_wait import stop_waiting
+
+    previous = signal.getsignal(signal.SIGINT)
+    if threading.current_thread() is not threading.main_thread() or not callable(previous):
+        return
+
+    def on_ctrl_c(signum: int, frame: Any) -> None:
+        stop_waiting()
+        previous(signum, frame)
+
+    signal.signal(signal.SIGINT, on_ctrl_c)  # (asyncio.run puts back its own when it ends)
 
 
 def _fail(message: str) -> int:

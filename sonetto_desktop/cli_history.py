@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from .aio import root_scope, run_blocking
-from .cli import _fail, print_kept, printable, say_lock_waits, stop_saying_lock_waits
+from .cli import _fail, ctrl_c_stops_lock_waits, forget_lock_waits, print_kept, printable, say_lock_waits
 from .history_import.ledger import DONE, UNDONE, ImportLedger, imports_dir
 from .history_import.formats import all_formats
 from .history_import.formats import names as format_names
@@ -166,10 +166,11 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:  # noqa: BLE001 - a command line prints one line, never a traceback
         return _refuse(args, _words_of(exc, Words(cli_language(_settings_language()))))
     finally:
-        stop_saying_lock_waits()  # (run inside another process: a later wait is not this command's)
+        forget_lock_waits()
 
 
 async def _main(args: argparse.Namespace) -> int:
+    ctrl_c_stops_lock_waits()
     say = Words(cli_language(await run_blocking(_settings_language)))
     say_lock_waits(lambda name: say(f"在等另一个程序（Sonetto 或 sonetto mcp）写完 {name}……（Ctrl+C 停止）",
                                     f"waiting for another process (Sonetto or sonetto mcp) that is writing {name}… "
@@ -400,8 +401,8 @@ async def _import_saved(args: argparse.Namespace, history: History, imports: His
     else:
         print(say(f"新记忆 {len(result.created)} 条，提议 {result.proposals} 条，跳过 {len(result.skipped)} 条",
                   f"{len(result.created)} new memories, {result.proposals} proposals, {len(result.skipped)} skipped"))
-        for text, why in result.skipped.items():
-            print(f"  - {printable(text)}：{why}")
+        for text, (zh, en) in result.skipped.items():
+            print(say(f"  - {printable(text)}：{zh}", f"  - {printable(text)}: {en}"))
         if result.undo_id:
             print(say(f"整体撤销：sonetto memory undo {result.undo_id}", f"to undo it all: sonetto memory undo {result.undo_id}"))
     return 0

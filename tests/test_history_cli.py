@@ -363,6 +363,26 @@ def test_an_exports_saved_memories_are_imported_when_asked(llm_server, tmp_path)
     assert none.returncode == 2 and "没有 ChatGPT 已保存的记忆" in json.loads(none.stdout)["error"]
 
 
+
+def test_why_saved_memories_were_left_out_is_said_in_the_persons_language(llm_server, tmp_path):
+    """What the import of saved memories left out, and why, in English for an English reader (before,
+    every reason was printed in Chinese whatever the language: "以前导入过", "疑似包含密码"...)."""
+    store = tmp_path / "memory.yaml"
+    pasted = fixture("chatgpt_saved_memories.txt").read_text(encoding="utf-8") + "我的密码是 hunter2024x\n"
+    args = ("history", "--store", str(store), "--create", "import", "-", "--format", "chatgpt-memories")
+    english = {"LANG": "en_US.UTF-8"}
+    first = _cli(llm_server, *args, stdin=pasted, env=english)
+    assert first.returncode == 0, first.stderr
+    assert "4 new memories" in first.stdout and "looks like a secret" in first.stdout, first.stdout
+    again = _cli(llm_server, *args, stdin=pasted, env=english)
+    assert again.returncode == 0, again.stderr
+    assert again.stdout.count(": imported before") == 4, again.stdout
+    assert not any("\u4e00" <= ch <= "\u9fff" for line in again.stdout.splitlines()[1:]
+                   for ch in line.split(":")[-1]), again.stdout
+    chinese = _cli(llm_server, *args, stdin=pasted, env={"LANG": "zh_CN.UTF-8"})
+    assert chinese.stdout.count("：以前导入过") == 4, chinese.stdout
+
+
 def test_bad_conversations_are_named_and_the_rest_is_imported(llm_server, tmp_path):
     store = tmp_path / "memory.yaml"
     source = bad_values_export(tmp_path)

@@ -615,13 +615,3 @@ def test_a_yaml_export_to_a_file_names_the_file_its_pins_are_in(tmp_path, capsys
     assert cli_main(["--store", str(store), "export", "-o", str(out)]) == 0
     err = capsys.readouterr().err
     assert "exported 1 memories" in err and str(tmp_path / "backup.flags.yaml") in err, err
-
-
-def test_a_command_run_in_process_leaves_no_lock_wait_listener_behind(tmp_path, capsys):
-    """`main` is also run inside another process (the tests, a script): once it returns, a later wait
-    for the store's lock is not printed by it (nor counted as a listener of the window's)."""
-    from sonetto_desktop.memory.stores import lock_wait
-
-    before = list(lock_wait._listeners)
-    assert cli_main(["--store", str(tmp_path / "memory.yaml"), "--create", "add", "小林喜欢猫", "--theme", "品味"]) == 0
-    assert lock_wait._listeners == before

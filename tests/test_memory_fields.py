@@ -219,3 +219,35 @@ def test_a_later_pin_keeps_an_undone_pin_and_a_lock_undo_leaves_the_pin(mm):
     ops.as_actor("user", Turn("ui-lock0004")).set_locked(mid, True)
     ops.undo_turn("ui-lock0004")  # a pin between is no later lock change
     assert mm.get(mid).locked is False and mm.get(mid).pinned is False
+
+
+def test_the_writer_takes_back_its_own_merge_of_a_pinned_memory(mm):
+    """A writer's failed attempt that merged a pinned memory into another (the merge keeps the pin) is
+    taken back by the writer itself (``consumer.rollback``: the agent undoes its own turn): the pin
+    the merge carried over is the agent's own change, not the person's, so it is undone with the rest
+    (before, the undo refused the kept memory with "only you may pin or unpin it", and the failed
+    attempt's merge stayed)."""
+    from sonetto_desktop.memory.changes import Turn
+
+    ops = MemoryOperations(mm)
+    kept = ops.add("小林喜欢猫", "品味").ids[0]
+    absorbed = ops.add("小林养了一只橘猫", "品味").ids[0]
+    ops.set_field(absorbed, "pinned", True)
+    ops.as_actor("agent", Turn("w-merge0001")).merge(kept, absorbed, "小林喜欢猫，养了一只橘猫", "品味")
+    assert mm.get(kept).pinned is True and absorbed not in ops.all_items()
+    ops.as_actor("agent", Turn("rollback-0001")).undo_turn("w-merge0001")
+    assert (mm.get(kept).description, mm.get(kept).pinned) == ("小林喜欢猫", False)
+    assert (mm.get(absorbed).description, mm.get(absorbed).pinned) == ("小林养了一只橘猫", True)
+
+
+def test_another_app_cannot_take_back_the_persons_pin(mm):
+    from sonetto_desktop.memory.changes import Turn
+    from sonetto_desktop.memory.undo import UndoConflict
+
+    ops = MemoryOperations(mm)
+    mid = ops.add("小林喜欢猫", "品味").ids[0]
+    ops.as_actor("user", Turn("ui-pin0005")).set_field(mid, "pinned", True)
+    with pytest.raises(UndoConflict) as refused:
+        ops.as_actor("agent", Turn("undo-0005")).undo_turn("ui-pin0005")
+    assert [t.why for t in refused.value.touched] == ["pin_only_user"]
+    assert mm.get(mid).pinned is True

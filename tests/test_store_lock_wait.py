@@ -4,13 +4,16 @@ a limit having changed nothing (before, they waited without a word: a YAML store
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import textwrap
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import portalocker
 import pytest
 
 from sonetto_desktop.memory import SqliteMemoryManager, YamlMemoryManager
@@ -136,3 +139,98 @@ def test_the_command_line_says_it_waits_for_an_sqlite_store_too(tmp_path):
         assert len(again.all_items()) == 2
     finally:
         again.close()
+
+
+def _windows_like_lock(file_obj, flags) -> None:
+    """``portalocker.lock`` as it behaves on Windows (``MsvcrtLocker``): a blocking lock is
+    ``msvcrt.locking(LK_LOCK)``, which tries a few times a moment apart and then gives up with
+    ``AlreadyLocked`` (ten tries a second apart there; three tries 0.1 s apart here)."""
+    import fcntl  # (not on Windows: the test runs elsewhere)
+
+    tries = 1 if flags & portalocker.LOCK_NB else 3
+    for attempt in range(tries):
+        try:
+            fcntl.flock(file_obj.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            if attempt + 1 < tries:
+                time.sleep(0.1)
+    raise portalocker.AlreadyLocked(portalocker.LockException.LOCK_FAILED, "EDEADLOCK")
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="emulates Windows' locking with flock")
+def test_where_a_blocking_lock_gives_up_by_itself_the_wait_still_lasts_until_the_limit(store, monkeypatch):
+    """On Windows portalocker's blocking lock gives up after about ten seconds (msvcrt's LK_LOCK): the
+    wait goes on until the lock is free or the limit has passed, and ends in ``StoreBusy``, not in
+    portalocker's own ``AlreadyLocked`` after ten seconds (which no one handles: the write failed with
+    a message that says nothing to the person)."""
+    monkeypatch.setattr(portalocker, "lock", _windows_like_lock)
+    monkeypatch.setattr(lock_wait, "NOTICE_AFTER", 0.2)
+    monkeypatch.setattr(lock_wait, "LIMIT", 5.0)
+    with _held(store.lock_path, seconds=1.0):
+        store.add("用户养了一只猫", "品味")  # the holder lets go after 1 s: the write goes on then
+    assert sorted(i.description for i in store.all_items().values()) == ["用户住在成都", "用户养了一只猫"]
+    monkeypatch.setattr(lock_wait, "LIMIT", 1.0)
+    with _held(store.lock_path), pytest.raises(StoreBusy):
+        store.add("用户会弹吉他", "爱好")
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGINT is how a terminal's Ctrl+C reaches a process on POSIX")
+@pytest.mark.parametrize("command", [("memory", "add", "用户养了一只猫", "--theme", "品味"), ("history", "status")])
+def test_ctrl_c_stops_the_command_lines_wait_as_its_line_says(store, command):
+    store.close()
+    _interrupted(store.path, _held(store.lock_path), command)
+    reopened = YamlMemoryManager(store.path, flush_delay=None)
+    try:
+        assert [i.description for i in reopened.all_items().values()] == ["用户住在成都"]
+    finally:
+        reopened.close()
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGINT is how a terminal's Ctrl+C reaches a process on POSIX")
+def test_ctrl_c_stops_the_wait_for_an_sqlite_store_too(tmp_path):
+    db = SqliteMemoryManager(tmp_path / "memory.db")
+    db.add("用户住在成都", "身份")
+    db.close()
+    _interrupted(db.path, _sqlite_held(db.path), ("memory", "add", "用户养了一只猫", "--theme", "品味"))
+    again = SqliteMemoryManager(db.path)
+    try:
+        assert [i.description for i in again.all_items().values()] == ["用户住在成都"]
+    finally:
+        again.close()
+
+
+def _interrupted(path: Path, holding, command: tuple[str, ...]) -> None:
+    """The command line says "(Ctrl+C to stop)" while it waits for another process's lock: Ctrl+C ends
+    the command then, with nothing changed (before, the wait went on in a worker thread that the
+    interpreter waits for on its way out: Ctrl+C did nothing until the minute was up)."""
+    import signal
+
+    with holding:
+        name, *rest = command
+        args = [sys.executable, "-m", "sonetto_desktop", name, "--store", str(path), *rest]
+        env = {**os.environ, "LANG": "en_US.UTF-8", "LC_ALL": "", "LC_MESSAGES": ""}
+        with subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env) as cli:
+            line = cli.stderr.readline()
+            assert "waiting for another process" in line and "Ctrl+C" in line, line
+            cli.send_signal(signal.SIGINT)
+            try:
+                cli.communicate(timeout=30)  # (the lock is still held, and would be for a minute)
+            except subprocess.TimeoutExpired:
+                cli.kill()
+                cli.communicate()
+                pytest.fail("Ctrl+C did not stop the command while it waited for the lock")
+            assert cli.returncode == 130
+
+
+def test_a_command_run_in_process_leaves_no_listener_behind(store, capsys):
+    """``sonetto memory`` / ``sonetto history`` run in-process (``cli.main``, as the tests and a script
+    do) take their lock-wait line away when they end: it went on printing for whatever waited later in
+    that process (and the window's listener check saw it)."""
+    from sonetto_desktop import cli, cli_history
+
+    store.close()
+    before = list(lock_wait._listeners)
+    assert cli.main(["--store", str(store.path), "list"]) == 0
+    assert cli_history.main(["--store", str(store.path), "status"]) == 0
+    assert lock_wait._listeners == before

@@ -51,7 +51,7 @@ class SavedImportResult:
     undo_id: str | None
     created: list[str] = field(default_factory=list)
     proposals: int = 0
-    skipped: dict[str, str] = field(default_factory=dict)  # entry text -> why (zh)
+    skipped: dict[str, tuple[str, str]] = field(default_factory=dict)  # entry text -> why (Chinese, English)
 
     def to_json(self) -> dict[str, Any]:
         return {"memories_created": len(self.created), "proposals": self.proposals, "skipped": len(self.skipped),
@@ -85,10 +85,10 @@ def import_saved_memories(ops: MemoryOperations, ledger: ImportLedger, entries: 
             else:
                 result.created.append(writer.add(text, theme, reason="从 ChatGPT 已保存的记忆导入").ids[0])
         except DontRememberRefused as exc:
-            result.skipped[text] = f"在“不要记住”列表里（{exc.entry}）"
+            result.skipped[text] = _dont_remember(exc)
             continue
         except InboxFull:
-            result.skipped[text] = "审核箱已满"
+            result.skipped[text] = ("审核箱已满", "the review inbox is full")
             continue
         keys.append(key)
         existing.add(text)
@@ -103,18 +103,25 @@ def import_saved_memories(ops: MemoryOperations, ledger: ImportLedger, entries: 
     return result
 
 
-def _refused(ops: MemoryOperations, text: str, key: str, imported: set[str], existing: set[str]) -> str:
+def _refused(ops: MemoryOperations, text: str, key: str, imported: set[str],
+             existing: set[str]) -> tuple[str, str] | None:
+    """Why an entry is left out (in Chinese and in English), or None."""
     if key in imported:
-        return "以前导入过"
+        return "以前导入过", "imported before"
     if text in existing:
-        return "已有相同的记忆"
+        return "已有相同的记忆", "the same memory is there already"
     if len(text) > MAX_CHARS:
-        return f"太长（{len(text)} 字，最多 {MAX_CHARS} 字）"
+        return (f"太长（{len(text)} 字，最多 {MAX_CHARS} 字）",
+                f"too long ({len(text)} characters, at most {MAX_CHARS})")
     secret = find_secret(text)
     if secret:
-        return f"疑似包含{secret}"
+        return f"疑似包含{secret}", "looks like a secret (a password, a code, a card number...)"
     try:
         ops.as_actor(ACTOR).allowed(text)
     except DontRememberRefused as exc:
-        return f"在“不要记住”列表里（{exc.entry}）"
-    return ""
+        return _dont_remember(exc)
+    return None
+
+
+def _dont_remember(exc: DontRememberRefused) -> tuple[str, str]:
+    return f"在“不要记住”列表里（{exc.entry}）", f"on your don't-remember list ({exc.entry})"

@@ -396,8 +396,11 @@ class UndoPlan:
             steps, effect = revert + lock + trash, "trashed"
         else:
             steps, effect = (restore + lock + trash, "reverted") if revert or lock else ([], "")
-        if lock and actor not in PERSON_ACTORS:
-            self._touch(mid, item, "lock_only_user" if lock[0].kind == kinds.LOCK else "pin_only_user")
+        # Only the person locks, and pins: another actor may not take their lock or pin back (a pin a
+        # merge carried over is the merge's actor's own change, taken back with the merge).
+        theirs = [s for s in lock if s.kind == kinds.LOCK or any(e.get("actor") in PERSON_ACTORS for e in pins)]
+        if theirs and actor not in PERSON_ACTORS:
+            self._touch(mid, item, "lock_only_user" if theirs[0].kind == kinds.LOCK else "pin_only_user")
             return
         if steps:
             self.steps[mid] = steps

@@ -397,3 +397,43 @@ async def test_the_new_views_are_made_over_several_turns_of_the_loop_the_old_one
         # the window made in one turn, its wall in a later one, the old window shown all along
         assert (False, True) in seen and (True, True) in seen, seen
         assert all(shown for _, shown in seen), seen
+
+
+@OFFSCREEN
+async def test_a_reply_asked_for_while_the_new_views_are_made_is_not_cut(qapp, tmp_path, llm_server, wait):
+    """A message sent from the old window while the new views are being made starts a reply: the switch
+    waits for it, as for one already streaming, and the whole reply is in the new window."""
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QApplication
+
+    from sonetto_desktop.ui.main_window import MainWindow
+
+    async with running_app(qapp, app_settings(tmp_path / "data", llm_server)) as app:
+        await app.wall_loaded
+        llm_server.default = TextResponse("好的")
+        reply = "这是一个很长的回答，" * 12
+        llm_server.chunk_size, llm_server.chunk_delay = 4, 0.03
+        llm_server.add_text(reply)
+        old_window = app.window
+        sent: list[bool] = []
+
+        def turn() -> None:
+            new = [w for w in QApplication.topLevelWidgets() if isinstance(w, MainWindow) and w is not old_window
+                   and shiboken6.isValid(w)]
+            if new and app.window is old_window and not sent:
+                app.controller.send("讲个长故事")  # Enter pressed in the old window mid-switch
+                sent.append(True)
+
+        ticker = QTimer()
+        ticker.timeout.connect(turn)
+        ticker.start(0)
+        try:
+            await _switch(app, "en")
+            await wait(lambda: app.window is not old_window and not app.controller.busy, timeout=20,
+                       message="the reply over and the views rebuilt")
+        finally:
+            ticker.stop()
+        assert sent
+        assert _texts(app) == ENGLISH
+        await wait(lambda: [b.text for b in app.window.chat_panel.view.bubbles] == ["讲个长故事", reply],
+                   message="the whole reply in the new view")

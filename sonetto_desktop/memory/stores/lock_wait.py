@@ -30,7 +30,7 @@ import portalocker
 from ...aio import start_thread
 from ..errors import StoreBusy
 
-__all__ = ["LIMIT", "NOTICE_AFTER", "exclusive", "on_wait", "say_waiting"]
+__all__ = ["LIMIT", "NOTICE_AFTER", "exclusive", "on_wait", "say_waiting", "stop_waiting", "stopped"]
 
 log = logging.getLogger(__name__)
 
@@ -40,6 +40,9 @@ NOTICE_AFTER = 2.0
 LIMIT = 60.0
 
 _listeners: list[Callable[[Path], None]] = []
+_stopped = threading.Event()  # ``stop_waiting``: the process is on its way out
+_waits: set[threading.Event] = set()  # the waits under way (``_wait``'s events), woken by ``stop_waiting``
+_waits_guard = threading.Lock()
 
 
 def on_wait(listener: Callable[[Path], None]) -> Callable[[], None]:
@@ -56,6 +59,21 @@ def say_waiting(lock: Path | str, store_path: Path) -> None:
             listener(store_path)
         except Exception:  # a listener's failure is not the store's
             log.exception("a lock-wait listener failed")
+
+
+def stopped() -> bool:
+    """Whether ``stop_waiting`` was called (an SQLite store's wait looks between its steps)."""
+    return _stopped.is_set()
+
+
+def stop_waiting() -> None:
+    """The process is stopping (a command line's Ctrl+C): waits under way, and any later one, give up at
+    once with ``StoreBusy`` (nothing changed). The waits run in worker threads, which the interpreter
+    waits for on its way out: without this, Ctrl+C did nothing until the limit."""
+    _stopped.set()
+    with _waits_guard:
+        for wake in _waits:
+            wake.set()
 
 
 @contextmanager
@@ -83,32 +101,51 @@ def exclusive(lock_path: Path, store_path: Path, *, limit: float | None = None) 
 def _wait(handle: IO[str], lock_path: Path, store_path: Path, limit: float) -> None:
     """Wait for ``handle``'s lock in a helper thread blocked in the system's call; return with it held,
     or close ``handle`` and raise ``StoreBusy`` after ``limit`` seconds (the helper then lets the lock
-    go as soon as it gets it, and closes the file)."""
-    got = threading.Event()
+    go as soon as it gets it, and closes the file). Where the system's blocking call gives up by itself
+    (Windows: ``msvcrt.locking``'s ten tries), the helper asks again until the caller gives up."""
+    got = threading.Event()  # set when the helper is done ("taken") or by ``stop_waiting``
     guard = threading.Lock()
     outcome: dict[str, object] = {}
 
     def take() -> None:
-        try:
-            portalocker.lock(handle, portalocker.LOCK_EX)
-        except BaseException as exc:  # noqa: BLE001 - handed to the waiting caller
-            outcome["error"] = exc
+        while True:
+            try:
+                portalocker.lock(handle, portalocker.LOCK_EX)
+            except portalocker.AlreadyLocked:  # Windows: msvcrt's blocking lock gives up after ten tries
+                with guard:                    # a second apart; the caller's limit is what ends the wait
+                    if not outcome.get("given_up"):
+                        continue
+                handle.close()
+                return
+            except BaseException as exc:  # noqa: BLE001 - handed to the waiting caller
+                outcome["error"] = exc
+            break
         with guard:
             if outcome.get("given_up"):
                 with contextlib.suppress(OSError):
                     portalocker.unlock(handle)
                 handle.close()
                 return
+            outcome["taken"] = True  # (the lock, or the error in ``outcome``)
             got.set()
 
-    start_thread(take, name="store-lock-wait")
-    if not got.wait(min(NOTICE_AFTER, limit)):
-        say_waiting(lock_path, store_path)
-        got.wait(max(0.0, limit - NOTICE_AFTER))
+    with _waits_guard:
+        _waits.add(got)
+    try:
+        if _stopped.is_set():  # (a wait begun after ``stop_waiting``: given up at once)
+            handle.close()
+            raise StoreBusy(str(store_path), limit)
+        start_thread(take, name="store-lock-wait")
+        if not got.wait(min(NOTICE_AFTER, limit)):
+            say_waiting(lock_path, store_path)
+            got.wait(max(0.0, limit - NOTICE_AFTER))
+    finally:
+        with _waits_guard:
+            _waits.discard(got)
     with guard:
-        if not got.is_set():
+        if not outcome.get("taken"):  # the limit passed, or ``stop_waiting``
             outcome["given_up"] = True
-            log.warning("gave up waiting %.0f s for %s", limit, lock_path)
+            log.warning("gave up waiting for %s", lock_path)
             raise StoreBusy(str(store_path), limit)
     if "error" in outcome:
         handle.close()

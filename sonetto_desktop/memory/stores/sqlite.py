@@ -11,6 +11,7 @@ import json
 import os
 import sqlite3
 import threading
+import time
 import uuid
 import weakref
 from contextlib import contextmanager
@@ -265,24 +266,27 @@ class SqliteMemoryManager(BaseMemoryManager):
         return conn
 
     def _begin(self, conn: sqlite3.Connection) -> None:
-        """``BEGIN IMMEDIATE``, waiting for another process's write in two steps: up to ``NOTICE_AFTER``,
-        then, said (``lock_wait.say_waiting``), up to ``LIMIT`` in all; ``StoreBusy`` after that."""
+        """``BEGIN IMMEDIATE``, waiting for another process's write in SQLite's busy handler: up to
+        ``NOTICE_AFTER``, then, said (``lock_wait.say_waiting``), up to ``LIMIT`` in all, a second at a
+        time (``lock_wait.stop_waiting``, a command line's Ctrl+C, ends it between two);
+        ``StoreBusy`` after that."""
+        deadline = time.monotonic() + lock_wait.LIMIT
+        step, said = lock_wait.NOTICE_AFTER, False
         try:
-            conn.execute(f"PRAGMA busy_timeout = {int(lock_wait.NOTICE_AFTER * 1000)}")
-            try:
-                conn.execute("BEGIN IMMEDIATE")
-                return
-            except sqlite3.OperationalError as exc:
-                if not _busy(exc):
-                    raise self._write_error(exc) from exc
-            lock_wait.say_waiting(f"{self.path} (SQLite)", self.path)
-            conn.execute(f"PRAGMA busy_timeout = {int(max(0.0, lock_wait.LIMIT - lock_wait.NOTICE_AFTER) * 1000)}")
-            try:
-                conn.execute("BEGIN IMMEDIATE")
-            except sqlite3.OperationalError as exc:
-                if _busy(exc):
-                    raise StoreBusy(str(self.path), lock_wait.LIMIT) from exc
-                raise self._write_error(exc) from exc
+            while True:
+                conn.execute(f"PRAGMA busy_timeout = {int(max(0.0, step) * 1000)}")
+                try:
+                    conn.execute("BEGIN IMMEDIATE")
+                    return
+                except sqlite3.OperationalError as exc:
+                    if not _busy(exc):
+                        raise self._write_error(exc) from exc
+                    if lock_wait.stopped() or time.monotonic() >= deadline:
+                        raise StoreBusy(str(self.path), lock_wait.LIMIT) from exc
+                if not said:
+                    lock_wait.say_waiting(f"{self.path} (SQLite)", self.path)
+                    said = True
+                step = min(1.0, deadline - time.monotonic())
         finally:
             conn.execute(f"PRAGMA busy_timeout = {int(lock_wait.LIMIT * 1000)}")
 
