@@ -75,18 +75,25 @@ def test_a_held_lock_is_waited_for_said_once_and_given_up_on_with_nothing_change
         reopened.close()
 
 
-def test_the_command_line_says_it_waits_and_writes_once_the_lock_is_let_go(store):
-    store.close()
-    with _held(store.lock_path, seconds=3.0):
-        result = subprocess.run([sys.executable, "-m", "sonetto_desktop", "memory", "--store", str(store.path),
+@pytest.mark.parametrize("kind", ["yaml", "sqlite"])
+def test_the_command_line_says_it_waits_and_writes_once_the_lock_is_let_go(tmp_path, kind):
+    """For either store: one "waiting…" line naming the store's file, then the write, once the holder lets go."""
+    if kind == "yaml":
+        mm, hold = YamlMemoryManager(tmp_path / "memory.yaml", flush_delay=None), lambda m: _held(m.lock_path, 3.0)
+    else:
+        mm, hold = SqliteMemoryManager(tmp_path / "memory.db"), lambda m: _sqlite_held(m.path, 3.0)
+    mm.add("用户住在成都", "身份")
+    mm.close()
+    with hold(mm):
+        result = subprocess.run([sys.executable, "-m", "sonetto_desktop", "memory", "--store", str(mm.path),
                                  "add", "用户养了一只猫", "--theme", "品味"], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
-    assert result.stderr.count("waiting for another process") == 1 and "writing memory.yaml…" in result.stderr
-    reopened = YamlMemoryManager(store.path, flush_delay=None)
+    assert result.stderr.count("waiting for another process") == 1 and f"writing {mm.path.name}…" in result.stderr
+    again = type(mm)(mm.path) if kind == "sqlite" else YamlMemoryManager(mm.path, flush_delay=None)
     try:
-        assert "用户养了一只猫" in [i.description for i in reopened.all_items().values()]
+        assert sorted(i.description for i in again.all_items().values()) == ["用户住在成都", "用户养了一只猫"]
     finally:
-        reopened.close()
+        again.close()
 
 
 SQLITE_HOLDER = textwrap.dedent("""
@@ -123,22 +130,6 @@ def test_an_sqlite_store_waits_as_long_says_so_and_gives_up_the_same_way(tmp_pat
     finally:
         forget()
         db.close()
-
-
-def test_the_command_line_says_it_waits_for_an_sqlite_store_too(tmp_path):
-    db = SqliteMemoryManager(tmp_path / "memory.db")
-    db.add("用户住在成都", "身份")
-    db.close()
-    with _sqlite_held(db.path, seconds=3.0):
-        result = subprocess.run([sys.executable, "-m", "sonetto_desktop", "memory", "--store", str(db.path),
-                                 "add", "用户养了一只猫", "--theme", "品味"], capture_output=True, text=True, timeout=60)
-    assert result.returncode == 0, result.stderr
-    assert result.stderr.count("waiting for another process") == 1 and "writing memory.db…" in result.stderr
-    again = SqliteMemoryManager(db.path)
-    try:
-        assert len(again.all_items()) == 2
-    finally:
-        again.close()
 
 
 def _windows_like_lock(file_obj, flags) -> None:

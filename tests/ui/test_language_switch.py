@@ -127,14 +127,20 @@ async def test_switching_the_language_retranslates_every_view_and_keeps_what_was
                    and app.window.chat_panel.view.bubbles[-1].text == "Still here.", message="chat kept")
 
 
+def _a_long_reply_next(llm_server) -> str:
+    """The next reply streams slowly (4 characters every 30 ms) and long; what it says."""
+    llm_server.default = TextResponse("好的")
+    reply = "这是一个很长的回答，" * 12
+    llm_server.chunk_size, llm_server.chunk_delay = 4, 0.03
+    llm_server.add_text(reply)
+    return reply
+
+
 @OFFSCREEN
 async def test_a_streaming_reply_is_not_cut_by_a_language_switch(qapp, tmp_path, llm_server, wait):
     async with running_app(qapp, app_settings(tmp_path / "data", llm_server)) as app:
         await app.wall_loaded
-        llm_server.default = TextResponse("好的")
-        reply = "这是一个很长的回答，" * 12
-        llm_server.chunk_size, llm_server.chunk_delay = 4, 0.03
-        llm_server.add_text(reply)
+        reply = _a_long_reply_next(llm_server)
         app.controller.send("讲个长故事")
         panel = app.window.chat_panel
         await wait(lambda: len(panel.view.bubbles) == 2 and panel.view.bubbles[-1].text, message="streaming")
@@ -410,10 +416,7 @@ async def test_a_reply_asked_for_while_the_new_views_are_made_is_not_cut(qapp, t
 
     async with running_app(qapp, app_settings(tmp_path / "data", llm_server)) as app:
         await app.wall_loaded
-        llm_server.default = TextResponse("好的")
-        reply = "这是一个很长的回答，" * 12
-        llm_server.chunk_size, llm_server.chunk_delay = 4, 0.03
-        llm_server.add_text(reply)
+        reply = _a_long_reply_next(llm_server)
         old_window = app.window
         sent: list[bool] = []
 
