@@ -379,8 +379,8 @@ class UndoPlan:
         pins = [e for e in flags if e.get("action") in kinds.PINNING]
         was_locked = locks[0].get("action") == kinds.UNLOCK if locks else item.locked
         was_pinned = pins[0].get("action") == kinds.UNPIN if pins else item.pinned
-        lock = [_Step(kinds.LOCK, mid, locked=was_locked)] if was_locked != item.locked else []
-        lock += [_Step(kinds.PIN, mid, pinned=was_pinned)] if was_pinned != item.pinned else []
+        flags_back = [_Step(kinds.LOCK, mid, locked=was_locked)] if was_locked != item.locked else []
+        flags_back += [_Step(kinds.PIN, mid, pinned=was_pinned)] if was_pinned != item.pinned else []
         deleted_turn = str(entry.get("turn_id") or turn_id) if entry is not None else ""
         revert = [_Step(kinds.REVERT, mid, *before)] if before != now else []
         trash = [_Step("trash", mid)]
@@ -389,16 +389,16 @@ class UndoPlan:
         if before_at == _ABSENT:
             steps, effect = (trash, "trashed") if live else ([], "")
         elif before_at == _LIVE:
-            steps = (revert if live else restore) + lock
+            steps = (revert if live else restore) + flags_back
             effect = ("reverted" if revert and live else "restored" if not live
-                      else "pinned" if lock and lock[0].kind == kinds.PIN else "lock")
+                      else "pinned" if flags_back and flags_back[0].kind == kinds.PIN else "lock")
         elif live:  # in the trash before the turn: back there, as it was
-            steps, effect = revert + lock + trash, "trashed"
+            steps, effect = revert + flags_back + trash, "trashed"
         else:
-            steps, effect = (restore + lock + trash, "reverted") if revert or lock else ([], "")
+            steps, effect = (restore + flags_back + trash, "reverted") if revert or flags_back else ([], "")
         # Only the person locks, and pins: another actor may not take their lock or pin back (a pin a
         # merge carried over is the merge's actor's own change, taken back with the merge).
-        theirs = [s for s in lock if s.kind == kinds.LOCK or any(e.get("actor") in PERSON_ACTORS for e in pins)]
+        theirs = [s for s in flags_back if s.kind == kinds.LOCK or any(e.get("actor") in PERSON_ACTORS for e in pins)]
         if theirs and actor not in PERSON_ACTORS:
             self._touch(mid, item, "lock_only_user" if theirs[0].kind == kinds.LOCK else "pin_only_user")
             return
