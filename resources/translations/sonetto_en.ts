@@ -1856,40 +1856,40 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/main_window.py" line="53" />
-        <source>Sonetto · 记忆伙伴</source>
+        <location filename="../../sonetto_desktop/ui/main_window.py" line="55" />
+        <source>记忆伙伴 · Sonetto</source>
         <extracomment>Room left for the window manager's border and title bar before the window has one.</extracomment>
-        <translation>Sonetto · a companion who remembers</translation>
+        <translation>A companion who remembers · Sonetto</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/main_window.py" line="93" />
+        <location filename="../../sonetto_desktop/ui/main_window.py" line="95" />
         <source>新对话</source>
         <translation>New chat</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/main_window.py" line="117" />
-        <location filename="../../sonetto_desktop/ui/main_window.py" line="118" />
+        <location filename="../../sonetto_desktop/ui/main_window.py" line="119" />
+        <location filename="../../sonetto_desktop/ui/main_window.py" line="120" />
         <source>设置</source>
         <translation>Settings</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/main_window.py" line="162" />
+        <location filename="../../sonetto_desktop/ui/main_window.py" line="164" />
         <source>撤销：%1</source>
         <translation>Undo: %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/main_window.py" line="162" />
+        <location filename="../../sonetto_desktop/ui/main_window.py" line="164" />
         <location filename="../../sonetto_desktop/ui/window_menus.py" line="67" />
         <source>撤销</source>
         <translation>Undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/main_window.py" line="164" />
+        <location filename="../../sonetto_desktop/ui/main_window.py" line="166" />
         <source>重做：%1</source>
         <translation>Redo: %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/main_window.py" line="164" />
+        <location filename="../../sonetto_desktop/ui/main_window.py" line="166" />
         <location filename="../../sonetto_desktop/ui/window_menus.py" line="69" />
         <source>重做</source>
         <translation>Redo</translation>

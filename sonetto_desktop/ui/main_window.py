@@ -50,7 +50,9 @@ class MainWindow(QMainWindow):
     ) -> None:
         super().__init__()
         self.setObjectName("MainWindow")
-        self.setWindowTitle(self.tr("Sonetto · 记忆伙伴"))
+        # Ends with the app's display name, which Qt appends to any title that does not (on X11 and Windows:
+        # "Sonetto · 记忆伙伴 — Sonetto" said the name twice).
+        self.setWindowTitle(self.tr("记忆伙伴 · Sonetto"))
         self.setWindowIcon(icon("app"))
         self._ui_state = ui_state
         self.hide_to_tray = False

@@ -48,7 +48,7 @@ def _texts(app) -> dict[str, str]:
 
 
 CHINESE = {
-    "title": "Sonetto · 记忆伙伴",
+    "title": "记忆伙伴 · Sonetto",
     "file_menu": "文件(&F)",
     "settings_action": "设置…",
     "placeholder": "和 Sonetto 说点什么…（Enter 发送，Shift+Enter 换行）",
@@ -61,7 +61,7 @@ CHINESE = {
     "settings_tip": "设置",
 }
 ENGLISH = {
-    "title": EN["MainWindow"]["Sonetto · 记忆伙伴"],
+    "title": EN["MainWindow"]["记忆伙伴 · Sonetto"],
     "file_menu": EN["MainWindow"]["文件(&F)"],
     "settings_action": EN["MainWindow"]["设置…"],
     "placeholder": EN["Composer"]["和 Sonetto 说点什么…（Enter 发送，Shift+Enter 换行）"],

@@ -47,6 +47,14 @@ async def test_welcome_panel_when_no_model_is_configured_and_the_wall_still_work
             dialog.reject()
 
 
+async def test_the_title_says_the_apps_name_once(qapp, tmp_path):
+    """Qt appends the display name to a title that does not end with it: "Sonetto · 记忆伙伴 — Sonetto"."""
+    async with running_app(qapp, app_settings(tmp_path / "data")) as app:
+        title = app.window.windowTitle()
+        assert title.endswith("Sonetto")  # the display name `ui.app` gives the application
+        assert title.count("Sonetto") == 1
+
+
 async def test_chat_shows_when_configured(qapp, tmp_path, llm_server):
     async with running_app(qapp, app_settings(tmp_path / "data", llm_server)) as app:
         assert not app.window.showing_welcome
