@@ -225,3 +225,49 @@ def test_a_command_run_in_process_leaves_no_listener_behind(store, capsys):
     assert cli.main(["--store", str(store.path), "list"]) == 0
     assert cli_history.main(["--store", str(store.path), "status"]) == 0
     assert lock_wait._listeners == before
+
+
+class _Interrupted(Exception):
+    """What a signal handler raises into a wait (a terminal's Ctrl+C: ``KeyboardInterrupt``)."""
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="a POSIX timer signal interrupts the wait")
+def test_a_wait_interrupted_by_an_exception_lets_the_lock_go_once_its_helper_gets_it(store):
+    """A wait cut short by an exception raised into it (Ctrl+C's ``KeyboardInterrupt`` on the waiting
+    thread, a signal handler's) gives the lock up like a wait given up at the limit: its helper thread,
+    still blocked in the system's lock call, lets the lock go as soon as it gets it. Before, the helper
+    kept it, taken and never let go: every other process (the window, ``sonetto mcp``, the command
+    line) then waited on that store and gave up, for as long as anything kept the exception (its file was
+    let go only when the interrupted call's frames were collected)."""
+    import signal
+    import threading
+
+    def interrupt(signum, frame):
+        raise _Interrupted
+
+    previous = signal.signal(signal.SIGALRM, interrupt)
+    try:
+        with _held(store.lock_path, seconds=1.5):
+            signal.setitimer(signal.ITIMER_REAL, 0.5)  # while the wait is under way (the holder: 1.5 s)
+            with pytest.raises(_Interrupted) as interrupted:  # kept, as a task's result keeps its exception
+                with lock_wait.exclusive(store.lock_path, store.path):
+                    pytest.fail("the lock was taken while another process held it")
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    for helper in [t for t in threading.enumerate() if t.name == "store-lock-wait"]:
+        helper.join(timeout=10)  # it got the lock when the holder let go (and let it go, or kept it)
+    probe = subprocess.run([sys.executable, "-c", textwrap.dedent("""
+        import sys, portalocker
+        with open(sys.argv[1], "a") as f:
+            try:
+                portalocker.lock(f, portalocker.LOCK_EX | portalocker.LOCK_NB)
+            except portalocker.AlreadyLocked:
+                print("held")
+            else:
+                print("free")
+    """), str(store.lock_path)], capture_output=True, text=True, timeout=30)
+    assert probe.stdout.strip() == "free", "the lock stays held by the interrupted wait's helper"
+    assert interrupted.type is _Interrupted
+    store.add("用户养了一只猫", "品味")
+    assert len(store.all_items()) == 2

@@ -101,7 +101,7 @@ def exclusive(lock_path: Path, store_path: Path, *, limit: float | None = None) 
 def _wait(handle: IO[str], lock_path: Path, store_path: Path, limit: float) -> None:
     """Wait for ``handle``'s lock in a helper thread blocked in the system's call; return with it held,
     or close ``handle`` and raise ``StoreBusy`` after ``limit`` seconds (the helper then lets the lock
-    go as soon as it gets it, and closes the file). Where the system's blocking call gives up by itself
+    go as soon as it gets it, and closes the file; so too when the wait is cut short by an exception). Where the system's blocking call gives up by itself
     (Windows: ``msvcrt.locking``'s ten tries), the helper asks again until the caller gives up."""
     got = threading.Event()  # set when the helper is done ("taken") or by ``stop_waiting``
     guard = threading.Lock()
@@ -136,9 +136,13 @@ def _wait(handle: IO[str], lock_path: Path, store_path: Path, limit: float) -> N
             handle.close()
             raise StoreBusy(str(store_path), limit)
         start_thread(take, name="store-lock-wait")
-        if not got.wait(min(NOTICE_AFTER, limit)):
-            say_waiting(lock_path, store_path)
-            got.wait(max(0.0, limit - NOTICE_AFTER))
+        try:
+            if not got.wait(min(NOTICE_AFTER, limit)):
+                say_waiting(lock_path, store_path)
+                got.wait(max(0.0, limit - NOTICE_AFTER))
+        except BaseException:  # cut short (Ctrl+C's KeyboardInterrupt on this thread): given up all the same
+            _give_up(guard, outcome, handle)
+            raise
     finally:
         with _waits_guard:
             _waits.discard(got)
@@ -150,3 +154,17 @@ def _wait(handle: IO[str], lock_path: Path, store_path: Path, limit: float) -> N
     if "error" in outcome:
         handle.close()
         raise outcome["error"]  # type: ignore[misc]
+
+
+def _give_up(guard: threading.Lock, outcome: dict[str, object], handle: IO[str]) -> None:
+    """The caller stopped waiting before its wait ended (an exception raised into it): the helper lets
+    the lock go when it gets it, or, when it got it already, it is let go here. Before, the helper kept
+    it: the store stayed locked for every other process while anything kept the exception."""
+    with guard:
+        outcome["given_up"] = True
+        taken = outcome.get("taken") and "error" not in outcome
+    if taken:
+        with contextlib.suppress(OSError):
+            portalocker.unlock(handle)
+    if outcome.get("taken"):  # (else the helper closes it)
+        handle.close()
