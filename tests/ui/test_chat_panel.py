@@ -240,3 +240,51 @@ async def test_a_memory_switch_that_could_not_be_saved_says_so_and_shows_the_tru
         info = controller.current_session
         assert info is not None and info.write, "(nothing was saved)"
         await wait(lambda: bar.write_action.isChecked(), message="the tick back: writing is still on")
+
+
+SESSIONS_HOLDER = """
+import sqlite3, sys
+conn = sqlite3.connect(sys.argv[1], isolation_level=None)
+conn.execute("BEGIN IMMEDIATE")
+print("held", flush=True)
+sys.stdin.read()
+conn.execute("ROLLBACK")
+"""
+
+
+async def test_a_quick_switch_from_a_saved_chat_to_a_temporary_one_shows_the_temporary_one(
+        tmp_path, make_llm, panel_factory, wait):
+    """Saved and temporary chats are read from two stores, each waiting only for its own: a click on a
+    saved chat whose read waits (another Sonetto or ``sonetto mcp`` is writing the chats' file), then at
+    once on a temporary chat, showed the temporary chat, then — when the saved chat's read came back —
+    switched by itself to the saved chat, the one clicked before. The last chat chosen is the one shown."""
+    import asyncio
+    import subprocess
+    import sys
+
+    async with running_engine(tmp_path / "data", make_llm(streaming=True)) as parts:
+        engine = parts[2]
+        controller, panel = await _attached(panel_factory, parts)
+        saved = (await engine.create_session("搬家的事")).id
+        await engine.turns.store_for(saved).append(saved, "user", "我下个月搬去上海")
+        temporary = (await engine.create_session(temporary=True)).id
+        await engine.turns.store_for(temporary).append(temporary, "user", "随便聊聊，不用记")
+        await controller.refresh_sessions()
+        other = next(s.id for s in controller.sessions if s.id not in (saved, temporary))
+        await controller.select_session(other)
+        args = [sys.executable, "-c", SESSIONS_HOLDER, str(engine.data_dir / "sessions.db")]
+        with subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True) as holder:
+            assert holder.stdout.readline().strip() == "held"
+            renaming = asyncio.ensure_future(engine.rename_session(other, "改个名字"))  # waits for the holder
+            saved_chats = engine.turns.store_for(saved)
+            await wait(lambda: saved_chats._lock.locked(), message="the rename waits for the other process")
+            to_saved = asyncio.ensure_future(controller.select_session(saved))
+            await asyncio.sleep(0)  # (its first step: its read waits behind the rename)
+            assert not to_saved.done()
+            await controller.select_session(temporary)
+            assert controller.current_session_id == temporary
+            holder.stdin.close()
+            holder.wait(timeout=10)
+        await asyncio.gather(renaming, to_saved)
+        assert controller.current_session_id == temporary, "the chat clicked before came back by itself"
+        assert [b.text for b in panel.view.bubbles] == ["随便聊聊，不用记"]

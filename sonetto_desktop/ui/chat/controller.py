@@ -66,6 +66,11 @@ class ChatController(QObject):
         self._engine = engine
         self._sessions: list[SessionInfo] = []
         self._current = ""
+        # The chat asked for last (``select_session``) and its ask's number: a chat's transcript is read
+        # from the store that holds it (saved or temporary), each waiting only for its own, so the reads
+        # may come back out of order; only the last one asked for is shown.
+        self._wanted = ""
+        self._asks = 0
         self._turn: asyncio.Task[None] | None = None
         self._turn_session = ""
         self._running: RunningTurn | None = None
@@ -104,6 +109,11 @@ class ChatController(QObject):
     @property
     def current_session_id(self) -> str:
         return self._current
+
+    @property
+    def wanted_session_id(self) -> str:
+        """The chat being shown: the one asked for last while its transcript is read, else the current one."""
+        return self._wanted or self._current
 
     @property
     def sessions(self) -> list[SessionInfo]:
@@ -156,17 +166,29 @@ class ChatController(QObject):
         return self.sessions
 
     async def select_session(self, session_id: str) -> None:
+        """Show ``session_id``: its transcript read, then made current. Chosen again before that read
+        came back (another chat clicked), it is not shown: the last chat asked for is (a saved chat's
+        read may wait for another process writing the chats' file while a temporary chat's does not)."""
         if self._engine is None or not session_id:
             return
-        entries = await self._engine.transcript(session_id)
+        self._asks += 1
+        ask, self._wanted = self._asks, session_id
+        try:
+            entries = await self._engine.transcript(session_id)
+        finally:
+            if ask == self._asks:
+                self._wanted = ""
+        if ask != self._asks:
+            return  # another chat was asked for since: that one is shown
         self._current = session_id
         self.current_session_changed.emit(session_id)
         self.transcript_loaded.emit(session_id, entries)
 
     def reload_current(self) -> None:
-        """Show the current session's stored transcript again (in the background)."""
-        if self._engine is not None and self._current:
-            self._background.spawn(self.select_session(self._current), name="reload-transcript")
+        """Show the current session's stored transcript again (in the background): the chat being
+        switched to, if a switch is under way."""
+        if self._engine is not None and self.wanted_session_id:
+            self._background.spawn(self.select_session(self.wanted_session_id), name="reload-transcript")
 
     @property
     def current_session(self) -> SessionInfo | None:

@@ -265,7 +265,7 @@ class ChatPanel(QWidget):
             self._spawn(self.open_message(*message))
             return
         session_id = item.data(ID_ROLE)
-        if session_id != self.controller.current_session_id:
+        if session_id != self.controller.wanted_session_id:  # (back to the chat shown while another is read: shown)
             self._spawn(self.select_session(session_id))
 
     def _on_item_clicked(self, item: QListWidgetItem) -> None:
