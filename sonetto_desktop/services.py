@@ -44,6 +44,7 @@ from .memory.changes import USER, MemoryChange
 from .memory import kinds
 from .memory.events import EventFeed
 from .memory.retrieval.modes import RetrievalMode
+from .memory.errors import StoreBusy
 from .memory.forget import ForgetResult, WithdrawResult, forget_turn, withdraw_turns
 from .memory.stores.base import BaseMemoryManager, SelfCheckReport
 from .memory.stores.migrate import MigrationProblem, MigrationReport
@@ -72,6 +73,10 @@ WRITER_DRAIN_TIMEOUT = 5.0
 #: Seconds a store's close waits for the operations under way on it (SQLite's own wait for another
 #: process's write lock is 60 s: a write waiting that long still ends before its store closes).
 OPS_CLOSE_TIMEOUT = 65.0
+#: Seconds into quitting after which the store's waits for another process's lock give up
+#: (``BaseMemoryManager.stop_waiting``): a process that holds it and never lets go held up the quit for
+#: minutes (each write under way, the background rewrite and the close's own waited their minute).
+QUIT_WAIT = 2.0
 
 
 class _InUse:
@@ -84,15 +89,22 @@ class _InUse:
         self._cond = threading.Condition()
         self._count = 0
         self._closing = False
+        self.quitting = False  # the store's waits were stopped (``AppServices.close``)
+        self.refused: list[str] = []  # the operations that gave up their wait then: nothing of them written
 
     @contextlib.contextmanager
-    def held(self) -> Iterator[None]:
+    def held(self, name: str = "") -> Iterator[None]:
         with self._cond:
             if self._closing:
                 raise RuntimeError("the memory store is being closed or opened again; try again")
             self._count += 1
         try:
             yield
+        except StoreBusy:
+            if self.quitting:
+                with self._cond:
+                    self.refused.append(name)
+            raise
         finally:
             with self._cond:
                 self._count -= 1
@@ -151,7 +163,7 @@ class _Held(Op[Any]):
         return self.op.name
 
     def apply(self, target: Any) -> Any:
-        with self.in_use.held():
+        with self.in_use.held(self.op.name):
             return self.op.apply(target)
 
 
@@ -182,6 +194,7 @@ class AppServices:
         self._stack = contextlib.AsyncExitStack()  # closes the agents, then the handle
         self._in_use = _InUse()  # the operations under way on the store (``run``)
         self._closed = False
+        self._quit_timer: asyncio.TimerHandle | None = None  # ``quitting``
         self.shutdown_steps: list[str] = []
 
     # ── opening ────────────────────────────────────────────────────────
@@ -574,13 +587,35 @@ class AppServices:
         if self._closed:
             return
         self._closed = True
+        self.quitting()
         try:
             if self._imports is not None:
                 await self._imports.shutdown()  # before the writer and the store close
             await self._stack.aclose()
         except Exception:
             log.exception("closing the services failed")
+        finally:
+            if self._quit_timer is not None:
+                self._quit_timer.cancel()
+        if self._in_use.refused:
+            log.warning("not saved: %s (another process held the memory store %s when the app quit; nothing of them "
+                        "was written; every change saved before is kept)", ", ".join(self._in_use.refused),
+                        self.store.path if self.store is not None else "")
         self.shutdown_steps.extend(("agents_stopped", "store_closed"))
+
+    def quitting(self) -> None:
+        """The app is quitting (``close`` follows; the window calls this first, before its own steps):
+        ``QUIT_WAIT`` seconds from now, the store's waits for another process's lock give up. Safe to
+        call twice (the first call counts)."""
+        if self._quit_timer is None:
+            self._quit_timer = asyncio.get_running_loop().call_later(QUIT_WAIT, self._stop_store_waits)
+
+    def _stop_store_waits(self) -> None:
+        """Quitting for ``QUIT_WAIT`` seconds: the store stops waiting for another process's lock (a
+        stuck holder); what gives up then is said once closed."""
+        self._in_use.quitting = True
+        if self.store is not None:
+            self.store.stop_waiting()
 
     async def __aenter__(self) -> "AppServices":
         return self

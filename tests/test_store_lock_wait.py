@@ -271,3 +271,43 @@ def test_a_wait_interrupted_by_an_exception_lets_the_lock_go_once_its_helper_get
     assert interrupted.type is _Interrupted
     store.add("用户养了一只猫", "品味")
     assert len(store.all_items()) == 2
+
+
+@pytest.mark.parametrize("kind", ["yaml", "sqlite"])
+async def test_quitting_behind_a_stuck_holder_is_prompt_loses_nothing_acknowledged_and_says_what_was_not_saved(
+        tmp_path, kind, caplog):
+    """Another process holds the store's lock and never lets go (suspended with Ctrl+Z, hung on a network
+    drive) while the app quits with a write under way: the quit waited for that write's minute, then the
+    background rewrite's and the close's own (three minutes for a YAML store, the window still shown).
+    Now it ends within seconds: the write under way is refused (nothing of it written) and said, every
+    write acknowledged before is kept (the YAML store's log: memory.yaml catches up at the next opening)."""
+    import asyncio
+    import logging
+
+    from sonetto_desktop import ops
+    from sonetto_desktop.config.settings import Settings
+    from sonetto_desktop.services import AppServices
+
+    settings = Settings(data_dir=str(tmp_path / "data"), retrieval_mode="mechanical", store_backend=kind)
+    services = await AppServices.open(settings=settings, watch=False)
+    store = services.store
+    services.memory.add("用户住在成都", "身份")  # acknowledged: must be kept
+    hold = _held(store.lock_path) if kind == "yaml" else _sqlite_held(store.path)
+    caplog.set_level(logging.WARNING)
+    with hold:
+        pending = asyncio.ensure_future(services.run(ops.AddMemory("用户养了一只猫", "品味")))
+        while not any("waiting for another process" in r.getMessage() for r in caplog.records):
+            await asyncio.sleep(0.05)  # (the write waits for the holder)
+        try:
+            await asyncio.wait_for(services.close(), timeout=30)  # (the holder would hold it for a minute and more)
+        except asyncio.TimeoutError:
+            pytest.fail("quitting waited for the process that holds the store")
+        outcome = await pending
+        assert isinstance(outcome, ops.Failed) and "没有做任何修改" in outcome.message
+        said = [r.getMessage() for r in caplog.records if r.name == "sonetto_desktop.services"]
+        assert any("not saved" in line and "AddMemory" in line for line in said), said
+    again = type(store)(store.path)
+    try:
+        assert [i.description for i in again.all_items().values()] == ["用户住在成都"]
+    finally:
+        again.close()

@@ -425,6 +425,8 @@ class SonettoApp:
             return
         self._closed = True
         steps = self.shutdown_steps
+        if self.services is not None:  # a process that holds the store and never lets go: not for minutes
+            self.services.quitting()
         if self.controller is not None:
             self.controller.stop_accepting()
         if self.quick_chat is not None:

@@ -33,6 +33,7 @@ from .columns import Columns, items_columns
 from .notices import StoreNotice
 from .transaction import SnapshotTransaction, Transaction, mentions
 from ..undo import TurnUndo, UndoResult
+from . import lock_wait
 from .validation import validate_items
 
 
@@ -65,6 +66,7 @@ class BaseMemoryManager(ABC):
         self._said: list[StoreNotice] = []  # the last notices (a subscriber arriving later hears them)
         self._captured = threading.local()
         self._grouped = threading.local()  # this thread's ``group()``: its transaction and held changes
+        self._stop_waits = threading.Event()  # ``stop_waiting``: the store is closing
         self.writes = MemoryWrites(self._unit, self._publish, self._new_id)
         self.undo = TurnUndo(self._unit, self._publish)
 
@@ -167,6 +169,14 @@ class BaseMemoryManager(ABC):
 
     def close(self) -> None:  # noqa: B027 - optional for a backend
         """Release resources (connections, handles). Safe to call twice."""
+
+    def stop_waiting(self) -> None:
+        """The store is about to close (the app quits): a write waiting for another process's lock on
+        its files gives up now, and later ones after a moment (``lock_wait.CLOSING_LIMIT``), with
+        ``StoreBusy``, nothing of them written — a process that holds the lock and never lets go must
+        not hold up the quit for minutes. A free lock is taken as ever. (A server store waits on its
+        own terms: nothing to do.)"""
+        lock_wait.stop_waiting(self._stop_waits)
 
     # ── the unit of work ──────────────────────────────────────────────
 

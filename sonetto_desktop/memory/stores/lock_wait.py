@@ -12,7 +12,8 @@ caller waits for that thread: after ``NOTICE_AFTER`` seconds it says once that i
 as long as SQLite waits for a busy database — it gives up with :class:`StoreBusy`, having changed
 nothing (the write is refused, the background rewrite tries again later: it is an ``OSError``); the
 helper lets the lock go as soon as it gets it. An SQLite store waits in SQLite's own busy handler, in
-two steps so the wait can be said (``SqliteMemoryManager._begin``).
+two steps so the wait can be said (``SqliteMemoryManager._begin``). A store closing as the app quits
+stops its own waits (``BaseMemoryManager.stop_waiting``): a stuck holder does not hold up the quit.
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ from __future__ import annotations
 import contextlib
 import logging
 import threading
+import time
+import weakref
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -30,7 +33,8 @@ import portalocker
 from ...aio import start_thread
 from ..errors import StoreBusy
 
-__all__ = ["LIMIT", "NOTICE_AFTER", "exclusive", "on_wait", "say_waiting", "stop_waiting", "stopped"]
+__all__ = ["CLOSING_LIMIT", "LIMIT", "NOTICE_AFTER", "closing_left", "exclusive", "on_wait", "say_waiting", "stop_waiting",
+           "stopped"]
 
 log = logging.getLogger(__name__)
 
@@ -38,11 +42,17 @@ log = logging.getLogger(__name__)
 NOTICE_AFTER = 2.0
 #: Seconds after which the waiter gives up (SQLite's busy timeout is the same).
 LIMIT = 60.0
+#: Seconds after its store's ``stop`` was set until which later waits wait at most, all of them together
+#: (a store closing as the app quits: its last rewrite waits out an ordinary moment's hold, not a stuck
+#: holder's).
+CLOSING_LIMIT = 2.0
 
 _listeners: list[Callable[[Path], None]] = []
 _stopped = threading.Event()  # ``stop_waiting``: the process is on its way out
-_waits: set[threading.Event] = set()  # the waits under way (``_wait``'s events), woken by ``stop_waiting``
+#: The waits under way (``_wait``'s events, each with its store's ``stop``), woken by ``stop_waiting``.
+_waits: dict[threading.Event, threading.Event | None] = {}
 _waits_guard = threading.Lock()
+_stopped_at: weakref.WeakKeyDictionary[threading.Event, float] = weakref.WeakKeyDictionary()  # each stop's time
 
 
 def on_wait(listener: Callable[[Path], None]) -> Callable[[], None]:
@@ -61,32 +71,46 @@ def say_waiting(lock: Path | str, store_path: Path) -> None:
             log.exception("a lock-wait listener failed")
 
 
-def stopped() -> bool:
-    """Whether ``stop_waiting`` was called (an SQLite store's wait looks between its steps)."""
-    return _stopped.is_set()
+def stopped(stop: threading.Event | None = None) -> bool:
+    """Whether ``stop_waiting`` was called for the process, or for ``stop`` (an SQLite store's wait
+    looks between its steps)."""
+    return _stopped.is_set() or (stop is not None and stop.is_set())
 
 
-def stop_waiting() -> None:
+def closing_left(stop: threading.Event) -> float:
+    """Seconds a wait begun now may last, ``stop`` being set (``CLOSING_LIMIT`` after it was)."""
+    with _waits_guard:
+        since = _stopped_at.get(stop)
+    return CLOSING_LIMIT if since is None else max(0.0, since + CLOSING_LIMIT - time.monotonic())
+
+
+def stop_waiting(stop: threading.Event | None = None) -> None:
     """The process is stopping (a command line's Ctrl+C): waits under way, and any later one, give up at
     once with ``StoreBusy`` (nothing changed). The waits run in worker threads, which the interpreter
-    waits for on its way out: without this, Ctrl+C did nothing until the limit."""
-    _stopped.set()
+    waits for on its way out: without this, Ctrl+C did nothing until the limit. ``stop``: only the
+    waits given that event (one store's: ``BaseMemoryManager.stop_waiting``, the app quitting), which
+    is set: those under way give up at once, later ones wait until ``CLOSING_LIMIT`` after it at most."""
     with _waits_guard:
-        for wake in _waits:
-            wake.set()
+        if stop is not None:
+            _stopped_at.setdefault(stop, time.monotonic())
+        (_stopped if stop is None else stop).set()
+        for wake, its in _waits.items():
+            if stop is None or its is stop:
+                wake.set()
 
 
 @contextmanager
-def exclusive(lock_path: Path, store_path: Path, *, limit: float | None = None) -> Iterator[None]:
+def exclusive(lock_path: Path, store_path: Path, *, limit: float | None = None,
+              stop: threading.Event | None = None) -> Iterator[None]:
     """Hold ``lock_path``'s exclusive lock (see the module docstring); ``StoreBusy`` after ``limit``
-    (default ``LIMIT``) seconds of waiting."""
+    (default ``LIMIT``) seconds of waiting, or when ``stop`` is set (``stop_waiting(stop)``)."""
     handle = open(lock_path, "a")  # closed below, after the lock is let go (or by the helper that gave up)
     try:
         try:
             portalocker.lock(handle, portalocker.LOCK_EX | portalocker.LOCK_NB)
         except portalocker.AlreadyLocked:
             try:
-                _wait(handle, lock_path, store_path, LIMIT if limit is None else limit)
+                _wait(handle, lock_path, store_path, LIMIT if limit is None else limit, stop)
             except BaseException:
                 handle = None  # ``_wait`` closed it, or left it to its helper to close
                 raise
@@ -98,7 +122,8 @@ def exclusive(lock_path: Path, store_path: Path, *, limit: float | None = None) 
             handle.close()
 
 
-def _wait(handle: IO[str], lock_path: Path, store_path: Path, limit: float) -> None:
+def _wait(handle: IO[str], lock_path: Path, store_path: Path, limit: float,
+          stop: threading.Event | None = None) -> None:
     """Wait for ``handle``'s lock in a helper thread blocked in the system's call; return with it held,
     or close ``handle`` and raise ``StoreBusy`` after ``limit`` seconds (the helper then lets the lock
     go as soon as it gets it, and closes the file; so too when the wait is cut short by an exception). Where the system's blocking call gives up by itself
@@ -130,11 +155,13 @@ def _wait(handle: IO[str], lock_path: Path, store_path: Path, limit: float) -> N
             got.set()
 
     with _waits_guard:
-        _waits.add(got)
+        _waits[got] = stop
     try:
         if _stopped.is_set():  # (a wait begun after ``stop_waiting``: given up at once)
             handle.close()
             raise StoreBusy(str(store_path), limit)
+        if stop is not None and stop.is_set():  # its store is closing: a moment's hold is waited out
+            limit = min(limit, closing_left(stop))
         start_thread(take, name="store-lock-wait")
         try:
             if not got.wait(min(NOTICE_AFTER, limit)):
@@ -145,7 +172,7 @@ def _wait(handle: IO[str], lock_path: Path, store_path: Path, limit: float) -> N
             raise
     finally:
         with _waits_guard:
-            _waits.discard(got)
+            _waits.pop(got, None)
     with guard:
         if not outcome.get("taken"):  # the limit passed, or ``stop_waiting``
             outcome["given_up"] = True

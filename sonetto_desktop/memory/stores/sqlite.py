@@ -268,10 +268,12 @@ class SqliteMemoryManager(BaseMemoryManager):
     def _begin(self, conn: sqlite3.Connection) -> None:
         """``BEGIN IMMEDIATE``, waiting for another process's write in SQLite's busy handler: up to
         ``NOTICE_AFTER``, then, said (``lock_wait.say_waiting``), up to ``LIMIT`` in all, a second at a
-        time (``lock_wait.stop_waiting``, a command line's Ctrl+C, ends it between two);
+        time (``lock_wait.stop_waiting``, a command line's Ctrl+C, or ``stop_waiting``, the store closing,
+        ends it between two);
         ``StoreBusy`` after that."""
-        deadline = time.monotonic() + lock_wait.LIMIT
-        step, said = lock_wait.NOTICE_AFTER, False
+        closing = self._stop_waits.is_set()  # (the store is closing: a moment's hold is waited out, no more)
+        deadline = time.monotonic() + (lock_wait.closing_left(self._stop_waits) if closing else lock_wait.LIMIT)
+        step, said = min(lock_wait.NOTICE_AFTER, deadline - time.monotonic()), False
         try:
             while True:
                 conn.execute(f"PRAGMA busy_timeout = {int(max(0.0, step) * 1000)}")
@@ -281,7 +283,7 @@ class SqliteMemoryManager(BaseMemoryManager):
                 except sqlite3.OperationalError as exc:
                     if not _busy(exc):
                         raise self._write_error(exc) from exc
-                    if lock_wait.stopped() or time.monotonic() >= deadline:
+                    if lock_wait.stopped(None if closing else self._stop_waits) or time.monotonic() >= deadline:
                         raise StoreBusy(str(self.path), lock_wait.LIMIT) from exc
                 if not said:
                     lock_wait.say_waiting(f"{self.path} (SQLite)", self.path)

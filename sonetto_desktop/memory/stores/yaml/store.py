@@ -164,7 +164,7 @@ class YamlMemoryManager(BaseMemoryManager):
                 finally:
                     self._lock_depth -= 1
                 return
-            with exclusive(self.lock_path, self.path):
+            with exclusive(self.lock_path, self.path, stop=self._stop_waits):
                 self._lock_depth = 1
                 try:
                     yield
