@@ -304,3 +304,45 @@ def test_an_undo_withdraws_its_turns_proposals_for_every_process_and_a_redo_afte
     assert window.review.approve(held.id, window).kind == "update"
     assert json.loads(path.read_text(encoding="utf-8"))["withdrawn"][0]["back_by"] == redo.turn_id
     store.close()
+
+
+@pytest.mark.parametrize("kind", ["yaml", "sqlite"])
+def test_an_edit_another_process_makes_while_an_approval_checks_is_never_written_over(tmp_path, kind, monkeypatch):
+    """The approval looks whether the memory changed since it was proposed, then writes: another process
+    (the command line, ``sonetto mcp``, a second window) editing that memory right after the look must not
+    have its edit written over. Its write waits for the approval's lock on the store, from the look to
+    the write, and lands after it: the newer edit is what the memory says."""
+    import subprocess
+    import sys
+    import threading
+
+    from sonetto_desktop.memory import MemoryOperations, SqliteMemoryManager, YamlMemoryManager
+    from sonetto_desktop.memory.writer.proposals import Planner
+
+    store = YamlMemoryManager(tmp_path / "memory.yaml") if kind == "yaml" else SqliteMemoryManager(tmp_path / "memory.db")
+    ops = MemoryOperations(store)
+    city = ops.add("用户住在成都", "身份").ids[0]
+    inbox = ReviewInbox(tmp_path / "review_inbox.json", enabled=True)
+    held = inbox.propose("update", memory_ids=(city,), description="用户搬到了上海", before=("用户住在成都",),
+                         turn=Turn("t-1", "s1", "我搬到上海了"))
+    look = Planner._check_unchanged
+    edits: list[subprocess.Popen] = []
+
+    def look_then_another_process_edits(proposal, plan, ops):
+        look(proposal, plan, ops)
+        cli = subprocess.Popen([sys.executable, "-m", "sonetto_desktop", "memory", "--store", str(store.path),
+                                "update", city, "用户住在成都，刚换了工作"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        edits.append(cli)
+        said = threading.Event()  # its "waiting for another process" line: it waits for this approval
+        threading.Thread(target=lambda: said.set() if "waiting" in cli.stderr.readline() else None,
+                         daemon=True).start()
+        while cli.poll() is None and not said.is_set():
+            said.wait(0.05)
+
+    monkeypatch.setattr(Planner, "_check_unchanged", staticmethod(look_then_another_process_edits))
+    inbox.approve(held.id, ops)
+    out, err = edits[0].communicate(timeout=120)
+    assert edits[0].returncode == 0, err
+    assert store.get(city).description == "用户住在成都，刚换了工作", "the other process's edit was written over"
+    store.close()
