@@ -34,27 +34,27 @@
 <context>
     <name>ChatController</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/controller.py" line="197" />
+        <location filename="../../sonetto_desktop/ui/chat/controller.py" line="219" />
         <source>没能保存这个对话的记忆设置，仍按原来的设置：</source>
         <translation>Could not save this chat's memory settings; the previous ones still apply: </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/controller.py" line="213" />
+        <location filename="../../sonetto_desktop/ui/chat/controller.py" line="235" />
         <source>重命名失败：</source>
         <translation>Rename failed: </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/controller.py" line="336" />
+        <location filename="../../sonetto_desktop/ui/chat/controller.py" line="358" />
         <source>已停止</source>
         <translation>Stopped</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/controller.py" line="340" />
+        <location filename="../../sonetto_desktop/ui/chat/controller.py" line="362" />
         <source>出错了：</source>
         <translation>Something went wrong: </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/controller.py" line="343" />
+        <location filename="../../sonetto_desktop/ui/chat/controller.py" line="365" />
         <source>回复意外中断了。</source>
         <translation>The reply stopped unexpectedly.</translation>
     </message>
@@ -1661,67 +1661,67 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>ImportErrors</name>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="132" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="137" />
         <source>无法识别的文件类型 {0}：请用 .yaml、.json 或 .md 文件</source>
         <translation>unknown file type {0}: use .yaml, .json or .md</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="134" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="139" />
         <source>{0}：条目 {1} 不是一条记忆（应有 description、theme 等）</source>
         <translation>{0}: entry {1} is not a memory (expected description, theme, ...)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="136" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="141" />
         <source>{0}：记忆 {1} 的 {2} 不是文字（{3}）</source>
         <translation>{0}: memory {1} has a {2} that is not text ({3})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="138" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="143" />
         <source>{0}：记忆 {1} 没有内容（description）</source>
         <translation>{0}: memory {1} has no description</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="140" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="145" />
         <source>{0}：有一条记忆太长（{1}）</source>
         <translation>{0}: memory {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="142" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="147" />
         <source>第 {0} 行：这条记忆前面没有“## 主题”标题</source>
         <translation>line {0}: a memory before any '## theme' heading</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="144" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="149" />
         <source>有一条记忆太长（{0}）</source>
         <translation>{0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="146" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="151" />
         <source>{0} 无法读取：{1}</source>
         <translation>{0} cannot be read: {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="148" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="153" />
         <source>{0} 有 {1} MB，超过 {2} MB 的导入文件不会被读取</source>
         <translation>{0} is {1} MB; imports larger than {2} MB are not read</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="150" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="155" />
         <source>{0} 不是 UTF-8 编码的文本：请把它另存为 UTF-8 再导入（{1}）</source>
         <translation>{0} is not UTF-8 text: {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="152" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="157" />
         <source>这个文件不会被读取：{0}</source>
         <translation>{0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="154" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="159" />
         <source>{0} 不是记忆导出文件：它应是从编号到记忆的对应表，这里是 {1}</source>
         <translation>{0}: expected a mapping of id -&gt; memory, found {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="156" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="161" />
         <source>{0} 无法解析，它可能不是记忆导出文件，或已损坏（{1}）</source>
         <translation>{0} cannot be parsed: {1}</translation>
     </message>
@@ -2697,46 +2697,51 @@ Your theme: {1}</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/presentation/errors.py" line="94" />
+        <source>没有批准：你看过之后，这条记忆又被改过（现在是“{0}”），你改写的内容会盖掉新的内容。它仍留在列表里，已列出现在的内容：可以拒绝，或对照着再改写后批准。</source>
+        <translation>Not approved: this memory was changed after you were shown it (it now reads “{0}”); your rewording would overwrite the newer words. It stays in the list, now showing what it reads: reject it, or reword it against that and approve.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="99" />
         <source>没有批准：提议之后，这条记忆又被改过（现在是“{0}”），照原样批准会盖掉新的内容。它仍留在列表里：可以拒绝，或改写后批准。</source>
         <translation>Not approved: this memory was changed after the proposal was made (it now reads “{0}”); approving it as proposed would overwrite the newer words. It stays in the list: reject it, or reword it and approve.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="99" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="104" />
         <source>无法批准：这个版本不知道怎样完成这条提议（{0}）。可以拒绝它，它不会被写入。</source>
         <translation>Can't approve: this version doesn't know how to carry out this proposal ({0}). You can reject it; it won't be written.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="101" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="106" />
         <source>这条提议已无法照原样完成（相关的记忆可能已经变了），没有写入，仍留在列表里。</source>
         <translation>This proposal can no longer be carried out as proposed (the memories it concerns may have changed); nothing was written and it stays in the list.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="104" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="109" />
         <source>这次导入正在另一个 Sonetto（窗口或命令行）里进行，没有撤销：请先在那里停止它。</source>
         <translation>Not undone: this import is being written by another Sonetto (the window or a command line). Stop it there first.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="106" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="111" />
         <source>这一项已经被处理过了（可能在另一个窗口里）。</source>
         <translation>This has already been taken care of (perhaps in another window).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="164" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="169" />
         <source>磁盘已满</source>
         <translation>the disk is full</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="166" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="171" />
         <source>文件超过了系统允许的大小（文件大小限制）</source>
         <translation>the file is larger than the system allows (file size limit)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="168" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="173" />
         <source>磁盘或文件夹是只读的</source>
         <translation>the disk or folder is read-only</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="170" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="175" />
         <source>没有权限</source>
         <translation>permission denied</translation>
     </message>
@@ -2766,12 +2771,12 @@ Your theme: {1}</translation>
         <translation>The memory just changed, so nothing was saved: look at it as it is now before changing it.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="120" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="125" />
         <source>{0}（{1}）</source>
         <translation>{0} ({1})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="125" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="130" />
         <source>出了意外的问题，详情已写入日志。</source>
         <translation>something unexpected went wrong; the details are in the log.</translation>
     </message>
@@ -3353,143 +3358,153 @@ Your theme: {1}</translation>
 <context>
     <name>ReviewDialog</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="31" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="32" />
         <source>新记住：{0}</source>
         <translation>New memory: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="34" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="35" />
         <source>改为：{0}</source>
         <translation>Change to: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="35" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="36" />
         <source>移到「{0}」</source>
         <translation>Move to “{0}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="37" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="38" />
         <source>删除：{0}</source>
         <translation>Delete: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="40" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="41" />
         <source>合并为：{0}</source>
         <translation>Merge into: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="41" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="42" />
         <source>其他变化（{0}）：{1}</source>
         <translation>Other change ({0}): {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="49" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="51" />
         <source>原来：</source>
         <translation>Before: </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="51" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="53" />
+        <source>现在：</source>
+        <translation>Now: </translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="54" />
+        <source>（已删除）</source>
+        <translation>(deleted)</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="56" />
         <source>理由：</source>
         <translation>Why: </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="53" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="58" />
         <source>来自你说的：</source>
         <translation>From what you said: </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="55" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="60" />
         <source>出处：</source>
         <translation>From: </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="68" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="73" />
         <source>待审核的记忆变化</source>
         <translation>Memory changes to review</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="73" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="79" />
         <source>加载中…</source>
         <translation>Loading…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="77" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="83" />
         <source>待审核的提议</source>
         <translation>Proposals to review</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="78" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="84" />
         <source>批准</source>
         <translation>Approve</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="79" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="85" />
         <source>改写后批准…</source>
         <translation>Rewrite and approve…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="80" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="86" />
         <source>拒绝</source>
         <translation>Reject</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="81" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="87" />
         <source>全部批准</source>
         <translation>Approve all</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="82" />
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="204" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="88" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="226" />
         <source>全部拒绝</source>
         <translation>Reject all</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="125" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="139" />
         <source>Sonetto 想做 %n 处记忆变化，等你确认。</source>
         <translation><numerusform>Sonetto would like to make 1 memory change; it waits for you.</numerusform><numerusform>Sonetto would like to make %n memory changes; they wait for you.</numerusform></translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="126" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="140" />
         <source>没有待审核的变化。</source>
         <translation>Nothing to review.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="163" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="185" />
         <source>已批准：%1</source>
         <translation>Approved: %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="170" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="192" />
         <source>改写后批准</source>
         <translation>Rewrite and approve</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="171" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="193" />
         <source>用你的话写这条记忆：</source>
         <translation>Write this memory in your own words:</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="185" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="207" />
         <source>已拒绝：%1</source>
         <translation>Rejected: %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="197" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="219" />
         <source>已批准 %1 处变化。</source>
         <translation>Approved %1 change(s).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="199" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="221" />
         <source>%1 处没能完成，仍在列表里。</source>
         <translation> %1 could not be done and are still listed.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="205" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="227" />
         <source>拒绝全部 %1 处待审核的变化？它们不会被写入记忆。</source>
         <translation>Reject all %1 changes waiting for review? They will not be written to memory.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="211" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="233" />
         <source>已全部拒绝。</source>
         <translation>All rejected.</translation>
     </message>
@@ -3810,12 +3825,12 @@ Your theme: {1}</translation>
         <translation>Chat could not start: %1. The memory wall still works; check the data folder, then restart.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="586" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="588" />
         <source>没有切换到 PostgreSQL：本机的记忆没能搬到记忆服务器 {0} 上（{1}）。仍在使用本机的记忆库，记忆都还在。</source>
         <translation>Did not switch to PostgreSQL: the memories on this computer could not be moved to the memory server {0} ({1}). Still using this computer's memory store; every memory is still there.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="590" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="592" />
         <source>无法切换存储方式：{0}。仍在使用原来的记忆库。</source>
         <translation>Cannot switch the storage: {0}. Still using the previous memory store.</translation>
     </message>
@@ -3896,7 +3911,7 @@ Your theme: {1}</translation>
         <translation>Undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="591" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="593" />
         <source>无法使用新的数据文件夹 {0}：{1}。仍在使用原来的记忆库。</source>
         <translation>Cannot use the new data folder {0}: {1}. Still using the previous memory store.</translation>
     </message>

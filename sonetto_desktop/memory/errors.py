@@ -195,11 +195,15 @@ class ProposalOutdated(ProposalNotApplicable):
     """A held change of memories the person (or anything else) changed after it was proposed: carried
     out as it is, it would write over their newer words. ``clashes``: (memory id, its text now, its text
     when proposed) for each that changed; nothing was written and it stays waiting (rewording it, the
-    person's own words, is written)."""
+    person's own words, is written over what they were shown). ``reworded``: it was the person's
+    rewording, and the memory changed after they were shown it (the third text of each clash)."""
 
-    def __init__(self, proposal_id: str, tool: str, clashes: "list[tuple[str, str, str]]") -> None:
+    def __init__(self, proposal_id: str, tool: str, clashes: "list[tuple[str, str, str]]", *,
+                 reworded: bool = False) -> None:
         self.clashes = tuple(tuple(clash) for clash in clashes)
-        super().__init__(proposal_id, tool, "the memories it concerns changed after it was proposed")
+        self.reworded = reworded
+        super().__init__(proposal_id, tool, "the memories it concerns changed after they were shown" if reworded
+                         else "the memories it concerns changed after it was proposed")
 
 
 class ChangedMeanwhile(MemoryError_):

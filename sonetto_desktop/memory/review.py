@@ -39,7 +39,7 @@ import contextlib
 import json
 import threading
 import uuid
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -404,16 +404,18 @@ class ReviewInbox:
         return count
 
     def approve(self, proposal_id: str, ops: MemoryOperations, *, description: str | None = None,
-                theme: str | None = None) -> MemoryChange | None:
-        """Apply the proposal (the person's ``description`` / ``theme`` instead, if given) and take it
-        out of the inbox, as one step against every other process: ``ProposalGone`` when another
-        approval or a rejection came first, ``ProposalWithdrawn`` when its conversation was undone
-        (nothing is applied). A failure (the memory is gone, locked, …) raises and leaves it waiting."""
+                theme: str | None = None, seen: Sequence[str] | None = None) -> MemoryChange | None:
+        """Apply the proposal (the person's ``description`` / ``theme`` instead, if given, written only
+        over the texts of its memories they were shown: ``seen``, by default those it was proposed
+        over) and take it out of the inbox, as one step against every other process: ``ProposalGone``
+        when another approval or a rejection came first, ``ProposalWithdrawn`` when its conversation
+        was undone (nothing is applied). A failure (the memory is gone, locked, changed since it was
+        shown: ``ProposalOutdated``, …) raises and leaves it waiting."""
         with self._changing() as items:
             proposal = next((p for p in items if p.id == proposal_id), None)
             if proposal is None:
                 raise self._gone(proposal_id)
-            change = self.planner.apply(proposal, ops, description=description, theme=theme)
+            change = self.planner.apply(proposal, ops, description=description, theme=theme, seen=seen)
             self._save([p for p in items if p.id != proposal_id])  # done with it
         self._changed()
         return change

@@ -89,6 +89,11 @@ def _sentence(exc: BaseException) -> str | None:
     if isinstance(exc, ProposalWithdrawn):  # its conversation (an import, a chat turn) was undone
         return translate("OperationErrors", "这条提议已撤回：它来自的对话（{0}）已经撤销，不能再批准。").format(
             exc.origin or exc.turn)
+    if isinstance(exc, ProposalOutdated) and exc.reworded:  # another's newer words are not written over either
+        now = " ".join(exc.clashes[0][1].split())
+        return translate("OperationErrors", "没有批准：你看过之后，这条记忆又被改过（现在是“{0}”），你改写的内容会盖掉新的内容。"
+                                            "它仍留在列表里，已列出现在的内容：可以拒绝，或对照着再改写后批准。").format(
+            now if len(now) <= 60 else now[:59] + "…")
     if isinstance(exc, ProposalOutdated):  # the person's newer words are not written over
         now = " ".join(exc.clashes[0][1].split())
         return translate("OperationErrors", "没有批准：提议之后，这条记忆又被改过（现在是“{0}”），照原样批准会盖掉新的内容。"

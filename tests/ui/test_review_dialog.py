@@ -245,3 +245,30 @@ async def test_a_proposal_made_while_the_inbox_is_open_is_listed(qtbot, services
     await wait(lambda: dialog.list.count() == 3, message="the new proposal listed")
     assert "用户喜欢山竹" in dialog.list.item(2).text() and "3" in dialog.summary.text()
     assert dialog.list.currentRow() == 1  # the row the person was on stays chosen
+
+
+async def test_rewording_a_proposal_never_writes_over_an_edit_made_elsewhere_after_the_list_was_shown(qtbot, services):
+    """The inbox lists 改为：用户搬到了上海 (原来：用户住在成都). While it is open, another process (the
+    command line, ``sonetto mcp``, a second window) edits that memory; the person rewrites the proposal
+    in their own words and approves, from the text they were shown. Before, their rewording was written
+    over the newer edit without a word (only an approval as proposed looked). Now it is refused, saying
+    what the memory reads now; the list then shows it (现在：…), and rewording from there is approved."""
+    import subprocess
+    import sys
+
+    city, _create, update = propose(services)
+    dialog = await open_dialog(qtbot, services)
+    cli = subprocess.run([sys.executable, "-m", "sonetto_desktop", "memory", "--store", str(services.store.path),
+                          "update", city, "用户住在成都，刚换了工作"], capture_output=True, text=True, timeout=120)
+    assert cli.returncode == 0, cli.stderr
+    dialog.list.setCurrentRow(1)
+    await dialog.approve_current(description="用户搬到了上海浦东")
+    assert services.memory.get(city).description == "用户住在成都，刚换了工作", "the other edit was written over"
+    assert "改过" in dialog.status.text() and "用户住在成都，刚换了工作" in dialog.status.text()
+    assert [p.id for p in services.review.pending()][-1] == update.id
+    assert "现在：用户住在成都，刚换了工作" in dialog.list.item(1).text()
+
+    dialog.list.setCurrentRow(1)
+    await dialog.approve_current(description="用户搬到了上海浦东，刚换了工作")
+    assert services.memory.get(city).description == "用户搬到了上海浦东，刚换了工作"
+    assert dialog.list.count() == 1

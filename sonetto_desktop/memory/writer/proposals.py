@@ -14,6 +14,7 @@ to the model.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from .. import kinds
@@ -125,9 +126,10 @@ class Planner:
         return self._index[1]
 
     def apply(self, proposal: Proposal, ops: MemoryOperations, *, description: str | None = None,
-              theme: str | None = None) -> MemoryChange | None:
+              theme: str | None = None, seen: Sequence[str] | None = None) -> MemoryChange | None:
         """Plan ``proposal``'s call again and carry it out (the person's ``description`` / ``theme``
-        instead of the model's, if given: written as the person then). Returns its first change
+        instead of the model's, if given: written as the person then, only over the texts of its
+        memories they were shown, ``seen``, by default ``proposal.before``). Returns its first change
         record (None: it changed nothing, e.g. the text was there already)."""
         spec = self.tool(proposal.tool) if proposal.tool else None
         if spec is None:
@@ -152,6 +154,8 @@ class Planner:
         with ops.store.group(), ops.store.capture() as changes:
             if not rewritten:  # as proposed: never over words someone else wrote since (the person's edit)
                 self._check_unchanged(proposal, plan, ops)
+            else:  # the person's words: over the texts they were shown only (not an edit made elsewhere since)
+                self._check_seen(proposal, proposal.before if seen is None else tuple(seen), ops)
             plan.write(writer)
             if plan.changes and undeclared(plan, before, changes):
                 raise ProposalNotApplicable(proposal.id, spec.name, "it stored words its plan did not declare")
@@ -178,3 +182,21 @@ class Planner:
                 clashes.append((memory_id, item.description, then))
         if clashes:
             raise ProposalOutdated(proposal.id, proposal.tool or proposal.kind, clashes)
+
+    @staticmethod
+    def _check_seen(proposal: Proposal, seen: tuple[str, ...], ops: MemoryOperations) -> None:
+        """``ProposalOutdated`` when a memory of a reworded proposal no longer says what the person was
+        shown (``seen``): another process, another window, the writer changed it since, and their words
+        are not written over by a rewording made without them (the refusal says what it reads now)."""
+        if len(seen) != len(proposal.memory_ids):
+            return
+        clashes = []
+        for memory_id, shown in zip(proposal.memory_ids, seen, strict=True):
+            try:
+                now = ops.store.get(memory_id).description
+            except MemoryNotFound:
+                continue  # gone: the tool's own plan says so
+            if now != shown:
+                clashes.append((memory_id, now, shown))
+        if clashes:
+            raise ProposalOutdated(proposal.id, proposal.tool or proposal.kind, clashes, reworded=True)

@@ -7,6 +7,7 @@ asks first, with 取消 as the default answer.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import shiboken6
@@ -42,11 +43,15 @@ def proposal_summary(proposal: Proposal) -> str:
         proposal.tool or proposal.kind, proposal.description or proposal.theme or " ".join(proposal.memory_ids))
 
 
-def proposal_text(proposal: Proposal) -> str:
-    """The row: what would change, why, and the user's words that prompted it."""
+def proposal_text(proposal: Proposal, now: Sequence[str | None] = ()) -> str:
+    """The row: what would change, why, and the user's words that prompted it; ``now``: what its
+    memories read now (said when it is not what they read when it was proposed)."""
     lines = [proposal_summary(proposal)]
     if proposal.before and kinds.group(proposal.kind) != kinds.DELETED:  # a deletion's summary names it
         lines.append(QCoreApplication.translate("ReviewDialog", "原来：") + " / ".join(proposal.before))
+    if proposal.before and len(now) == len(proposal.before) and tuple(now) != proposal.before:  # changed since
+        lines.append(QCoreApplication.translate("ReviewDialog", "现在：") + " / ".join(
+            text if text is not None else QCoreApplication.translate("ReviewDialog", "（已删除）") for text in now))
     if proposal.reason:
         lines.append(QCoreApplication.translate("ReviewDialog", "理由：") + proposal.reason)
     if proposal.excerpt:
@@ -70,6 +75,7 @@ class ReviewDialog(QDialog):
         self._service = service
         self._services = service.services
         self._proposals: list[Proposal] = []
+        self._now: dict[str, str | None] = {}  # what the proposals' memories read when the list was filled
         self._frame = frame = ListDialogFrame(self, scope="review-dialog", heading=self.tr("加载中…"),
                                               list_name="ReviewList", multiline=True, status="ReviewStatus")
         self.summary, self.list, self.status, self._spawn = frame.heading, frame.list, frame.status, frame.spawn
@@ -107,16 +113,24 @@ class ReviewDialog(QDialog):
     # ── loading ───────────────────────────────────────────────────────
 
     async def load(self) -> None:
-        inbox = self._inbox
-        proposals = (await self._service.run(ops.Call.of(inbox.pending), on_error=self._say) if inbox is not None else []) or []
+        inbox, store = self._inbox, self._services.store
+
+        def pending_and_now() -> tuple[list[Proposal], dict[str, str | None]]:
+            pending = inbox.pending()
+            ids = list(dict.fromkeys(mid for p in pending for mid in p.memory_ids))
+            items = store.items_of(ids) if ids and store is not None else {}
+            return pending, {mid: (item.description if item is not None else None) for mid, item in items.items()}
+
+        found = await self._service.run(ops.Call.of(pending_and_now), on_error=self._say) if inbox is not None else None
+        proposals, now = found or ([], {})
         if not shiboken6.isValid(self):
             return
         current = self.list.currentRow()
         chosen = self._current()  # kept chosen when the list is filled again (a proposal came or went)
-        self._proposals = proposals
+        self._proposals, self._now = proposals, now
         self.list.clear()
         for proposal in proposals:
-            item = QListWidgetItem(proposal_text(proposal))
+            item = QListWidgetItem(proposal_text(proposal, self._now_of(proposal)))
             item.setData(_ROLE, proposal.id)
             self.list.addItem(item)
         if proposals:
@@ -134,6 +148,12 @@ class ReviewDialog(QDialog):
         self.edit_button.setEnabled(has_current and self._current() is not None and self._current().rewordable)
         for button in (self.approve_all_button, self.reject_all_button):
             button.setEnabled(bool(self._proposals))
+
+    def _now_of(self, proposal: Proposal) -> tuple[str | None, ...]:
+        """What ``proposal``'s memories read when the list was filled (``()`` when not known)."""
+        if not all(mid in self._now for mid in proposal.memory_ids):
+            return ()
+        return tuple(self._now[mid] for mid in proposal.memory_ids)
 
     def _current(self) -> Proposal | None:
         item = self.list.currentItem()
@@ -159,7 +179,9 @@ class ReviewDialog(QDialog):
         if proposal is None:
             return
         memory = self._services.memory
-        await self._run(lambda: self._inbox.approve(proposal.id, memory, description=description),
+        shown = self._now_of(proposal)  # the person's words go over what they were shown, never over newer ones
+        seen = tuple(text for text in shown if text is not None) if shown and None not in shown else None
+        await self._run(lambda: self._inbox.approve(proposal.id, memory, description=description, seen=seen),
                         self.tr("已批准：%1").replace("%1", proposal_summary(proposal)))
 
     async def edit_current(self) -> None:
