@@ -311,3 +311,33 @@ async def test_quitting_behind_a_stuck_holder_is_prompt_loses_nothing_acknowledg
         assert [i.description for i in again.all_items().values()] == ["用户住在成都"]
     finally:
         again.close()
+
+
+def test_an_sqlite_writes_short_waits_never_shorten_another_threads(tmp_path):
+    """An SQLite write waits for another process's write lock in steps (``_begin`` sets its connection's
+    ``busy_timeout`` to a second at a time, then back to the minute): another thread's statement
+    meanwhile waits as long as ever, because every thread has a connection of its own (and the watcher's,
+    shared by any thread, is never changed). Checked while the steps are under way."""
+    import threading
+
+    db = SqliteMemoryManager(tmp_path / "memory.db")
+    db.add("用户住在成都", "身份")
+    stepping = threading.Event()
+    forget = lock_wait.on_wait(lambda _path: stepping.set())  # said once the write waits in its steps
+    outcome: list[object] = []
+    try:
+        with _sqlite_held(db.path):
+            writer = threading.Thread(target=lambda: outcome.append(db.add("用户养了一只猫", "品味")))
+            writer.start()
+            assert stepping.wait(30)
+            mine = db._conn()
+            assert mine.execute("PRAGMA busy_timeout").fetchone()[0] == int(lock_wait.LIMIT * 1000)
+            with db._watch_lock:
+                assert db._watch_conn.execute("PRAGMA busy_timeout").fetchone()[0] == int(lock_wait.LIMIT * 1000)
+            assert [i.description for i in db.all_items().values()] == ["用户住在成都"]  # reads go on (WAL)
+            assert writer.is_alive()
+        writer.join(30)
+        assert len(outcome) == 1 and len(db.all_items()) == 2
+    finally:
+        forget()
+        db.close()
