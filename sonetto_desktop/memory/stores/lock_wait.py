@@ -126,8 +126,9 @@ def _wait(handle: IO[str], lock_path: Path, store_path: Path, limit: float,
           stop: threading.Event | None = None) -> None:
     """Wait for ``handle``'s lock in a helper thread blocked in the system's call; return with it held,
     or close ``handle`` and raise ``StoreBusy`` after ``limit`` seconds (the helper then lets the lock
-    go as soon as it gets it, and closes the file; so too when the wait is cut short by an exception). Where the system's blocking call gives up by itself
-    (Windows: ``msvcrt.locking``'s ten tries), the helper asks again until the caller gives up."""
+    go as soon as it gets it, and closes the file; so too when the wait is cut short by an exception).
+    Where the system's blocking call gives up by itself (Windows: ``msvcrt.locking``'s ten tries), the
+    helper asks again until the caller gives up."""
     got = threading.Event()  # set when the helper is done ("taken") or by ``stop_waiting``
     guard = threading.Lock()
     outcome: dict[str, object] = {}
