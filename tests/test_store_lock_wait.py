@@ -296,8 +296,12 @@ async def test_quitting_behind_a_stuck_holder_is_prompt_loses_nothing_acknowledg
     caplog.set_level(logging.WARNING)
     with hold:
         pending = asyncio.ensure_future(services.run(ops.AddMemory("用户养了一只猫", "品味")))
-        while not any("waiting for another process" in r.getMessage() for r in caplog.records):
-            await asyncio.sleep(0.05)  # (the write waits for the holder)
+        for _ in range(600):  # (the write waits for the holder, and says so after two seconds)
+            if any("waiting for another process" in r.getMessage() for r in caplog.records):
+                break
+            await asyncio.sleep(0.05)
+        else:
+            pytest.fail("the write did not wait for the holder")
         try:
             await asyncio.wait_for(services.close(), timeout=30)  # (the holder would hold it for a minute and more)
         except asyncio.TimeoutError:
