@@ -79,16 +79,20 @@ def test_a_held_lock_is_waited_for_said_once_and_given_up_on_with_nothing_change
 def test_the_command_line_says_it_waits_and_writes_once_the_lock_is_let_go(tmp_path, kind):
     """For either store: one "waiting…" line naming the store's file, then the write, once the holder lets go."""
     if kind == "yaml":
-        mm, hold = YamlMemoryManager(tmp_path / "memory.yaml", flush_delay=None), lambda m: _held(m.lock_path, 3.0)
+        mm, hold = YamlMemoryManager(tmp_path / "memory.yaml", flush_delay=None), lambda m: _held(m.lock_path)
     else:
-        mm, hold = SqliteMemoryManager(tmp_path / "memory.db"), lambda m: _sqlite_held(m.path, 3.0)
+        mm, hold = SqliteMemoryManager(tmp_path / "memory.db"), lambda m: _sqlite_held(m.path)
     mm.add("用户住在成都", "身份")
     mm.close()
     with hold(mm):
-        result = subprocess.run([sys.executable, "-m", "sonetto_desktop", "memory", "--store", str(mm.path),
-                                 "add", "用户养了一只猫", "--theme", "品味"], capture_output=True, text=True, timeout=60)
-    assert result.returncode == 0, result.stderr
-    assert result.stderr.count("waiting for another process") == 1 and f"writing {mm.path.name}…" in result.stderr
+        cli = subprocess.Popen([sys.executable, "-m", "sonetto_desktop", "memory", "--store", str(mm.path),
+                                "add", "用户养了一只猫", "--theme", "品味"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        said = cli.stderr.readline()  # the holder lets go only once the command says it waits (however slow it starts)
+    with cli:
+        stderr = said + cli.stderr.read()
+        assert cli.wait(timeout=60) == 0, stderr
+    assert stderr.count("waiting for another process") == 1 and f"writing {mm.path.name}…" in said
     again = type(mm)(mm.path) if kind == "sqlite" else YamlMemoryManager(mm.path, flush_delay=None)
     try:
         assert sorted(i.description for i in again.all_items().values()) == ["用户住在成都", "用户养了一只猫"]
