@@ -76,13 +76,12 @@ async def rebuild_views(app: "SonettoApp") -> None:
 
 
 async def _rebuild_views(app: "SonettoApp") -> None:
-    """What the person sees is read off the old views; the new views are made a part per turn of the
-    event loop (``SonettoApp._view_parts``: the window, the wall, the quick chat), the old ones on
-    screen meanwhile; then, in one turn, the old ones are retired and the new ones shown."""
+    """The new views are made a part per turn of the event loop (``SonettoApp._view_parts``: the
+    window, the wall, the quick chat), the old ones on screen and usable meanwhile; then, in one turn,
+    what the person sees is read off the old views, they are retired and the new ones shown."""
     if app._closed or app.window is None:
         return
-    old_window, old_tray, old_quick = app.window, app.tray, app.quick_chat
-    state = capture(old_window, app.wall, old_quick)  # what the person saw when they switched
+    old_window, old_tray, old_quick, old_wall = app.window, app.tray, app.quick_chat, app.wall
     parts, built, done = app._view_parts(), [], False
     try:
         for _part in range(3):  # the window, the wall, the quick chat: not yet the app's
@@ -95,6 +94,9 @@ async def _rebuild_views(app: "SonettoApp") -> None:
         if not done:  # shut down meanwhile (its scope cancels this): the old views are still the app's
             parts.close()
             _retire(app, *built)
+    # What the person sees, read at the swap: the old views stay usable while the new ones are made,
+    # and a word typed, a search begun or a card selected in those turns is carried over too.
+    state = capture(old_window, old_wall, old_quick)
     warnings = _open_warnings(app)
     for dialog in old_window.findChildren(QDialog):
         if dialog.isVisible():
