@@ -71,6 +71,7 @@ class ThemeColors:
         self.slots: dict[str, int] = {t: s % size for t, s in (slots or {}).items()
                                       if isinstance(s, int) and not isinstance(s, bool)}
         self.custom: dict[str, str] = {t: c.lower() for t, c in (custom or {}).items() if valid_color(c)}
+        self._renamed: set[frozenset[str]] = set()  # names that share a slot by a rename (this run)
 
     def assign(self, themes: Iterable[str]) -> bool:
         """Give the themes on the wall (``themes``) slots of their own (module docstring); True if
@@ -84,6 +85,8 @@ class ThemeColors:
             slot = self.slots.get(theme)
             if slot is None:
                 continue
+            if slot in holder and frozenset((holder[slot], theme)) in self._renamed:
+                continue  # a rename (or its undo) under way: its cards are under both names a moment
             if slot in holder:
                 del self.slots[theme]
                 changed = True
@@ -127,6 +130,16 @@ class ThemeColors:
                     del self.slots[owner]  # it was away; it gets a new colour if it comes back
                 return slot
         return None
+
+    def rename(self, old: str, new: str) -> None:
+        """``new`` is ``old`` renamed: it takes ``old``'s slot and picked colour (or none), and
+        ``old`` keeps them, so that an undo of the rename gives them back. The two may share the slot
+        while both are on the wall (the cards move one change at a time); ``assign`` does not move
+        either of them off it."""
+        if old in self.slots:
+            self.slots[new] = self.slots[old]
+            self._renamed.add(frozenset((old, new)))
+        self.set_custom(new, self.custom.get(old))
 
     def slot(self, theme: str) -> int:
         return self.slots.get(theme, preferred_slot(theme))
