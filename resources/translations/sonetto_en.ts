@@ -484,6 +484,24 @@ Talk about anything — I'll remember what matters to you.</translation>
     </message>
 </context>
 <context>
+    <name>DataCopyNotice</name>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/data_copy.py" line="26" />
+        <source>正在把记忆和聊天复制到新的数据文件夹：{0} / {1}（{2} / {3} 个文件）</source>
+        <translation>Copying your memories and chats to the new data folder: {0} of {1} ({2} of {3} files)</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/data_copy.py" line="31" />
+        <source>已取消复制，复制了一部分的文件已删除。仍在使用原来的数据文件夹 {0}。</source>
+        <translation>Copy cancelled; the files it had copied were removed. Still using the previous data folder {0}.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/data_copy.py" line="63" />
+        <source>取消</source>
+        <translation>Cancel</translation>
+    </message>
+</context>
+<context>
     <name>Dialogs</name>
     <message>
         <location filename="../../sonetto_desktop/ui/widgets/dialogs.py" line="53" />
@@ -3805,17 +3823,17 @@ Your theme: {1}</translation>
         <translation>The settings file was damaged: every setting is back at its default for now. The old file was kept as {0}; your settings can be found there.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="350" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="355" />
         <source>对话功能启动失败：%1。记忆墙仍可使用；请检查数据目录后重启。</source>
         <translation>Chat could not start: %1. The memory wall still works; check the data folder, then restart.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="586" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="598" />
         <source>没有切换到 PostgreSQL：本机的记忆没能搬到记忆服务器 {0} 上（{1}）。仍在使用本机的记忆库，记忆都还在。</source>
         <translation>Did not switch to PostgreSQL: the memories on this computer could not be moved to the memory server {0} ({1}). Still using this computer's memory store; every memory is still there.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="590" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="602" />
         <source>无法切换存储方式：{0}。仍在使用原来的记忆库。</source>
         <translation>Cannot switch the storage: {0}. Still using the previous memory store.</translation>
     </message>
@@ -3896,7 +3914,7 @@ Your theme: {1}</translation>
         <translation>Undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="591" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="603" />
         <source>无法使用新的数据文件夹 {0}：{1}。仍在使用原来的记忆库。</source>
         <translation>Cannot use the new data folder {0}: {1}. Still using the previous memory store.</translation>
     </message>
@@ -3926,12 +3944,12 @@ Your theme: {1}</translation>
         <translation>The interface switches language when this reply ends.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/language_switch.py" line="118" />
+        <location filename="../../sonetto_desktop/ui/language_switch.py" line="120" />
         <source>界面语言已切换。</source>
         <translation>Interface language changed.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/language_switch.py" line="154" />
+        <location filename="../../sonetto_desktop/ui/language_switch.py" line="156" />
         <source>切换语言后没能重新显示这段对话：{0}</source>
         <translation>After the language switch, this chat could not be shown again: {0}</translation>
     </message>
@@ -4529,7 +4547,7 @@ Your theme: {1}</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/wall/selection.py" line="98" />
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="147" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="153" />
         <source>取消</source>
         <translation>Cancel</translation>
     </message>
@@ -4554,37 +4572,37 @@ Your theme: {1}</translation>
         <translation>New name for “{0}”:</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="135" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="131" />
         <source>已把「{1}」并入「{2}」（{0} 条）</source>
         <translation>Merged “{1}” into “{2}” ({0})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="136" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="132" />
         <source>已把「{1}」改名为「{2}」（{0} 条）</source>
         <translation>Renamed “{1}” to “{2}” ({0})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="140" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="146" />
         <source>合并主题</source>
         <translation>Merge themes</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="141" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="147" />
         <source>已经有主题「{0}」了。要把「{1}」的记忆都并入「{0}」吗？</source>
         <translation>There is already a theme “{0}”. Move the memories of “{1}” into “{0}”?</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="145" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="151" />
         <source>合并</source>
         <translation>Merge</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="170" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="176" />
         <source>撤销</source>
         <translation>Undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="181" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="187" />
         <source>已撤销（{0} 条记忆）</source>
         <translation>Undone ({0} memories)</translation>
     </message>

@@ -192,6 +192,58 @@ async def test_a_new_data_folder_chosen_in_the_dialog_keeps_the_memories(qapp, t
         assert (data / "memory.yaml").exists() and (moved / "memory.yaml").exists()
 
 
+async def test_a_long_copy_to_a_new_data_folder_shows_its_progress_and_can_be_cancelled(qapp, tmp_path, wait,
+                                                                                         monkeypatch):
+    """Moving the data to a new folder copies it there: a big store or many chats took long and the
+    person saw nothing and could not stop it. A toast says how far the copy has come, with 取消: the
+    old folder stays in use (the settings saved say so), the new one is left as it was."""
+    import shutil
+    import threading
+
+    data, moved = tmp_path / "data", tmp_path / "moved" / "sonetto"
+    async with running_app(qapp, app_settings(data)) as app:
+        await app.service.submit(ops.AddMemory("用户喜欢猫", "偏好"))
+        (data / "memory.journal").mkdir(exist_ok=True)
+        for n in range(20):  # many turns journaled: a copy of many files
+            (data / "memory.journal" / f"turn-{n:03}.json").write_text("{}", encoding="utf-8")
+        copy, stop = shutil.copy2, threading.Event()
+
+        def slow(source, target, **kw):  # each file a while (a slow disk), until the test is over
+            stop.wait(0.05)
+            return copy(source, target, **kw)
+
+        monkeypatch.setattr(shutil, "copy2", slow)
+        try:
+            d = app.open_settings()
+            d.data_dir.setText(str(moved))
+            assert await d.save()
+            await wait(lambda: (t := _toast(app, "data-copy")) is not None and "个文件" in t.text,
+                       timeout=10, message="the copy's progress")
+            toast = _toast(app, "data-copy")
+            first = toast.text
+            await wait(lambda: toast.text != first, timeout=10, message="the progress moves on")
+            assert toast.action_button is not None and toast.action_button.text() == "取消"
+            toast.action_button.click()
+            await wait(lambda: _toast(app, "data-copy-cancelled") is not None, timeout=10,
+                       message="the cancel said")
+        finally:
+            stop.set()
+        said = _toast(app, "data-copy-cancelled")
+        assert said.kind == "info" and str(data) in said.text
+        assert not [t for t in app.toasts.toasts() if t.kind == "error"]
+        assert app.data_dir == data
+        await wait(lambda: app.controller.ready, timeout=10, message="the chat back on the old folder")
+        await app.wall_loaded
+        await wait(lambda: app.wall.model.rowCount() == 1, message="the memories of the old folder")
+        assert Settings.load().resolved_data_dir() == data  # the next start opens the old folder too
+        assert not [p for p in moved.rglob("*") if p.name != ".migration.lock"]
+
+
+def _toast(app, key: str):
+    found = [t for t in app.toasts.toasts() if t.key == key and not t.is_dismissed]
+    return found[-1] if found else None
+
+
 async def test_closing_the_dialog_during_a_connection_test_touches_nothing(qtbot, llm_server):
     # issue 18: the test's follow-up set texts on the dialog after the await, deleted or not
     import asyncio

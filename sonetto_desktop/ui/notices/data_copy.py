@@ -1,0 +1,79 @@
+"""DataCopyNotice: the copy into a new data folder (settings → 数据文件夹; ``AppServices.apply_settings``)
+told as it goes (``AppFeed.data_copy_progress``), in a toast with 取消: a big store or many chats take a
+while, and the settings dialog that started it has closed. 取消 stops the copy
+(``AppServices.cancel_carry``): what it copied is removed, the old folder stays in use; the shell says
+so when ``apply_settings`` ends (``cancelled_text``)."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from PySide6.QtCore import QCoreApplication, QObject
+
+from ..widgets.deferred import alive
+
+KEY = "data-copy"
+CANCELLED_KEY = "data-copy-cancelled"
+
+
+def size_text(size: int) -> str:
+    if size >= 1024 ** 3:
+        return f"{size / 1024 ** 3:.1f} GB"
+    return f"{size / 1024 ** 2:.1f} MB"
+
+
+def progress_text(progress: Any) -> str:
+    return QCoreApplication.translate("DataCopyNotice", "正在把记忆和聊天复制到新的数据文件夹：{0} / {1}（{2} / {3} 个文件）").format(
+        size_text(progress.bytes_done), size_text(progress.total_bytes), progress.files_done, progress.files)
+
+
+def cancelled_text(folder: Any) -> str:
+    return QCoreApplication.translate("DataCopyNotice", "已取消复制，复制了一部分的文件已删除。仍在使用原来的数据文件夹 {0}。").format(folder)
+
+
+class DataCopyNotice(QObject):
+    """``feed``: the app's ``AppFeed``; ``toasts()``: the window's toast overlay (None: not shown yet);
+    ``cancel()``: stop the copy (``AppServices.cancel_carry``)."""
+
+    def __init__(self, feed: Any, *, toasts: Callable[[], Any], cancel: Callable[[], bool],
+                 parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._toasts = toasts
+        self._cancel = cancel
+        self._toast: Any = None
+        self._closed_by_person = False  # its × clicked: not shown again for this copy
+        feed.data_copy_progress.connect(self._on_progress)
+
+    def _on_progress(self, progress: Any) -> None:
+        if progress.files_done == 0 and progress.bytes_done == 0:
+            self._closed_by_person = False  # a copy begins
+        if progress.finished:
+            self._end()
+            return
+        if self._closed_by_person:
+            return
+        text = progress_text(progress)
+        if self._toast is not None and alive(self._toast) and not self._toast.is_dismissed:
+            self._toast.refresh(text, count=False)
+            return
+        toasts = self._toasts()
+        if toasts is None:
+            return
+        self._toast = toasts.show_toast(text, key=KEY, kind="info", timeout_ms=0,
+                                        action_text=QCoreApplication.translate("DataCopyNotice", "取消"),
+                                        on_action=self._on_cancel)
+        self._toast.dismissed.connect(self._on_dismissed)
+
+    def _on_cancel(self) -> None:
+        self._toast = None
+        self._cancel()
+
+    def _on_dismissed(self, toast: Any) -> None:
+        if toast is self._toast:  # its × (the copy goes on; 取消 clears ``_toast`` first)
+            self._toast = None
+            self._closed_by_person = True
+
+    def _end(self) -> None:
+        toast, self._toast = self._toast, None
+        if toast is not None and alive(toast):
+            toast.dismiss()
