@@ -3939,17 +3939,22 @@ Your theme: {1}</translation>
         <translation>Open data folder</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/language_switch.py" line="57" />
+        <location filename="../../sonetto_desktop/ui/language_switch.py" line="59" />
         <source>这条回复结束后，界面会切换语言。</source>
         <translation>The interface switches language when this reply ends.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/language_switch.py" line="120" />
+        <location filename="../../sonetto_desktop/ui/language_switch.py" line="128" />
         <source>界面语言已切换。</source>
         <translation>Interface language changed.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/language_switch.py" line="156" />
+        <location filename="../../sonetto_desktop/ui/language_switch.py" line="148" />
+        <source>关掉正在编辑的对话框后，界面会切换语言。</source>
+        <translation>The interface switches language once you close the dialog you are editing in.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/language_switch.py" line="193" />
         <source>切换语言后没能重新显示这段对话：{0}</source>
         <translation>After the language switch, this chat could not be shown again: {0}</translation>
     </message>

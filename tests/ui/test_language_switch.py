@@ -4,6 +4,7 @@ doing — the open chat, an unsent draft, a reply being streamed, the wall's sea
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 from pathlib import Path
 
@@ -165,10 +166,6 @@ async def test_a_streaming_reply_is_not_cut_by_a_language_switch(qapp, tmp_path,
 
 @OFFSCREEN
 async def test_the_wall_quick_chat_and_open_dialogs_after_a_switch(qapp, tmp_path, llm_server, wait):
-    import asyncio
-
-    from sonetto_desktop.ui.widgets.deferred import later
-
     async with running_app(qapp, app_settings(tmp_path / "data", llm_server)) as app:  # (a model: the quick chat opens)
         await app.wall_loaded
 
@@ -183,10 +180,11 @@ async def test_the_wall_quick_chat_and_open_dialogs_after_a_switch(qapp, tmp_pat
         wall.set_filter("user")
         wall.set_sort_mode("hits")
         await wait(lambda: wall.section("主题5") is not None and not wall.section("主题5").isHidden())
-        turned: list[bool] = []  # the sections just shown laid out (their cards sized a turn later), as
-        later(wall, lambda: turned.append(True))  # they are by the time a person clicks in the outline
-        await wait(lambda: turned, message="one more loop turn")
-        assert wall.jump_to("主题5")
+        for _ in range(40):  # the sections just shown laid out (their cards sized a few turns later), as
+            assert wall.jump_to("主题5")  # they are by the time a person clicks in the outline
+            await asyncio.sleep(0.05)
+            if wall.current_theme() == "主题5":
+                break
         section = wall.section("主题5")
         first = section.proxy.ids()[0]
         section.view.selectionModel().select(section.proxy.index_of(first),
@@ -537,3 +535,41 @@ async def test_a_search_typed_in_the_new_wall_before_it_is_restored_is_not_repla
         wall = app.wall
         await wait(lambda: wall.search_text() == "swim", message="the search typed into the new wall applied")
         assert wall.search_edit.text() == "swim"
+
+
+@OFFSCREEN
+async def test_a_switch_waiting_for_a_reply_does_not_close_a_dialog_the_person_is_typing_in(
+        qapp, tmp_path, llm_server, wait):
+    """The switch asked for during a reply comes when the reply ends, whatever the person is doing
+    then: it closed the card they were editing, and what they had typed was lost. A dialog they have
+    typed into is left open; the switch comes once it is closed (and what they typed saved)."""
+    from PySide6.QtTest import QTest
+
+    async with running_app(qapp, app_settings(tmp_path / "data", llm_server)) as app:
+        await app.wall_loaded
+        await app.service.submit(ops.AddMemory("用户喜欢爬山", "爱好"))
+        await wait(lambda: app.wall.model.rowCount() == 1, message="card shown")
+        [mid] = app.services.memory.all_items()
+        reply = _a_long_reply_next(llm_server)
+        app.controller.send("讲个长故事")
+        panel = app.window.chat_panel
+        await wait(lambda: len(panel.view.bubbles) == 2 and panel.view.bubbles[-1].text, message="streaming")
+        old_window = app.window
+        await _switch(app, "en")  # waits for the reply
+        dialog = app.wall.actions.edit_card(mid)
+        QTest.keyClicks(dialog.description_edit, ", every weekend")
+        await wait(lambda: not app.controller.busy, timeout=20, message="the reply over")
+        await wait(lambda: app.window.chat_panel.view.bubbles[-1].text == reply, message="the whole reply")
+        await asyncio.sleep(0.3)  # (time enough for the switch that came at once before)
+        assert app.window is old_window
+        assert shiboken6.isValid(dialog) and dialog.isVisible()
+        assert dialog.description_edit.toPlainText() == "用户喜欢爬山, every weekend"
+        waiting = QCoreApplication.translate("SonettoApp", "关掉正在编辑的对话框后，界面会切换语言。")
+        assert any(t.text == waiting for t in app.toasts.toasts()), [t.text for t in app.toasts.toasts()]
+
+        dialog.accept()  # 保存
+        await wait(lambda: app.services.memory.get(mid).description == "用户喜欢爬山, every weekend",
+                   message="what was typed saved")
+        await wait(lambda: app.window is not old_window, timeout=10, message="the switch once the dialog closed")
+        assert _texts(app) == ENGLISH
+        assert not any(t.text == waiting for t in app.toasts.toasts())
