@@ -487,8 +487,8 @@ Talk about anything — I'll remember what matters to you.</translation>
     <name>DataCopyNotice</name>
     <message>
         <location filename="../../sonetto_desktop/ui/notices/data_copy.py" line="26" />
-        <source>正在把记忆和聊天复制到新的数据文件夹：{0} / {1}（{2} / {3} 个文件）</source>
-        <translation>Copying your memories and chats to the new data folder: {0} of {1} ({2} of {3} files)</translation>
+        <source>正在复制到新的数据文件夹：{0} / {1}（{2} / {3} 个文件）</source>
+        <translation>Copying to the new data folder: {0} of {1} ({2} of {3} files)</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/notices/data_copy.py" line="31" />
@@ -496,7 +496,7 @@ Talk about anything — I'll remember what matters to you.</translation>
         <translation>Copy cancelled; the files it had copied were removed. Still using the previous data folder {0}.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/data_copy.py" line="63" />
+        <location filename="../../sonetto_desktop/ui/notices/data_copy.py" line="60" />
         <source>取消</source>
         <translation>Cancel</translation>
     </message>

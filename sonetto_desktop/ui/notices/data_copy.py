@@ -23,7 +23,7 @@ def size_text(size: int) -> str:
 
 
 def progress_text(progress: Any) -> str:
-    return QCoreApplication.translate("DataCopyNotice", "正在把记忆和聊天复制到新的数据文件夹：{0} / {1}（{2} / {3} 个文件）").format(
+    return QCoreApplication.translate("DataCopyNotice", "正在复制到新的数据文件夹：{0} / {1}（{2} / {3} 个文件）").format(
         size_text(progress.bytes_done), size_text(progress.total_bytes), progress.files_done, progress.files)
 
 
@@ -41,7 +41,7 @@ class DataCopyNotice(QObject):
         self._toasts = toasts
         self._cancel = cancel
         self._toast: Any = None
-        self._closed_by_person = False  # its × clicked: not shown again for this copy
+        self._closed_by_person = False  # its × or 取消 clicked: not shown again for this copy
         feed.data_copy_progress.connect(self._on_progress)
 
     def _on_progress(self, progress: Any) -> None:
@@ -52,24 +52,22 @@ class DataCopyNotice(QObject):
             return
         if self._closed_by_person:
             return
-        text = progress_text(progress)
-        if self._toast is not None and alive(self._toast) and not self._toast.is_dismissed:
-            self._toast.refresh(text, count=False)
-            return
         toasts = self._toasts()
         if toasts is None:
             return
-        self._toast = toasts.show_toast(text, key=KEY, kind="info", timeout_ms=0,
-                                        action_text=QCoreApplication.translate("DataCopyNotice", "取消"),
-                                        on_action=self._on_cancel)
-        self._toast.dismissed.connect(self._on_dismissed)
+        # (the same key: the toast shown is refreshed, and the overlay fits it to its new text)
+        toast = toasts.show_toast(progress_text(progress), key=KEY, kind="info", timeout_ms=0, repeat=False,
+                                  action_text=QCoreApplication.translate("DataCopyNotice", "取消"),
+                                  on_action=self._on_cancel)
+        if toast is not self._toast:
+            self._toast = toast
+            toast.dismissed.connect(self._on_dismissed)
 
     def _on_cancel(self) -> None:
-        self._toast = None
-        self._cancel()
+        self._cancel()  # (the toast is gone already: ``_on_dismissed``)
 
     def _on_dismissed(self, toast: Any) -> None:
-        if toast is self._toast:  # its × (the copy goes on; 取消 clears ``_toast`` first)
+        if toast is self._toast:  # 取消, or its × (the copy goes on): not shown again for this copy
             self._toast = None
             self._closed_by_person = True
 
