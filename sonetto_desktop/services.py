@@ -390,7 +390,8 @@ class AppServices:
     def subscribe_events(self, callback: Callable[[object], None]) -> Callable[[], None]:
         """Everything a front end follows, in the order it happened, across store re-opens and agent
         restarts: ``MemoryChange``, ``WriterEvent``, ``StoreStatusChanged``, ``StoreNoticed``, ``AgentsStarted``,
-        ``InboxChanged``, ``SettingsApplied``, ``IndexProgress`` (the recall index's first build). Called on the publishing thread (a store write's worker,
+        ``InboxChanged``, ``SettingsApplied``, ``IndexProgress`` (the recall index's first build), ``CarryProgress``
+        (a copy into a new data folder: ``cancel_carry``). Called on the publishing thread (a store write's worker,
         the writer's thread, the loop): a Qt front end re-emits on its own thread (``ui/qt_bridge.py``)."""
         return self._events.subscribe(callback)
 
