@@ -203,6 +203,7 @@ class AppServices:
         self._stack = contextlib.AsyncExitStack()  # closes the agents, then the handle
         self._in_use = _InUse()  # the operations under way on the store (``run``)
         self._carry_cancel: threading.Event | None = None  # set: the copy into a new data folder stops
+        self._applying = asyncio.Lock()  # one ``apply_settings`` at a time (a re-open may copy for long)
         self._closed = False
         self.shutdown_steps: list[str] = []
 
@@ -550,19 +551,22 @@ class AppServices:
         """Use ``new`` from now on: a new data dir or backend re-opens the store (migrating), with the
         agents restarted; otherwise the models, recall mode and timeouts are rebuilt in place. If the
         new store cannot be opened, the previous one is opened again and the error re-raised.
-        Publishes ``SettingsApplied`` (and ``AgentsStarted`` when the agents were restarted)."""
-        old, reopen = self.settings, self.restarts_agents(new)
-        self.settings = new
-        try:
-            if reopen:
-                await self._reopen(old)
-                return
-            if self._handle is not None:
-                self._handle.apply_settings(new)
-            if self._agents is not None:
-                self._agents.apply_settings(new)
-        finally:
-            self._events.publish(SettingsApplied(self.settings))
+        Publishes ``SettingsApplied`` (and ``AgentsStarted`` when the agents were restarted).
+        Settings applied while others are (saved again during a long copy into a new data folder)
+        are applied once those are: two re-opens at once opened two stores on one folder."""
+        async with self._applying:
+            old, reopen = self.settings, self.restarts_agents(new)
+            self.settings = new
+            try:
+                if reopen:
+                    await self._reopen(old)
+                    return
+                if self._handle is not None:
+                    self._handle.apply_settings(new)
+                if self._agents is not None:
+                    self._agents.apply_settings(new)
+            finally:
+                self._events.publish(SettingsApplied(self.settings))
 
     async def _reopen(self, fallback: Settings) -> None:
         agents, self._agents = self._agents, None

@@ -448,3 +448,49 @@ def test_a_big_database_is_copied_in_steps_that_can_be_stopped(tmp_path):
     assert {p.name for p in carry_data(old, new, data_files=DATA_FILES, progress=progress)} == {
         "sessions.db", "memory.yaml"}  # and copied whole another time
     assert seen[-1].finished and seen[-1].bytes_done == seen[-1].total_bytes
+
+
+async def test_settings_saved_again_while_the_data_is_copied_wait_for_the_copy(tmp_path, monkeypatch):
+    """The copy takes long; the person saves the settings again meanwhile (the folder set back, say):
+    the second change re-opened the store while the first still copied, and the first then opened a
+    store of its own too, two open on one folder, the first never closed. The second waits."""
+    import asyncio
+    import threading
+
+    from sonetto_desktop import services as services_module
+    from sonetto_desktop.store_lifecycle import StoreHandle
+
+    old, new = tmp_path / "old", tmp_path / "new"
+    services = await AppServices.open(settings=_settings(old), watch=False)
+    handles: list[StoreHandle] = []
+    opened = StoreHandle.open
+
+    async def counted(self, *args, **kwargs):
+        handles.append(self)
+        return await opened(self, *args, **kwargs)
+
+    monkeypatch.setattr(StoreHandle, "open", counted)
+    try:
+        services.memory.add("用户喜欢爬山", "爱好")
+        copying, go = threading.Event(), threading.Event()
+        carry = services_module._carry_data
+
+        def slow_carry(*args, **kwargs):
+            copying.set()
+            go.wait(30)
+            return carry(*args, **kwargs)
+
+        monkeypatch.setattr(services_module, "_carry_data", slow_carry)
+        first = asyncio.ensure_future(services.apply_settings(dataclasses.replace(services.settings, data_dir=str(new))))
+        while not copying.is_set():
+            await asyncio.sleep(0.01)
+        second = asyncio.ensure_future(services.apply_settings(dataclasses.replace(services.settings, data_dir=str(old))))
+        await asyncio.sleep(0.2)
+        go.set()
+        await asyncio.wait_for(asyncio.gather(first, second), 30)
+        assert services.data_dir == old
+        assert [h.data_dir for h in handles] == [new, old]  # one after the other
+        assert [h._closed for h in handles] == [True, False]  # the one in use is the only one open
+        assert [m["description"] for m in services.store.show()] == ["用户喜欢爬山"]
+    finally:
+        await services.close()
