@@ -5,8 +5,8 @@ holds it, then the next free slot ``PROBE_STEP`` further on. Slots are remembere
 them in its UI state), so a theme keeps its colour when others come and go — and a slot stays
 reserved for a theme while it is away (deleted, filtered out, not loaded yet), so it cannot come
 back to find its colour given to another. Only when every main slot is held is one of an absent
-theme reused. The first 12 themes present always hold main slots, which are pairwise distinct. A person
-may pick their own colour for a theme; it is shown as picked where it is readable and lightened or
+theme reused. The first 12 themes present always hold main slots, which are pairwise distinct (but for
+a theme renamed in this run and its old name, which share one: ``rename``). A person may pick their own colour for a theme; it is shown as picked where it is readable and lightened or
 darkened just enough (3:1 against the card surface) where it is not. Pure Python.
 """
 
