@@ -3,6 +3,7 @@ overrides are read-only, the data folder opens, and switching the store backend 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
@@ -237,6 +238,32 @@ async def test_a_long_copy_to_a_new_data_folder_shows_its_progress_and_can_be_ca
         await wait(lambda: app.wall.model.rowCount() == 1, message="the memories of the old folder")
         assert Settings.load().resolved_data_dir() == data  # the next start opens the old folder too
         assert not [p for p in moved.rglob("*") if p.name != ".migration.lock"]
+
+
+async def test_a_copy_to_a_new_data_folder_that_fails_takes_its_progress_away(qapp, tmp_path, wait, monkeypatch):
+    """The disk fills up during the copy: the error is said, and the copy's progress toast (kept until
+    the copy is over) does not stay on, still counting, beside it."""
+    import errno
+    import shutil
+
+    data, moved = tmp_path / "data", tmp_path / "moved" / "sonetto"
+    async with running_app(qapp, app_settings(data)) as app:
+        await app.service.submit(ops.AddMemory("用户喜欢猫", "偏好"))
+        copy = shutil.copy2
+
+        def full_at_the_store(source, target, **kw):
+            if str(source).endswith("memory.yaml"):
+                raise OSError(errno.ENOSPC, "No space left on device")
+            return copy(source, target, **kw)
+
+        monkeypatch.setattr(shutil, "copy2", full_at_the_store)
+        shown: list[str] = []
+        app.toasts.toast_shown.connect(lambda toast: shown.append(toast.key))
+        await app.apply_settings(dataclasses.replace(app.settings, data_dir=str(moved)))
+        assert "data-copy" in shown  # (the copy was told)
+        await wait(lambda: any(t.kind == "error" for t in app.toasts.toasts()), message="the error said")
+        assert _toast(app, "data-copy") is None
+        assert app.data_dir == data
 
 
 def _toast(app, key: str):

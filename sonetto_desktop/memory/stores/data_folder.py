@@ -53,7 +53,8 @@ class CopyCancelled(Exception):
 
 @dataclasses.dataclass(frozen=True)
 class CarryProgress:
-    """How far a copy into a new data folder (``carry_data``) has come: files and bytes done of all."""
+    """How far a copy into a new data folder (``carry_data``) has come: files and bytes done of all.
+    ``finished``: the copy is over — whole, or stopped (failed or cancelled: nothing of it left)."""
 
     source: Path
     target: Path
@@ -231,6 +232,8 @@ def _copy(old: Path, new: Path, data_files: Collection[str], progress: Progress 
         for folder in reversed(folders):
             with contextlib.suppress(OSError):  # (not empty: something else was put there meanwhile)
                 folder.rmdir()
+        with contextlib.suppress(Exception):
+            tell(0, 0, finished=True)  # over, nothing of it left (the failure is the caller's to say)
         raise
     return made
 
