@@ -43,6 +43,7 @@ from .aio import drop_source_cache, run_blocking, spawn, trim_heap
 from .config.settings import Settings, load_settings
 from .memory.changes import USER, MemoryChange
 from .memory import kinds
+from .memory.errors import StoreReopening
 from .memory.events import EventFeed
 from .memory.retrieval.modes import RetrievalMode
 from .memory.forget import ForgetResult, WithdrawResult, forget_turn, withdraw_turns
@@ -90,7 +91,7 @@ class _InUse:
     def held(self) -> Iterator[None]:
         with self._cond:
             if self._closing:
-                raise RuntimeError("the memory store is being closed or opened again; try again")
+                raise StoreReopening()
             self._count += 1
         try:
             yield

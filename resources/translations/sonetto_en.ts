@@ -1679,67 +1679,67 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>ImportErrors</name>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="132" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="134" />
         <source>无法识别的文件类型 {0}：请用 .yaml、.json 或 .md 文件</source>
         <translation>unknown file type {0}: use .yaml, .json or .md</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="134" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="136" />
         <source>{0}：条目 {1} 不是一条记忆（应有 description、theme 等）</source>
         <translation>{0}: entry {1} is not a memory (expected description, theme, ...)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="136" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="138" />
         <source>{0}：记忆 {1} 的 {2} 不是文字（{3}）</source>
         <translation>{0}: memory {1} has a {2} that is not text ({3})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="138" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="140" />
         <source>{0}：记忆 {1} 没有内容（description）</source>
         <translation>{0}: memory {1} has no description</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="140" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="142" />
         <source>{0}：有一条记忆太长（{1}）</source>
         <translation>{0}: memory {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="142" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="144" />
         <source>第 {0} 行：这条记忆前面没有“## 主题”标题</source>
         <translation>line {0}: a memory before any '## theme' heading</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="144" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="146" />
         <source>有一条记忆太长（{0}）</source>
         <translation>{0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="146" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="148" />
         <source>{0} 无法读取：{1}</source>
         <translation>{0} cannot be read: {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="148" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="150" />
         <source>{0} 有 {1} MB，超过 {2} MB 的导入文件不会被读取</source>
         <translation>{0} is {1} MB; imports larger than {2} MB are not read</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="150" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="152" />
         <source>{0} 不是 UTF-8 编码的文本：请把它另存为 UTF-8 再导入（{1}）</source>
         <translation>{0} is not UTF-8 text: {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="152" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="154" />
         <source>这个文件不会被读取：{0}</source>
         <translation>{0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="154" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="156" />
         <source>{0} 不是记忆导出文件：它应是从编号到记忆的对应表，这里是 {1}</source>
         <translation>{0}: expected a mapping of id -&gt; memory, found {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="156" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="158" />
         <source>{0} 无法解析，它可能不是记忆导出文件，或已损坏（{1}）</source>
         <translation>{0} cannot be parsed: {1}</translation>
     </message>
@@ -2705,56 +2705,61 @@ Your theme: {1}</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/presentation/errors.py" line="88" />
+        <source>记忆库正在切换（换了数据文件夹或存储方式），这次的改动没有保存：切换完成后再试一次。</source>
+        <translation>The memory store is being switched (another data folder or storage was chosen); this change was not saved: try again once the switch is done.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="90" />
         <source>记忆库文件无法读取，没有做任何修改：{0}</source>
         <translation>The memory store file can't be read, so nothing was changed: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="90" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="92" />
         <source>这条提议已撤回：它来自的对话（{0}）已经撤销，不能再批准。</source>
         <translation>This proposal was withdrawn: the conversation it came from ({0}) was undone, so it can no longer be approved.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="94" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="96" />
         <source>没有批准：提议之后，这条记忆又被改过（现在是“{0}”），照原样批准会盖掉新的内容。它仍留在列表里：可以拒绝，或改写后批准。</source>
         <translation>Not approved: this memory was changed after the proposal was made (it now reads “{0}”); approving it as proposed would overwrite the newer words. It stays in the list: reject it, or reword it and approve.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="99" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="101" />
         <source>无法批准：这个版本不知道怎样完成这条提议（{0}）。可以拒绝它，它不会被写入。</source>
         <translation>Can't approve: this version doesn't know how to carry out this proposal ({0}). You can reject it; it won't be written.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="101" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="103" />
         <source>这条提议已无法照原样完成（相关的记忆可能已经变了），没有写入，仍留在列表里。</source>
         <translation>This proposal can no longer be carried out as proposed (the memories it concerns may have changed); nothing was written and it stays in the list.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="104" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="106" />
         <source>这次导入正在另一个 Sonetto（窗口或命令行）里进行，没有撤销：请先在那里停止它。</source>
         <translation>Not undone: this import is being written by another Sonetto (the window or a command line). Stop it there first.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="106" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="108" />
         <source>这一项已经被处理过了（可能在另一个窗口里）。</source>
         <translation>This has already been taken care of (perhaps in another window).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="164" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="166" />
         <source>磁盘已满</source>
         <translation>the disk is full</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="166" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="168" />
         <source>文件超过了系统允许的大小（文件大小限制）</source>
         <translation>the file is larger than the system allows (file size limit)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="168" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="170" />
         <source>磁盘或文件夹是只读的</source>
         <translation>the disk or folder is read-only</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="170" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="172" />
         <source>没有权限</source>
         <translation>permission denied</translation>
     </message>
@@ -2784,12 +2789,12 @@ Your theme: {1}</translation>
         <translation>The memory just changed, so nothing was saved: look at it as it is now before changing it.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="120" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="122" />
         <source>{0}（{1}）</source>
         <translation>{0} ({1})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="125" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="127" />
         <source>出了意外的问题，详情已写入日志。</source>
         <translation>something unexpected went wrong; the details are in the log.</translation>
     </message>

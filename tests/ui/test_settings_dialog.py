@@ -266,6 +266,40 @@ async def test_a_copy_to_a_new_data_folder_that_fails_takes_its_progress_away(qa
         assert app.data_dir == data
 
 
+async def test_a_change_made_while_the_data_is_copied_is_refused_in_words_a_person_reads(qapp, tmp_path, wait,
+                                                                                        monkeypatch):
+    """The wall stays usable while the data is copied to a new folder, but the store is closed: a card
+    added then was refused with "操作失败：the memory store is being closed or opened again; try again"."""
+    import shutil
+    import threading
+
+    data, moved = tmp_path / "data", tmp_path / "moved" / "sonetto"
+    async with running_app(qapp, app_settings(data)) as app:
+        await app.service.submit(ops.AddMemory("用户喜欢猫", "偏好"))
+        (data / "memory.journal").mkdir(exist_ok=True)
+        for n in range(20):
+            (data / "memory.journal" / f"turn-{n:03}.json").write_text("{}", encoding="utf-8")
+        copy, stop = shutil.copy2, threading.Event()
+
+        def slow(source, target, **kw):
+            stop.wait(0.05)
+            return copy(source, target, **kw)
+
+        monkeypatch.setattr(shutil, "copy2", slow)
+        try:
+            d = app.open_settings()
+            d.data_dir.setText(str(moved))
+            assert await d.save()
+            await wait(lambda: _toast(app, "data-copy") is not None, timeout=10, message="the copy under way")
+            assert await app.service.submit(ops.AddMemory("用户喜欢狗", "偏好")) is None  # refused
+            await wait(lambda: any(t.kind == "error" for t in app.toasts.toasts()), message="the refusal said")
+        finally:
+            stop.set()
+        [said] = [t.text for t in app.toasts.toasts() if t.kind == "error"]
+        assert said == "记忆库正在切换（换了数据文件夹或存储方式），这次的改动没有保存：切换完成后再试一次。", said
+        await wait(lambda: app.data_dir == moved and app.controller.ready, timeout=20, message="the move done")
+
+
 def _toast(app, key: str):
     found = [t for t in app.toasts.toasts() if t.key == key and not t.is_dismissed]
     return found[-1] if found else None
