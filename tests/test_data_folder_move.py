@@ -496,3 +496,29 @@ async def test_settings_saved_again_while_the_data_is_copied_wait_for_the_copy(t
         assert [m["description"] for m in services.store.show()] == ["用户喜欢爬山"]
     finally:
         await services.close()
+
+
+def test_a_cancel_while_the_last_file_is_copied_still_cancels(tmp_path, monkeypatch):
+    """The store is copied last, and a YAML store is one file: 取消 clicked while it was copied was not
+    looked at again, and the copy went on to be used."""
+    import shutil
+    import threading
+
+    from sonetto_desktop.memory.stores.data_folder import CopyCancelled, carry_data
+
+    old, new = tmp_path / "old", tmp_path / "new"
+    old.mkdir()
+    (old / "memory.yaml").write_text("{}\n", encoding="utf-8")
+    (old / "dont_remember.json").write_text("[]", encoding="utf-8")
+    cancel, copy = threading.Event(), shutil.copy2
+
+    def cancelled_meanwhile(source, target, **kw):
+        result = copy(source, target, **kw)
+        if str(source).endswith("memory.yaml"):
+            cancel.set()  # the person's 取消, while this file was being copied
+        return result
+
+    monkeypatch.setattr(shutil, "copy2", cancelled_meanwhile)
+    with pytest.raises(CopyCancelled):
+        carry_data(old, new, data_files=DATA_FILES, cancel=cancel)
+    assert [p for p in new.iterdir() if p.name != ".migration.lock"] == []

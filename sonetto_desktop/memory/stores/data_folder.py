@@ -221,6 +221,7 @@ def _copy(old: Path, new: Path, data_files: Collection[str], progress: Progress 
             made.append(target)
             done += sizes[source]
             tell(number + 1, done)
+        look()  # (a cancel while the last file, often the store, was copied: still undone)
         tell(len(sources), total, finished=True)
     except BaseException:
         parts = [] if part is None else [part, *(part.with_name(part.name + suffix) for suffix in SQLITE_SIDE_FILES)]
