@@ -186,11 +186,14 @@ async def test_a_new_data_folder_chosen_in_the_dialog_keeps_the_memories(qapp, t
         d = app.open_settings()
         assert d.data_dir_hint.text().startswith("换到还没有记忆的文件夹时")
         d.data_dir.setText(str(moved))
+        shown: list[str] = []
+        app.toasts.toast_shown.connect(lambda toast: shown.append(toast.key))
         assert await d.save()
         await wait(lambda: app.data_dir == moved and app.controller.ready, timeout=10, message="the new folder in use")
         await app.wall_loaded
         await wait(lambda: app.wall.model.rowCount() == 1, message="the memory in the new folder")
         assert (data / "memory.yaml").exists() and (moved / "memory.yaml").exists()
+        assert "data-copy" not in shown  # a copy over at once: no toast come and gone
 
 
 async def test_a_long_copy_to_a_new_data_folder_shows_its_progress_and_can_be_cancelled(qapp, tmp_path, wait,
@@ -246,14 +249,20 @@ async def test_a_copy_to_a_new_data_folder_that_fails_takes_its_progress_away(qa
     import errno
     import shutil
 
+    import time
+
     data, moved = tmp_path / "data", tmp_path / "moved" / "sonetto"
     async with running_app(qapp, app_settings(data)) as app:
         await app.service.submit(ops.AddMemory("用户喜欢猫", "偏好"))
+        (data / "memory.journal").mkdir(exist_ok=True)
+        for n in range(20):  # long enough to be shown
+            (data / "memory.journal" / f"turn-{n:03}.json").write_text("{}", encoding="utf-8")
         copy = shutil.copy2
 
         def full_at_the_store(source, target, **kw):
             if str(source).endswith("memory.yaml"):
                 raise OSError(errno.ENOSPC, "No space left on device")
+            time.sleep(0.05)  # (a slow disk)
             return copy(source, target, **kw)
 
         monkeypatch.setattr(shutil, "copy2", full_at_the_store)

@@ -1,6 +1,6 @@
 """DataCopyNotice: the copy into a new data folder (settings → 数据文件夹; ``AppServices.apply_settings``)
 told as it goes (``AppFeed.data_copy_progress``), in a toast with 取消: a big store or many chats take a
-while, and the settings dialog that started it has closed. 取消 stops the copy
+while, and the settings dialog that started it has closed. A copy over within ``SHOW_AFTER_MS`` shows none. 取消 stops the copy
 (``AppServices.cancel_carry``): what it copied is removed, the old folder stays in use; the shell says
 so when ``apply_settings`` ends (``cancelled_text``)."""
 
@@ -8,12 +8,14 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from PySide6.QtCore import QCoreApplication, QObject
+from PySide6.QtCore import QCoreApplication, QObject, QTimer
 
 from ..widgets.deferred import alive
 
 KEY = "data-copy"
 CANCELLED_KEY = "data-copy-cancelled"
+#: A copy over sooner is not shown (a toast come and gone at once only flickers).
+SHOW_AFTER_MS = 400
 
 
 def size_text(size: int) -> str:
@@ -42,15 +44,27 @@ class DataCopyNotice(QObject):
         self._cancel = cancel
         self._toast: Any = None
         self._closed_by_person = False  # its × or 取消 clicked: not shown again for this copy
+        self._latest: Any = None  # the last progress of the copy under way (None: none is)
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(SHOW_AFTER_MS)
+        self._timer.timeout.connect(self._show)
         feed.data_copy_progress.connect(self._on_progress)
 
     def _on_progress(self, progress: Any) -> None:
-        if progress.files_done == 0 and progress.bytes_done == 0:
+        if progress.files_done == 0 and progress.bytes_done == 0 and not progress.finished:
             self._closed_by_person = False  # a copy begins
+            self._timer.start()
         if progress.finished:
             self._end()
             return
-        if self._closed_by_person:
+        self._latest = progress
+        if self._toast is not None:
+            self._show()
+
+    def _show(self) -> None:
+        progress = self._latest
+        if progress is None or self._closed_by_person:
             return
         toasts = self._toasts()
         if toasts is None:
@@ -72,6 +86,8 @@ class DataCopyNotice(QObject):
             self._closed_by_person = True
 
     def _end(self) -> None:
+        self._timer.stop()
+        self._latest = None
         toast, self._toast = self._toast, None
         if toast is not None and alive(toast):
             toast.dismiss()
