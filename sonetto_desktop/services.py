@@ -33,6 +33,7 @@ import contextlib
 import dataclasses
 import logging
 import threading
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -42,6 +43,7 @@ from .aio import drop_source_cache, run_blocking, spawn, trim_heap
 from .config.settings import Settings, load_settings
 from .memory.changes import USER, MemoryChange
 from .memory import kinds
+from .memory.errors import StoreReopening
 from .memory.events import EventFeed
 from .memory.retrieval.modes import RetrievalMode
 from .memory.errors import StoreBusy
@@ -96,7 +98,7 @@ class _InUse:
     def held(self, name: str = "") -> Iterator[None]:
         with self._cond:
             if self._closing:
-                raise RuntimeError("the memory store is being closed or opened again; try again")
+                raise StoreReopening()
             self._count += 1
         try:
             yield
@@ -130,13 +132,33 @@ DATA_FILES = ("sessions.db", "review_inbox.json", "recall-models.json", "dont_re
               "mcp_quota.json")
 
 
-def _carry_data(old: Path, new: Path) -> list[Path]:
+def _carry_data(old: Path, new: Path, **options: Any) -> list[Path]:
     """``data_folder.carry_data`` (blocking; imported here, in the worker, not at the start on the loop).
     Only the app's data goes: the config folder's files (settings, keys), when it is the data folder
-    too, stay behind."""
+    too, stay behind. ``options``: its ``progress`` and ``cancel``."""
     from .memory.stores.data_folder import carry_data
 
-    return carry_data(old, new, data_files=DATA_FILES)
+    return carry_data(old, new, data_files=DATA_FILES, **options)
+
+
+#: Seconds between two progress events of a copy into a new data folder (the first and last always go).
+CARRY_PROGRESS_INTERVAL = 0.1
+
+
+class _CarryReports:
+    """A copy's progress (``data_folder.CarryProgress``) onto the event feed, from the copy's worker:
+    at most one event per ``CARRY_PROGRESS_INTERVAL`` besides the first and the last."""
+
+    def __init__(self, publish: Callable[[object], None]) -> None:
+        self._publish = publish
+        self._last = -CARRY_PROGRESS_INTERVAL
+
+    def __call__(self, progress: Any) -> None:
+        now = time.monotonic()
+        if progress.finished or progress.files_done == progress.bytes_done == 0 \
+                or now - self._last >= CARRY_PROGRESS_INTERVAL:
+            self._last = now
+            self._publish(progress)
 
 
 def _carrying_from(folder: Path) -> Path | None:
@@ -193,6 +215,8 @@ class AppServices:
         self._imports: HistoryImports | None = None  # made by ``imports``
         self._stack = contextlib.AsyncExitStack()  # closes the agents, then the handle
         self._in_use = _InUse()  # the operations under way on the store (``run``)
+        self._carry_cancel: threading.Event | None = None  # set: the copy into a new data folder stops
+        self._applying = asyncio.Lock()  # one ``apply_settings`` at a time (a re-open may copy for long)
         self._closed = False
         self._quit_timer: asyncio.TimerHandle | None = None  # ``quitting``
         self.shutdown_steps: list[str] = []
@@ -237,11 +261,29 @@ class AppServices:
         self._in_use.opened()
         await handle.open(check=check)
 
-    async def _carry(self, previous: Path) -> None:
-        """The previous data folder's files into this one when it holds no memories (``carry_data``)."""
-        carried = await run_blocking(_carry_data, previous, self.data_dir)
+    async def _carry(self, previous: Path, *, cancellable: bool = False) -> None:
+        """The previous data folder's files into this one when it holds no memories (``carry_data``);
+        how far it has come on the event feed (``data_folder.CarryProgress``). ``cancellable``: the
+        person may stop it (:meth:`cancel_carry`; ``CopyCancelled`` raised)."""
+        cancel = threading.Event() if cancellable else None
+        self._carry_cancel = cancel
+        try:
+            carried = await run_blocking(_carry_data, previous, self.data_dir,
+                                         progress=_CarryReports(self._events.publish), cancel=cancel)
+        finally:
+            self._carry_cancel = None
         if carried:  # the new folder held no memories: it has the previous folder's now
             log.info("copied %d files of %s into the new data folder %s", len(carried), previous, self.data_dir)
+
+    def cancel_carry(self) -> bool:
+        """Stop the copy into a new data folder under way (``apply_settings``): what it copied there is
+        removed, the previous folder (never written to) is opened again and ``CopyCancelled`` raised
+        from ``apply_settings``. False when no copy that can be stopped is under way."""
+        cancel = self._carry_cancel
+        if cancel is None:
+            return False
+        cancel.set()
+        return True
 
     async def _finish_carry(self) -> None:
         """A copy into this data folder cut short (the app killed while it copied) is finished before
@@ -363,7 +405,8 @@ class AppServices:
     def subscribe_events(self, callback: Callable[[object], None]) -> Callable[[], None]:
         """Everything a front end follows, in the order it happened, across store re-opens and agent
         restarts: ``MemoryChange``, ``WriterEvent``, ``StoreStatusChanged``, ``StoreNoticed``, ``AgentsStarted``,
-        ``InboxChanged``, ``SettingsApplied``, ``IndexProgress`` (the recall index's first build). Called on the publishing thread (a store write's worker,
+        ``InboxChanged``, ``SettingsApplied``, ``IndexProgress`` (the recall index's first build), ``CarryProgress``
+        (a copy into a new data folder: ``cancel_carry``). Called on the publishing thread (a store write's worker,
         the writer's thread, the loop): a Qt front end re-emits on its own thread (``ui/qt_bridge.py``)."""
         return self._events.subscribe(callback)
 
@@ -522,19 +565,22 @@ class AppServices:
         """Use ``new`` from now on: a new data dir or backend re-opens the store (migrating), with the
         agents restarted; otherwise the models, recall mode and timeouts are rebuilt in place. If the
         new store cannot be opened, the previous one is opened again and the error re-raised.
-        Publishes ``SettingsApplied`` (and ``AgentsStarted`` when the agents were restarted)."""
-        old, reopen = self.settings, self.restarts_agents(new)
-        self.settings = new
-        try:
-            if reopen:
-                await self._reopen(old)
-                return
-            if self._handle is not None:
-                self._handle.apply_settings(new)
-            if self._agents is not None:
-                self._agents.apply_settings(new)
-        finally:
-            self._events.publish(SettingsApplied(self.settings))
+        Publishes ``SettingsApplied`` (and ``AgentsStarted`` when the agents were restarted).
+        Settings applied while others are (saved again during a long copy into a new data folder)
+        are applied once those are: two re-opens at once opened two stores on one folder."""
+        async with self._applying:
+            old, reopen = self.settings, self.restarts_agents(new)
+            self.settings = new
+            try:
+                if reopen:
+                    await self._reopen(old)
+                    return
+                if self._handle is not None:
+                    self._handle.apply_settings(new)
+                if self._agents is not None:
+                    self._agents.apply_settings(new)
+            finally:
+                self._events.publish(SettingsApplied(self.settings))
 
     async def _reopen(self, fallback: Settings) -> None:
         agents, self._agents = self._agents, None
@@ -555,7 +601,7 @@ class AppServices:
         to_server = fallback.store_backend != "postgres" and self.settings.store_backend == "postgres"
         try:
             if self._store_file is None and fallback.resolved_data_dir() != self.data_dir:
-                await self._carry(fallback.resolved_data_dir())
+                await self._carry(fallback.resolved_data_dir(), cancellable=True)
             if self._closed:  # the app quit while the data was copied: nothing opens on closed services
                 return
             await self._open_store()
@@ -563,8 +609,14 @@ class AppServices:
                 from .postgres_setup import check_switch_to_server
 
                 await run_blocking(check_switch_to_server, self.store, self.data_dir)
-        except Exception:
-            log.error("could not open the memory store in %s", self.data_dir, exc_info=True)
+        except Exception as exc:
+            from .memory.stores.data_folder import CopyCancelled
+
+            if isinstance(exc, CopyCancelled):
+                log.info("the copy into the data folder %s was cancelled; %s stays in use", self.data_dir,
+                         fallback.resolved_data_dir())
+            else:
+                log.error("could not open the memory store in %s", self.data_dir, exc_info=True)
             self.settings = dataclasses.replace(
                 self.settings, data_dir=fallback.data_dir, store_backend=fallback.store_backend,
                 **{name: getattr(fallback, name) for name in POSTGRES_FIELDS})

@@ -351,3 +351,174 @@ async def test_quitting_while_the_data_is_copied_opens_nothing_afterwards(tmp_pa
     await asyncio.wait_for(asyncio.gather(moving, closing, return_exceptions=True), 30)
     assert services._handle is old_handle  # no store opened after the close
     assert services._agents is None
+
+
+def _files(folder: Path) -> dict[str, bytes]:
+    """Every file under ``folder`` with its bytes (the copy's lock aside)."""
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*"))
+            if p.is_file() and p.name != ".migration.lock"}
+
+
+async def test_a_copy_the_person_cancels_leaves_the_old_folder_in_use_and_the_new_one_as_it_was(tmp_path, monkeypatch):
+    """A long copy (many chats, a big store) says how far it has come, and the person may stop it:
+    the old folder stays in use and untouched, what was copied into the new one is removed again, and
+    what the new folder held before (the person's own files) is left alone."""
+    import asyncio
+    import shutil
+    import threading
+
+    from sonetto_desktop import services as services_module
+    from sonetto_desktop.memory.stores.data_folder import CarryProgress, CopyCancelled
+
+    monkeypatch.setattr(services_module, "CARRY_PROGRESS_INTERVAL", 0.0)  # every step reported
+    old, new = tmp_path / "old", tmp_path / "Documents" / "Sonetto"
+    services = await AppServices.open(settings=_settings(old, "sqlite"), watch=False)
+    try:
+        services.memory.add("用户喜欢爬山", "爱好")
+        services.dont_remember.add("我的体检结果")
+        (old / "memory.journal").mkdir(exist_ok=True)
+        for n in range(30):  # a journal of many turns
+            (old / "memory.journal" / f"turn-{n:03}.json").write_text(f'{{"turn": {n}}}', encoding="utf-8")
+        (new / "旧照片").mkdir(parents=True)
+        (new / "旧照片" / "海边.jpg").write_bytes(b"\xff\xd8 a photo")
+        (new / "读书笔记.md").write_text("三体读后感", encoding="utf-8")
+        new_before, old_before = _files(new), {name: data for name, data in _files(old).items()
+                                               if not name.startswith("memory.db")}
+        seen: list[CarryProgress] = []
+        services.subscribe_events(lambda event: isinstance(event, CarryProgress) and seen.append(event))
+        copy, copied, go = shutil.copy2, threading.Event(), threading.Event()
+
+        def slow(source, target, **kw):  # the copy's worker, made slow after a few files
+            result = copy(source, target, **kw)
+            if len(list(new.rglob("*.json"))) >= 3:
+                copied.set()
+                go.wait(30)
+            return result
+
+        monkeypatch.setattr(shutil, "copy2", slow)
+        moving = asyncio.ensure_future(services.apply_settings(dataclasses.replace(services.settings, data_dir=str(new))))
+        while not copied.is_set():
+            await asyncio.sleep(0.01)
+        assert services.cancel_carry()
+        go.set()
+        with pytest.raises(CopyCancelled):
+            await asyncio.wait_for(moving, 30)
+        assert services.data_dir == old
+        assert [m["description"] for m in services.store.show()] == ["用户喜欢爬山"]
+        assert [e.text for e in services.dont_remember.entries()] == ["我的体检结果"]
+        assert _files(new) == new_before  # the person's own files only, nothing half copied
+        assert not (new / "memory.journal").exists()  # the folders the copy made are gone too
+        assert {n: d for n, d in _files(old).items() if not n.startswith("memory.db")} == old_before
+        assert seen and seen[0].files_done == 0 and seen[0].files > 30 and seen[0].total_bytes > 0
+        assert any(0 < p.files_done < p.files for p in seen)
+        going = [p.bytes_done for p in seen if not p.finished]
+        assert going == sorted(going)
+        assert seen[-1].finished  # (over: the window takes its progress away)
+        assert not services.cancel_carry()  # nothing under way any more
+    finally:
+        await services.close()
+
+
+def test_a_big_database_is_copied_in_steps_that_can_be_stopped(tmp_path):
+    """A big SQLite file (the chats, the store) is copied a few MB at a time: its progress moves while
+    it is copied, and a cancel stops it in the middle, the part copied removed."""
+    import sqlite3
+    import threading
+
+    from sonetto_desktop.memory.stores import data_folder
+    from sonetto_desktop.memory.stores.data_folder import CopyCancelled, carry_data
+
+    old, new = tmp_path / "old", tmp_path / "new"
+    old.mkdir()
+    (old / "memory.yaml").write_text("{}\n", encoding="utf-8")
+    with sqlite3.connect(old / "sessions.db") as db:  # ~12 MB of chats
+        db.execute("CREATE TABLE chat (text BLOB)")
+        db.executemany("INSERT INTO chat VALUES (?)", [(bytes(4000),)] * 3000)
+    cancel, seen = threading.Event(), []
+
+    def progress(step) -> None:
+        seen.append(step)
+        if step.files_done == 0 and step.bytes_done >= data_folder.BACKUP_PAGES * 4096:
+            cancel.set()  # well into the chats' database, the first file
+
+    with pytest.raises(CopyCancelled):
+        carry_data(old, new, data_files=DATA_FILES, progress=progress, cancel=cancel)
+    assert [p for p in new.iterdir() if p.name != ".migration.lock"] == []
+    inside = [p.bytes_done for p in seen if p.files_done == 0 and p.bytes_done]
+    assert inside and 0 < inside[-1] < (old / "sessions.db").stat().st_size  # told, and stopped part way
+    seen.clear()
+    assert {p.name for p in carry_data(old, new, data_files=DATA_FILES, progress=progress)} == {
+        "sessions.db", "memory.yaml"}  # and copied whole another time
+    assert seen[-1].finished and seen[-1].bytes_done == seen[-1].total_bytes
+
+
+async def test_settings_saved_again_while_the_data_is_copied_wait_for_the_copy(tmp_path, monkeypatch):
+    """The copy takes long; the person saves the settings again meanwhile (the folder set back, say):
+    the second change re-opened the store while the first still copied, and the first then opened a
+    store of its own too, two open on one folder, the first never closed. The second waits."""
+    import asyncio
+    import threading
+
+    from sonetto_desktop import services as services_module
+    from sonetto_desktop.store_lifecycle import StoreHandle
+
+    old, new = tmp_path / "old", tmp_path / "new"
+    services = await AppServices.open(settings=_settings(old), watch=False)
+    handles: list[StoreHandle] = []
+    opened = StoreHandle.open
+
+    async def counted(self, *args, **kwargs):
+        handles.append(self)
+        return await opened(self, *args, **kwargs)
+
+    monkeypatch.setattr(StoreHandle, "open", counted)
+    try:
+        services.memory.add("用户喜欢爬山", "爱好")
+        copying, go = threading.Event(), threading.Event()
+        carry = services_module._carry_data
+
+        def slow_carry(*args, **kwargs):
+            copying.set()
+            go.wait(30)
+            return carry(*args, **kwargs)
+
+        monkeypatch.setattr(services_module, "_carry_data", slow_carry)
+        first = asyncio.ensure_future(services.apply_settings(dataclasses.replace(services.settings, data_dir=str(new))))
+        while not copying.is_set():
+            await asyncio.sleep(0.01)
+        second = asyncio.ensure_future(services.apply_settings(dataclasses.replace(services.settings, data_dir=str(old))))
+        await asyncio.sleep(0.2)
+        go.set()
+        await asyncio.wait_for(asyncio.gather(first, second), 30)
+        assert services.data_dir == old
+        assert [h.data_dir for h in handles] == [new, old]  # one after the other
+        assert [h._closed for h in handles] == [True, False]  # the one in use is the only one open
+        assert [m["description"] for m in services.store.show()] == ["用户喜欢爬山"]
+    finally:
+        await services.close()
+
+
+def test_a_cancel_while_the_last_file_is_copied_still_cancels(tmp_path, monkeypatch):
+    """The store is copied last, and a YAML store is one file: 取消 clicked while it was copied was not
+    looked at again, and the copy went on to be used."""
+    import shutil
+    import threading
+
+    from sonetto_desktop.memory.stores.data_folder import CopyCancelled, carry_data
+
+    old, new = tmp_path / "old", tmp_path / "new"
+    old.mkdir()
+    (old / "memory.yaml").write_text("{}\n", encoding="utf-8")
+    (old / "dont_remember.json").write_text("[]", encoding="utf-8")
+    cancel, copy = threading.Event(), shutil.copy2
+
+    def cancelled_meanwhile(source, target, **kw):
+        result = copy(source, target, **kw)
+        if str(source).endswith("memory.yaml"):
+            cancel.set()  # the person's 取消, while this file was being copied
+        return result
+
+    monkeypatch.setattr(shutil, "copy2", cancelled_meanwhile)
+    with pytest.raises(CopyCancelled):
+        carry_data(old, new, data_files=DATA_FILES, cancel=cancel)
+    assert [p for p in new.iterdir() if p.name != ".migration.lock"] == []

@@ -484,6 +484,25 @@ Talk about anything — I'll remember what matters to you.</translation>
     </message>
 </context>
 <context>
+    <name>DataCopyNotice</name>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/data_copy.py" line="28" />
+        <source>正在复制到新的数据文件夹：{0} / {1}（{2} / {3} 个文件）</source>
+        <extracomment>A copy over sooner is not shown (a toast come and gone at once only flickers).</extracomment>
+        <translation>Copying to the new data folder: {0} of {1} ({2} of {3} files)</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/data_copy.py" line="33" />
+        <source>已取消复制，复制了一部分的文件已删除。仍在使用原来的数据文件夹 {0}。</source>
+        <translation>Copy cancelled; the files it had copied were removed. Still using the previous data folder {0}.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/data_copy.py" line="74" />
+        <source>取消</source>
+        <translation>Cancel</translation>
+    </message>
+</context>
+<context>
     <name>Dialogs</name>
     <message>
         <location filename="../../sonetto_desktop/ui/widgets/dialogs.py" line="53" />
@@ -1661,67 +1680,67 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>ImportErrors</name>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="137" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="139" />
         <source>无法识别的文件类型 {0}：请用 .yaml、.json 或 .md 文件</source>
         <translation>unknown file type {0}: use .yaml, .json or .md</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="139" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="141" />
         <source>{0}：条目 {1} 不是一条记忆（应有 description、theme 等）</source>
         <translation>{0}: entry {1} is not a memory (expected description, theme, ...)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="141" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="143" />
         <source>{0}：记忆 {1} 的 {2} 不是文字（{3}）</source>
         <translation>{0}: memory {1} has a {2} that is not text ({3})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="143" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="145" />
         <source>{0}：记忆 {1} 没有内容（description）</source>
         <translation>{0}: memory {1} has no description</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="145" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="147" />
         <source>{0}：有一条记忆太长（{1}）</source>
         <translation>{0}: memory {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="147" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="149" />
         <source>第 {0} 行：这条记忆前面没有“## 主题”标题</source>
         <translation>line {0}: a memory before any '## theme' heading</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="149" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="151" />
         <source>有一条记忆太长（{0}）</source>
         <translation>{0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="151" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="153" />
         <source>{0} 无法读取：{1}</source>
         <translation>{0} cannot be read: {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="153" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="155" />
         <source>{0} 有 {1} MB，超过 {2} MB 的导入文件不会被读取</source>
         <translation>{0} is {1} MB; imports larger than {2} MB are not read</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="155" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="157" />
         <source>{0} 不是 UTF-8 编码的文本：请把它另存为 UTF-8 再导入（{1}）</source>
         <translation>{0} is not UTF-8 text: {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="157" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="159" />
         <source>这个文件不会被读取：{0}</source>
         <translation>{0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="159" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="161" />
         <source>{0} 不是记忆导出文件：它应是从编号到记忆的对应表，这里是 {1}</source>
         <translation>{0}: expected a mapping of id -&gt; memory, found {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="161" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="163" />
         <source>{0} 无法解析，它可能不是记忆导出文件，或已损坏（{1}）</source>
         <translation>{0} cannot be parsed: {1}</translation>
     </message>
@@ -2687,61 +2706,66 @@ Your theme: {1}</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/presentation/errors.py" line="88" />
+        <source>记忆库正在切换（换了数据文件夹或存储方式），这次的改动没有保存：切换完成后再试一次。</source>
+        <translation>The memory store is being switched (another data folder or storage was chosen); this change was not saved: try again once the switch is done.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="90" />
         <source>记忆库文件无法读取，没有做任何修改：{0}</source>
         <translation>The memory store file can't be read, so nothing was changed: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="90" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="92" />
         <source>这条提议已撤回：它来自的对话（{0}）已经撤销，不能再批准。</source>
         <translation>This proposal was withdrawn: the conversation it came from ({0}) was undone, so it can no longer be approved.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="94" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="96" />
         <source>没有批准：你看过之后，这条记忆又被改过（现在是“{0}”），你改写的内容会盖掉新的内容。它仍留在列表里，已列出现在的内容：可以拒绝，或对照着再改写后批准。</source>
         <translation>Not approved: this memory was changed after you were shown it (it now reads “{0}”); your rewording would overwrite the newer words. It stays in the list, now showing what it reads: reject it, or reword it against that and approve.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="99" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="101" />
         <source>没有批准：提议之后，这条记忆又被改过（现在是“{0}”），照原样批准会盖掉新的内容。它仍留在列表里：可以拒绝，或改写后批准。</source>
         <translation>Not approved: this memory was changed after the proposal was made (it now reads “{0}”); approving it as proposed would overwrite the newer words. It stays in the list: reject it, or reword it and approve.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="104" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="106" />
         <source>无法批准：这个版本不知道怎样完成这条提议（{0}）。可以拒绝它，它不会被写入。</source>
         <translation>Can't approve: this version doesn't know how to carry out this proposal ({0}). You can reject it; it won't be written.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="106" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="108" />
         <source>这条提议已无法照原样完成（相关的记忆可能已经变了），没有写入，仍留在列表里。</source>
         <translation>This proposal can no longer be carried out as proposed (the memories it concerns may have changed); nothing was written and it stays in the list.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="109" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="111" />
         <source>这次导入正在另一个 Sonetto（窗口或命令行）里进行，没有撤销：请先在那里停止它。</source>
         <translation>Not undone: this import is being written by another Sonetto (the window or a command line). Stop it there first.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="111" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="113" />
         <source>这一项已经被处理过了（可能在另一个窗口里）。</source>
         <translation>This has already been taken care of (perhaps in another window).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="169" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="171" />
         <source>磁盘已满</source>
         <translation>the disk is full</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="171" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="173" />
         <source>文件超过了系统允许的大小（文件大小限制）</source>
         <translation>the file is larger than the system allows (file size limit)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="173" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="175" />
         <source>磁盘或文件夹是只读的</source>
         <translation>the disk or folder is read-only</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="175" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="177" />
         <source>没有权限</source>
         <translation>permission denied</translation>
     </message>
@@ -2771,12 +2795,12 @@ Your theme: {1}</translation>
         <translation>The memory just changed, so nothing was saved: look at it as it is now before changing it.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="125" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="127" />
         <source>{0}（{1}）</source>
         <translation>{0} ({1})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="130" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="132" />
         <source>出了意外的问题，详情已写入日志。</source>
         <translation>something unexpected went wrong; the details are in the log.</translation>
     </message>
@@ -3820,17 +3844,17 @@ Your theme: {1}</translation>
         <translation>The settings file was damaged: every setting is back at its default for now. The old file was kept as {0}; your settings can be found there.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="350" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="355" />
         <source>对话功能启动失败：%1。记忆墙仍可使用；请检查数据目录后重启。</source>
         <translation>Chat could not start: %1. The memory wall still works; check the data folder, then restart.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="588" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="600" />
         <source>没有切换到 PostgreSQL：本机的记忆没能搬到记忆服务器 {0} 上（{1}）。仍在使用本机的记忆库，记忆都还在。</source>
         <translation>Did not switch to PostgreSQL: the memories on this computer could not be moved to the memory server {0} ({1}). Still using this computer's memory store; every memory is still there.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="592" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="604" />
         <source>无法切换存储方式：{0}。仍在使用原来的记忆库。</source>
         <translation>Cannot switch the storage: {0}. Still using the previous memory store.</translation>
     </message>
@@ -3911,7 +3935,7 @@ Your theme: {1}</translation>
         <translation>Undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="593" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="605" />
         <source>无法使用新的数据文件夹 {0}：{1}。仍在使用原来的记忆库。</source>
         <translation>Cannot use the new data folder {0}: {1}. Still using the previous memory store.</translation>
     </message>
@@ -3936,17 +3960,22 @@ Your theme: {1}</translation>
         <translation>Open data folder</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/language_switch.py" line="57" />
+        <location filename="../../sonetto_desktop/ui/language_switch.py" line="59" />
         <source>这条回复结束后，界面会切换语言。</source>
         <translation>The interface switches language when this reply ends.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/language_switch.py" line="118" />
+        <location filename="../../sonetto_desktop/ui/language_switch.py" line="128" />
         <source>界面语言已切换。</source>
         <translation>Interface language changed.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/language_switch.py" line="154" />
+        <location filename="../../sonetto_desktop/ui/language_switch.py" line="148" />
+        <source>关掉正在编辑的对话框后，界面会切换语言。</source>
+        <translation>The interface switches language once you close the dialog you are editing in.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/language_switch.py" line="193" />
         <source>切换语言后没能重新显示这段对话：{0}</source>
         <translation>After the language switch, this chat could not be shown again: {0}</translation>
     </message>
@@ -4544,7 +4573,7 @@ Your theme: {1}</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/wall/selection.py" line="98" />
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="147" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="153" />
         <source>取消</source>
         <translation>Cancel</translation>
     </message>
@@ -4569,37 +4598,37 @@ Your theme: {1}</translation>
         <translation>New name for “{0}”:</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="135" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="131" />
         <source>已把「{1}」并入「{2}」（{0} 条）</source>
         <translation>Merged “{1}” into “{2}” ({0})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="136" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="132" />
         <source>已把「{1}」改名为「{2}」（{0} 条）</source>
         <translation>Renamed “{1}” to “{2}” ({0})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="140" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="146" />
         <source>合并主题</source>
         <translation>Merge themes</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="141" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="147" />
         <source>已经有主题「{0}」了。要把「{1}」的记忆都并入「{0}」吗？</source>
         <translation>There is already a theme “{0}”. Move the memories of “{1}” into “{0}”?</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="145" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="151" />
         <source>合并</source>
         <translation>Merge</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="170" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="176" />
         <source>撤销</source>
         <translation>Undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="181" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="187" />
         <source>已撤销（{0} 条记忆）</source>
         <translation>Undone ({0} memories)</translation>
     </message>

@@ -121,6 +121,15 @@ class FieldNotSettable(MemoryError_, PermissionError):
         super().__init__(f"{actor!r} may not change {name!r} of memory {memory_id!r}; only the user may")
 
 
+class StoreReopening(MemoryError_):
+    """The memory store is being closed or opened again (another data folder or storage chosen in the
+    settings; a copy into a new folder may take a while): nothing was done, it can be made again once
+    the store is open."""
+
+    def __init__(self) -> None:
+        super().__init__("the memory store is being closed or opened again; nothing was changed, try again")
+
+
 class StoreOffline(MemoryError_):
     """The memory server cannot be reached: the store is read-only (its local copy) until it is back.
     Nothing was written; the change can be made again once the server answers."""

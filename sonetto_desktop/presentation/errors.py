@@ -16,7 +16,7 @@ import errno
 import sys
 
 from ..memory.errors import (ChangedMeanwhile, ImportFormatError, MemoryError_, MemoryNotFound, ProposalNotApplicable,
-                             ProposalOutdated, StoreBusy, StoreCorrupt, without_private)
+                             ProposalOutdated, StoreBusy, StoreCorrupt, StoreReopening, without_private)
 from ..memory.review import ProposalWithdrawn
 from ..memory.undo import NothingToUndo, UndoConflict
 from ..redaction import scrub
@@ -84,6 +84,8 @@ def _sentence(exc: BaseException) -> str | None:
     if isinstance(exc, StoreBusy):
         return translate("OperationErrors", "另一个程序（另一个 Sonetto 或 sonetto mcp）占着记忆库超过 {0} 秒，没有做任何修改："
                                             "请稍后再试；一直这样的话，关掉卡住的那个程序。").format(round(exc.seconds))
+    if isinstance(exc, StoreReopening):  # (a move to another data folder copying meanwhile: the wall stays usable)
+        return translate("OperationErrors", "记忆库正在切换（换了数据文件夹或存储方式），这次的改动没有保存：切换完成后再试一次。")
     if isinstance(exc, StoreCorrupt):
         return translate("OperationErrors", "记忆库文件无法读取，没有做任何修改：{0}").format(exc.detail)
     if isinstance(exc, ProposalWithdrawn):  # its conversation (an import, a chat turn) was undone

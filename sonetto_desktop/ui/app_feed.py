@@ -13,7 +13,8 @@ the services connects to its signals instead of subscribing on its own:
 - ``settings_applied(Settings)``: the services use new settings;
 - ``index_progress(IndexProgress)``: how far the recall index's first build has come;
 - ``vectors_changed(VectorStatus)``: how far the embeddings model's vectors are (with one configured);
-- ``recall_notice(ContextNotice)``: a local model's context is cutting recall (said once per endpoint).
+- ``recall_notice(ContextNotice)``: a local model's context is cutting recall (said once per endpoint);
+- ``data_copy_progress(CarryProgress)``: how far the copy into a new data folder has come.
 
 A source without the services' feed (a bare store or ``MemoryOperations``, as in tests and tools) is
 followed for its memory changes only.
@@ -30,6 +31,7 @@ from sonetto_desktop.memory.changes import MemoryChange
 from sonetto_desktop.memory.retrieval.budget import ContextNotice
 from sonetto_desktop.memory.retrieval.progress import IndexProgress
 from sonetto_desktop.memory.retrieval.vector_status import VectorStatus
+from sonetto_desktop.memory.stores.data_folder import CarryProgress
 from sonetto_desktop.memory.writer.events import WriterEvent
 from sonetto_desktop.services import SettingsApplied
 from sonetto_desktop.store_lifecycle import InboxChanged, StoreNoticed, StoreStatusChanged
@@ -50,6 +52,7 @@ class AppFeed(QObject):
     index_progress = Signal(object)
     vectors_changed = Signal(object)
     recall_notice = Signal(object)
+    data_copy_progress = Signal(object)
 
     def __init__(self, source: Any, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -78,6 +81,8 @@ class AppFeed(QObject):
             self.vectors_changed.emit(event)
         elif isinstance(event, ContextNotice):
             self.recall_notice.emit(event)
+        elif isinstance(event, CarryProgress):
+            self.data_copy_progress.emit(event)
 
     @property
     def closed(self) -> bool:

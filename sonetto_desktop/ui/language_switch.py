@@ -9,7 +9,9 @@ draft, the wall's search, filter, scroll and selection. The toast overlay moves 
 window; the writer's toasts (``WriterToasts``) live as long as it, so a toast kept across the switch
 still undoes and reveals its card in the new wall.
 
-A reply being streamed is never cut: the rebuild waits until it ends (a toast says so). Dialogs open
+A reply being streamed is never cut: the rebuild waits until it ends (a toast says so). A dialog the
+person has typed into (a card being edited: a switch that waited for a reply comes at any moment) is
+not closed under them: the rebuild waits until they close it (a toast says so). Other dialogs open
 on the old window are closed (rejected, so their own clean-up runs); the warnings about the store
 (self-check failed, backend switch not finished) are shown again on the new window. The old widgets
 are deleted on the GUI thread with ``deleteLater`` after every signal from the long-lived parts to
@@ -22,7 +24,7 @@ import asyncio
 import logging
 from typing import TYPE_CHECKING, Any, Callable
 
-from PySide6.QtWidgets import QApplication, QDialog
+from PySide6.QtWidgets import QApplication, QDialog, QLineEdit, QPlainTextEdit, QTextEdit
 
 from sonetto_desktop.presentation.errors import error_detail
 from .widgets.deferred import alive
@@ -76,13 +78,15 @@ async def rebuild_views(app: "SonettoApp") -> None:
 
 
 async def _rebuild_views(app: "SonettoApp") -> None:
-    """What the person sees is read off the old views; the new views are made a part per turn of the
-    event loop (``SonettoApp._view_parts``: the window, the wall, the quick chat), the old ones on
-    screen meanwhile; then, in one turn, the old ones are retired and the new ones shown."""
+    """The new views are made a part per turn of the event loop (``SonettoApp._view_parts``: the
+    window, the wall, the quick chat), the old ones on screen and usable meanwhile; then, in one turn,
+    what the person sees is read off the old views, they are retired and the new ones shown."""
     if app._closed or app.window is None:
         return
-    old_window, old_tray, old_quick = app.window, app.tray, app.quick_chat
-    state = capture(old_window, app.wall, old_quick)  # what the person saw when they switched
+    old_window, old_tray, old_quick, old_wall = app.window, app.tray, app.quick_chat, app.wall
+    await _typing_done(app, old_window)
+    if app._closed:
+        return
     parts, built, done = app._view_parts(), [], False
     try:
         for _part in range(3):  # the window, the wall, the quick chat: not yet the app's
@@ -90,11 +94,17 @@ async def _rebuild_views(app: "SonettoApp") -> None:
             await asyncio.sleep(0)  # the loop runs between them: no one pass builds every view (issue 37)
             if app._closed:
                 return
+        await _typing_done(app, old_window)  # (one opened and typed into meanwhile: the new views wait)
+        if app._closed:
+            return
         done = True
     finally:
         if not done:  # shut down meanwhile (its scope cancels this): the old views are still the app's
             parts.close()
             _retire(app, *built)
+    # What the person sees, read at the swap: the old views stay usable while the new ones are made,
+    # and a word typed, a search begun or a card selected in those turns is carried over too.
+    state = capture(old_window, old_wall, old_quick)
     warnings = _open_warnings(app)
     for dialog in old_window.findChildren(QDialog):
         if dialog.isVisible():
@@ -118,6 +128,35 @@ async def _rebuild_views(app: "SonettoApp") -> None:
     app.toasts.show_toast(QApplication.translate("SonettoApp", "界面语言已切换。"), key=DONE_KEY, kind="success",
                          repeat=False)  # a second switch is news of its own, not "×2"
     await _restore_content(app, state)
+
+
+def _typed_into(window: Any) -> list[QDialog]:
+    """The dialogs open on ``window`` that the person has typed into (a card being edited, a new
+    memory, the settings changed again): closed with the old window, what they typed would be lost."""
+    def typed(dialog: QDialog) -> bool:
+        return (any(edit.isModified() for edit in dialog.findChildren(QLineEdit))
+                or any(edit.document().isModified() for kind in (QPlainTextEdit, QTextEdit)
+                       for edit in dialog.findChildren(kind)))
+
+    return [dialog for dialog in window.findChildren(QDialog) if dialog.isVisible() and typed(dialog)]
+
+
+async def _typing_done(app: "SonettoApp", window: Any) -> None:
+    """Until no dialog on ``window`` holds what the person typed (each one saved or cancelled by them;
+    a toast says the switch waits for it)."""
+    while not app._closed and alive(window) and (open_dialogs := _typed_into(window)):
+        app.toasts.show_toast(QApplication.translate("SonettoApp", "关掉正在编辑的对话框后，界面会切换语言。"),
+                              key=WAITING_KEY, kind="info", repeat=False)
+        closed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+        def close(*_: Any, closed: asyncio.Future[None] = closed) -> None:
+            if not closed.done():
+                closed.set_result(None)
+
+        for dialog in open_dialogs:
+            dialog.finished.connect(close)
+            dialog.destroyed.connect(close)
+        await closed
 
 
 def _retire(app: "SonettoApp", *views: Any) -> None:

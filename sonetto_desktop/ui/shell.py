@@ -214,6 +214,11 @@ class SonettoApp:
         from .notices.recall_notices import RecallNotices
 
         self.recall_notices = RecallNotices(self.feed, toasts=lambda: self.toasts, parent=self.writer_control)
+        from .notices.data_copy import DataCopyNotice
+
+        # a copy into a new data folder: how far it has come, and 取消
+        self.data_copy_notice = DataCopyNotice(self.feed, toasts=lambda: self.toasts,
+                                               cancel=self.services.cancel_carry, parent=self.writer_control)
         from .dialogs.history_actions import HistoryImportActions
 
         self.history_imports = HistoryImportActions(self.services)
@@ -542,9 +547,16 @@ class SonettoApp:
         try:
             await self.services.apply_settings(new)
         except Exception as exc:  # noqa: BLE001 - the services kept the previous store; say why
+            from sonetto_desktop.memory.stores.data_folder import CopyCancelled
+
             self.settings = self.services.settings
-            self.toasts.show_toast(_reopen_failed(new, self.settings, exc), key="store-reopen-failed", kind="error",
-                                   timeout_ms=0)
+            if isinstance(exc, CopyCancelled):  # the person's 取消 on the copy's toast
+                from .notices.data_copy import CANCELLED_KEY, cancelled_text
+
+                self.toasts.show_toast(cancelled_text(self.settings.resolved_data_dir()), key=CANCELLED_KEY)
+            else:
+                self.toasts.show_toast(_reopen_failed(new, self.settings, exc), key="store-reopen-failed",
+                                       kind="error", timeout_ms=0)
             saved = await call(self.settings.save)  # the file says what is used: the next start opens it too
             if not saved.ok:
                 log.error("could not save the settings kept: %s", saved.message)

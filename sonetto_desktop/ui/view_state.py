@@ -26,11 +26,13 @@ class ViewState:
     window_minimized: bool = False
     chat_position: int | None = None  # None: at the end of the chat
     draft: str = ""
+    draft_cursor: int = -1  # where the text cursor was in the draft (-1: none kept)
     editing_turn: str = ""
     before_edit: str = ""  # while editing an earlier message: what was typed before
     quick_visible: bool = False
     quick_pos: QPoint = field(default_factory=QPoint)
     quick_draft: str = ""
+    quick_cursor: int = -1
     wall_search: str = ""
     wall_filter: str = "all"
     wall_sort: str = "recent"
@@ -49,14 +51,16 @@ def capture(window: Any, wall: Any, quick_chat: Any) -> ViewState:
         panel = window.chat_panel
         state.chat_position = panel.view.reading_position()
         state.draft = panel.composer.text()
+        state.draft_cursor = panel.composer.input.textCursor().position()
         state.editing_turn = panel.composer.editing_turn
         state.before_edit = panel.composer.draft_text() if state.editing_turn else ""
     if alive(quick_chat):
         state.quick_visible = quick_chat.isVisible()
         state.quick_pos = quick_chat.pos()
         state.quick_draft = quick_chat.composer.text()
+        state.quick_cursor = quick_chat.composer.input.textCursor().position()
     if alive(wall) and hasattr(wall, "scroll_anchor"):  # (not the placeholder of a window being built)
-        state.wall_search = wall.search_text()
+        state.wall_search = wall.search_edit.text()  # (what is in the box: still in its debounce too)
         state.wall_filter = wall.filter_name()
         state.wall_sort = wall.sort_mode()
         state.wall_theme, state.wall_offset = wall.scroll_anchor()
@@ -74,8 +78,10 @@ def restore_window(state: ViewState, window: Any, quick_chat: Any) -> None:
         composer.set_editing(state.editing_turn)
     if state.draft:
         composer.set_text(state.draft)
+        _put_cursor(composer.input, state.draft_cursor)
     if state.quick_draft:
         quick_chat.composer.set_text(state.quick_draft)
+        _put_cursor(quick_chat.composer.input, state.quick_cursor)
     if state.window_visible:
         window.showMinimized() if state.window_minimized else window.show()
     if not state.geometry.isEmpty():
@@ -83,6 +89,15 @@ def restore_window(state: ViewState, window: Any, quick_chat: Any) -> None:
     if state.quick_visible:
         quick_chat.move(state.quick_pos)
         quick_chat.show()
+
+
+def _put_cursor(edit: Any, position: int) -> None:
+    """The text cursor where it was, so typing on after the switch goes where it went before (a text
+    set anew has its cursor at the start)."""
+    if 0 <= position < edit.document().characterCount():  # (in the document's units, as position())
+        cursor = edit.textCursor()
+        cursor.setPosition(position)
+        edit.setTextCursor(cursor)
 
 
 def restore_chat_scroll(state: ViewState, view: Any) -> None:
@@ -104,7 +119,7 @@ async def restore_wall(state: ViewState, wall: Any, loaded: Any) -> None:
         wall.set_sort_mode(state.wall_sort)
     if state.wall_filter != wall.filter_name():
         wall.set_filter(state.wall_filter)
-    if state.wall_search:
+    if state.wall_search and not wall.search_edit.text():  # (one typed into the new box meanwhile wins)
         wall.set_search(state.wall_search)  # fills the box too (without starting its debounce)
     if loader is not None:
         await loader.wait()  # a search or sort over a big wall is applied in slices too

@@ -4,6 +4,7 @@ doing — the open chat, an unsent draft, a reply being streamed, the wall's sea
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 from pathlib import Path
 
@@ -15,7 +16,7 @@ from PySide6.QtCore import QCoreApplication
 from llm_server import TextResponse
 from sonetto_desktop import ops
 from sonetto_desktop.ui.wall.memory_model import CardRole
-from sonetto_desktop.presentation.cards import DESCRIPTION
+from sonetto_desktop.presentation.cards import DESCRIPTION, ID
 from shell_fixtures import OFFSCREEN_RAISE, OFFSCREEN_SIZE_HINTS, app_settings, running_app
 
 EN = yaml.safe_load((Path(__file__).resolve().parents[2] / "resources" / "translations" / "sonetto_en.yaml")
@@ -165,8 +166,6 @@ async def test_a_streaming_reply_is_not_cut_by_a_language_switch(qapp, tmp_path,
 
 @OFFSCREEN
 async def test_the_wall_quick_chat_and_open_dialogs_after_a_switch(qapp, tmp_path, llm_server, wait):
-    import asyncio
-
     async with running_app(qapp, app_settings(tmp_path / "data", llm_server)) as app:  # (a model: the quick chat opens)
         await app.wall_loaded
 
@@ -181,7 +180,11 @@ async def test_the_wall_quick_chat_and_open_dialogs_after_a_switch(qapp, tmp_pat
         wall.set_filter("user")
         wall.set_sort_mode("hits")
         await wait(lambda: wall.section("主题5") is not None and not wall.section("主题5").isHidden())
-        assert wall.jump_to("主题5")
+        for _ in range(40):  # the sections just shown laid out (their cards sized a few turns later), as
+            assert wall.jump_to("主题5")  # they are by the time a person clicks in the outline
+            await asyncio.sleep(0.05)
+            if wall.current_theme() == "主题5":
+                break
         section = wall.section("主题5")
         first = section.proxy.ids()[0]
         section.view.selectionModel().select(section.proxy.index_of(first),
@@ -440,3 +443,133 @@ async def test_a_reply_asked_for_while_the_new_views_are_made_is_not_cut(qapp, t
         assert _texts(app) == ENGLISH
         await wait(lambda: [b.text for b in app.window.chat_panel.view.bubbles] == ["讲个长故事", reply],
                    message="the whole reply in the new view")
+
+
+@OFFSCREEN
+async def test_what_is_typed_or_chosen_while_the_new_views_are_made_carries_over(qapp, tmp_path, wait):
+    """The new views are made over several turns of the loop, the old window on screen and usable
+    meanwhile: what the person types into the draft, the quick chat or the wall's search (still in its
+    debounce), and the cards they select there, in those turns, are in the new views."""
+    from PySide6.QtCore import QTimer
+    from PySide6.QtGui import QInputMethodEvent, QTextCursor
+    from PySide6.QtTest import QTest
+    from PySide6.QtWidgets import QApplication
+
+    from sonetto_desktop.ui.main_window import MainWindow
+
+    async with running_app(qapp, app_settings(tmp_path / "data")) as app:
+        await app.wall_loaded
+        await app.service.submit(ops.AddMemory("用户喜欢爬山", "爱好"))
+        await app.service.submit(ops.AddMemory("用户喜欢游泳", "爱好"))
+        await wait(lambda: app.wall.model.rowCount() == 2, message="cards shown")
+        old_window, old_wall = app.window, app.wall
+        old_window.chat_panel.composer.set_text("先写的")
+        old_window.chat_panel.composer.input.moveCursor(QTextCursor.MoveOperation.End)  # typing on after it
+        app.show_quick_chat()
+        old_quick = app.quick_chat
+        chosen = next(c[ID] for c in old_wall.model.cards() if c[DESCRIPTION] == "用户喜欢爬山")
+        typed: list[bool] = []
+
+        def turn() -> None:
+            new = [w for w in QApplication.topLevelWidgets() if isinstance(w, MainWindow) and w is not old_window
+                   and shiboken6.isValid(w)]
+            if new and app.window is old_window and not typed:  # a build step done, the old views still the app's
+                QTest.keyClicks(old_window.chat_panel.composer.input, " and more")
+                QTest.keyClicks(old_quick.composer.input, "quick")
+                commit = QInputMethodEvent()  # 爬山 from the input method, as a person types Chinese
+                commit.setCommitString("爬山")
+                QApplication.sendEvent(old_wall.search_edit, commit)  # its debounce has not run yet
+                old_wall.select_ids([chosen])
+                typed.append(True)
+
+        ticker = QTimer()
+        ticker.timeout.connect(turn)
+        ticker.start(0)
+        try:
+            await _switch(app, "en")
+        finally:
+            ticker.stop()
+        assert typed and app.window is not old_window
+        assert app.window.chat_panel.composer.text() == "先写的 and more"
+        assert app.quick_chat.composer.text() == "quick"
+        QTest.keyClicks(app.window.chat_panel.composer.input, "!")  # typing on: where the cursor was
+        assert app.window.chat_panel.composer.text() == "先写的 and more!"
+        wall = app.wall
+        await wait(lambda: wall.search_edit.text() == "爬山" and wall.selected_ids() == [chosen],
+                   message="the search typed and the card selected mid-switch kept")
+        assert wall.search_text() == "爬山"  # applied, not only shown
+        assert wall.section("爱好").proxy.ids() == [chosen]
+
+
+@OFFSCREEN
+async def test_a_search_typed_in_the_new_wall_before_it_is_restored_is_not_replaced(qapp, tmp_path, wait):
+    """The new wall is shown before it has read the store; the old search is put back once it has. A
+    search the person types into the new box meanwhile is theirs: not replaced by the old one."""
+    from PySide6.QtCore import QTimer
+    from PySide6.QtTest import QTest
+
+    async with running_app(qapp, app_settings(tmp_path / "data")) as app:
+        await app.wall_loaded
+        await app.service.submit(ops.AddMemory("用户喜欢爬山", "爱好"))
+        await app.service.submit(ops.AddMemory("用户喜欢游泳", "爱好"))
+        await wait(lambda: app.wall.model.rowCount() == 2, message="cards shown")
+        old_wall = app.wall
+        old_wall.set_search("爬山")
+        typed: list[bool] = []
+
+        def turn() -> None:
+            wall = app.wall
+            if wall is not old_wall and shiboken6.isValid(wall) and not typed:  # the new wall shown, not restored
+                assert wall.search_edit.text() == ""
+                QTest.keyClicks(wall.search_edit, "swim")
+                typed.append(True)
+
+        ticker = QTimer()
+        ticker.timeout.connect(turn)
+        ticker.start(0)
+        try:
+            await _switch(app, "en")
+        finally:
+            ticker.stop()
+        assert typed
+        wall = app.wall
+        await wait(lambda: wall.search_text() == "swim", message="the search typed into the new wall applied")
+        assert wall.search_edit.text() == "swim"
+
+
+@OFFSCREEN
+async def test_a_switch_waiting_for_a_reply_does_not_close_a_dialog_the_person_is_typing_in(
+        qapp, tmp_path, llm_server, wait):
+    """The switch asked for during a reply comes when the reply ends, whatever the person is doing
+    then: it closed the card they were editing, and what they had typed was lost. A dialog they have
+    typed into is left open; the switch comes once it is closed (and what they typed saved)."""
+    from PySide6.QtTest import QTest
+
+    async with running_app(qapp, app_settings(tmp_path / "data", llm_server)) as app:
+        await app.wall_loaded
+        await app.service.submit(ops.AddMemory("用户喜欢爬山", "爱好"))
+        await wait(lambda: app.wall.model.rowCount() == 1, message="card shown")
+        [mid] = app.services.memory.all_items()
+        reply = _a_long_reply_next(llm_server)
+        app.controller.send("讲个长故事")
+        panel = app.window.chat_panel
+        await wait(lambda: len(panel.view.bubbles) == 2 and panel.view.bubbles[-1].text, message="streaming")
+        old_window = app.window
+        await _switch(app, "en")  # waits for the reply
+        dialog = app.wall.actions.edit_card(mid)
+        QTest.keyClicks(dialog.description_edit, ", every weekend")
+        await wait(lambda: not app.controller.busy, timeout=20, message="the reply over")
+        await wait(lambda: app.window.chat_panel.view.bubbles[-1].text == reply, message="the whole reply")
+        await asyncio.sleep(0.3)  # (time enough for the switch that came at once before)
+        assert app.window is old_window
+        assert shiboken6.isValid(dialog) and dialog.isVisible()
+        assert dialog.description_edit.toPlainText() == "用户喜欢爬山, every weekend"
+        waiting = QCoreApplication.translate("SonettoApp", "关掉正在编辑的对话框后，界面会切换语言。")
+        assert any(t.text == waiting for t in app.toasts.toasts()), [t.text for t in app.toasts.toasts()]
+
+        dialog.accept()  # 保存
+        await wait(lambda: app.services.memory.get(mid).description == "用户喜欢爬山, every weekend",
+                   message="what was typed saved")
+        await wait(lambda: app.window is not old_window, timeout=10, message="the switch once the dialog closed")
+        assert _texts(app) == ENGLISH
+        assert not any(t.text == waiting for t in app.toasts.toasts())

@@ -3,6 +3,7 @@ overrides are read-only, the data folder opens, and switching the store backend 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
@@ -185,11 +186,132 @@ async def test_a_new_data_folder_chosen_in_the_dialog_keeps_the_memories(qapp, t
         d = app.open_settings()
         assert d.data_dir_hint.text().startswith("换到还没有记忆的文件夹时")
         d.data_dir.setText(str(moved))
+        shown: list[str] = []
+        app.toasts.toast_shown.connect(lambda toast: shown.append(toast.key))
         assert await d.save()
         await wait(lambda: app.data_dir == moved and app.controller.ready, timeout=10, message="the new folder in use")
         await app.wall_loaded
         await wait(lambda: app.wall.model.rowCount() == 1, message="the memory in the new folder")
         assert (data / "memory.yaml").exists() and (moved / "memory.yaml").exists()
+        assert "data-copy" not in shown  # a copy over at once: no toast come and gone
+
+
+async def test_a_long_copy_to_a_new_data_folder_shows_its_progress_and_can_be_cancelled(qapp, tmp_path, wait,
+                                                                                         monkeypatch):
+    """Moving the data to a new folder copies it there: a big store or many chats took long and the
+    person saw nothing and could not stop it. A toast says how far the copy has come, with 取消: the
+    old folder stays in use (the settings saved say so), the new one is left as it was."""
+    import shutil
+    import threading
+
+    data, moved = tmp_path / "data", tmp_path / "moved" / "sonetto"
+    async with running_app(qapp, app_settings(data)) as app:
+        await app.service.submit(ops.AddMemory("用户喜欢猫", "偏好"))
+        (data / "memory.journal").mkdir(exist_ok=True)
+        for n in range(20):  # many turns journaled: a copy of many files
+            (data / "memory.journal" / f"turn-{n:03}.json").write_text("{}", encoding="utf-8")
+        copy, stop = shutil.copy2, threading.Event()
+
+        def slow(source, target, **kw):  # each file a while (a slow disk), until the test is over
+            stop.wait(0.05)
+            return copy(source, target, **kw)
+
+        monkeypatch.setattr(shutil, "copy2", slow)
+        try:
+            d = app.open_settings()
+            d.data_dir.setText(str(moved))
+            assert await d.save()
+            await wait(lambda: (t := _toast(app, "data-copy")) is not None and "个文件" in t.text,
+                       timeout=10, message="the copy's progress")
+            toast = _toast(app, "data-copy")
+            first = toast.text
+            await wait(lambda: toast.text != first, timeout=10, message="the progress moves on")
+            assert toast.action_button is not None and toast.action_button.text() == "取消"
+            toast.action_button.click()
+            await wait(lambda: _toast(app, "data-copy-cancelled") is not None, timeout=10,
+                       message="the cancel said")
+        finally:
+            stop.set()
+        said = _toast(app, "data-copy-cancelled")
+        assert said.kind == "info" and str(data) in said.text
+        assert not [t for t in app.toasts.toasts() if t.kind == "error"]
+        assert app.data_dir == data
+        await wait(lambda: app.controller.ready, timeout=10, message="the chat back on the old folder")
+        await app.wall_loaded
+        await wait(lambda: app.wall.model.rowCount() == 1, message="the memories of the old folder")
+        assert Settings.load().resolved_data_dir() == data  # the next start opens the old folder too
+        assert not [p for p in moved.rglob("*") if p.name != ".migration.lock"]
+
+
+async def test_a_copy_to_a_new_data_folder_that_fails_takes_its_progress_away(qapp, tmp_path, wait, monkeypatch):
+    """The disk fills up during the copy: the error is said, and the copy's progress toast (kept until
+    the copy is over) does not stay on, still counting, beside it."""
+    import errno
+    import shutil
+
+    import time
+
+    data, moved = tmp_path / "data", tmp_path / "moved" / "sonetto"
+    async with running_app(qapp, app_settings(data)) as app:
+        await app.service.submit(ops.AddMemory("用户喜欢猫", "偏好"))
+        (data / "memory.journal").mkdir(exist_ok=True)
+        for n in range(20):  # long enough to be shown
+            (data / "memory.journal" / f"turn-{n:03}.json").write_text("{}", encoding="utf-8")
+        copy = shutil.copy2
+
+        def full_at_the_store(source, target, **kw):
+            if str(source).endswith("memory.yaml"):
+                raise OSError(errno.ENOSPC, "No space left on device")
+            time.sleep(0.05)  # (a slow disk)
+            return copy(source, target, **kw)
+
+        monkeypatch.setattr(shutil, "copy2", full_at_the_store)
+        shown: list[str] = []
+        app.toasts.toast_shown.connect(lambda toast: shown.append(toast.key))
+        await app.apply_settings(dataclasses.replace(app.settings, data_dir=str(moved)))
+        assert "data-copy" in shown  # (the copy was told)
+        await wait(lambda: any(t.kind == "error" for t in app.toasts.toasts()), message="the error said")
+        assert _toast(app, "data-copy") is None
+        assert app.data_dir == data
+
+
+async def test_a_change_made_while_the_data_is_copied_is_refused_in_words_a_person_reads(qapp, tmp_path, wait,
+                                                                                        monkeypatch):
+    """The wall stays usable while the data is copied to a new folder, but the store is closed: a card
+    added then was refused with "操作失败：the memory store is being closed or opened again; try again"."""
+    import shutil
+    import threading
+
+    data, moved = tmp_path / "data", tmp_path / "moved" / "sonetto"
+    async with running_app(qapp, app_settings(data)) as app:
+        await app.service.submit(ops.AddMemory("用户喜欢猫", "偏好"))
+        (data / "memory.journal").mkdir(exist_ok=True)
+        for n in range(20):
+            (data / "memory.journal" / f"turn-{n:03}.json").write_text("{}", encoding="utf-8")
+        copy, stop = shutil.copy2, threading.Event()
+
+        def slow(source, target, **kw):
+            stop.wait(0.05)
+            return copy(source, target, **kw)
+
+        monkeypatch.setattr(shutil, "copy2", slow)
+        try:
+            d = app.open_settings()
+            d.data_dir.setText(str(moved))
+            assert await d.save()
+            await wait(lambda: _toast(app, "data-copy") is not None, timeout=10, message="the copy under way")
+            assert await app.service.submit(ops.AddMemory("用户喜欢狗", "偏好")) is None  # refused
+            await wait(lambda: any(t.kind == "error" for t in app.toasts.toasts()), message="the refusal said")
+        finally:
+            stop.set()
+        [said] = [t.text for t in app.toasts.toasts() if t.kind == "error"]
+        assert said == "记忆库正在切换（换了数据文件夹或存储方式），这次的改动没有保存：切换完成后再试一次。", said
+        await wait(lambda: app.data_dir == moved and app.controller.ready, timeout=20, message="the move done")
+
+
+def _toast(app, key: str):
+    found = [t for t in app.toasts.toasts() if t.key == key and not t.is_dismissed]
+    return found[-1] if found else None
 
 
 async def test_closing_the_dialog_during_a_connection_test_touches_nothing(qtbot, llm_server):

@@ -376,6 +376,53 @@ async def test_renaming_a_theme_and_merging_into_an_existing_one(wall, populated
     await wait(lambda: wall.section("家人") is not None, message="the merge undone")
 
 
+async def test_a_renamed_theme_keeps_its_fold_and_its_own_colour_and_an_undo_gives_them_back(
+        wall, populated_store, wait):
+    """After 「工作」 is renamed 「职场」 its section looks as it did: folded or not as it was, in the
+    colour it had (its palette colour, not only one the person picked), whatever an earlier theme named
+    「职场」 left remembered; an undo of the rename gives the old name back its look."""
+    await wall.reload()
+    wall.state.set_collapsed("职场", True)  # a theme of that name, long gone, was folded and coloured
+    wall.set_theme_color("职场", "#aa5500")
+    wall.set_collapsed("家人", True)
+    section = wall.section("工作")
+    assert not section.is_collapsed()
+    QTest.mouseClick(section.arrow, Qt.MouseButton.LeftButton)  # folded by the person
+    assert section.is_collapsed()
+    colour = wall.theme_colors.color("工作")
+    others = {wall.theme_colors.color(t) for t in ("品味", "家人")}
+
+    dialog = wall.bulk.ask_rename_theme("工作")
+    dialog.setTextValue("职场")
+    dialog.accept()
+    await wait(lambda: wall.section("职场") is not None and wall.section("工作") is None, message="renamed")
+    renamed = wall.section("职场")
+    assert renamed.is_collapsed()
+    assert wall.theme_colors.color("职场") == colour and renamed.swatch.color().name() == colour
+    assert colour not in others
+    assert wall.state.color_slots()["职场"] == wall.state.color_slots()["工作"]  # remembered for the next run
+    QTest.mouseClick(renamed.arrow, Qt.MouseButton.LeftButton)  # unfolded under its new name
+
+    await wait(lambda: _toast(wall, "bulk:") is not None and "改名为" in _toast(wall, "bulk:").text)
+    _toast(wall, "bulk:").action_button.click()
+    await wait(lambda: wall.section("工作") is not None and wall.section("职场") is None, message="undone")
+    assert wall.section("工作").is_collapsed()  # as it was under that name
+    assert wall.theme_colors.color("工作") == colour
+
+    dialog = wall.bulk.ask_rename_theme("家人")
+    dialog.setTextValue("亲人")
+    dialog.accept()
+    await wait(lambda: wall.section("亲人") is not None, message="家人 renamed")
+    assert wall.section("亲人").is_collapsed()
+    wall.set_collapsed("工作", False)  # and the other way: an unfolded theme renamed to a remembered-folded name
+    wall.state.set_collapsed("职场", True)
+    dialog = wall.bulk.ask_rename_theme("工作")
+    dialog.setTextValue("职场")
+    dialog.accept()
+    await wait(lambda: wall.section("职场") is not None, message="工作 renamed again")
+    assert not wall.section("职场").is_collapsed()  # unfolded, as 工作 was when renamed
+
+
 async def test_a_theme_name_typed_too_long_is_held_to_the_limit_not_refused_after_the_dialog_closed(
         wall, populated_store, wait):
     """新主题… and 重命名主题… stop at a theme's length limit as the edit dialog's theme does: the store

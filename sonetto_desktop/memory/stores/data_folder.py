@@ -12,12 +12,14 @@ folder): what else it holds is theirs, not the app's to copy."""
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import logging
 import os
 import shutil
 import sqlite3
-from collections.abc import Collection
+import threading
+from collections.abc import Callable, Collection
 from pathlib import Path
 
 from ..files import atomic_write, private_dir
@@ -39,6 +41,31 @@ SQLITE_SIDE_FILES = ("-wal", "-shm", "-journal")
 SERVER_COPY = "memory.pgcache.db"
 #: The stem every store's files are named with (``memory.yaml`` and its ``memory.*`` companions).
 STORE_STEM = "memory"
+#: Pages an SQLite database is copied by at a time (``_copy_file``): about 4 MB between two looks at
+#: a cancel and two progress reports.
+BACKUP_PAGES = 1024
+
+
+class CopyCancelled(Exception):
+    """The person stopped the copy into the new data folder (``carry_data(cancel=...)``): what it had
+    copied there is removed again; the old folder, never written to, is the one used."""
+
+
+@dataclasses.dataclass(frozen=True)
+class CarryProgress:
+    """How far a copy into a new data folder (``carry_data``) has come: files and bytes done of all.
+    ``finished``: the copy is over — whole, or stopped (failed or cancelled: nothing of it left)."""
+
+    source: Path
+    target: Path
+    files_done: int
+    files: int
+    bytes_done: int
+    total_bytes: int
+    finished: bool = False
+
+
+Progress = Callable[[CarryProgress], None]
 
 
 def ours(name: str, data_files: Collection[str] = ()) -> bool:
@@ -53,13 +80,17 @@ def store_files(folder: Path) -> list[Path]:
 
 
 def carry_data(old: str | os.PathLike[str], new: str | os.PathLike[str], *,
-               data_files: Collection[str] = ()) -> list[Path]:
+               data_files: Collection[str] = (), progress: Progress | None = None,
+               cancel: threading.Event | None = None) -> list[Path]:
     """Copy ``old``'s files — its stores' and ``data_files`` (top-level names: ``ours``), nothing else it
     holds — into ``new`` when ``new`` holds no memory store and ``old`` does (blocking;
     the stores must be closed; one process at a time, under the
     folder's switch lock). A file ``new`` has already is never replaced; locks are not copied,
     each file is copied whole (a temporary name, then renamed) and the stores last, so an interrupted
     copy is made again next time (``carrying_from``). On a failure what was copied is removed and the error raised.
+    ``progress`` is told how far the copy has come (files and bytes, from this worker); ``cancel``,
+    once set, stops it between two files or two steps of a database's copy: what was copied is removed
+    (the folders it made too) and :class:`CopyCancelled` raised.
     Returns the files made in ``new`` (none: nothing to carry)."""
     old, new = Path(old).expanduser().absolute(), Path(new).expanduser().absolute()
     if old == new or not old.is_dir() or store_files(new) or not store_files(old):
@@ -70,7 +101,7 @@ def carry_data(old: str | os.PathLike[str], new: str | os.PathLike[str], *,
             return []
         atomic_write(new / CARRYING, json.dumps({"from": str(old)}, ensure_ascii=False).encode("utf-8"))
         try:
-            made = _copy(old, new, data_files)
+            made = _copy(old, new, data_files, progress, cancel)
         except BaseException:
             (new / CARRYING).unlink(missing_ok=True)  # (nothing copied stays: the old folder is used)
             raise
@@ -106,18 +137,25 @@ def _side_file(path: Path) -> bool:
                for suffix in SQLITE_SIDE_FILES)
 
 
-def _copy_file(source: Path, target: Path) -> None:
+def _copy_file(source: Path, target: Path, step: Callable[[int, int], None] | None = None) -> None:
     """``source`` into ``target``, the mode too (owner-only files stay so). An SQLite database is copied
     through SQLite (its backup): the database as it was at one moment, the writes its -wal file
     holds included, even while another process (``sonetto mcp``) writes to it; its files copied
-    one by one, a -wal of one moment laid over the database of a later one made a damaged copy."""
+    one by one, a -wal of one moment laid over the database of a later one made a damaged copy.
+    It is copied ``BACKUP_PAGES`` at a time, ``step(pages done, pages)`` called after each (what it
+    raises stops the copy)."""
     if not _sqlite(source):
         shutil.copy2(source, target)
         return
+
+    def stepped(_status: int, remaining: int, total: int) -> None:
+        if step is not None:
+            step(total - remaining, total)
+
     try:
         with contextlib.closing(sqlite3.connect(source, timeout=60)) as src, \
                 contextlib.closing(sqlite3.connect(target)) as dst:
-            src.backup(dst)
+            src.backup(dst, pages=BACKUP_PAGES, progress=stepped, sleep=0)
     except sqlite3.OperationalError:  # (busy past the wait, unreadable: the copy fails, the old folder is used)
         raise
     except sqlite3.DatabaseError as exc:  # damaged: copied as it is, as any file (said where it is opened)
@@ -128,7 +166,17 @@ def _copy_file(source: Path, target: Path) -> None:
     shutil.copymode(source, target)
 
 
-def _copy(old: Path, new: Path, data_files: Collection[str]) -> list[Path]:
+def _size(path: Path) -> int:
+    """Bytes ``path`` (with a database's -wal beside it) stands for in the progress."""
+    total = 0
+    for one in (path, path.with_name(path.name + "-wal")):
+        with contextlib.suppress(OSError):
+            total += one.stat().st_size
+    return total
+
+
+def _copy(old: Path, new: Path, data_files: Collection[str], progress: Progress | None = None,
+          cancel: threading.Event | None = None) -> list[Path]:
     stores = set(store_files(old))
     entries = [entry for entry in old.iterdir() if ours(entry.name, data_files)]  # (nothing else is walked)
     found = [path for entry in entries for path in ([entry] if entry.is_file() else entry.rglob("*"))]
@@ -136,20 +184,45 @@ def _copy(old: Path, new: Path, data_files: Collection[str]) -> list[Path]:
                and not path.is_relative_to(new)  # (``new`` inside ``old``: never into itself)
                and not _side_file(path) and path.name != CARRYING]
     sources.sort(key=lambda path: (path in stores, str(path)))
+    sizes = {source: _size(source) for source in sources}
+    total, done = sum(sizes.values()), 0
     made: list[Path] = []
+    folders: list[Path] = []  # the folders the copy made in ``new`` (removed again with its files)
     part: Path | None = None  # the file being copied
+
+    def tell(files_done: int, bytes_done: int, *, finished: bool = False) -> None:
+        if progress is not None:
+            progress(CarryProgress(old, new, files_done, len(sources), min(bytes_done, total), total, finished))
+
+    def look() -> None:
+        if cancel is not None and cancel.is_set():
+            raise CopyCancelled(str(new))
+
     try:
-        for source in sources:
+        tell(0, 0)
+        for number, source in enumerate(sources):
+            look()
             target = new / source.relative_to(old)
             if target.exists():
+                done += sizes[source]
                 continue
             if target.parent != new:
+                folders.extend(_missing_folders(target.parent, new))
                 private_dir(target.parent)
             part = target.with_name(f".{target.name}.copying")
-            _copy_file(source, part)
+
+            def step(pages: int, of: int, before: int = done, size: int = sizes[source], files: int = number) -> None:
+                tell(files, before + (size * pages // of if of else 0))
+                look()
+
+            _copy_file(source, part, step)
             os.replace(part, target)
             part = None
             made.append(target)
+            done += sizes[source]
+            tell(number + 1, done)
+        look()  # (a cancel while the last file, often the store, was copied: still undone)
+        tell(len(sources), total, finished=True)
     except BaseException:
         parts = [] if part is None else [part, *(part.with_name(part.name + suffix) for suffix in SQLITE_SIDE_FILES)]
         for path in [*parts, *reversed(made)]:
@@ -157,5 +230,19 @@ def _copy(old: Path, new: Path, data_files: Collection[str]) -> list[Path]:
                 path.unlink()
             except OSError:
                 pass
+        for folder in reversed(folders):
+            with contextlib.suppress(OSError):  # (not empty: something else was put there meanwhile)
+                folder.rmdir()
+        with contextlib.suppress(Exception):
+            tell(0, 0, finished=True)  # over, nothing of it left (the failure is the caller's to say)
         raise
     return made
+
+
+def _missing_folders(folder: Path, top: Path) -> list[Path]:
+    """The folders from ``top`` (excluded) down to ``folder`` that do not exist yet, the outermost first."""
+    missing = []
+    while folder != top and not folder.exists():
+        missing.append(folder)
+        folder = folder.parent
+    return missing[::-1]

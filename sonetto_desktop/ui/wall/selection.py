@@ -125,16 +125,22 @@ class WallBulk(QObject):
             return None
         if new in self._wall.model.theme_counts() and not confirmed:
             return self._ask_merge_themes(old, new)
-        if not confirmed:  # a plain rename keeps the theme's look: folded or not, its picked colour
-            wall = self._wall
-            if old in wall.state.collapsed():
-                wall.state.set_collapsed(new, True)
-            if old in wall.theme_colors.custom:
-                wall.set_theme_color(new, wall.theme_colors.custom[old])
+        if not confirmed:
+            self._keep_look(old, new)
         write = self._wall.service.submit(ops.RenameTheme(old, new))
         text = (QCoreApplication.translate("WallBulk", "已把「{1}」并入「{2}」（{0} 条）") if confirmed
                 else QCoreApplication.translate("WallBulk", "已把「{1}」改名为「{2}」（{0} 条）"))
         return self._keep(self._report(write, text, old, new))
+
+    def _keep_look(self, old: str, new: str) -> None:
+        """A plain rename keeps the theme's look: folded or not, its colour (picked, or its palette
+        slot), over whatever an earlier theme named ``new`` left remembered. The old name keeps its
+        entries too, so that an undo of the rename gives them back."""
+        wall = self._wall
+        wall.state.set_collapsed(new, old in wall.state.collapsed())
+        wall.theme_colors.rename(old, new)
+        wall.state.set_color_slots(wall.theme_colors.slots)
+        wall.state.set_custom_colors(wall.theme_colors.custom)
 
     def _ask_merge_themes(self, old: str, new: str) -> QMessageBox:
         box = QMessageBox(QMessageBox.Icon.Question, QCoreApplication.translate("WallBulk", "合并主题"),

@@ -5,8 +5,8 @@ holds it, then the next free slot ``PROBE_STEP`` further on. Slots are remembere
 them in its UI state), so a theme keeps its colour when others come and go — and a slot stays
 reserved for a theme while it is away (deleted, filtered out, not loaded yet), so it cannot come
 back to find its colour given to another. Only when every main slot is held is one of an absent
-theme reused. The first 12 themes present always hold main slots, which are pairwise distinct. A person
-may pick their own colour for a theme; it is shown as picked where it is readable and lightened or
+theme reused. The first 12 themes present always hold main slots, which are pairwise distinct (but for
+a theme renamed in this run and its old name, which share one: ``rename``). A person may pick their own colour for a theme; it is shown as picked where it is readable and lightened or
 darkened just enough (3:1 against the card surface) where it is not. Pure Python.
 """
 
@@ -71,6 +71,7 @@ class ThemeColors:
         self.slots: dict[str, int] = {t: s % size for t, s in (slots or {}).items()
                                       if isinstance(s, int) and not isinstance(s, bool)}
         self.custom: dict[str, str] = {t: c.lower() for t, c in (custom or {}).items() if valid_color(c)}
+        self._renamed: set[frozenset[str]] = set()  # names that share a slot by a rename (this run)
 
     def assign(self, themes: Iterable[str]) -> bool:
         """Give the themes on the wall (``themes``) slots of their own (module docstring); True if
@@ -84,6 +85,8 @@ class ThemeColors:
             slot = self.slots.get(theme)
             if slot is None:
                 continue
+            if slot in holder and frozenset((holder[slot], theme)) in self._renamed:
+                continue  # a rename (or its undo) under way: its cards are under both names a moment
             if slot in holder:
                 del self.slots[theme]
                 changed = True
@@ -127,6 +130,16 @@ class ThemeColors:
                     del self.slots[owner]  # it was away; it gets a new colour if it comes back
                 return slot
         return None
+
+    def rename(self, old: str, new: str) -> None:
+        """``new`` is ``old`` renamed: it takes ``old``'s slot and picked colour (or none), and
+        ``old`` keeps them, so that an undo of the rename gives them back. The two may share the slot
+        while both are on the wall (the cards move one change at a time); ``assign`` does not move
+        either of them off it."""
+        if old in self.slots:
+            self.slots[new] = self.slots[old]
+            self._renamed.add(frozenset((old, new)))
+        self.set_custom(new, self.custom.get(old))
 
     def slot(self, theme: str) -> int:
         return self.slots.get(theme, preferred_slot(theme))
