@@ -1661,69 +1661,134 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>ImportErrors</name>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="132" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="133" />
         <source>无法识别的文件类型 {0}：请用 .yaml、.json 或 .md 文件</source>
         <translation>unknown file type {0}: use .yaml, .json or .md</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="134" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="135" />
         <source>{0}：条目 {1} 不是一条记忆（应有 description、theme 等）</source>
         <translation>{0}: entry {1} is not a memory (expected description, theme, ...)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="136" />
-        <source>{0}：记忆 {1} 的 {2} 不是文字（{3}）</source>
-        <translation>{0}: memory {1} has a {2} that is not text ({3})</translation>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="138" />
+        <source>{0}：记忆 {1} 的{2}不是文字（而是{3}）</source>
+        <translation>{0}: memory {1} has a {2} that is not text (it is {3})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="138" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="144" />
+        <source>{0}：记忆 {1} 的{2}有 {3} 个字，超过了上限 {4} 字</source>
+        <translation>{0}: memory {1} has a {2} of {3} characters (limit {4})</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="150" />
+        <source>第 {0} 行：这条记忆的{1}有 {2} 个字，超过了上限 {3} 字</source>
+        <translation>line {0}: this memory's {1} has {2} characters (limit {3})</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="156" />
+        <source>系统不让读取（错误代码 {0}）</source>
+        <translation>the system refused to read it (error code {0})</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="161" />
+        <source>{0} 不是 UTF-8 编码的文本（第 {1} 行起）：请把它另存为 UTF-8 再导入</source>
+        <translation>{0} is not UTF-8 text (from line {1}): save it as UTF-8 and import it again</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="163" />
+        <source>{0} 用了 YAML 的锚点或别名（&amp;名字 / *名字，第 {1} 行）：记忆文件用不到它们，所以没有读取</source>
+        <translation>{0} uses YAML anchors or aliases (&amp;name / *name, line {1}); memory files never need them, so it is not read</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="167" />
+        <source>{0} 不是记忆导出文件：它应是从编号到记忆的对应表，这里是{1}</source>
+        <translation>{0}: expected a mapping of id -&gt; memory, found {1}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="170" />
+        <source>{0} 无法解析：第 {1} 行第 {2} 列不合格式。它可能不是记忆导出文件，或已损坏</source>
+        <translation>{0} cannot be parsed: the format breaks at line {1}, column {2}; it may not be a memory export, or it is damaged</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="173" />
+        <source>{0} 无法解析，它可能不是记忆导出文件，或已损坏</source>
+        <translation>{0} cannot be parsed; it may not be a memory export, or it is damaged</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="175" />
+        <source>{0} 无法解析：嵌套层数太多，不像是记忆导出文件</source>
+        <translation>{0} cannot be parsed: it is nested too deeply to be a memory export</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="182" />
+        <source>内容</source>
+        <translation>description</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="184" />
+        <source>主题</source>
+        <translation>theme</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="186" />
+        <source>历史里的一条原因</source>
+        <translation>history reason</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="193" />
+        <source>列表</source>
+        <translation>a list</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="195" />
+        <source>对应表</source>
+        <translation>a mapping</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="197" />
+        <source>一段文字</source>
+        <translation>text</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="199" />
+        <source>数字</source>
+        <translation>a number</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="201" />
+        <source>是/否</source>
+        <translation>yes or no</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="203" />
+        <source>空值</source>
+        <translation>nothing (null)</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="204" />
+        <source>别的内容</source>
+        <translation>something else</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="141" />
         <source>{0}：记忆 {1} 没有内容（description）</source>
         <translation>{0}: memory {1} has no description</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="140" />
-        <source>{0}：有一条记忆太长（{1}）</source>
-        <translation>{0}: memory {1}</translation>
-    </message>
-    <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="142" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="147" />
         <source>第 {0} 行：这条记忆前面没有“## 主题”标题</source>
         <translation>line {0}: a memory before any '## theme' heading</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="144" />
-        <source>有一条记忆太长（{0}）</source>
-        <translation>{0}</translation>
-    </message>
-    <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="146" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="157" />
         <source>{0} 无法读取：{1}</source>
         <translation>{0} cannot be read: {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="148" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="159" />
         <source>{0} 有 {1} MB，超过 {2} MB 的导入文件不会被读取</source>
         <translation>{0} is {1} MB; imports larger than {2} MB are not read</translation>
-    </message>
-    <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="150" />
-        <source>{0} 不是 UTF-8 编码的文本：请把它另存为 UTF-8 再导入（{1}）</source>
-        <translation>{0} is not UTF-8 text: {1}</translation>
-    </message>
-    <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="152" />
-        <source>这个文件不会被读取：{0}</source>
-        <translation>{0}</translation>
-    </message>
-    <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="154" />
-        <source>{0} 不是记忆导出文件：它应是从编号到记忆的对应表，这里是 {1}</source>
-        <translation>{0}: expected a mapping of id -&gt; memory, found {1}</translation>
-    </message>
-    <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="156" />
-        <source>{0} 无法解析，它可能不是记忆导出文件，或已损坏（{1}）</source>
-        <translation>{0} cannot be parsed: {1}</translation>
     </message>
 </context>
 <context>
@@ -2721,24 +2786,34 @@ Your theme: {1}</translation>
         <translation>This has already been taken care of (perhaps in another window).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="164" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="211" />
         <source>磁盘已满</source>
         <translation>the disk is full</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="166" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="213" />
         <source>文件超过了系统允许的大小（文件大小限制）</source>
         <translation>the file is larger than the system allows (file size limit)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="168" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="215" />
         <source>磁盘或文件夹是只读的</source>
         <translation>the disk or folder is read-only</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="170" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="217" />
         <source>没有权限</source>
         <translation>permission denied</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="219" />
+        <source>找不到这个文件</source>
+        <translation>no such file</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="221" />
+        <source>这是一个文件夹，不是文件</source>
+        <translation>it is a folder, not a file</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/presentation/errors.py" line="36" />

@@ -24,7 +24,7 @@ from . import kinds
 from .item import MAX_DOCUMENT_BYTES, MemoryItem, clamp_hit, normalize_time, now_iso
 from .reasons import reason_text
 from .record import as_flag, parse_time
-from .stores.validation import item_from_raw, oversize_fields, validate_item
+from .stores.validation import item_from_raw, oversize, validate_item
 from .stores.yaml.format import apply_flags, dump_flags, entry_of, flags_of, fresh_id, parse_flags
 from .stores.yaml.safe import YamlRefused, load_pairs, load_yaml
 
@@ -262,9 +262,9 @@ def _items_from_pairs(pairs: list[tuple[Any, Any]], source: str) -> Incoming:
             kind = type(item.theme).__name__
             raise ImportFormatError(f"{source}: memory {mid!r} has a theme that is not text ({kind})", "not_text",
                                     source, repr(mid), "theme", kind)
-        too_long = oversize_fields(str(mid), item)
-        if too_long:
-            raise ImportFormatError(f"{source}: memory {too_long[0]}", "too_long", source, too_long[0])
+        for name, length, limit in oversize(item)[:1]:
+            raise ImportFormatError(f"{source}: memory {mid!r}: {name} is {length:,} characters long (limit {limit:,})",
+                                    "too_long", source, repr(mid), name, f"{length:,}", f"{limit:,}")
         items.append((str(mid), item))
     return _keep_every(items)
 
@@ -293,9 +293,9 @@ def parse_markdown(text: str) -> Incoming:
         meta = dict(re.findall(r"(\w+):(\S+)", match.group("meta") or ""))
         hit = meta.get("hit", "0")
         item = MemoryItem(read(match.group("text").strip()), theme, hit=clamp_hit(hit) if hit.isdigit() else 0)
-        too_long = oversize_fields(f"line {n}", item)
-        if too_long:
-            raise ImportFormatError(too_long[0], "md_too_long", too_long[0])
+        for name, length, limit in oversize(item)[:1]:
+            raise ImportFormatError(f"line {n}: {name} is {length:,} characters long (limit {limit:,})",
+                                    "md_too_long", str(n), name, f"{length:,}", f"{limit:,}")
         if meta.get("updated"):  # the day, and its time (an older export has none: midnight)
             updated = f"{meta['updated']}T{meta.get('time') or '00:00:00'}"
             item.latest_update_time = normalize_time(updated) if parse_time(updated) else meta["updated"] + "T00:00:00"
@@ -335,7 +335,8 @@ def read_import(path: str | Path) -> Incoming:
         size = path.stat().st_size
     except OSError as exc:
         why = str(exc.strerror or exc)
-        raise ImportFormatError(f"{path.name} cannot be read: {why}", "unreadable", path.name, why) from exc
+        raise ImportFormatError(f"{path.name} cannot be read: {why}", "unreadable", path.name,
+                                str(exc.errno or "")) from exc
     if size > MAX_DOCUMENT_BYTES:
         mb, limit = f"{size / 1e6:.0f}", str(MAX_DOCUMENT_BYTES // 1_000_000)
         raise ImportFormatError(f"{path.name} is {mb} MB; imports larger than {limit} MB are not read",
@@ -343,24 +344,44 @@ def read_import(path: str | Path) -> Incoming:
     try:
         text = path.read_text(encoding="utf-8-sig")  # (a byte order mark: Windows Notepad's "UTF-8 with BOM")
     except UnicodeDecodeError as exc:
-        raise ImportFormatError(f"{path.name} is not UTF-8 text: {exc}", "not_utf8", path.name, str(exc)) from exc
+        line = str(exc.object[:exc.start].count(b"\n") + 1)
+        raise ImportFormatError(f"{path.name} is not UTF-8 text: {exc}", "not_utf8", path.name, line) from exc
+    except OSError as exc:
+        why = str(exc.strerror or exc)
+        raise ImportFormatError(f"{path.name} cannot be read: {why}", "unreadable", path.name,
+                                str(exc.errno or "")) from exc
     if fmt == "md":
         return parse_markdown(text)
     try:
         pairs = load_pairs(text, path.name) if fmt == "yaml" else _json_pairs(text)
     except YamlRefused as exc:
-        raise ImportFormatError(str(exc), "refused", str(exc)) from exc
+        raise ImportFormatError(str(exc), *exc.words) from exc
     except TypeError as exc:  # not a mapping
         found = re.search(r"(?:found|is an?) (\w+)", str(exc))  # what the top level is ("list", "str")
         raise ImportFormatError(f"{path.name}: {exc}", "not_mapping", path.name,
                                 found.group(1) if found else "?") from exc
-    except (yaml.YAMLError, json.JSONDecodeError, RecursionError) as exc:
-        detail = "nested too deeply" if isinstance(exc, RecursionError) else exc
-        raise ImportFormatError(f"{path.name} cannot be parsed: {detail}", "unparsable", path.name, str(detail)) from exc
+    except RecursionError as exc:
+        raise ImportFormatError(f"{path.name} cannot be parsed: nested too deeply", "too_deep", path.name) from exc
+    except (yaml.YAMLError, json.JSONDecodeError) as exc:
+        raise ImportFormatError(f"{path.name} cannot be parsed: {exc}", *_unparsable(path.name, exc, text)) from exc
     items = _items_from_pairs(pairs, path.name)
     if fmt == "yaml":
         _apply_flags_file(items, path)
     return items
+
+
+def _unparsable(name: str, exc: yaml.YAMLError | json.JSONDecodeError, text: str) -> tuple[str, ...]:
+    """``ImportFormatError.words`` of a file the parser refused: where (line, column), not the parser's
+    English (its message stays in the exception's text, for the log). Where the parser found the file
+    ended too soon (a bracket or quote left open), where that began."""
+    if isinstance(exc, json.JSONDecodeError):
+        return "unparsable", name, str(exc.lineno), str(exc.colno)
+    mark = getattr(exc, "problem_mark", None)
+    if mark is None or (mark.index >= len(text.rstrip()) and getattr(exc, "context_mark", None) is not None):
+        mark = getattr(exc, "context_mark", None) or mark
+    if mark is None:
+        return "unparsable_somewhere", name
+    return "unparsable", name, str(mark.line + 1), str(mark.column + 1)
 
 
 def _apply_flags_file(items: Incoming, path: Path) -> None:
@@ -373,7 +394,7 @@ def _apply_flags_file(items: Incoming, path: Path) -> None:
         raw = side.read_bytes()
         load_yaml(raw, side.name)  # (its guards: size, no aliases)
     except YamlRefused as exc:
-        raise ImportFormatError(str(exc), "refused", str(exc)) from exc
+        raise ImportFormatError(str(exc), *exc.words) from exc
     except (OSError, yaml.YAMLError, UnicodeDecodeError, RecursionError):
         return
     apply_flags(items, parse_flags(raw))

@@ -205,6 +205,55 @@ async def test_a_file_that_cannot_be_imported_is_explained_in_the_persons_langua
     assert not any(word in text for word in ("cannot", "memory", "has no", "expected")), text
 
 
+def _english_words(text: str, name: str) -> list[str]:
+    """Latin words in ``text`` other than the file's name and the words a Chinese sentence about a
+    memory file may name (its format, its keys)."""
+    import re
+
+    allowed = {"UTF", "YAML", "JSON", "yaml", "json", "md", "description", "theme"}
+    return [w for w in re.findall(r"[A-Za-z]{2,}", text.replace(name, "")) if w not in allowed]
+
+
+_DEEP = "[" * 100_000 + "]" * 100_000
+
+
+@pytest.mark.parametrize(("name", "content", "said"), [
+    ("bad.json", '{"m1": {"description": "x",}}', "第 1 行第 28 列"),
+    ("bad.yaml", "m1:\n  description: x\n  theme: [1\n", "第 3 行"),
+    ("tabs.yaml", "m1:\n\tdescription: x\n", "第 2 行"),
+    ("gbk.yaml", "m1:\n  description: 小林\n".encode("gbk"), "第 2 行"),
+    ("alias.yaml", "m1: &a\n  description: x\n  theme: t\nm2: *a\n", "第 1 行"),
+    ("long.yaml", "m1:\n  description: " + "长" * 6000 + "\n  theme: t\n", "6,000"),
+    ("list.yaml", "m1:\n  description: [a, b]\n  theme: t\n", "列表"),
+    ("list.json", '"只是一句话"', "文字"),
+    ("deep.json", _DEEP, "嵌套"),
+    ("long.md", "## 主题\n\n- " + "长" * 6000 + "\n", "第 3 行"),
+    ("gone.yaml", None, "找不到"),
+])
+async def test_why_a_file_cannot_be_imported_is_all_chinese_and_says_where(actions, tmp_path, name, content, said):
+    """The parser's English (\"while parsing a flow sequence\", \"'utf-8' codec can't decode byte 0xb0\", \"a:
+    description is 6,000 characters long\") never shows in brackets in the Chinese window: a Chinese
+    sentence says what is wrong and where (the line, the column); in English mode, the same in English."""
+    from sonetto_desktop.presentation.errors import describe_error_exactly
+    from sonetto_desktop.presentation.i18n import english, translating
+
+    source = tmp_path / name
+    if isinstance(content, bytes):
+        source.write_bytes(content)
+    elif content is not None:
+        source.write_text(content, encoding="utf-8")
+    assert await actions.import_from(source) is None
+    text, kind = actions.messages[-1]
+    assert kind == "error" and said in text, text
+    assert not _english_words(text, name), text
+    with pytest.raises(Exception) as raised:
+        transfer.read_import(source)
+    with translating(english()):
+        english_text = describe_error_exactly(raised.value)
+    assert not any("\u4e00" <= ch <= "\u9fff" for ch in english_text.replace(name, "")), english_text
+    assert not any(raw in english_text for raw in ("codec", "<unicode string>", "Errno", "(char ")), english_text
+
+
 async def test_a_yaml_export_with_pins_names_the_file_they_are_kept_in(actions, service, populated_store, tmp_path):
     """YAML keeps pins beside the export (NAME.flags.yaml): a person who moves only the file they named
     loses them, so the message names the other file too (and does not when there is nothing in it)."""
