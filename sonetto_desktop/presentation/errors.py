@@ -219,4 +219,6 @@ def _os_cause(exc: OSError) -> str | None:
         return translate("OperationErrors", "找不到这个文件")
     if code == errno.EISDIR:
         return translate("OperationErrors", "这是一个文件夹，不是文件")
+    if code == errno.ENOTDIR:
+        return translate("OperationErrors", "路径里应是文件夹的地方是一个文件")
     return None
