@@ -15,8 +15,9 @@ from __future__ import annotations
 import errno
 import sys
 
-from ..memory.errors import (ChangedMeanwhile, ImportFormatError, MemoryError_, MemoryNotFound, ProposalNotApplicable,
-                             ProposalOutdated, StoreBusy, StoreCorrupt, without_private)
+from ..memory.errors import (ChangedMeanwhile, DontRememberRefused, ImportFormatError, MemoryError_, MemoryNotFound,
+                             ProposalNotApplicable, ProposalOutdated, SecretRefused, StoreBusy, StoreCorrupt,
+                             without_private)
 from ..memory.review import ProposalWithdrawn
 from ..memory.undo import NothingToUndo, UndoConflict
 from ..redaction import scrub
@@ -48,15 +49,23 @@ def describe_error_exactly(exc: BaseException) -> str:
     said = describe_error(exc)
     if _sentence(exc) is None:  # the general wordings end with the failure's own words already
         return said
+    if isinstance(exc, (DontRememberRefused, SecretRefused)):  # (their sentence says all their text does)
+        return said
     own = _own_text(exc)
     return said if not own or own in said else f"{said} ({own})"
 
 
 def describe_error_for_app(exc: BaseException) -> str:
     """``describe_error_exactly(exc)`` for another app (an MCP tool error): never the person's private words
-    (a don't-remember refusal says that the person asked, not which entry matched; ``without_private``)."""
+    (a don't-remember refusal says that the person asked, not which entry matched; ``without_private``).
+    A refusal (don't remember, a secret) is said in both languages, "中文 / English", as the server's own
+    refusals are (its tools and their errors are read by any app's model, and shown to its person)."""
     private = without_private(exc)
-    return private if private is not None else describe_error_exactly(exc)
+    if private is not None:
+        return private
+    if isinstance(exc, SecretRefused):  # (in both languages, as the server's own refusals: its own text)
+        return str(exc)
+    return describe_error_exactly(exc)
 
 
 def _own_text(exc: BaseException) -> str:
@@ -102,6 +111,13 @@ def _sentence(exc: BaseException) -> str | None:
     runner = sys.modules.get("sonetto_desktop.history_import.runner")  # (loaded with an import: not for this)
     if runner is not None and isinstance(exc, runner.ImportElsewhere):
         return translate("OperationErrors", "这次导入正在另一个 Sonetto（窗口或命令行）里进行，没有撤销：请先在那里停止它。")
+    if isinstance(exc, DontRememberRefused):  # the person's own view: the entry may be named
+        entry = " ".join(exc.entry.split())
+        return translate("OperationErrors", "没有写入：你要求过不要记住“{0}”这类内容（在“不要记住”列表里）。").format(
+            entry if len(entry) <= 60 else entry[:59] + "…")
+    if isinstance(exc, SecretRefused):
+        return translate("OperationErrors", "没有写入：内容疑似包含{0}，秘密信息不会写进记忆。去掉具体的值再试。").format(
+            _secret_word(exc.kind))
     if isinstance(exc, KeyError):  # a proposal or an entry another window already took care of
         return translate("OperationErrors", "这一项已经被处理过了（可能在另一个窗口里）。")
     return None
@@ -202,6 +218,27 @@ def _kind_word(kind: str) -> str:
     if kind == "NoneType":
         return translate("ImportErrors", "空值")
     return translate("ImportErrors", "别的内容")
+
+
+def _secret_word(kind: str) -> str:
+    """A kind of secret (``secret_filter``'s names, Chinese) in the person's language."""
+    if kind == "密码":
+        return translate("OperationErrors", "密码")
+    if kind == "验证码":
+        return translate("OperationErrors", "验证码")
+    if kind == "密钥":
+        return translate("OperationErrors", "密钥")
+    if kind == "私钥":
+        return translate("OperationErrors", "私钥")
+    if kind == "身份证号":
+        return translate("OperationErrors", "身份证号")
+    if kind == "证件号":
+        return translate("OperationErrors", "证件号")
+    if kind == "银行卡号":
+        return translate("OperationErrors", "银行卡号")
+    if kind == "银行账号":
+        return translate("OperationErrors", "银行账号")
+    return translate("OperationErrors", "秘密信息")
 
 
 def _os_cause(exc: OSError) -> str | None:
