@@ -14,9 +14,11 @@ import json
 import re
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote, unquote
 
 import yaml
 
+from .changes import IMPORTED, check_actor
 from .errors import ImportFormatError
 from .stores.base import BaseMemoryManager
 from .files import atomic_write, remove_stale_temps
@@ -152,6 +154,9 @@ def _md_unescape(text: str) -> str:
 
 #: The person's marks a Markdown line keeps (``pinned:yes``, ``locked:yes``), read back on import.
 _MD_MARKS = ("pinned", "locked")
+#: Characters of an author (``mcp:<app>``, ``import:<source>``) a Markdown line's comment keeps as they are;
+#: the others (a space in an app's name) are %-escaped, so the comment stays words without blanks.
+_MD_AUTHOR_SAFE = ":@._-"
 
 
 def export_markdown(mm: BaseMemoryManager) -> str:
@@ -170,7 +175,9 @@ def _markdown_text(grouped: dict[str, list[dict[str, Any]]]) -> str:
             updated = str(card["latest_update_time"] or "")
             when = f"updated:{updated[:10]}" + (f" time:{updated[11:]}" if updated[10:11] == "T" else "")
             marks = "".join(f" {name}:yes" for name in _MD_MARKS if card.get(name))
-            lines.append(f"- {text} <!-- id:{card['id']} {when} hit:{card['hit']}{marks} -->")
+            author = str(card.get("author") or IMPORTED)  # whose memory it is (who imports it does not become so)
+            by = f" by:{quote(author, safe=_MD_AUTHOR_SAFE)}" if author != IMPORTED else ""
+            lines.append(f"- {text} <!-- id:{card['id']} {when} hit:{card['hit']}{by}{marks} -->")
         lines.append("")
     return "\n".join(lines)
 
@@ -274,8 +281,8 @@ _MD_LINE = re.compile(r"^\s*[-*]\s+(?P<text>.+?)\s*(?:<!--(?P<meta>(?:(?!<!--).)
 
 
 def parse_markdown(text: str) -> Incoming:
-    """``## theme`` headings with ``- description`` bullets; ids, update times, hits, pins and locks
-    from the export's comments.
+    """``## theme`` headings with ``- description`` bullets; ids, update times, hits, authors (``by:``),
+    pins and locks from the export's comments.
     An export's escaped text (``_MD_ESCAPED``) is read back as it was; other files as written."""
     items: list[tuple[str, MemoryItem]] = []
     theme = None
@@ -300,11 +307,26 @@ def parse_markdown(text: str) -> Incoming:
             updated = f"{meta['updated']}T{meta.get('time') or '00:00:00'}"
             item.latest_update_time = normalize_time(updated) if parse_time(updated) else meta["updated"] + "T00:00:00"
         item.pinned = as_flag(meta.get("pinned"))
+        author = _md_author(meta.get("by"))
+        if author is not None:  # whose memory it is: its first entry (without, the file is who imports it's)
+            item.history.append({"time": item.latest_update_time, "action": kinds.CREATE, "actor": author,
+                                 "reason": "", "new_description": item.description, "new_theme": item.theme})
         if as_flag(meta.get("locked")):  # (a lock is a history entry: the person's, as only the person locks)
             item.history.append({"time": item.latest_update_time, "action": kinds.LOCK, "actor": "user",
                                  "reason": reason_text("user.lock")})
         items.append((meta.get("id") or f"md{n}", item))
     return _keep_every(items)
+
+
+def _md_author(value: str | None) -> str | None:
+    """The author a Markdown line's ``by:`` names (our export's), or None (none, or not an actor's name)."""
+    if not value:
+        return None
+    try:
+        author = check_actor(unquote(value))
+    except ValueError:
+        return None
+    return None if author == IMPORTED else author
 
 
 def _json_pairs(text: str) -> list[tuple[Any, Any]]:
