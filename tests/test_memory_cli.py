@@ -633,3 +633,45 @@ def test_a_yaml_export_to_a_file_names_the_file_its_pins_are_in(tmp_path, capsys
     assert cli_main(["--store", str(store), "export", "-o", str(out)]) == 0
     err = capsys.readouterr().err
     assert "exported 1 memories" in err and str(tmp_path / "backup.flags.yaml") in err, err
+
+
+@pytest.mark.parametrize("fmt", ["yaml", "json", "md"])
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_full_export_brings_the_trash_back_into_the_trash(backend, tmp_path, capsys, fmt):
+    """导出全部记忆 is a backup: what was in the trash is in the export (marked as deleted), and importing
+    it elsewhere puts it back into the trash, restorable there, never on the wall; importing the
+    same backup again adds nothing twice."""
+    from memory_stores import store_path
+
+    src = open_store(backend, tmp_path / "a")
+    kept = src.add("小林喜欢猫", "品味")
+    gone = src.add("小林以前住在成都\n后来搬走了", "身份", actor="agent")
+    other = src.add("小林在写一个 Rust 项目", "工作", actor="mcp:Claude Desktop")
+    src.delete(gone, "搬家了，不准了")
+    src.delete(other, "", actor="agent")
+    before = {row["id"]: row for row in src.list_trash()}
+    src.close()
+    out = tmp_path / f"backup.{fmt}"
+    assert cli_main(["--store", str(store_path(backend, tmp_path / "a")), "export", "-o", str(out)]) == 0
+    assert "2 in the trash" in capsys.readouterr().err
+    target = store_path(backend, tmp_path / "b")
+    assert cli_main(["--store", str(target), "--create", "import", str(out)]) == 0
+    assert "2 deleted memories put back in the trash" in capsys.readouterr().out
+    dst = open_store(backend, tmp_path / "b")
+    try:
+        assert [item.description for item in dst.all_items().values()] == ["小林喜欢猫"]  # not on the wall
+        after = {row["id"]: row for row in dst.list_trash()}
+        fields = ("description", "theme", "deleted_at", "reason", "actor")
+        assert {mid: tuple(row[f] for f in fields) for mid, row in after.items()} == {
+            mid: tuple(row[f] for f in fields) for mid, row in before.items()}
+        dst.restore(gone)
+        assert dst.get(gone).description == "小林以前住在成都\n后来搬走了" and dst.get(gone).author == "agent"
+    finally:
+        dst.close()
+    assert cli_main(["--store", str(target), "import", str(out)]) == 0  # the same backup again
+    assert "put back" not in capsys.readouterr().out
+    dst = open_store(backend, tmp_path / "b")
+    try:
+        assert [row["id"] for row in dst.list_trash()] == [other] and kept in dst.all_items()
+    finally:
+        dst.close()

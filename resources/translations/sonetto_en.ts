@@ -1723,56 +1723,66 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
     </message>
     <message>
         <location filename="../../sonetto_desktop/presentation/errors.py" line="191" />
+        <source>{0}：回收站里的 {1} 不是一条删除了的记忆</source>
+        <translation>{0}: trash entry {1} is not a deleted memory</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="193" />
+        <source>{0}：回收站那一部分读不了（应是从编号到删除了的记忆的对应表）</source>
+        <translation>{0}: the trash cannot be read (expected a mapping of id -&gt; deleted memory)</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="195" />
         <source>{0} 无法解析：嵌套层数太多，不像是记忆导出文件</source>
         <translation>{0} cannot be parsed: it is nested too deeply to be a memory export</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="198" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="202" />
         <source>内容</source>
         <translation>description</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="200" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="204" />
         <source>主题</source>
         <translation>theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="202" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="206" />
         <source>历史里的一条原因</source>
         <translation>history reason</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="209" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="213" />
         <source>列表</source>
         <translation>a list</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="211" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="215" />
         <source>对应表</source>
         <translation>a mapping</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="213" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="217" />
         <source>一段文字</source>
         <translation>text</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="215" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="219" />
         <source>数字</source>
         <translation>a number</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="217" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="221" />
         <source>是/否</source>
         <translation>yes or no</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="219" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="223" />
         <source>空值</source>
         <translation>nothing (null)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="220" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="224" />
         <source>别的内容</source>
         <translation>something else</translation>
     </message>
@@ -1825,37 +1835,42 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
         <translation>Import from {0}: {1} new, {2} of them with a new id; {3} duplicates skipped. Existing memories are never overwritten.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="44" />
+        <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="42" />
+        <source>另有 {0} 条删除了的记忆会放回回收站（不上记忆墙）。</source>
+        <translation> Besides, {0} deleted memories go back into the trash (not onto the wall).</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="47" />
         <source>结果</source>
         <translation>Result</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="44" />
+        <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="47" />
         <source>内容</source>
         <translation>Text</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="44" />
+        <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="47" />
         <source>主题</source>
         <translation>Theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="45" />
+        <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="48" />
         <source>将要导入的记忆</source>
         <translation>Memories to import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="54" />
+        <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="57" />
         <source>（只列出前 {0} 条）</source>
         <translation>(only the first {0} are listed)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="59" />
+        <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="62" />
         <source>导入</source>
         <translation>Import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="64" />
+        <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="67" />
         <source>取消</source>
         <translation>Cancel</translation>
     </message>
@@ -2802,82 +2817,82 @@ Your theme: {1}</translation>
         <translation>This has already been taken care of (perhaps in another window).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="226" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="230" />
         <source>密码</source>
         <translation>password</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="228" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="232" />
         <source>验证码</source>
         <translation>verification code</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="230" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="234" />
         <source>密钥</source>
         <translation>key</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="232" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="236" />
         <source>私钥</source>
         <translation>private key</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="234" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="238" />
         <source>身份证号</source>
         <translation>ID number</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="236" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="240" />
         <source>证件号</source>
         <translation>document number</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="238" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="242" />
         <source>银行卡号</source>
         <translation>bank card number</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="240" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="244" />
         <source>银行账号</source>
         <translation>bank account number</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="241" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="245" />
         <source>秘密信息</source>
         <translation>secret</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="248" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="252" />
         <source>磁盘已满</source>
         <translation>the disk is full</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="250" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="254" />
         <source>文件超过了系统允许的大小（文件大小限制）</source>
         <translation>the file is larger than the system allows (file size limit)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="252" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="256" />
         <source>磁盘或文件夹是只读的</source>
         <translation>the disk or folder is read-only</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="254" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="258" />
         <source>没有权限</source>
         <translation>permission denied</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="256" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="260" />
         <source>找不到这个文件</source>
         <translation>no such file</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="258" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="262" />
         <source>这是一个文件夹，不是文件</source>
         <translation>it is a folder, not a file</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="260" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="264" />
         <source>路径里应是文件夹的地方是一个文件</source>
         <translation>a file stands where the path needs a folder</translation>
     </message>
@@ -4352,24 +4367,39 @@ Your theme: {1}</translation>
         <translation>Exported {0} memories to {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="107" />
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="102" />
+        <source>；回收站里的 {0} 条在旁边的 {1} 里，导入时会回到回收站</source>
+        <translation>; the {0} in the trash are in {1} beside it (an import puts them back in the trash)</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="104" />
+        <source>；回收站里的 {0} 条也在里面，导入时会回到回收站</source>
+        <translation>, and the {0} in the trash (an import puts them back in the trash)</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="114" />
         <source>导入记忆</source>
         <translation>Import memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="109" />
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="116" />
         <source>记忆导出文件 (*.yaml *.yml *.json *.md)</source>
         <translation>Memory exports (*.yaml *.yml *.json *.md)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="122" />
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="129" />
         <source>无法导入 {0}：{1}</source>
         <translation>Cannot import {0}: {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="137" />
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="143" />
         <source>已导入 {0} 条记忆，跳过 {1} 条重复的</source>
         <translation>Imported {0} memories, skipped {1} duplicates</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="145" />
+        <source>；{0} 条删除了的记忆放回了回收站</source>
+        <translation>; {0} deleted memories put back in the trash</translation>
     </message>
 </context>
 <context>

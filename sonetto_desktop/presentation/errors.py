@@ -187,6 +187,10 @@ def _import_words(kind: str, *values: str) -> str | None:
             *values)
     if kind == "unparsable_somewhere":
         return translate("ImportErrors", "{0} 无法解析，它可能不是记忆导出文件，或已损坏").format(*values)
+    if kind == "bad_trash":
+        return translate("ImportErrors", "{0}：回收站里的 {1} 不是一条删除了的记忆").format(*values)
+    if kind == "bad_trash_all":
+        return translate("ImportErrors", "{0}：回收站那一部分读不了（应是从编号到删除了的记忆的对应表）").format(*values)
     if kind == "too_deep":
         return translate("ImportErrors", "{0} 无法解析：嵌套层数太多，不像是记忆导出文件").format(*values)
     return None

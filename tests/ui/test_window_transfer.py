@@ -77,8 +77,8 @@ async def test_import_shows_a_preview_and_writes_nothing_until_confirmed(actions
     assert populated_store.count() == before  # nothing written yet
     assert not dialog.import_button.isDefault()  # Enter cancels
     dialog.import_button.click()
-    added, skipped = await flow
-    assert len(added) == 2 and skipped == ["dup"]
+    added, skipped, trashed = await flow
+    assert len(added) == 2 and skipped == ["dup"] and trashed == []
     assert populated_store.count() == before + 2
     assert populated_store.get(taken).description == "讨厌香菜"  # nothing overwritten
     assert "喜欢爵士" in {i.description for i in populated_store.all_items().values()}
@@ -87,6 +87,33 @@ async def test_import_shows_a_preview_and_writes_nothing_until_confirmed(actions
     # one action of the person (its own ui-… turn), so 撤销 takes it back like any other edit
     [imported] = [c for c in changes if c.kind == "import"]
     assert (imported.turn_id or "").startswith("ui-"), imported.turn_id
+
+
+@pytest.mark.parametrize("fmt", ["yaml", "json", "md"])
+async def test_a_backup_keeps_the_trash_and_says_so(actions, service, populated_store, tmp_path, wait, fmt):
+    """The window's export is a backup a person can restore: a memory in the trash is in it (the message
+    says so, and where), and importing it puts that memory back into the trash (the preview says so)."""
+    gone = populated_store.ids["讨厌香菜"]
+    populated_store.delete(gone, "口味变了")
+    target = tmp_path / f"备份.{fmt}"
+    assert await actions.export_to(target) == 5
+    text, kind = actions.messages[-1]
+    assert kind == "info" and "回收站里的 1 条" in text, text
+    assert ("备份.trash.yaml" in text) == (fmt == "yaml"), text
+    populated_store.purge(gone)  # the trash emptied since
+    assert populated_store.list_trash() == []
+    flow = asyncio.ensure_future(actions.import_from(target))
+    await wait(lambda: isinstance(actions.active_dialog, ImportPreviewDialog) and actions.active_dialog.isVisible())
+    dialog = actions.active_dialog
+    assert "1 条删除了的记忆会放回回收站" in dialog.summary.text(), dialog.summary.text()
+    assert dialog.import_button.isEnabled()  # (every live memory is a duplicate: the trash is what it brings)
+    dialog.import_button.click()
+    result = await flow
+    assert result.added == [] and result.trashed == [gone]
+    assert "1 条删除了的记忆放回了回收站" in actions.messages[-1][0], actions.messages[-1]
+    [row] = populated_store.list_trash()
+    assert (row["id"], row["description"], row["reason"]) == (gone, "讨厌香菜", "口味变了")
+    assert gone not in populated_store.all_items()
 
 
 async def test_a_cancelled_import_changes_nothing(actions, service, populated_store, tmp_path, wait):
