@@ -213,8 +213,9 @@ def _markdown_text(grouped: dict[str, list[dict[str, Any]]], trash: dict[str, di
                     "hit": item.hit, "author": item.author, "pinned": item.pinned, "locked": item.locked}
             by = quote(str(entry.get("actor") or USER), safe=_MD_AUTHOR_SAFE)
             why = f" why:{quote(str(entry['reason']), safe='')}" if entry.get("reason") else ""
-            deleted.setdefault(str(item.theme), []).append(
-                _md_line(card, f"deleted:{entry.get('deleted_at') or now_iso()} deleted_by:{by}{why}"))
+            at = str(entry.get("deleted_at") or "")
+            at = normalize_time(at) if parse_time(at) else now_iso()  # (one word: a time written with a space is not)
+            deleted.setdefault(str(item.theme), []).append(_md_line(card, f"deleted:{at} deleted_by:{by}{why}"))
         for theme, cards in sorted(deleted.items()):
             lines += [f"## {_md_escape(theme)}", "", *cards, ""]
     return "\n".join(lines)
