@@ -29,7 +29,7 @@ from .memory.errors import MemoryError_
 from .memory.reasons import reason_text
 from .memory.undo import Touched, UndoConflict
 from .memory.transfer import (FORMATS, ImportFormatError, export_text, export_yaml_text, format_for, marks_beside,
-                              read_import)
+                              read_import, trash_beside)
 from .presentation.errors import describe_error_exactly
 from .presentation.i18n import english, translating
 from .presentation.reasons import render_reason
@@ -399,16 +399,30 @@ async def _export(args: argparse.Namespace, services: AppServices) -> int:
         count = await _do(services, ops.ExportTo(Path(args.output), fmt))
         side = await _do(services, ops.Call.of(marks_beside, Path(args.output), fmt))  # (YAML: the pins beside it)
         kept = f" (the pins are in {side}: take it along with it)" if side is not None else ""
-        print(f"exported {count} memories to {args.output}{kept}", file=sys.stderr)
+        trashed = getattr(count, "trashed", 0)
+        bin_ = await _do(services, ops.Call.of(trash_beside, Path(args.output), fmt)) if trashed else None
+        if bin_ is not None:
+            kept += f"; the {trashed} in the trash are in {bin_} (take it along: an import puts them back in the trash)"
+        elif trashed:
+            kept += f", and the {trashed} in the trash (an import puts them back in the trash)"
+        print(f"exported {int(count)} memories to {args.output}{kept}", file=sys.stderr)
     elif fmt == "yaml":  # the pins go beside a file (NAME.flags.yaml): standard output has no beside
         text, marked = await _do(services, ops.Call.of(export_yaml_text, services.store))
         sys.stdout.write(text)
         if marked:
             print(f"note: YAML on standard output leaves out which memories are pinned (pinned memories: {marked}); "
                   "to keep the pins, use -o FILE.yaml (they go to FILE.flags.yaml) or --format json", file=sys.stderr)
+        left = await _do(services, ops.Call.of(_trash_size, services.store))
+        if left:
+            print(f"note: YAML on standard output leaves out the trash ({left} deleted memories); to keep it, use "
+                  "-o FILE.yaml (it goes to FILE.trash.yaml) or --format json", file=sys.stderr)
     else:
         sys.stdout.write(await _do(services, ops.Call.of(export_text, services.store, fmt)))
     return 0
+
+
+def _trash_size(store: Any) -> int:
+    return len(store.trash_entries())
 
 
 async def _import(args: argparse.Namespace, services: AppServices) -> int:
@@ -416,8 +430,9 @@ async def _import(args: argparse.Namespace, services: AppServices) -> int:
     for note in getattr(args.incoming, "notes", list)():  # a repeated id: both entries kept, one re-id'd
         print(f"note: {printable(note)}", file=sys.stderr)
     turn = ops.action_turn()
-    added, skipped = await _do(services, ops.ImportItems(args.incoming, reason, as_turn=turn))
-    print(f"imported {len(added)} memories, skipped {len(skipped)} duplicates")
+    added, skipped, trashed = await _do(services, ops.ImportItems(args.incoming, reason, as_turn=turn))
+    back = f"; {len(trashed)} deleted memories put back in the trash" if trashed else ""
+    print(f"imported {len(added)} memories, skipped {len(skipped)} duplicates{back}")
     if added:
         _undo_hint(turn)
     return 0

@@ -24,7 +24,7 @@ import dataclasses
 import logging
 import uuid
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Callable, ClassVar, Generic, Iterable, Mapping, TypeVar, Union
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Generic, Iterable, Mapping, NamedTuple, TypeVar, Union
 
 from .aio import run_blocking
 from .memory.changes import AGENT, PERSON_ACTORS, Turn
@@ -560,18 +560,31 @@ class PreviewImport(Op[Any]):
         return preview_import(target.store, items)
 
 
+class Imported(NamedTuple):
+    """What an import did: the memories added and those skipped (duplicates), by id, and the trash entries
+    it put back into the trash (an export's trash: ``transfer.Incoming.trash``)."""
+
+    added: list[str]
+    skipped: list[str]
+    trashed: list[str]
+
+
 @dataclasses.dataclass(frozen=True)
-class ImportItems(_Write[tuple[list[str], list[str]]]):
+class ImportItems(_Write[Imported]):
     """Import as the person in one write, one action (its own turn, undoable as one like the other
-    edits): (added ids, skipped ids)."""
+    edits; the trash entries it brings stay in the trash when it is undone)."""
 
     items: Mapping[str, "MemoryItem"]
     reason: str
     as_turn: Turn | None = None
 
-    def apply(self, target: OpTarget) -> tuple[list[str], list[str]]:
-        _, added, skipped = target.action(self.as_turn).import_items(dict(self.items), reason=self.reason)
-        return added, skipped
+    def apply(self, target: OpTarget) -> Imported:
+        memory = target.action(self.as_turn)
+        trash = getattr(self.items, "trash", None) or {}  # (transfer.Incoming)
+        with target.store.group():  # the memories and the trash together, or nothing
+            _, added, skipped = memory.import_items(dict(self.items), reason=self.reason)
+            trashed = memory.import_trash(trash) if trash else []
+        return Imported(added, skipped, trashed)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -278,6 +278,32 @@ def test_a_malformed_file_is_one_clear_line_and_changes_nothing(llm_server, tmp_
     assert store.read_text(encoding="utf-8") == "{}\n"
 
 
+def test_a_missing_or_damaged_file_is_said_in_chinese_without_the_systems_english(llm_server, tmp_path):
+    """Not "No such file" or zlib's "Error -3 while decompressing data" in the Chinese command line."""
+    import re
+    import zipfile
+
+    store = tmp_path / "data" / "memory.yaml"
+    store.parent.mkdir()
+    store.write_text("{}\n", encoding="utf-8")
+    llm_server.responder = lambda body: pytest.fail("no model may be asked")
+    damaged = tmp_path / "export.zip"
+    with zipfile.ZipFile(damaged, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("conversations.json", json.dumps([{"id": f"c{i}", "title": "题", "mapping": {}} for i in range(300)]))
+    data = bytearray(damaged.read_bytes())
+    for at in range(120, 180):
+        data[at] ^= 0x55
+    damaged.write_bytes(bytes(data))
+    for path, words in ((tmp_path / "gone.json", "找不到这个文件"), (damaged, "已损坏")):
+        chinese = _cli(llm_server, "history", "--store", str(store), "import", str(path), env={"LANG": "zh_CN.UTF-8"})
+        assert chinese.returncode == 2 and words in chinese.stderr, chinese.stderr
+        said = chinese.stderr.removeprefix("error: ").replace(str(path), "").replace("conversations.json", "")
+        assert not [w for w in re.findall(r"[A-Za-z]{2,}", said) if w not in ("zip", "json")], chinese.stderr
+        english = _cli(llm_server, "history", "--store", str(store), "import", str(path), env={"LANG": "en_US.UTF-8"})
+        assert english.returncode == 2 and not re.search(r"[\u4e00-\u9fff]", english.stderr.replace(str(path), ""))
+    assert store.read_text(encoding="utf-8") == "{}\n" and not llm_server.requests
+
+
 def test_errors_honour_json_and_the_persons_language(llm_server, tmp_path):
     """Issue 38, item 2: with ``--json`` a refusal is a JSON object on stdout too; an English locale or
     the app set to English gives English words."""

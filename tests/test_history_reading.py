@@ -204,9 +204,52 @@ def test_bad_values_leave_out_their_conversation_and_say_which_and_why(tmp_path)
     assert bad[3].say("zh") == "conversations.json 的第 3 个对话「太大」：时间 1e+20 超出范围"
     assert "不合理" in bad[4].zh and "253402214400" in bad[4].zh  # year 9999: a date, but no chat's
     assert "超出范围" in bad[5].zh and "inf" in bad[6].zh
-    assert bad[7].title == "类型不对" and "内容不符合预期（AttributeError" in bad[7].zh
+    assert bad[7].title == "类型不对" and "内容不符合预期" in bad[7].zh and "Error" not in bad[7].zh + bad[7].en
     assert bad[9].zh == "嵌套层数太多，不像是正常的导出内容" and bad[9].title == ""
     assert bad[3].say("en") == "conversation 3 of conversations.json “太大”: the time 1e+20 is out of range"
+
+
+def _latin_words(text: str, *allowed: str) -> list[str]:
+    import re
+
+    return [w for w in re.findall(r"[A-Za-z]{2,}", text) if w not in {"JSON", "zip", "UTF", *allowed}]
+
+
+def test_why_a_history_cannot_be_read_is_chinese_with_where_and_no_parser_english(tmp_path):
+    """The reader's Chinese never carries the parser's or the unpacker's English in brackets ("不是 JSON
+    （Expecting property name enclosed in double quotes）", "读不出来（Error -3 while decompressing data …）"):
+    it says what is wrong and where (the line and column), in Chinese; the English, in English."""
+    lines = tmp_path / "chats.jsonl"
+    lines.write_text('{"conversation": "c", "role": "user", "content": "hi", "time": "2024-01-01T00:00:00Z"}\n'
+                     '{"conversation": "c", role: "user"}\n', encoding="utf-8")
+    with pytest.raises(HistoryFormatError) as raised:
+        read_history(lines)
+    assert "第 2 行" in raised.value.zh and "第 23 列" in raised.value.zh, raised.value.zh
+    assert not _latin_words(raised.value.zh.replace("chats.jsonl", "")), raised.value.zh
+    assert "line 2" in raised.value.en and "column 23" in raised.value.en and "1 line of" in raised.value.en
+
+    escaped = tmp_path / "conversations.json"
+    text = json.dumps([_chatgpt("c1", "好的", 1714550400), _chatgpt("c2", "坏转义", 1714550400)], ensure_ascii=False)
+    escaped.write_text(text.replace("坏转义", "坏\\q"), encoding="utf-8")
+    history = read_history(escaped)
+    assert [c.title for c in history.conversations] == ["好的"] and len(history.bad) == 1
+    said = history.bad[0].say("zh")
+    assert "不是有效的 JSON" in said and "第 1 行" in said, said
+    assert not _latin_words(said.replace("conversations.json", "")), said
+    assert "line 1" in history.bad[0].say("en")
+
+    packed = tmp_path / "export.zip"
+    with zipfile.ZipFile(packed, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("conversations.json", json.dumps([_chatgpt(f"c{i}", "题", 1714550400) for i in range(50)]))
+    data = bytearray(packed.read_bytes())
+    for at in range(200, 260):  # the packed bytes damaged (a download cut and patched, a bad disk)
+        data[at] ^= 0x55
+    packed.write_bytes(bytes(data))
+    with pytest.raises(HistoryFormatError) as raised:
+        read_history(packed)
+    assert "读不出来" in raised.value.zh and not _latin_words(raised.value.zh.replace("conversations.json", "")), \
+        raised.value.zh
+    assert "decompressing" not in raised.value.en and "cannot be read" in raised.value.en
 
 
 def test_bad_values_in_deepseek_and_cherry_leave_out_their_conversation(tmp_path):

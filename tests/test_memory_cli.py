@@ -11,6 +11,7 @@ import yaml
 
 from memory_stores import LOCAL_BACKENDS as BACKENDS, open_store
 from sonetto_desktop.cli import main as cli_main
+from sonetto_desktop.memory import transfer
 from sonetto_desktop.memory.transfer import ImportFormatError, export_markdown, import_file, parse_markdown
 
 
@@ -514,7 +515,7 @@ def test_a_memory_server_out_of_reach_is_said_not_shown_as_no_memories(tmp_path,
     assert "上周的备份" in backup.read_text(encoding="utf-8")
 
 
-@pytest.mark.parametrize("fmt", ["yaml", "json"])
+@pytest.mark.parametrize("fmt", ["yaml", "json", "md"])
 def test_an_export_imported_elsewhere_keeps_whose_memories_they_are(tmp_path, capsys, fmt):
     """Moving the memories to another store (a new computer) keeps who wrote each: Sonetto's stay
     Sonetto's, another app's stay that app's (其他应用写的, recall's share of apps), not all the person's."""
@@ -533,6 +534,23 @@ def test_an_export_imported_elsewhere_keeps_whose_memories_they_are(tmp_path, ca
         mine: ("user", "user"), sonetto: ("agent", "agent"), app: ("mcp:chatgpt", "mcp:chatgpt")}
     assert items[app].history[-1]["actor"] == "cli"  # who imported it is still said in its history
     dst.close()
+
+
+def test_a_hand_written_markdown_file_is_the_importers_and_an_odd_author_reads_back(tmp_path, capsys):
+    """A .md written by hand names no author: what it holds is the importer's, as before. One our export
+    wrote names each memory's, an app's name with a space in it too."""
+    notes = tmp_path / "notes.md"
+    notes.write_text("## 品味\n\n- 小林喜欢猫\n", encoding="utf-8")
+    store = tmp_path / "b" / "memory.yaml"
+    assert cli_main(["--store", str(store), "--create", "import", str(notes)]) == 0
+    [item] = open_store("yaml", tmp_path / "b").all_items().values()
+    assert (item.author, item.last_actor) == ("cli", "cli")
+    src = open_store("yaml", tmp_path / "a")
+    mid = src.add("小林在写一本书", "计划", actor="mcp:Claude Desktop")
+    src.close()
+    out = tmp_path / "export.md"
+    assert cli_main(["--store", str(tmp_path / "a" / "memory.yaml"), "export", "-o", str(out)]) == 0
+    assert transfer.read_import(out)[mid].author == "mcp:Claude Desktop"
 
 
 def test_the_trash_says_the_apps_reasons_in_english_and_the_persons_as_written(tmp_path, capsys):
@@ -615,3 +633,45 @@ def test_a_yaml_export_to_a_file_names_the_file_its_pins_are_in(tmp_path, capsys
     assert cli_main(["--store", str(store), "export", "-o", str(out)]) == 0
     err = capsys.readouterr().err
     assert "exported 1 memories" in err and str(tmp_path / "backup.flags.yaml") in err, err
+
+
+@pytest.mark.parametrize("fmt", ["yaml", "json", "md"])
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_full_export_brings_the_trash_back_into_the_trash(backend, tmp_path, capsys, fmt):
+    """导出全部记忆 is a backup: what was in the trash is in the export (marked as deleted), and importing
+    it elsewhere puts it back into the trash, restorable there, never on the wall; importing the
+    same backup again adds nothing twice."""
+    from memory_stores import store_path
+
+    src = open_store(backend, tmp_path / "a")
+    kept = src.add("小林喜欢猫", "品味")
+    gone = src.add("小林以前住在成都\n后来搬走了", "身份", actor="agent")
+    other = src.add("小林在写一个 Rust 项目", "工作", actor="mcp:Claude Desktop")
+    src.delete(gone, "搬家了，不准了")
+    src.delete(other, "", actor="agent")
+    before = {row["id"]: row for row in src.list_trash()}
+    src.close()
+    out = tmp_path / f"backup.{fmt}"
+    assert cli_main(["--store", str(store_path(backend, tmp_path / "a")), "export", "-o", str(out)]) == 0
+    assert "2 in the trash" in capsys.readouterr().err
+    target = store_path(backend, tmp_path / "b")
+    assert cli_main(["--store", str(target), "--create", "import", str(out)]) == 0
+    assert "2 deleted memories put back in the trash" in capsys.readouterr().out
+    dst = open_store(backend, tmp_path / "b")
+    try:
+        assert [item.description for item in dst.all_items().values()] == ["小林喜欢猫"]  # not on the wall
+        after = {row["id"]: row for row in dst.list_trash()}
+        fields = ("description", "theme", "deleted_at", "reason", "actor")
+        assert {mid: tuple(row[f] for f in fields) for mid, row in after.items()} == {
+            mid: tuple(row[f] for f in fields) for mid, row in before.items()}
+        dst.restore(gone)
+        assert dst.get(gone).description == "小林以前住在成都\n后来搬走了" and dst.get(gone).author == "agent"
+    finally:
+        dst.close()
+    assert cli_main(["--store", str(target), "import", str(out)]) == 0  # the same backup again
+    assert "put back" not in capsys.readouterr().out
+    dst = open_store(backend, tmp_path / "b")
+    try:
+        assert [row["id"] for row in dst.list_trash()] == [other] and kept in dst.all_items()
+    finally:
+        dst.close()

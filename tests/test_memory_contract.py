@@ -384,3 +384,23 @@ def test_the_memories_a_change_named_are_read_as_get_reads_them_whatever_their_n
     assert found[ids[5]].description == "记忆 5（改过）" and found[ids[5]].history == mm.get(ids[5]).history
     assert all(found[mid].to_dict() == mm.get(mid).to_dict() for mid in ids if mid != ids[6])
     assert mm.items_of([]) == {}
+
+
+def test_an_exports_trash_goes_back_into_the_trash_once(mm):
+    """``import_trash`` (a backup's trash): restorable again, never on the wall; the same entries again, one
+    equal to a stored memory, add nothing; an id a memory took meanwhile gets a fresh one."""
+    kept = mm.add("小林喜欢猫", "品味")
+    gone = mm.add("小林住在成都", "身份", actor="agent")
+    mm.delete(gone, "搬家了")
+    entries = mm.trash_entries()
+    assert list(entries) == [gone] and entries[gone]["reason"] == "搬家了"
+    mm.purge(gone)
+    assert mm.import_trash(entries) == [gone]
+    assert [row["id"] for row in mm.list_trash()] == [gone] and gone not in mm.all_items()
+    assert mm.import_trash(entries) == []  # the same backup again
+    mm.purge(gone)
+    taken = {kept: {**entries[gone], "item": {**entries[gone]["item"], "description": "小林住过成都"}}}
+    [fresh] = mm.import_trash({**taken, "x1": {**entries[gone], "item": mm.get(kept).to_dict()}})
+    assert fresh != kept and mm.list_trash()[0]["description"] == "小林住过成都"  # (the live one's twin: left out)
+    mm.restore(fresh)
+    assert mm.get(fresh).description == "小林住过成都" and mm.get(kept).description == "小林喜欢猫"

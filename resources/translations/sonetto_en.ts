@@ -892,100 +892,100 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>HistoryImportDialog</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="102" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="103" />
         <source>导入聊天记录</source>
         <translation>Import chat history</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="153" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="154" />
         <source>{0} · {1} · {2} 轮</source>
         <translation>{0} · {1} · {2} turns</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="159" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="160" />
         <source>把你在其他应用里的聊天记录交给 Sonetto：它按当时的日期一段段读完，记下关于你的事。导入前可以预览和挑选，导入后可以整体撤销。</source>
         <translation>Give Sonetto your chats from other apps: it reads them piece by piece as of the day they happened and remembers what they say about you. You can preview and choose before importing, and undo the whole import afterwards.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="199" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="200" />
         <source>选择文件…</source>
         <translation>Choose a file…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="200" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="201" />
         <source>选择文件夹…</source>
         <translation>Choose a folder…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="202" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="203" />
         <source>格式</source>
         <translation>Format</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="203" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="204" />
         <source>自动识别格式</source>
         <translation>Detect the format</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="209" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="210" />
         <source>&lt;b&gt;ChatGPT&lt;/b&gt;：设置 → 数据控制 → 导出数据，邮件里的链接下载 zip，选它即可。&lt;br&gt;&lt;b&gt;Claude&lt;/b&gt;：设置 → 隐私 → 导出数据，邮件里的链接下载 zip，选它即可（格式没有公开说明，尽力而为）。&lt;br&gt;&lt;b&gt;DeepSeek&lt;/b&gt;：设置 → 数据管理 → 导出所有历史对话；或用油猴脚本从网页保存的对话 JSON（格式没有公开说明，按公开的解析器读取，尽力而为）。&lt;br&gt;&lt;b&gt;Cherry Studio&lt;/b&gt;：设置 → 数据设置 → 备份，选备份的 zip（含 data.json 的备份）。&lt;br&gt;&lt;b&gt;Kimi 等其他应用&lt;/b&gt;：没有可读的导出，请整理成 JSON Lines（每行一条消息，见下面的“JSON Lines 格式”）。&lt;br&gt;&lt;b&gt;Sonetto&lt;/b&gt;：另一台电脑上对话列表里的“导出为 Markdown…”。</source>
         <translation>&lt;b&gt;ChatGPT&lt;/b&gt;: Settings → Data controls → Export data; download the zip from the emailed link and pick it.&lt;br&gt;&lt;b&gt;Claude&lt;/b&gt;: Settings → Privacy → Export data; download the zip from the emailed link and pick it (the format is not documented; best effort).&lt;br&gt;&lt;b&gt;DeepSeek&lt;/b&gt;: Settings → Data management → Export all chats, or a chat saved as JSON from the web page by a userscript (the format is not documented; read as public parsers do, best effort).&lt;br&gt;&lt;b&gt;Cherry Studio&lt;/b&gt;: Settings → Data settings → Backup; pick the backup zip (one with a data.json).&lt;br&gt;&lt;b&gt;Kimi and other apps&lt;/b&gt;: no readable export; put the chats into JSON Lines (one message per line, see “JSON Lines format” below).&lt;br&gt;&lt;b&gt;Sonetto&lt;/b&gt;: “Export as Markdown…” in the chat list on the other computer.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="164" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="165" />
         <source>JSON Lines 格式…</source>
         <translation>JSON Lines format…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="223" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="224" />
         <source>或者粘贴 ChatGPT 的“已保存的记忆”（设置 → 个性化 → 管理记忆，全选复制），每行一条：</source>
         <translation>Or paste ChatGPT’s saved memories (Settings → Personalization → Manage memories, select all and copy), one per line:</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="227" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="343" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="228" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="344" />
         <source>粘贴的记忆</source>
         <translation>Pasted memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="229" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="230" />
         <source>读取粘贴的记忆</source>
         <translation>Read the pasted memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="239" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="240" />
         <source>正在读取</source>
         <translation>Reading</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="240" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="241" />
         <source>取消读取</source>
         <translation>Stop reading</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="248" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="249" />
         <source>继续这次导入</source>
         <translation>Continue this import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="249" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="295" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="819" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="250" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="296" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="824" />
         <source>撤销已导入的部分</source>
         <translation>Undo what was imported</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="168" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="169" />
         <source>关闭</source>
         <translation>Close</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="252" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="253" />
         <source>JSON Lines 格式</source>
         <translation>JSON Lines format</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="253" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="254" />
         <source>每行一个 JSON 对象，即一条消息：
 
 {0}
@@ -1000,308 +1000,314 @@ conversation: which chat it belongs to; role: user or assistant (system and tool
 Optional: title (the chat’s title), id (the message’s id, which recognises it on a second import). Lines may come in any order; blank lines are fine.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="279" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="280" />
         <source>没有粘贴：内容有 {0} 字，ChatGPT 的已保存记忆一般只有几千字（最多 {1} 字）。请只复制“管理记忆”里的列表。</source>
         <translation>Not pasted: that is {0} characters, and ChatGPT's saved memories are a few thousand (at most {1}). Copy only the list under “Manage memories”.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="292" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="293" />
         <source>有一次没有完成的导入：{0} · {1}，已写入 {2}/{3} 轮</source>
         <translation>An import was not finished: {0} · {1}, {2}/{3} turns written</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="297" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="298" />
         <source>上次导入：{0} · {1}，写入 {2} 轮，新记忆 {3} 条，更新 {4} 条</source>
         <translation>Last import: {0} · {1}, {2} turns read, {3} new memories, {4} updated</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="300" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="961" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="301" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="966" />
         <source>撤销这次导入</source>
         <translation>Undo this import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="308" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="309" />
         <source>选择聊天记录</source>
         <translation>Choose a chat export</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="314" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="315" />
         <source>聊天记录 (*.zip *.json *.jsonl *.md *.txt)</source>
         <translation>Chat exports (*.zip *.json *.jsonl *.md *.txt)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="314" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="315" />
         <source>所有文件 (*)</source>
         <translation>All files (*)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="363" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="367" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="384" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="364" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="368" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="385" />
         <source>读不了 {0}：{1}</source>
         <translation>Cannot read {0}: {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="412" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="368" />
+        <source>出了意外的问题，详情已写入日志。</source>
+        <translation>something unexpected went wrong; the details are in the log.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="413" />
         <source>正在读取 {0}：%p%</source>
         <translation>Reading {0}: %p%</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="421" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="422" />
         <source>返回</source>
         <translation>Back</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="422" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="423" />
         <source>取消</source>
         <translation>Cancel</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="452" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="453" />
         <source>从</source>
         <translation>From</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="452" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="466" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="453" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="467" />
         <source>到</source>
         <translation>to</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="458" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="460" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="459" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="461" />
         <source>按标题筛选</source>
         <translation>Filter by title</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="461" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="462" />
         <source>全选</source>
         <translation>Select all</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="462" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="463" />
         <source>全不选</source>
         <translation>Select none</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="464" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="465" />
         <source>日期从</source>
         <translation>Dates from</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="485" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="486" />
         <source>开始导入</source>
         <translation>Start importing</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="513" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="514" />
         <source>另有 {0} 条 ChatGPT 已保存的记忆：导入…</source>
         <translation>And {0} ChatGPT saved memories: import…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="518" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="519" />
         <source>正在计算…</source>
         <translation>Counting…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="557" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="558" />
         <source>正在计算…（已读 {0} / {1} 个对话）</source>
         <translation>Counting… ({0} of {1} conversations read)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="564" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="565" />
         <source>跳过 {0} 个读不了的对话：</source>
         <translation>Left out {0} conversations that cannot be read:</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="567" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="568" />
         <source>…另有 {0} 个</source>
         <translation>… and {0} more</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="574" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="575" />
         <source>还没有配置模型：请先在设置里填写模型，导入要由模型来读。</source>
         <translation>No model is configured: set one in Settings first; a model reads the import.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="577" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="578" />
         <source>审核模式已开启：导入的结果会进入审核箱，由你确认后才写入。</source>
         <translation>Review mode is on: what the import finds goes to the review inbox and is written only once you approve it.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="606" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="790" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="607" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="795" />
         <source>没能算出要导入的内容：{0}</source>
         <translation>Could not work out what to import: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="623" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="624" />
         <source>已导入过的 {0} 轮</source>
         <translation>{0} turns imported before</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="625" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="626" />
         <source>未完成的导入里还要写的 {0} 轮（继续那次导入即可）</source>
         <translation>{0} turns an unfinished import has still to write (resume it)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="627" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="628" />
         <source>不导入列表里的 {0} 个对话</source>
         <translation>{0} conversations on the don’t-import list</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="629" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="630" />
         <source>日期范围外的 {0} 轮</source>
         <translation>{0} turns outside the dates</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="631" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="632" />
         <source>文件里重复出现的 {0} 轮（只导入一次）</source>
         <translation>{0} turns repeated in the file (imported once)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="634" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="635" />
         <source>系统提示、工具调用、改写前的分支、空白等 {0} 条消息</source>
         <translation>{0} messages such as system prompts, tool calls, branches edited away and blanks</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="635" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="636" />
         <source>不导入：{0}</source>
         <translation>Not imported: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="637" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="638" />
         <source>{0} 处疑似密码、密钥或证件号会在发送给模型前隐去</source>
         <translation>{0} likely passwords, keys or ID numbers are hidden before the model sees them</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="640" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="641" />
         <source>{0} 条很长的消息只读开头和结尾（每条约 {1} 字）</source>
         <translation>{0} very long messages are read only at their start and end (about {1} characters each)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="650" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="665" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="651" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="666" />
         <source>没有保存：{0}</source>
         <translation>Not saved: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="673" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="674" />
         <source>ChatGPT 已保存的记忆</source>
         <translation>ChatGPT saved memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="674" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="675" />
         <source>每条直接成为一条记忆（不经模型），可以改主题或取消勾选。</source>
         <translation>Each becomes one memory as it is (no model reads it); you can change its theme or untick it.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="681" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="682" />
         <source>导入</source>
         <translation>Import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="696" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="697" />
         <source>审核模式已开启：它们会进入审核箱，由你确认后才写入。</source>
         <translation>Review mode is on: they go to the review inbox and are written only once you approve them.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="703" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="704" />
         <source>导入 {0} 条记忆</source>
         <translation>Import {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="711" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="712" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="716" />
         <source>没有导入：{0}</source>
         <translation>Not imported: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="753" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="758" />
         <source>正在准备导入：要读的对话逐批存好后开始，大的导入可能要几分钟；关闭窗口会取消这次导入。</source>
         <translation>Preparing the import: it begins once the chats to read are saved batch by batch, which can take a few minutes for a large one; closing the window cancels it.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="815" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="820" />
         <source>导入已停止</source>
         <translation>Import stopped</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="816" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="821" />
         <source>已导入的部分要保留吗？保留的话，以后再导入同一个文件会接着导入剩下的。</source>
         <translation>Keep what was imported? If you keep it, importing the same file again goes on with the rest.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="818" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="823" />
         <source>保留已导入的部分</source>
         <translation>Keep what was imported</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="854" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="859" />
         <source>删除它新建的 {0} 条记忆</source>
         <translation>delete the {0} memories it created</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="856" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="861" />
         <source>把它改过的 {0} 条记忆恢复原样</source>
         <translation>put back the {0} memories it changed</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="858" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="863" />
         <source>找回它删掉的 {0} 条记忆</source>
         <translation>bring back the {0} memories it deleted</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="860" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="865" />
         <source>撤销这次导入？</source>
         <translation>Undo this import?</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="860" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="865" />
         <source>撤销会影响 {0} 条记忆：{1}。撤销之后还可以重做。</source>
         <translation>Undoing touches {0} memories: {1}. You can redo it afterwards.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="861" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="866" />
         <source>，</source>
         <translation>, </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="861" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="866" />
         <source>撤销导入</source>
         <translation>Undo the import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="893" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="898" />
         <source>重做这次导入</source>
         <translation>Redo this import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="900" />
         <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="905" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="910" />
         <source>无法重做：{0}</source>
         <translation>Cannot redo: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="902" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="907" />
         <source>无法重做：撤销之后这些记忆都被改过了</source>
         <translation>Cannot redo: every one of these memories was changed after the undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="954" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="959" />
         <source>……还有 {0} 张</source>
         <translation>…and {0} more</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="956" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="961" />
         <source>无法撤销：这次导入写下的 {0} 条记忆之后都被改过，撤销会丢掉那些修改。</source>
         <translation>Cannot undo: all {0} memories the import wrote were changed afterwards, and undoing would lose those changes.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="850" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="931" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="943" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="973" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="855" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="936" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="948" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="978" />
         <source>无法撤销：{0}</source>
         <translation>Cannot undo: {0}</translation>
     </message>
@@ -1680,69 +1686,144 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>ImportErrors</name>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="139" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="156" />
         <source>无法识别的文件类型 {0}：请用 .yaml、.json 或 .md 文件</source>
         <translation>unknown file type {0}: use .yaml, .json or .md</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="141" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="158" />
         <source>{0}：条目 {1} 不是一条记忆（应有 description、theme 等）</source>
         <translation>{0}: entry {1} is not a memory (expected description, theme, ...)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="143" />
-        <source>{0}：记忆 {1} 的 {2} 不是文字（{3}）</source>
-        <translation>{0}: memory {1} has a {2} that is not text ({3})</translation>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="161" />
+        <source>{0}：记忆 {1} 的{2}不是文字（而是{3}）</source>
+        <translation>{0}: memory {1} has a {2} that is not text (it is {3})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="145" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="167" />
+        <source>{0}：记忆 {1} 的{2}有 {3} 个字，超过了上限 {4} 字</source>
+        <translation>{0}: memory {1} has a {2} of {3} characters (limit {4})</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="173" />
+        <source>第 {0} 行：这条记忆的{1}有 {2} 个字，超过了上限 {3} 字</source>
+        <translation>line {0}: this memory's {1} has {2} characters (limit {3})</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="179" />
+        <source>系统不让读取（错误代码 {0}）</source>
+        <translation>the system refused to read it (error code {0})</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="184" />
+        <source>{0} 不是 UTF-8 编码的文本（第 {1} 行起）：请把它另存为 UTF-8 再导入</source>
+        <translation>{0} is not UTF-8 text (from line {1}): save it as UTF-8 and import it again</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="186" />
+        <source>{0} 用了 YAML 的锚点或别名（&amp;名字 / *名字，第 {1} 行）：记忆文件用不到它们，所以没有读取</source>
+        <translation>{0} uses YAML anchors or aliases (&amp;name / *name, line {1}); memory files never need them, so it is not read</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="190" />
+        <source>{0} 不是记忆导出文件：它应是从编号到记忆的对应表，这里是{1}</source>
+        <translation>{0}: expected a mapping of id -&gt; memory, found {1}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="193" />
+        <source>{0} 无法解析：第 {1} 行第 {2} 列不合格式。它可能不是记忆导出文件，或已损坏</source>
+        <translation>{0} cannot be parsed: the format breaks at line {1}, column {2}; it may not be a memory export, or it is damaged</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="196" />
+        <source>{0} 无法解析，它可能不是记忆导出文件，或已损坏</source>
+        <translation>{0} cannot be parsed; it may not be a memory export, or it is damaged</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="198" />
+        <source>{0}：回收站里的 {1} 不是一条删除了的记忆</source>
+        <translation>{0}: trash entry {1} is not a deleted memory</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="200" />
+        <source>{0}：回收站那一部分读不了（应是从编号到删除了的记忆的对应表）</source>
+        <translation>{0}: the trash cannot be read (expected a mapping of id -&gt; deleted memory)</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="202" />
+        <source>{0} 无法解析：嵌套层数太多，不像是记忆导出文件</source>
+        <translation>{0} cannot be parsed: it is nested too deeply to be a memory export</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="209" />
+        <source>内容</source>
+        <translation>description</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="211" />
+        <source>主题</source>
+        <translation>theme</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="213" />
+        <source>历史里的一条原因</source>
+        <translation>history reason</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="220" />
+        <source>列表</source>
+        <translation>a list</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="222" />
+        <source>对应表</source>
+        <translation>a mapping</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="224" />
+        <source>一段文字</source>
+        <translation>text</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="226" />
+        <source>数字</source>
+        <translation>a number</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="228" />
+        <source>是/否</source>
+        <translation>yes or no</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="230" />
+        <source>空值</source>
+        <translation>nothing (null)</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="231" />
+        <source>别的内容</source>
+        <translation>something else</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="164" />
         <source>{0}：记忆 {1} 没有内容（description）</source>
         <translation>{0}: memory {1} has no description</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="147" />
-        <source>{0}：有一条记忆太长（{1}）</source>
-        <translation>{0}: memory {1}</translation>
-    </message>
-    <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="149" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="170" />
         <source>第 {0} 行：这条记忆前面没有“## 主题”标题</source>
         <translation>line {0}: a memory before any '## theme' heading</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="151" />
-        <source>有一条记忆太长（{0}）</source>
-        <translation>{0}</translation>
-    </message>
-    <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="153" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="180" />
         <source>{0} 无法读取：{1}</source>
         <translation>{0} cannot be read: {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="155" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="182" />
         <source>{0} 有 {1} MB，超过 {2} MB 的导入文件不会被读取</source>
         <translation>{0} is {1} MB; imports larger than {2} MB are not read</translation>
-    </message>
-    <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="157" />
-        <source>{0} 不是 UTF-8 编码的文本：请把它另存为 UTF-8 再导入（{1}）</source>
-        <translation>{0} is not UTF-8 text: {1}</translation>
-    </message>
-    <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="159" />
-        <source>这个文件不会被读取：{0}</source>
-        <translation>{0}</translation>
-    </message>
-    <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="161" />
-        <source>{0} 不是记忆导出文件：它应是从编号到记忆的对应表，这里是 {1}</source>
-        <translation>{0}: expected a mapping of id -&gt; memory, found {1}</translation>
-    </message>
-    <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="163" />
-        <source>{0} 无法解析，它可能不是记忆导出文件，或已损坏（{1}）</source>
-        <translation>{0} cannot be parsed: {1}</translation>
     </message>
 </context>
 <context>
@@ -1773,37 +1854,42 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
         <translation>Import from {0}: {1} new, {2} of them with a new id; {3} duplicates skipped. Existing memories are never overwritten.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="44" />
+        <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="42" />
+        <source>另有 {0} 条删除了的记忆会放回回收站（不上记忆墙）。</source>
+        <translation> Besides, {0} deleted memories go back into the trash (not onto the wall).</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="47" />
         <source>结果</source>
         <translation>Result</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="44" />
+        <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="47" />
         <source>内容</source>
         <translation>Text</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="44" />
+        <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="47" />
         <source>主题</source>
         <translation>Theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="45" />
+        <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="48" />
         <source>将要导入的记忆</source>
         <translation>Memories to import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="54" />
+        <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="57" />
         <source>（只列出前 {0} 条）</source>
         <translation>(only the first {0} are listed)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="59" />
+        <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="62" />
         <source>导入</source>
         <translation>Import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="64" />
+        <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="67" />
         <source>取消</source>
         <translation>Cancel</translation>
     </message>
@@ -2685,122 +2771,192 @@ Your theme: {1}</translation>
 <context>
     <name>OperationErrors</name>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="76" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="85" />
         <source>没有撤销：之后又有改动碰到了其中 {0} 条记忆（{1}）。可以在历史里逐条还原。</source>
         <translation>Not undone: later changes touched {0} of these memories ({1}). You can revert them one by one in their history.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="79" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="88" />
         <source>已经没有可撤销的变化了。</source>
         <translation>Nothing is left to undo.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="81" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="90" />
         <source>找不到这条记忆，它可能已被删除或移动。</source>
         <translation>This memory can't be found; it may have been deleted or moved.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="85" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="94" />
         <source>另一个程序（另一个 Sonetto 或 sonetto mcp）占着记忆库超过 {0} 秒，没有做任何修改：请稍后再试；一直这样的话，关掉卡住的那个程序。</source>
         <translation>Another program (another Sonetto or sonetto mcp) has held the memory store for over {0} seconds; nothing was changed. Try again in a moment; if it keeps happening, close the program that is stuck.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="88" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="97" />
         <source>记忆库正在切换（换了数据文件夹或存储方式），这次的改动没有保存：切换完成后再试一次。</source>
         <translation>The memory store is being switched (another data folder or storage was chosen); this change was not saved: try again once the switch is done.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="90" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="99" />
         <source>记忆库文件无法读取，没有做任何修改：{0}</source>
         <translation>The memory store file can't be read, so nothing was changed: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="92" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="101" />
         <source>这条提议已撤回：它来自的对话（{0}）已经撤销，不能再批准。</source>
         <translation>This proposal was withdrawn: the conversation it came from ({0}) was undone, so it can no longer be approved.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="96" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="105" />
         <source>没有批准：你看过之后，这条记忆又被改过（现在是“{0}”），你改写的内容会盖掉新的内容。它仍留在列表里，已列出现在的内容：可以拒绝，或对照着再改写后批准。</source>
         <translation>Not approved: this memory was changed after you were shown it (it now reads “{0}”); your rewording would overwrite the newer words. It stays in the list, now showing what it reads: reject it, or reword it against that and approve.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="101" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="110" />
         <source>没有批准：提议之后，这条记忆又被改过（现在是“{0}”），照原样批准会盖掉新的内容。它仍留在列表里：可以拒绝，或改写后批准。</source>
         <translation>Not approved: this memory was changed after the proposal was made (it now reads “{0}”); approving it as proposed would overwrite the newer words. It stays in the list: reject it, or reword it and approve.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="106" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="115" />
         <source>无法批准：这个版本不知道怎样完成这条提议（{0}）。可以拒绝它，它不会被写入。</source>
         <translation>Can't approve: this version doesn't know how to carry out this proposal ({0}). You can reject it; it won't be written.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="108" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="117" />
         <source>这条提议已无法照原样完成（相关的记忆可能已经变了），没有写入，仍留在列表里。</source>
         <translation>This proposal can no longer be carried out as proposed (the memories it concerns may have changed); nothing was written and it stays in the list.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="111" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="120" />
         <source>这次导入正在另一个 Sonetto（窗口或命令行）里进行，没有撤销：请先在那里停止它。</source>
         <translation>Not undone: this import is being written by another Sonetto (the window or a command line). Stop it there first.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="113" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="123" />
+        <source>没有写入：你要求过不要记住“{0}”这类内容（在“不要记住”列表里）。</source>
+        <translation>Not stored: you asked not to remember things like “{0}” (it is on your don't-remember list).</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="126" />
+        <source>没有写入：内容疑似包含{0}，秘密信息不会写进记忆。去掉具体的值再试。</source>
+        <translation>Not stored: this looks like it holds a secret ({0}); secrets are never stored. Leave the value out and try again.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="129" />
         <source>这一项已经被处理过了（可能在另一个窗口里）。</source>
         <translation>This has already been taken care of (perhaps in another window).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="171" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="237" />
+        <source>密码</source>
+        <translation>password</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="239" />
+        <source>验证码</source>
+        <translation>verification code</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="241" />
+        <source>密钥</source>
+        <translation>key</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="243" />
+        <source>私钥</source>
+        <translation>private key</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="245" />
+        <source>身份证号</source>
+        <translation>ID number</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="247" />
+        <source>证件号</source>
+        <translation>document number</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="249" />
+        <source>银行卡号</source>
+        <translation>bank card number</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="251" />
+        <source>银行账号</source>
+        <translation>bank account number</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="252" />
+        <source>秘密信息</source>
+        <translation>secret</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="259" />
         <source>磁盘已满</source>
         <translation>the disk is full</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="173" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="261" />
         <source>文件超过了系统允许的大小（文件大小限制）</source>
         <translation>the file is larger than the system allows (file size limit)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="175" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="263" />
         <source>磁盘或文件夹是只读的</source>
         <translation>the disk or folder is read-only</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="177" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="265" />
         <source>没有权限</source>
         <translation>permission denied</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="36" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="267" />
+        <source>找不到这个文件</source>
+        <translation>no such file</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="269" />
+        <source>这是一个文件夹，不是文件</source>
+        <translation>it is a folder, not a file</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="271" />
+        <source>路径里应是文件夹的地方是一个文件</source>
+        <translation>a file stands where the path needs a folder</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="37" />
         <source>输入无效：{0}</source>
         <translation>Invalid input: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="38" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="39" />
         <source>记忆库出错：{0}</source>
         <translation>Memory store error: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="40" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="41" />
         <source>读写文件或连接失败：{0}</source>
         <translation>A file or connection failed: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="41" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="42" />
         <source>操作失败：{0}</source>
         <translation>The operation failed: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="83" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="92" />
         <source>记忆刚被改过，没有保存：请看过它现在的内容再改。</source>
         <translation>The memory just changed, so nothing was saved: look at it as it is now before changing it.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="127" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="143" />
         <source>{0}（{1}）</source>
         <translation>{0} ({1})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="132" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="148" />
         <source>出了意外的问题，详情已写入日志。</source>
         <translation>something unexpected went wrong; the details are in the log.</translation>
     </message>
@@ -4255,24 +4411,39 @@ Your theme: {1}</translation>
         <translation>Exported {0} memories to {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="107" />
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="102" />
+        <source>；回收站里的 {0} 条在旁边的 {1} 里，导入时会回到回收站</source>
+        <translation>; the {0} in the trash are in {1} beside it (an import puts them back in the trash)</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="104" />
+        <source>；回收站里的 {0} 条也在里面，导入时会回到回收站</source>
+        <translation>, and the {0} in the trash (an import puts them back in the trash)</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="114" />
         <source>导入记忆</source>
         <translation>Import memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="109" />
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="116" />
         <source>记忆导出文件 (*.yaml *.yml *.json *.md)</source>
         <translation>Memory exports (*.yaml *.yml *.json *.md)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="122" />
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="129" />
         <source>无法导入 {0}：{1}</source>
         <translation>Cannot import {0}: {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="137" />
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="143" />
         <source>已导入 {0} 条记忆，跳过 {1} 条重复的</source>
         <translation>Imported {0} memories, skipped {1} duplicates</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="145" />
+        <source>；{0} 条删除了的记忆放回了回收站</source>
+        <translation>; {0} deleted memories put back in the trash</translation>
     </message>
 </context>
 <context>

@@ -70,11 +70,11 @@ _RETIRED = frozenset({"embeddings_enabled"})
 #: The embeddings model's own API key (keyring name), when its endpoint is not the chat's.
 EMBEDDINGS_API_KEY = "embeddings_api_key"
 #: The config folder's own files: the settings, the secrets' files (no keyring), the MCP apps' tokens
-#: and the list of apps seen, the window's state. By default on Windows and macOS the data folder is
+#: and the list of apps seen, the window's state (and its folder of long chat drafts). By default on Windows and macOS the data folder is
 #: the config folder too: a data folder's memories carried elsewhere leave these behind (the copy takes
 #: only the stores' files and ``services.DATA_FILES``, none of these).
 CONFIG_FILES = frozenset({SETTINGS_FILE, KEY_FILE, POSTGRES_PASSWORD, EMBEDDINGS_API_KEY, MCP_TOKEN,
-                          "mcp_app_tokens", "mcp_clients.json", "ui-state.ini"})
+                          "mcp_app_tokens", "mcp_clients.json", "ui-state.ini", "chat-drafts"})
 
 USER_NAME_MAX = 20
 

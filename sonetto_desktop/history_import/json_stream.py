@@ -215,7 +215,9 @@ class JsonStream:
         except RecursionError:
             return TOO_DEEP
         except json.JSONDecodeError as exc:
-            return Skipped(f"不是有效的 JSON（{exc.msg}）", f"not valid JSON ({exc.msg})")
+            line, column = self._where(start + exc.pos)
+            return Skipped(f"不是有效的 JSON（第 {line} 行第 {column} 列不合格式）",
+                           f"not valid JSON (the format breaks at line {line}, column {column})")
 
     def _skip_from(self, start: int, why: Skipped | None) -> Skipped | None:
         self._pos, _too_big = self._scan(start, keep=False)

@@ -118,8 +118,9 @@ def _read_lines(source: Source, name: str, history: History, spilled: _Spilled) 
         more = bad - len(listed)
         zh = "；".join(f"第 {n} 行：{zh}" for n, zh, _ in listed) + (f"；另有 {more} 行有问题" if more else "")
         en = "; ".join(f"line {n}: {en}" for n, _, en in listed) + (f"; {more} more bad lines" if more else "")
+        lines = "1 line" if bad == 1 else f"{bad} lines"
         raise HistoryFormatError(f"{name} 有 {bad} 行读不了，整个文件没有导入：{zh}",
-                                 f"{bad} lines of {name} cannot be read; nothing was imported: {en}")
+                                 f"{lines} of {name} cannot be read; nothing was imported: {en}")
 
 
 def _row(line: str, number: int, spilled: _Spilled, history: History) -> tuple[str, str] | None:
@@ -127,7 +128,7 @@ def _row(line: str, number: int, spilled: _Spilled, history: History) -> tuple[s
     try:
         raw: Any = json.loads(line)
     except json.JSONDecodeError as exc:
-        return f"不是 JSON（{exc.msg}）", f"not JSON ({exc.msg})"
+        return f"不是 JSON（第 {exc.colno} 列不合格式）", f"not JSON (the format breaks at column {exc.colno})"
     except RecursionError:
         return "嵌套层数太多", "nested too deeply"
     if not isinstance(raw, dict):

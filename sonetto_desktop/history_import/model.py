@@ -8,6 +8,7 @@ why (:class:`BadConversation`, ``History.bad``), and the rest of the file is rea
 from __future__ import annotations
 
 import hashlib
+import logging
 import math
 import os
 import pickle
@@ -22,6 +23,8 @@ from datetime import date, datetime, timedelta, timezone
 from typing import Any, Iterator, NamedTuple, TypeVar
 
 from .formats import format_named, label_of
+
+log = logging.getLogger(__name__)
 
 
 class Stopped(Exception):
@@ -438,9 +441,10 @@ def convert_one(history: History, file: str, index: int, raw: Any, convert: Call
         raise
     except BadValue as exc:
         why = (exc.zh, exc.en)
-    except _ODD as exc:
-        detail = f"{type(exc).__name__}: {exc}"[:120]
-        why = (f"内容不符合预期（{detail}）", f"holds something unexpected ({detail})")
+    except _ODD:  # (what the reader tripped on is for the log: a person cannot act on "AttributeError")
+        log.warning("conversation %d of %s left out: it holds something unexpected", index, file, exc_info=True)
+        why = ("内容不符合预期：其中有这种导出里不该有的值（详情已写入日志）",
+               "holds something unexpected: a value this kind of export does not have (the details are in the log)")
     else:
         history.skipped.update(skipped)
         return made

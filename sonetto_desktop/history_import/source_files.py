@@ -24,6 +24,7 @@ from __future__ import annotations
 import codecs
 import hashlib
 import itertools
+import logging
 import re
 import zipfile
 import zlib
@@ -35,6 +36,8 @@ from typing import IO, Any
 from .json_stream import CHUNK, MAX_ELEMENT_CHARS, JsonStream
 from .json_stream import Skipped
 from .model import BadConversation, History, HistoryFormatError
+
+log = logging.getLogger(__name__)
 
 #: Reading holds about one conversation whatever the size (issue 37: a 2 GB export reads in a few
 #: tens of MB), so these only refuse what cannot be one person's chats; zip bombs meet ``MAX_RATIO``.
@@ -164,8 +167,14 @@ class Source:
                         self.on_read(name, count, member.size)
                     yield raw
         except (zipfile.BadZipFile, EOFError, zlib.error, NotImplementedError) as exc:
-            raise HistoryFormatError(f"zip 里的 {name} 读不出来（{exc}）",
-                                     f"{name} in the zip cannot be read ({exc})") from None
+            log.warning("%s in %s cannot be unpacked: %s", name, self.path.name, exc)
+            if isinstance(exc, NotImplementedError):  # (a compression method zipfile does not have)
+                raise HistoryFormatError(f"zip 里的 {name} 用了读不了的压缩方式：请用常见的 zip 格式重新打包",
+                                         f"{name} in the zip is packed in a way that cannot be read: pack it "
+                                         "again as an ordinary zip") from None
+            raise HistoryFormatError(f"zip 里的 {name} 读不出来：zip 文件已损坏或不完整，请重新下载",
+                                     f"{name} in the zip cannot be read: the zip file is damaged or incomplete; "
+                                     "download it again") from None
 
 
 def _as_utf8(chunks: Iterator[bytes], name: str) -> Iterator[bytes]:
@@ -220,8 +229,10 @@ def open_source(path: str | Path) -> Source:
         try:
             archive = zipfile.ZipFile(path)
         except zipfile.BadZipFile as exc:
-            raise HistoryFormatError(f"{path.name} 不是完好的 zip 文件（{exc}）",
-                                     f"{path.name} is not a sound zip file ({exc})") from None
+            log.warning("%s cannot be opened as a zip: %s", path.name, exc)
+            raise HistoryFormatError(f"{path.name} 不是完好的 zip 文件：它已损坏或不完整，请重新下载",
+                                     f"{path.name} is not a sound zip file: it is damaged or incomplete; "
+                                     "download it again") from None
         infos = {i.filename: i for i in archive.infolist() if not i.is_dir()}
         members = {name: Member(info.file_size, info.compress_size, bool(info.flag_bits & 0x1))
                    for name, info in sorted(infos.items())}

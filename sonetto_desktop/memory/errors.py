@@ -170,9 +170,14 @@ class SecretRefused(MemoryError_):
     """The text holds a secret value (a password, a code, a key, an ID or card number: ``secret_filter``):
     an app may not store it."""
 
+    #: ``secret_filter``'s kinds in the English half of the message (both halves are what another app reads).
+    ENGLISH = {"密码": "a password", "验证码": "a verification code", "密钥": "a key", "私钥": "a private key",
+               "身份证号": "an ID number", "证件号": "a document number", "银行卡号": "a bank card number",
+               "银行账号": "a bank account number"}
+
     def __init__(self, kind: str) -> None:
         self.kind = kind
-        super().__init__(f"疑似包含{kind}，秘密信息不会写进记忆 / this looks like a secret ({kind}); "
+        super().__init__(f"疑似包含{kind}，秘密信息不会写进记忆 / this looks like {self.ENGLISH.get(kind, 'a secret')}; "
                          "secrets are never stored: leave the value out")
 
 

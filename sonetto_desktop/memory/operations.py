@@ -191,6 +191,14 @@ class MemoryOperations:
 
         return self._one(write), added, skipped
 
+    def import_trash(self, entries: Mapping[str, dict[str, Any]]) -> list[str]:
+        """An export's trash entries back into the trash (see ``BaseMemoryManager.import_trash``): the ids
+        put there. By an app, an entry the don't-remember list refuses refuses them all."""
+        for entry in entries.values():
+            item = entry.get("item") or {}
+            self._allowed(item.get("description"), item.get("theme"), entry.get("reason"))
+        return self._store.import_trash(entries)
+
     def undo_turn(self, turn_id: str, *, reason: str = "", ids: Iterable[str] | None = None,
                   unhit: dict[str, int] | None = None, keep_touched: bool = False,
                   withdraw: bool = True) -> UndoResult:

@@ -15,8 +15,9 @@ from __future__ import annotations
 import errno
 import sys
 
-from ..memory.errors import (ChangedMeanwhile, ImportFormatError, MemoryError_, MemoryNotFound, ProposalNotApplicable,
-                             ProposalOutdated, StoreBusy, StoreCorrupt, StoreReopening, without_private)
+from ..memory.errors import (ChangedMeanwhile, DontRememberRefused, ImportFormatError, MemoryError_, MemoryNotFound,
+                             ProposalNotApplicable, ProposalOutdated, SecretRefused, StoreBusy, StoreCorrupt,
+                             StoreReopening, without_private)
 from ..memory.review import ProposalWithdrawn
 from ..memory.undo import NothingToUndo, UndoConflict
 from ..redaction import scrub
@@ -48,15 +49,23 @@ def describe_error_exactly(exc: BaseException) -> str:
     said = describe_error(exc)
     if _sentence(exc) is None:  # the general wordings end with the failure's own words already
         return said
+    if isinstance(exc, (DontRememberRefused, SecretRefused)):  # (their sentence says all their text does)
+        return said
     own = _own_text(exc)
     return said if not own or own in said else f"{said} ({own})"
 
 
 def describe_error_for_app(exc: BaseException) -> str:
     """``describe_error_exactly(exc)`` for another app (an MCP tool error): never the person's private words
-    (a don't-remember refusal says that the person asked, not which entry matched; ``without_private``)."""
+    (a don't-remember refusal says that the person asked, not which entry matched; ``without_private``).
+    A refusal (don't remember, a secret) is said in both languages, "中文 / English", as the server's own
+    refusals are (its tools and their errors are read by any app's model, and shown to its person)."""
     private = without_private(exc)
-    return private if private is not None else describe_error_exactly(exc)
+    if private is not None:
+        return private
+    if isinstance(exc, SecretRefused):  # (in both languages, as the server's own refusals: its own text)
+        return str(exc)
+    return describe_error_exactly(exc)
 
 
 def _own_text(exc: BaseException) -> str:
@@ -109,6 +118,13 @@ def _sentence(exc: BaseException) -> str | None:
     runner = sys.modules.get("sonetto_desktop.history_import.runner")  # (loaded with an import: not for this)
     if runner is not None and isinstance(exc, runner.ImportElsewhere):
         return translate("OperationErrors", "这次导入正在另一个 Sonetto（窗口或命令行）里进行，没有撤销：请先在那里停止它。")
+    if isinstance(exc, DontRememberRefused):  # the person's own view: the entry may be named
+        entry = " ".join(exc.entry.split())
+        return translate("OperationErrors", "没有写入：你要求过不要记住“{0}”这类内容（在“不要记住”列表里）。").format(
+            entry if len(entry) <= 60 else entry[:59] + "…")
+    if isinstance(exc, SecretRefused):
+        return translate("OperationErrors", "没有写入：内容疑似包含{0}，秘密信息不会写进记忆。去掉具体的值再试。").format(
+            _secret_word(exc.kind))
     if isinstance(exc, KeyError):  # a proposal or an entry another window already took care of
         return translate("OperationErrors", "这一项已经被处理过了（可能在另一个窗口里）。")
     return None
@@ -133,35 +149,107 @@ def error_detail(exc: BaseException) -> str:
 
 
 def _import_words(kind: str, *values: str) -> str | None:
-    """Why a file cannot be imported (``ImportFormatError.words``), in the person's language; None for a
-    kind this does not know (its English text is said)."""
+    """Why a file cannot be imported (``ImportFormatError.words``), in the person's language: what is wrong
+    and where (the memory, the line and column), never the parser's own English; None for a kind this
+    does not know (its English text is said)."""
     if kind == "type":
         return translate("ImportErrors", "无法识别的文件类型 {0}：请用 .yaml、.json 或 .md 文件").format(*values)
     if kind == "not_memory":
         return translate("ImportErrors", "{0}：条目 {1} 不是一条记忆（应有 description、theme 等）").format(*values)
     if kind == "not_text":
-        return translate("ImportErrors", "{0}：记忆 {1} 的 {2} 不是文字（{3}）").format(*values)
+        source, mid, name, found = values
+        return translate("ImportErrors", "{0}：记忆 {1} 的{2}不是文字（而是{3}）").format(
+            source, mid, _field_word(name), _kind_word(found))
     if kind == "no_description":
         return translate("ImportErrors", "{0}：记忆 {1} 没有内容（description）").format(*values)
     if kind == "too_long":
-        return translate("ImportErrors", "{0}：有一条记忆太长（{1}）").format(*values)
+        source, mid, name, length, limit = values
+        return translate("ImportErrors", "{0}：记忆 {1} 的{2}有 {3} 个字，超过了上限 {4} 字").format(
+            source, mid, _field_word(name), length, limit)
     if kind == "md_heading":
         return translate("ImportErrors", "第 {0} 行：这条记忆前面没有“## 主题”标题").format(*values)
     if kind == "md_too_long":
-        return translate("ImportErrors", "有一条记忆太长（{0}）").format(*values)
+        line, name, length, limit = values
+        return translate("ImportErrors", "第 {0} 行：这条记忆的{1}有 {2} 个字，超过了上限 {3} 字").format(
+            line, _field_word(name), length, limit)
     if kind == "unreadable":
-        return translate("ImportErrors", "{0} 无法读取：{1}").format(*values)
+        name, code = values
+        cause = _os_cause(OSError(int(code) if code.isdigit() else 0, ""))
+        if cause is None:
+            cause = translate("ImportErrors", "系统不让读取（错误代码 {0}）").format(code or "?")
+        return translate("ImportErrors", "{0} 无法读取：{1}").format(name, cause)
     if kind == "too_big":
         return translate("ImportErrors", "{0} 有 {1} MB，超过 {2} MB 的导入文件不会被读取").format(*values)
     if kind == "not_utf8":
-        return translate("ImportErrors", "{0} 不是 UTF-8 编码的文本：请把它另存为 UTF-8 再导入（{1}）").format(*values)
-    if kind == "refused":
-        return translate("ImportErrors", "这个文件不会被读取：{0}").format(*values)
+        return translate("ImportErrors", "{0} 不是 UTF-8 编码的文本（第 {1} 行起）：请把它另存为 UTF-8 再导入").format(*values)
+    if kind == "aliases":
+        return translate("ImportErrors", "{0} 用了 YAML 的锚点或别名（&名字 / *名字，第 {1} 行）：记忆文件用不到它们，"
+                                         "所以没有读取").format(*values)
     if kind == "not_mapping":
-        return translate("ImportErrors", "{0} 不是记忆导出文件：它应是从编号到记忆的对应表，这里是 {1}").format(*values)
+        name, found = values
+        return translate("ImportErrors", "{0} 不是记忆导出文件：它应是从编号到记忆的对应表，这里是{1}").format(
+            name, _kind_word(found))
     if kind == "unparsable":
-        return translate("ImportErrors", "{0} 无法解析，它可能不是记忆导出文件，或已损坏（{1}）").format(*values)
+        return translate("ImportErrors", "{0} 无法解析：第 {1} 行第 {2} 列不合格式。它可能不是记忆导出文件，或已损坏").format(
+            *values)
+    if kind == "unparsable_somewhere":
+        return translate("ImportErrors", "{0} 无法解析，它可能不是记忆导出文件，或已损坏").format(*values)
+    if kind == "bad_trash":
+        return translate("ImportErrors", "{0}：回收站里的 {1} 不是一条删除了的记忆").format(*values)
+    if kind == "bad_trash_all":
+        return translate("ImportErrors", "{0}：回收站那一部分读不了（应是从编号到删除了的记忆的对应表）").format(*values)
+    if kind == "too_deep":
+        return translate("ImportErrors", "{0} 无法解析：嵌套层数太多，不像是记忆导出文件").format(*values)
     return None
+
+
+def _field_word(name: str) -> str:
+    """A memory's field named in an import failure (``description`` …), in the person's language."""
+    if name == "description":
+        return translate("ImportErrors", "内容")
+    if name == "theme":
+        return translate("ImportErrors", "主题")
+    if name == "reason":
+        return translate("ImportErrors", "历史里的一条原因")
+    return name
+
+
+def _kind_word(kind: str) -> str:
+    """What a file holds where it should hold something else (Python's type name), for a person."""
+    if kind in ("list", "tuple"):
+        return translate("ImportErrors", "列表")
+    if kind == "dict":
+        return translate("ImportErrors", "对应表")
+    if kind == "str":
+        return translate("ImportErrors", "一段文字")
+    if kind in ("int", "float"):
+        return translate("ImportErrors", "数字")
+    if kind == "bool":
+        return translate("ImportErrors", "是/否")
+    if kind == "NoneType":
+        return translate("ImportErrors", "空值")
+    return translate("ImportErrors", "别的内容")
+
+
+def _secret_word(kind: str) -> str:
+    """A kind of secret (``secret_filter``'s names, Chinese) in the person's language."""
+    if kind == "密码":
+        return translate("OperationErrors", "密码")
+    if kind == "验证码":
+        return translate("OperationErrors", "验证码")
+    if kind == "密钥":
+        return translate("OperationErrors", "密钥")
+    if kind == "私钥":
+        return translate("OperationErrors", "私钥")
+    if kind == "身份证号":
+        return translate("OperationErrors", "身份证号")
+    if kind == "证件号":
+        return translate("OperationErrors", "证件号")
+    if kind == "银行卡号":
+        return translate("OperationErrors", "银行卡号")
+    if kind == "银行账号":
+        return translate("OperationErrors", "银行账号")
+    return translate("OperationErrors", "秘密信息")
 
 
 def _os_cause(exc: OSError) -> str | None:
@@ -175,4 +263,10 @@ def _os_cause(exc: OSError) -> str | None:
         return translate("OperationErrors", "磁盘或文件夹是只读的")
     if code in (errno.EACCES, errno.EPERM):
         return translate("OperationErrors", "没有权限")
+    if code == errno.ENOENT:
+        return translate("OperationErrors", "找不到这个文件")
+    if code == errno.EISDIR:
+        return translate("OperationErrors", "这是一个文件夹，不是文件")
+    if code == errno.ENOTDIR:
+        return translate("OperationErrors", "路径里应是文件夹的地方是一个文件")
     return None

@@ -80,3 +80,49 @@ async def test_editing_an_earlier_message_puts_the_draft_aside(qapp, tmp_path, l
         panel.composer.submit()
         await wait(lambda: not app.controller.busy and panel.view.bubbles[-1].text == "收到", timeout=30)
         assert panel.composer.text() == "还没写完的草稿"  # back after the edit was sent
+
+
+async def test_a_draft_longer_than_the_state_file_keeps_is_not_lost(qapp, tmp_path, llm_server, wait):
+    """A pasted book (more than the UI state file keeps) survives switching chats and a restart: it is
+    kept beside the state file, not dropped without a word."""
+    from sonetto_desktop.ui.chat.drafts import MAX_DRAFT_CHARS
+
+    book = "很长的一段草稿，" * (MAX_DRAFT_CHARS // 8 + 10) + "结尾"
+    assert len(book) > MAX_DRAFT_CHARS
+    settings = app_settings(tmp_path / "data", llm_server)
+    async with running_app(qapp, settings) as app:
+        panel = app.window.chat_panel
+        first = app.controller.current_session_id
+        panel.composer.set_text(book)
+        await panel.new_session()
+        second = app.controller.current_session_id
+        assert panel.composer.text() == ""
+        await panel.select_session(first)
+        assert panel.composer.text() == book
+        await panel.select_session(second)
+        panel.composer.set_text("短草稿")
+    async with running_app(qapp, settings) as app:  # a restart
+        panel = app.window.chat_panel
+        await wait(lambda: app.controller.current_session_id == second, message="the newest chat open")
+        assert panel.composer.text() == "短草稿"
+        await panel.select_session(first)
+        assert panel.composer.text() == book
+        panel.composer.set_text("")  # sent or cleared: the long draft is gone, its file too
+        app.window.drafts.save()
+        assert app.window.drafts.draft(first) == ""
+        await panel.select_session(second)
+        await panel.select_session(first)
+        assert panel.composer.text() == ""
+
+
+async def test_a_deleted_chat_takes_its_long_draft(qapp, tmp_path, llm_server, wait):
+    from sonetto_desktop.ui.chat.drafts import MAX_DRAFT_CHARS
+
+    async with running_app(qapp, app_settings(tmp_path / "data", llm_server)) as app:
+        panel = app.window.chat_panel
+        first = app.controller.current_session_id
+        panel.composer.set_text("长" * (MAX_DRAFT_CHARS + 1))
+        await panel.new_session()
+        assert len(app.window.drafts.draft(first)) == MAX_DRAFT_CHARS + 1
+        await panel.delete_session(first)
+        await wait(lambda: app.window.drafts.draft(first) == "", message="the long draft gone with its chat")

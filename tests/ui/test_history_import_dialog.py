@@ -280,10 +280,34 @@ async def test_bad_conversations_are_named_and_the_dialog_never_stays_busy(qapp,
 
         dialog.stack.setCurrentWidget(dialog.source_page)
         assert not await dialog._read(unexpected, "odd.json")
-        assert dialog.source_error.text() == "读不了 odd.json：date value out of range"  # no type name
+        assert dialog.source_error.text() == "读不了 odd.json：出了意外的问题，详情已写入日志。"  # no raw English
         assert dialog.pick_file.isEnabled() and dialog.pick_folder.isEnabled()
         assert not dialog.busy.isVisibleTo(dialog) and not dialog.cancel_read.isVisibleTo(dialog)
         assert dialog.stack.currentWidget() is dialog.source_page
+        dialog.reject()
+
+
+async def test_a_missing_file_and_a_failed_saved_import_are_said_in_chinese(qapp, tmp_path, llm_server, wait):
+    """Not the system's English ("No such file", "[Errno 20] Not a directory: '…'") in the Chinese window."""
+    async with running_app(qapp, app_settings(tmp_path / "data", llm_server)) as app:
+        dialog = app.history_imports.open_dialog(app.window)
+        assert not await dialog.open_path(tmp_path / "conversations.json")  # moved away since it was picked
+        said = dialog.source_error.text()
+        assert said.startswith("读不了 conversations.json：找不到这个文件"), said
+        assert "No such" not in said
+        dialog.paste_box.setPlainText("已保存的记忆\n• Likes green tea.\n")
+        dialog.read_paste.click()
+        await wait(lambda: dialog.stack.currentWidget() is dialog.saved_page, message="the saved list")
+        ledger = app.services.imports.ledger.folder
+        ledger.mkdir(parents=True, exist_ok=True)
+        for path in ledger.iterdir():
+            path.unlink()
+        ledger.rmdir()
+        ledger.write_text("in the way", encoding="utf-8")  # the import's own records cannot be written
+        await dialog.import_saved()
+        note = dialog.saved_note.text()
+        assert note.startswith("没有导入："), note
+        assert "Errno" not in note and "directory" not in note, note
         dialog.reject()
 
 

@@ -272,3 +272,61 @@ async def test_rewording_a_proposal_never_writes_over_an_edit_made_elsewhere_aft
     await dialog.approve_current(description="用户搬到了上海浦东，刚换了工作")
     assert services.memory.get(city).description == "用户搬到了上海浦东，刚换了工作"
     assert dialog.list.count() == 1
+
+
+def _latin_words(text: str) -> list[str]:
+    import re
+
+    return re.findall(r"[A-Za-z]{2,}", text)
+
+
+async def test_an_approval_the_dont_remember_list_or_the_secret_filter_refuses_is_said_in_chinese(qtbot, services):
+    """The person puts 前任李雷 on the don't-remember list after Sonetto proposed a memory about him; 批准
+    is refused, and the window says so in Chinese, naming the entry (it is the person's own view), not
+    "记忆库出错：the user asked not to remember this ('前任李雷')". A secret the same: no "/ this looks like a
+    secret" after the Chinese."""
+    from sonetto_desktop.memory.dont_remember import FILE_NAME, DontRememberList
+
+    turn = Turn("t-8", "s1", "我和前任李雷分手了")
+    services.review.propose("create", description="用户和李雷分手了", theme="感情", reason="用户说的", turn=turn)
+    DontRememberList(services.data_dir / FILE_NAME).add("前任李雷")
+    dialog = await open_dialog(qtbot, services)
+    dialog.list.setCurrentRow(0)
+    await dialog.approve_current()
+    said = dialog.status.text()
+    assert "前任李雷" in said and "不要记住" in said, said
+    assert not _latin_words(said), said
+    assert services.memory.count() == 0 and dialog.list.count() == 1
+
+    services.review.propose("create", description="用户的邮箱密码是 Xq7#mP2v!", theme="账号", reason="用户说的",
+                            turn=Turn("t-9", "s1", "我的邮箱密码是 Xq7#mP2v!"))
+    await dialog.load()
+    row = next(n for n in range(dialog.list.count()) if "邮箱" in dialog.list.item(n).text())
+    dialog.list.setCurrentRow(row)
+    await dialog.approve_current()
+    said = dialog.status.text()
+    assert "密码" in said and not _latin_words(said), said
+    assert services.memory.count() == 0
+
+
+def test_a_refusal_reads_in_one_language_for_the_window_the_command_line_and_another_app():
+    """Chinese in Chinese, English in English (the window, the command line); another app reads both, each
+    half in its own language (not "this looks like a secret (密码)")."""
+    import re
+
+    from sonetto_desktop.memory.errors import DontRememberRefused, SecretRefused
+    from sonetto_desktop.presentation.errors import describe_error, describe_error_exactly, describe_error_for_app
+    from sonetto_desktop.presentation.i18n import english, translating
+
+    cjk = re.compile(r"[\u4e00-\u9fff]")
+    for exc in (DontRememberRefused("the thing about my boss"), SecretRefused("密码")):
+        for describe in (describe_error, describe_error_exactly):
+            chinese = describe(exc)
+            assert not [w for w in _latin_words(chinese) if w not in ("the", "thing", "about", "my", "boss")], chinese
+            with translating(english()):
+                said = describe(exc)
+            assert not cjk.search(said), said
+        with translating(english()):  # another app: its two halves, each in one language
+            zh, en = describe_error_for_app(exc).split(" / ")
+        assert cjk.search(zh) and not _latin_words(zh) and not cjk.search(en), (zh, en)
+        assert "boss" not in zh + en  # never the entry to another app

@@ -77,8 +77,8 @@ async def test_import_shows_a_preview_and_writes_nothing_until_confirmed(actions
     assert populated_store.count() == before  # nothing written yet
     assert not dialog.import_button.isDefault()  # Enter cancels
     dialog.import_button.click()
-    added, skipped = await flow
-    assert len(added) == 2 and skipped == ["dup"]
+    added, skipped, trashed = await flow
+    assert len(added) == 2 and skipped == ["dup"] and trashed == []
     assert populated_store.count() == before + 2
     assert populated_store.get(taken).description == "讨厌香菜"  # nothing overwritten
     assert "喜欢爵士" in {i.description for i in populated_store.all_items().values()}
@@ -87,6 +87,33 @@ async def test_import_shows_a_preview_and_writes_nothing_until_confirmed(actions
     # one action of the person (its own ui-… turn), so 撤销 takes it back like any other edit
     [imported] = [c for c in changes if c.kind == "import"]
     assert (imported.turn_id or "").startswith("ui-"), imported.turn_id
+
+
+@pytest.mark.parametrize("fmt", ["yaml", "json", "md"])
+async def test_a_backup_keeps_the_trash_and_says_so(actions, service, populated_store, tmp_path, wait, fmt):
+    """The window's export is a backup a person can restore: a memory in the trash is in it (the message
+    says so, and where), and importing it puts that memory back into the trash (the preview says so)."""
+    gone = populated_store.ids["讨厌香菜"]
+    populated_store.delete(gone, "口味变了")
+    target = tmp_path / f"备份.{fmt}"
+    assert await actions.export_to(target) == 5
+    text, kind = actions.messages[-1]
+    assert kind == "info" and "回收站里的 1 条" in text, text
+    assert ("备份.trash.yaml" in text) == (fmt == "yaml"), text
+    populated_store.purge(gone)  # the trash emptied since
+    assert populated_store.list_trash() == []
+    flow = asyncio.ensure_future(actions.import_from(target))
+    await wait(lambda: isinstance(actions.active_dialog, ImportPreviewDialog) and actions.active_dialog.isVisible())
+    dialog = actions.active_dialog
+    assert "1 条删除了的记忆会放回回收站" in dialog.summary.text(), dialog.summary.text()
+    assert dialog.import_button.isEnabled()  # (every live memory is a duplicate: the trash is what it brings)
+    dialog.import_button.click()
+    result = await flow
+    assert result.added == [] and result.trashed == [gone]
+    assert "1 条删除了的记忆放回了回收站" in actions.messages[-1][0], actions.messages[-1]
+    [row] = populated_store.list_trash()
+    assert (row["id"], row["description"], row["reason"]) == (gone, "讨厌香菜", "口味变了")
+    assert gone not in populated_store.all_items()
 
 
 async def test_a_cancelled_import_changes_nothing(actions, service, populated_store, tmp_path, wait):
@@ -203,6 +230,55 @@ async def test_a_file_that_cannot_be_imported_is_explained_in_the_persons_langua
     text, kind = actions.messages[-1]
     assert kind == "error" and said in text, text
     assert not any(word in text for word in ("cannot", "memory", "has no", "expected")), text
+
+
+def _english_words(text: str, name: str) -> list[str]:
+    """Latin words in ``text`` other than the file's name and the words a Chinese sentence about a
+    memory file may name (its format, its keys)."""
+    import re
+
+    allowed = {"UTF", "YAML", "JSON", "yaml", "json", "md", "description", "theme"}
+    return [w for w in re.findall(r"[A-Za-z]{2,}", text.replace(name, "")) if w not in allowed]
+
+
+_DEEP = "[" * 100_000 + "]" * 100_000
+
+
+@pytest.mark.parametrize(("name", "content", "said"), [
+    ("bad.json", '{"m1": {"description": "x",}}', "第 1 行第 28 列"),
+    ("bad.yaml", "m1:\n  description: x\n  theme: [1\n", "第 3 行"),
+    ("tabs.yaml", "m1:\n\tdescription: x\n", "第 2 行"),
+    ("gbk.yaml", "m1:\n  description: 小林\n".encode("gbk"), "第 2 行"),
+    ("alias.yaml", "m1: &a\n  description: x\n  theme: t\nm2: *a\n", "第 1 行"),
+    ("long.yaml", "m1:\n  description: " + "长" * 6000 + "\n  theme: t\n", "6,000"),
+    ("list.yaml", "m1:\n  description: [a, b]\n  theme: t\n", "列表"),
+    ("list.json", '"只是一句话"', "文字"),
+    ("deep.json", _DEEP, "嵌套"),
+    ("long.md", "## 主题\n\n- " + "长" * 6000 + "\n", "第 3 行"),
+    ("gone.yaml", None, "找不到"),
+])
+async def test_why_a_file_cannot_be_imported_is_all_chinese_and_says_where(actions, tmp_path, name, content, said):
+    """The parser's English (\"while parsing a flow sequence\", \"'utf-8' codec can't decode byte 0xb0\", \"a:
+    description is 6,000 characters long\") never shows in brackets in the Chinese window: a Chinese
+    sentence says what is wrong and where (the line, the column); in English mode, the same in English."""
+    from sonetto_desktop.presentation.errors import describe_error_exactly
+    from sonetto_desktop.presentation.i18n import english, translating
+
+    source = tmp_path / name
+    if isinstance(content, bytes):
+        source.write_bytes(content)
+    elif content is not None:
+        source.write_text(content, encoding="utf-8")
+    assert await actions.import_from(source) is None
+    text, kind = actions.messages[-1]
+    assert kind == "error" and said in text, text
+    assert not _english_words(text, name), text
+    with pytest.raises(Exception) as raised:
+        transfer.read_import(source)
+    with translating(english()):
+        english_text = describe_error_exactly(raised.value)
+    assert not any("\u4e00" <= ch <= "\u9fff" for ch in english_text.replace(name, "")), english_text
+    assert not any(raw in english_text for raw in ("codec", "<unicode string>", "Errno", "(char ")), english_text
 
 
 async def test_a_yaml_export_with_pins_names_the_file_they_are_kept_in(actions, service, populated_store, tmp_path):

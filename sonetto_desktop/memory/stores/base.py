@@ -19,6 +19,7 @@ import secrets
 import threading
 from abc import ABC, abstractmethod
 from contextlib import AbstractContextManager, contextmanager
+from copy import deepcopy
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Callable, Container, Iterable, Iterator, Mapping
@@ -132,6 +133,10 @@ class BaseMemoryManager(ABC):
                      turn: Turn | None = None) -> tuple[list[str], list[str]]:
         """Merge ``items`` in by id in one write; returns (added ids, skipped ids)."""
         return self.writes.import_items(items, actor=actor, reason=reason, turn=turn)
+
+    def import_trash(self, entries: Mapping[str, dict[str, Any]]) -> list[str]:
+        """Put an export's trash entries into the trash in one write; returns their ids (see ``crud``)."""
+        return self.writes.import_trash(entries)
 
     def undo_turn(self, turn_id: str, *, actor: str = "user", reason: str = "", turn: Turn | None = None,
                   ids: Iterable[str] | None = None, unhit: Mapping[str, int] | None = None,
@@ -363,6 +368,11 @@ class BaseMemoryManager(ABC):
         for cards in groups.values():
             cards.sort(key=lambda card: str(card["latest_update_time"] or ""), reverse=True)
         return groups
+
+    def trash_entries(self) -> dict[str, dict[str, Any]]:
+        """The trash as stored: id -> ``{"item": item dict, "deleted_at", "reason", "actor", …}`` (copies
+        the caller may keep; an export's, restorable by ``import_trash``)."""
+        return {mid: deepcopy(entry) for mid, entry in self._load_trash().items()}
 
     def list_trash(self) -> list[dict[str, Any]]:
         """Deleted memories, newest deletion first: ``{id, description, theme, deleted_at, reason, actor,

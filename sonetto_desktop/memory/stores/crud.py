@@ -318,6 +318,31 @@ class MemoryWrites:
             self._publish(change)
         return len(ids)
 
+    def import_trash(self, entries: Mapping[str, dict[str, Any]]) -> list[str]:
+        """Put an export's trash entries (``{"item": …, "deleted_at", "reason", "actor"}``) into the trash,
+        as they were deleted, in one write: restorable, never on the wall. An entry whose description and
+        theme equal a stored memory's or a trash entry's is left out (the same backup imported twice does
+        not fill the trash twice); an id taken by a memory or a trash entry gets a fresh one. Returns the
+        ids put into the trash."""
+        put: dict[str, dict[str, Any]] = {}
+        with self._transaction() as txn:
+            existing = txn.content_keys()
+            for mid in list(txn.trash_ids()):
+                held = (txn.trash_get(mid) or {}).get("item") or {}
+                existing.add((held.get("description"), held.get("theme")))
+            taken = txn.taken_ids([mid for mid in entries if mid])
+            for mid, entry in entries.items():
+                item = entry.get("item") or {}
+                key = (item.get("description"), item.get("theme"))
+                if key in existing:
+                    continue
+                new_id = mid if (mid and mid not in taken and mid not in put) else self._new_id(txn, put)
+                put[new_id] = dict(entry)
+                existing.add(key)
+            if put:
+                txn.trash_put_many(put)
+        return list(put)
+
     def import_items(self, items: dict[str, MemoryItem], *, actor: str = "user", reason: str = "",
                      turn: Turn | None = None) -> tuple[list[str], list[str]]:
         """Merge ``items`` in by id in one write. Exact duplicates (same description and theme as a

@@ -9,7 +9,7 @@ from typing import Any, Callable, Mapping, Sequence
 from ..item import MAX_DESCRIPTION_CHARS, MAX_REASON_CHARS, MAX_THEME_CHARS, MemoryItem, normalize_time, now_iso
 from ..record import ADDED, MAX_HIT, Field, as_text, clamp_hit, plain as _plain, split_extra
 
-__all__ = ["HIT_REPAIRED", "as_text", "item_from_fields", "item_from_raw", "oversize_fields", "said_once",
+__all__ = ["HIT_REPAIRED", "as_text", "item_from_fields", "item_from_raw", "oversize", "oversize_fields", "said_once",
            "sound_row", "trash_entry_problem", "validate_item", "validate_items"]
 
 
@@ -92,14 +92,24 @@ def _kind(value: Any) -> str:
 def oversize_fields(memory_id: str, item: MemoryItem) -> list[str]:
     """What of ``item`` is over the limits of ``item.py`` (one message each; empty when all fit)."""
     found = []
+    for name, length, limit in oversize(item):
+        what = "a history reason" if name == "reason" else name
+        found.append(f"{memory_id}: {what} is {length:,} characters long (limit {limit:,})")
+    return found
+
+
+def oversize(item: MemoryItem) -> list[tuple[str, int, int]]:
+    """What of ``item`` is over the limits of ``item.py``: (field, its length, the limit) each, the field
+    ``description``, ``theme`` or ``reason`` (a history entry's, the first one too long)."""
+    found = []
     for name, limit in (("description", MAX_DESCRIPTION_CHARS), ("theme", MAX_THEME_CHARS)):
         value = getattr(item, name)
         if isinstance(value, str) and len(value) > limit:
-            found.append(f"{memory_id}: {name} is {len(value):,} characters long (limit {limit:,})")
+            found.append((name, len(value), limit))
     for entry in item.history if isinstance(item.history, list) else ():
         reason = entry.get("reason") if isinstance(entry, dict) else None
         if isinstance(reason, str) and len(reason) > MAX_REASON_CHARS:
-            found.append(f"{memory_id}: a history reason is {len(reason):,} characters long (limit {MAX_REASON_CHARS:,})")
+            found.append(("reason", len(reason), MAX_REASON_CHARS))
             break
     return found
 

@@ -50,6 +50,7 @@ from sonetto_desktop.history_import.formats import all_formats
 from sonetto_desktop.history_import.model import History, HistoryFormatError, Stopped
 from sonetto_desktop.history_import.plan import MAX_MESSAGE_CHARS, Plan
 from sonetto_desktop.history_import.saved_memories import MAX_TEXT_CHARS as MAX_PASTE_CHARS
+from sonetto_desktop.memory.errors import MemoryError_
 from sonetto_desktop.memory.undo import NothingToUndo, UndoConflict
 from sonetto_desktop.ops import Failed
 from sonetto_desktop.presentation.errors import error_detail
@@ -359,12 +360,12 @@ class HistoryImportDialog(QDialog):
         except HistoryFormatError as exc:
             self._read_failed(exc.say(ui_language()))
             return False
-        except OSError as exc:
-            self._read_failed(self.tr("读不了 {0}：{1}").format(name, exc.strerror or str(exc)))
+        except OSError as exc:  # (the file is named already: its cause only, in the person's language)
+            self._read_failed(self.tr("读不了 {0}：{1}").format(name, error_detail(OSError(exc.errno, exc.strerror))))
             return False
-        except Exception as exc:  # whatever went wrong is said in place; the dialog stays usable
-            log.exception("history import: reading %s failed", name)
-            self._read_failed(self.tr("读不了 {0}：{1}").format(name, error_detail(exc)))
+        except Exception:  # whatever went wrong is said in place; the dialog stays usable
+            log.exception("history import: reading %s failed", name)  # (its own words, often English, are here)
+            self._read_failed(self.tr("读不了 {0}：{1}").format(name, self.tr("出了意外的问题，详情已写入日志。")))
             return False
         finally:
             self._reading = None
@@ -707,8 +708,12 @@ class HistoryImportDialog(QDialog):
         picked, themes = self.saved_list.chosen()
         try:
             result = await self.actions.imports.import_saved(picked, themes)
-        except (OSError, ValueError) as exc:
-            self.saved_note.setText(self.tr("没有导入：{0}").format(str(exc)))
+        except HistoryFormatError as exc:
+            self.saved_note.setText(self.tr("没有导入：{0}").format(exc.say(ui_language())))
+            return None
+        except (OSError, ValueError, MemoryError_) as exc:
+            log.warning("history import: saved memories not imported", exc_info=True)
+            self.saved_note.setText(self.tr("没有导入：{0}").format(error_detail(exc)))
             return None
         if not shiboken6.isValid(self):
             return result

@@ -19,7 +19,7 @@ from PySide6.QtWidgets import QFileDialog, QWidget
 
 from sonetto_desktop import ops
 from sonetto_desktop.memory.reasons import reason_text
-from sonetto_desktop.memory.transfer import ImportFormatError, format_for, marks_beside, read_import
+from sonetto_desktop.memory.transfer import ImportFormatError, format_for, marks_beside, read_import, trash_beside
 from sonetto_desktop.presentation.errors import error_detail
 
 from ..widgets.dialogs import execute_dialog
@@ -92,10 +92,17 @@ class TransferActions(QObject):
             return None
         side = await self._service.run(ops.Call.of(marks_beside, path, fmt))  # (YAML: the pins beside it)
         if side is not None:
-            self.message.emit(self.tr("已导出 {0} 条记忆到 {1}；置顶标记在旁边的 {2} 里，搬到别处时请一起带上").format(
-                count, path.name, side.name), "info")
+            said = self.tr("已导出 {0} 条记忆到 {1}；置顶标记在旁边的 {2} 里，搬到别处时请一起带上").format(
+                count, path.name, side.name)
         else:
-            self.message.emit(self.tr("已导出 {0} 条记忆到 {1}").format(count, path.name), "info")
+            said = self.tr("已导出 {0} 条记忆到 {1}").format(count, path.name)
+        trashed = getattr(count, "trashed", 0)
+        bin_ = await self._service.run(ops.Call.of(trash_beside, path, fmt)) if trashed else None
+        if bin_ is not None:  # (YAML: the trash beside it)
+            said += self.tr("；回收站里的 {0} 条在旁边的 {1} 里，导入时会回到回收站").format(trashed, bin_.name)
+        elif trashed:
+            said += self.tr("；回收站里的 {0} 条也在里面，导入时会回到回收站").format(trashed)
+        self.message.emit(said, "info")
         return count
 
     # ── import ────────────────────────────────────────────────────────
@@ -133,8 +140,10 @@ class TransferActions(QObject):
             return None
         result = await self._service.submit(ops.ImportItems(items, reason_text("import.file", path.name)))
         if result is not None:
-            added, skipped = result
-            self.message.emit(self.tr("已导入 {0} 条记忆，跳过 {1} 条重复的").format(len(added), len(skipped)), "info")
+            said = self.tr("已导入 {0} 条记忆，跳过 {1} 条重复的").format(len(result.added), len(result.skipped))
+            if result.trashed:
+                said += self.tr("；{0} 条删除了的记忆放回了回收站").format(len(result.trashed))
+            self.message.emit(said, "info")
         return result
 
     async def close(self) -> None:

@@ -40,7 +40,14 @@ _MAYBE_ANCHOR = re.compile(r"(?:^|[\s\[\{,])[&*][^\s\[\]{},]", re.MULTILINE)
 
 
 class YamlRefused(ValueError):
-    """The document is one we do not read (aliases / anchors, too large). The message says why."""
+    """The document is one we do not read (aliases / anchors, too large). The message says why, in
+    English; ``words`` says the same as a kind and its values (``ImportFormatError.words``'s kinds:
+    ``("aliases", source, line)``, ``("too_big", source, megabytes, limit)``), for a front end that
+    says it in the person's language."""
+
+    def __init__(self, message: str, *words: str) -> None:
+        super().__init__(message)
+        self.words = words
 
 
 class _Loader(_Base):  # type: ignore[misc, valid-type]
@@ -56,15 +63,20 @@ class _Loader(_Base):  # type: ignore[misc, valid-type]
 def _check(text: str, source: str) -> None:
     size = len(text.encode("utf-8")) if len(text) * 4 > MAX_DOCUMENT_BYTES else len(text)
     if size > MAX_DOCUMENT_BYTES:
-        raise YamlRefused(f"{source} is {size / 1e6:.0f} MB; memory files larger than "
-                          f"{MAX_DOCUMENT_BYTES // 1_000_000} MB are not read")
+        raise _too_big(source, size)
     if not _MAYBE_ANCHOR.search(text):
         return
     for event in yaml.parse(text, Loader=_Base):
         if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
             mark = event.start_mark
             raise YamlRefused(f"{source} uses YAML anchors or aliases (&name / *name, line {mark.line + 1}); "
-                              "memory files never need them, so it is not read")
+                              "memory files never need them, so it is not read", "aliases", source, str(mark.line + 1))
+
+
+def _too_big(source: str, size: int) -> YamlRefused:
+    mb, limit = f"{size / 1e6:.0f}", str(MAX_DOCUMENT_BYTES // 1_000_000)
+    return YamlRefused(f"{source} is {mb} MB; memory files larger than {limit} MB are not read", "too_big", source, mb,
+                       limit)
 
 
 #: The UTF-8 byte order mark an editor may put before the text ("UTF-8 with BOM"): not part of it.
@@ -75,8 +87,7 @@ def _decode(data: str | bytes, source: str) -> str:
     if isinstance(data, str):
         return data[1:] if data.startswith("\ufeff") else data
     if len(data) > MAX_DOCUMENT_BYTES:
-        raise YamlRefused(f"{source} is {len(data) / 1e6:.0f} MB; memory files larger than "
-                          f"{MAX_DOCUMENT_BYTES // 1_000_000} MB are not read")
+        raise _too_big(source, len(data))
     # (not "utf-8-sig": that codec is imported on first use, which fails in a process that can no
     # longer read the standard library's files, e.g. the CLI run as another user)
     return (data[len(BOM):] if data.startswith(BOM) else data).decode("utf-8")
