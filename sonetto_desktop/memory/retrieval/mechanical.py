@@ -14,7 +14,9 @@ process wrote the store) is handled by diffing per-memory fingerprints. It is sa
 store (``index_file.py``) when it was built or verified and when the retriever closes, and loaded
 at the next start: answers are ready at once, while an index whose version token does not match
 the store is verified (and a missing or damaged one rebuilt) in a background thread; meanwhile
-queries answer from what is already indexed. Queries need no jieba (``segment.py``); documents
+queries answer from what is already indexed (never a memory as it no longer is). Later, a query
+never answers from before a write made before it: a reload or a bulk action of thousands, diffed in
+the background in a large bank, is waited for (``_in_step``). Queries need no jieba (``segment.py``); documents
 are cut by jieba when they are indexed. A lock guards the index; change callbacks never wait on it.
 """
 
@@ -22,6 +24,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
@@ -56,6 +59,9 @@ warm_up = tok.warm_up
 TASK_FLOOR_FACTOR = 3.0  # a self-contained task (翻译, 算一下) needs much stronger evidence
 BROAD_TOP = 5
 INLINE_CHANGES_MAX = 2000  # more pending changes than this: one diff of the whole store instead
+#: A query waits at most this long for a diff of the whole store that changes since start-up called for
+#: (``_in_step``; ~2 s at 100,000 memories); then it answers from what is indexed, never stale texts.
+CATCH_UP_WAIT = 30.0
 _READ = object()  # a pending change without the memory's card: read it from the store
 
 
@@ -165,7 +171,8 @@ class MechanicalRetriever:
                 if slot is not None:
                     self._docs.hit[slot] = hit
             if diff_all and len(self._docs) > lc.SYNC_BUILD_MAX and not self._life.busy():
-                self._life.begin_background(self._life.version_token())  # it reads the store as it is now
+                # it reads the store as it is now; queries wait for it (``_in_step``)
+                self._life.begin_background(self._life.version_token(), catch_up=True)
             elif diff_all and len(self._docs) > lc.SYNC_BUILD_MAX:
                 # A reload while a background diff runs: that diff read the store before it and leaves the
                 # changes named since to the queue, so they are applied now (dropping them left a deleted
@@ -182,6 +189,28 @@ class MechanicalRetriever:
             raise
         if self._postings.needs_compaction():
             self._compact()
+
+    def _in_step(self) -> None:
+        """Before a query: apply what the change feed reported. When that needs a diff of the whole
+        store (a reload: another program wrote it; a bulk action of more than ``INLINE_CHANGES_MAX``)
+        and the bank is large, the diff runs in the background and the query waits for it (at most
+        ``CATCH_UP_WAIT``): answering from before it recalled deleted memories, edited ones under their
+        old text, and missed new ones. Of the start-up build or verification, only its first step is
+        waited for, taking out what is gone or changed (then a query answers from what is indexed so far,
+        never a memory as it no longer is). Call it without holding the lock."""
+        deadline = time.monotonic() + CATCH_UP_WAIT
+        life = self._life
+        for _ in range(2):  # the diff, and one more for a reload while it ran (a failing store: no more)
+            with self._lock:
+                self._refresh()
+                worker, catching_up = (life.worker, life.catching_up) if life.busy() else (None, False)
+            left = deadline - time.monotonic()
+            if worker is None or left <= 0:
+                return
+            if not catching_up:
+                life.planned.wait(left)
+                return
+            worker.join(left)
 
     def _apply(self, pending: dict[str, Any]) -> None:
         """Install or drop the memories the change feed named (lock held)."""
@@ -362,6 +391,7 @@ class MechanicalRetriever:
     def _rank(self, prompt: str, now: datetime | None, limit: int | None) -> tuple[Query, list[tuple[dict, float]]]:
         """Scored memories, best first (the best ``limit`` only, if given)."""
         moment = now or self._now()
+        self._in_step()
         with self._lock:
             self._refresh()
             query = self._analyze(prompt, moment)
@@ -434,6 +464,7 @@ class MechanicalRetriever:
         keys = {term_key(term): 1.0 for term in tok.surface_terms(text)}
         if k <= 0 or not keys:
             return []
+        self._in_step()
         with self._lock:
             self._refresh()
             if not len(self._docs):
