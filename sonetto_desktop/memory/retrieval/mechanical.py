@@ -58,7 +58,7 @@ warm_up = tok.warm_up
 
 TASK_FLOOR_FACTOR = 3.0  # a self-contained task (翻译, 算一下) needs much stronger evidence
 BROAD_TOP = 5
-INLINE_CHANGES_MAX = 2000  # more pending changes than this: one diff of the whole store instead
+INLINE_CHANGES_MAX = 2000  # more pending changes than this (deletions aside): one diff of the whole store instead
 #: A query waits at most this long for a diff of the whole store that changes since start-up called for
 #: (``_in_step``; ~2 s at 100,000 memories); then it answers from what is indexed, never stale texts.
 CATCH_UP_WAIT = 30.0
@@ -114,6 +114,7 @@ class MechanicalRetriever:
         self._life = lc.IndexLifecycle(self, path)  # the saved file, the first build, the worker
         self._pending_lock = threading.Lock()  # what changed since the last refresh
         self._pending: dict[str, Any] = {}  # id -> its card after the change, None (gone) or _READ
+        self._work = 0  # of those, how many are not gone (to read or tokenize)
         self._pending_hits: dict[str, int] = {}
         self._diff_all = False  # re-read the whole store and diff (reload, invalidate, big batches)
         self._seq = 0  # change counter; ids changed while a background diff runs are left to the queue
@@ -138,9 +139,11 @@ class MechanicalRetriever:
                 self._diff_all = True
             for mid in change.ids:
                 # the card after the change, when the change carries it: no need to re-read the store
-                self._pending[mid] = states[mid] if mid in states else _READ
+                state = states[mid] if mid in states else _READ
+                self._work += (state is not None) - (self._pending.get(mid, None) is not None)
+                self._pending[mid] = state
                 self._changed_at[mid] = self._seq
-            if len(self._pending) > INLINE_CHANGES_MAX:
+            if self._work > INLINE_CHANGES_MAX:  # (a memory gone costs nothing to apply: a bulk delete is not counted)
                 self._diff_all = True
 
     def _changed_since(self, since: int) -> set[str]:
@@ -157,7 +160,7 @@ class MechanicalRetriever:
     def _take_pending(self) -> tuple[bool, dict[str, Any], dict[str, int]]:
         with self._pending_lock:
             out = (self._diff_all, self._pending, self._pending_hits)
-            self._diff_all, self._pending, self._pending_hits = False, {}, {}
+            self._diff_all, self._pending, self._pending_hits, self._work = False, {}, {}, 0
             return out
 
     def _refresh(self) -> None:
