@@ -65,8 +65,11 @@ BROAD_TOP = 5
 INLINE_CHANGES_MAX = 2000
 INLINE_SHARE = 10
 #: A query waits at most this long for a diff of the whole store that changes since start-up called for
-#: (``_in_step``; ~2 s at 100,000 memories); then it answers from what is indexed, never stale texts.
-CATCH_UP_WAIT = 30.0
+#: (``_in_step``: a reload's at 100,000 memories, ~1 s of CPU; an import of 100,000 more, ~9 s), then answers
+#: from what is indexed (what is gone or changed is out of it by then: never a memory as it no longer is).
+CATCH_UP_WAIT = 10.0
+#: ... and at most this long for a diff's first step, which takes that out (a read of the store).
+PLAN_WAIT = 60.0
 _READ = object()  # a pending change without the memory's card: read it from the store
 
 
@@ -204,22 +207,24 @@ class MechanicalRetriever:
         store (a reload: another program wrote it; a bulk action of more than ``INLINE_CHANGES_MAX``)
         and the bank is large, the diff runs in the background and the query waits for it (at most
         ``CATCH_UP_WAIT``): answering from before it recalled deleted memories, edited ones under their
-        old text, and missed new ones. Of the start-up build or verification, only its first step is
-        waited for, taking out what is gone or changed (then a query answers from what is indexed so far,
-        never a memory as it no longer is). Call it without holding the lock."""
+        old text, and missed new ones. Of the start-up build or verification, and of a catch-up that
+        takes longer, only the first step is waited for, taking out what is gone or changed (then a query
+        answers from what is indexed so far, never a memory as it no longer is). Call it without holding
+        the lock."""
         deadline = time.monotonic() + CATCH_UP_WAIT
         life = self._life
         for _ in range(2):  # the diff, and one more for a reload while it ran (a failing store: no more)
             with self._lock:
                 self._refresh()
                 worker, catching_up = (life.worker, life.catching_up) if life.busy() else (None, False)
-            left = deadline - time.monotonic()
-            if worker is None or left <= 0:
+            if worker is None:
                 return
+            life.planned.wait(PLAN_WAIT)
             if not catching_up:
-                life.planned.wait(left)
                 return
-            worker.join(left)
+            worker.join(max(0.0, deadline - time.monotonic()))
+            if worker.is_alive():
+                return
 
     def _apply(self, pending: dict[str, Any]) -> None:
         """Install or drop the memories the change feed named (lock held)."""
