@@ -326,7 +326,9 @@ def test_a_memory_the_vectors_have_not_caught_up_with_is_found_by_words_and_neve
         assert "cat" in shown("小老虎最近乖不乖") and recall.last_listing.dense  # found by its vector alone
         gate, real = __import__("threading").Event(), sync._apply_changes
         monkeypatch.setattr(sync, "_apply_changes", lambda table: (gate.wait(30), real(table))[1])  # a slow machine
+        assert sync.has_vector("cat")
         mm.update("cat", "送人了", new_description="小林把汤圆送给了表姐，现在不养宠物了。")
+        assert not sync.has_vector("cat")  # its vector is of the old text: no agreement is counted on it
         mm.delete("coffee", "不喝了")
         new = mm.add("小林最近迷上了手冲咖啡。", "品味")
         current = {mid: item.description for mid, item in mm.all_items().items()}
