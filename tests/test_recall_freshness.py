@@ -24,6 +24,7 @@ from sonetto_desktop.memory.operations import MemoryOperations
 from sonetto_desktop.memory.retrieval import index_lifecycle
 from sonetto_desktop.memory.retrieval import mechanical as mechanical_module
 from sonetto_desktop.memory.retrieval.recall import MemoryRecall
+from waiting import wait_for
 
 NOW = datetime(2026, 12, 2, 12, 0)
 #: Just above the size from which a diff of the whole store runs in the background.
@@ -176,12 +177,9 @@ def test_another_programs_write_to_a_big_store_is_seen_by_the_next_query(tmp_pat
     mm.close()
 
 
-def test_a_memory_changed_while_the_app_was_closed_is_never_recalled_as_it_was(kind, tmp_path, monkeypatch):
-    """Another Sonetto process (the command line, the MCP server) edited and deleted memories while
-    this one was closed. At the next start the saved index is verified in the background, and
-    queries answer meanwhile from what it holds: that was the memory as it no longer is (the old text,
-    the deleted one) until the verification reached it."""
-    from sonetto_desktop.memory.retrieval import tokenize as tok
+def _closed_with_cli_writes(kind, tmp_path):
+    """A store of more than ``SYNC_VERIFY_MAX`` memories with its index saved, then changed by the
+    command line while the app was closed: (store, the edited memory, the deleted one, the added one)."""
     from sonetto_desktop.memory.retrieval.mechanical import MechanicalRetriever
 
     mm = open_store(kind, tmp_path)
@@ -195,8 +193,49 @@ def test_a_memory_changed_while_the_app_was_closed_is_never_recalled_as_it_was(k
     other = open_store(kind, tmp_path)  # the command line, while the app is closed
     other.update(cat, "改名", new_description="小夏的猫叫年糕，是一只狸花猫。", actor="cli")
     other.delete(bike, "卖了", actor="cli")
+    new = other.add("小夏报了一个陶艺班，每周六上课。", "学习", actor="cli")
     other.close()
-    mm = open_store(kind, tmp_path)
+    return open_store(kind, tmp_path), cat, bike, new
+
+
+def test_what_another_process_wrote_while_the_app_was_closed_is_found_by_the_first_query(kind, tmp_path,
+                                                                                       monkeypatch):
+    """At the next start the saved index is verified against the store in the background; the first
+    query answered from the index as it was saved: the command line's new memory missed, the edited one
+    under its old text, the deleted one recalled. It waits for the verification now."""
+    import threading
+
+    from sonetto_desktop.memory.retrieval import tokenize as tok
+    from sonetto_desktop.memory.retrieval.mechanical import MechanicalRetriever
+
+    mm, cat, bike, new = _closed_with_cli_writes(kind, tmp_path)
+    real, release = tok.batch_keys, threading.Event()
+    monkeypatch.setattr(tok, "batch_keys", lambda texts: (release.wait(30), real(texts))[1])  # a slow machine
+    r = MechanicalRetriever(mm, now=lambda: NOW)
+    first: list = []
+    asker = threading.Thread(target=lambda: first.append(ids(r.retrieve("陶艺班"))))
+    asker.start()
+    wait_for(lambda: r._life.started and r._life.planned.is_set(), what="the verification's first step")
+    asker.join(2)  # (an answer that does not wait for the verification comes now)
+    release.set()
+    asker.join(30)
+    assert first and first[0][:1] == [new]
+    assert ids(r.retrieve("年糕狸花猫"))[0] == cat
+    assert ids(r.retrieve("年糕狸花猫"))[0] == cat
+    assert all("汤圆" not in doc["description"] for doc in r.retrieve("汤圆橘猫"))
+    assert bike not in ids(r.retrieve("蓝色捷安特自行车"))
+    r.close()
+    mm.close()
+
+
+def test_a_verification_longer_than_a_query_waits_never_shows_a_memory_as_it_was(kind, tmp_path, monkeypatch):
+    """A verification that takes longer than a query waits (``CATCH_UP_WAIT``; here it is stuck): the
+    query answers from what the index holds, without the memories it knows are gone or changed."""
+    from sonetto_desktop.memory.retrieval import tokenize as tok
+    from sonetto_desktop.memory.retrieval.mechanical import MechanicalRetriever
+
+    mm, cat, bike, new = _closed_with_cli_writes(kind, tmp_path)
+    monkeypatch.setattr(mechanical_module, "CATCH_UP_WAIT", 0.0)
     real, release = tok.batch_keys, __import__("threading").Event()
     monkeypatch.setattr(tok, "batch_keys", lambda texts: (release.wait(30), real(texts))[1])  # a slow machine
     r = MechanicalRetriever(mm, now=lambda: NOW)
@@ -206,7 +245,7 @@ def test_a_memory_changed_while_the_app_was_closed_is_never_recalled_as_it_was(k
     finally:
         release.set()
     r.warm_up()
-    assert ids(r.retrieve("年糕狸花猫"))[0] == cat
+    assert ids(r.retrieve("年糕狸花猫"))[0] == cat and ids(r.retrieve("陶艺班"))[0] == new
     r.close()
     mm.close()
 

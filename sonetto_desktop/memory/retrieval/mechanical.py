@@ -13,10 +13,10 @@ change feed: only changed memories are re-read and re-tokenized; a ``reload`` ch
 process wrote the store) is handled by diffing per-memory fingerprints. It is saved beside the
 store (``index_file.py``) when it was built or verified and when the retriever closes, and loaded
 at the next start: answers are ready at once, while an index whose version token does not match
-the store is verified (and a missing or damaged one rebuilt) in a background thread; meanwhile
-queries answer from what is already indexed (never a memory as it no longer is). Later, a query
-never answers from before a write made before it: a reload or a bulk action of thousands, diffed in
-the background in a large bank, is waited for (``_in_step``). Queries need no jieba (``segment.py``); documents
+the store is verified in a background thread, which queries wait for (``_in_step``), and a missing or
+damaged one rebuilt in a background thread; meanwhile queries answer from what is already indexed
+(never a memory as it no longer is). Later, a query never answers from before a write made before
+it: a reload or a bulk action of thousands, diffed in the background in a large bank, is waited for. Queries need no jieba (``segment.py``); documents
 are cut by jieba when they are indexed. A lock guards the index; change callbacks never wait on it.
 """
 
@@ -64,7 +64,7 @@ BROAD_TOP = 5
 #: 3.6 s as a diff.)
 INLINE_CHANGES_MAX = 2000
 INLINE_SHARE = 10
-#: A query waits at most this long for a diff of the whole store that changes since start-up called for
+#: A query waits at most this long for a diff of the whole store that changes the index has not seen call for
 #: (``_in_step``: a reload's at 100,000 memories, ~1 s of CPU; an import of 100,000 more, ~9 s), then answers
 #: from what is indexed (what is gone or changed is out of it by then: never a memory as it no longer is).
 CATCH_UP_WAIT = 10.0
@@ -207,10 +207,10 @@ class MechanicalRetriever:
         store (a reload: another program wrote it; a bulk action of more than ``INLINE_CHANGES_MAX``)
         and the bank is large, the diff runs in the background and the query waits for it (at most
         ``CATCH_UP_WAIT``): answering from before it recalled deleted memories, edited ones under their
-        old text, and missed new ones. Of the start-up build or verification, and of a catch-up that
-        takes longer, only the first step is waited for, taking out what is gone or changed (then a query
-        answers from what is indexed so far, never a memory as it no longer is). Call it without holding
-        the lock."""
+        old text, and missed new ones. A saved index verified at start-up is waited for the same way. Of
+        a first build, and of a catch-up that takes longer, only the first step is waited for, taking out
+        what is gone or changed (then a query answers from what is indexed so far, never a memory as it no
+        longer is). Call it without holding the lock."""
         deadline = time.monotonic() + CATCH_UP_WAIT
         life = self._life
         for _ in range(2):  # the diff, and one more for a reload while it ran (a failing store: no more)
