@@ -3,15 +3,16 @@
 A saved index whose version token matches the store is ready at once; a stale one is verified
 (inline for a small bank, else in a background thread which queries wait for, as for a catch-up
 below); without one, a small bank is built inline and a large one in the background, a batch at a
-time, tokenizing outside the lock, while queries answer from what is indexed so far. Memories changed while the background work runs are left to the
-change queue. The index is saved when it was built or verified.
+time, tokenizing outside the lock, while queries answer from what is indexed so far. Memories
+changed while the background work runs are left to the change queue. The index is saved when it
+was built or verified.
 
 Later, a diff of a large bank that changes made since call for (a reload: another program wrote
 the store; a bulk action of thousands) runs in the background too, but is a *catch-up*: a query
 waits for it (``MechanicalRetriever._in_step``), so that it never answers from before a write made
 before it. A background diff takes out the index's version of every memory whose text changed as
-soon as it has read the store (``planned``; a query at start-up waits for that much), so no query
-recalls a memory with a text the store no longer has, nor one that is gone.
+soon as it has read the store (``planned``: a query waits for that much of any background work),
+so no query recalls a memory with a text the store no longer has, nor one that is gone.
 """
 
 from __future__ import annotations

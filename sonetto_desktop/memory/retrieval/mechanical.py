@@ -13,11 +13,12 @@ change feed: only changed memories are re-read and re-tokenized; a ``reload`` ch
 process wrote the store) is handled by diffing per-memory fingerprints. It is saved beside the
 store (``index_file.py``) when it was built or verified and when the retriever closes, and loaded
 at the next start: answers are ready at once, while an index whose version token does not match
-the store is verified in a background thread, which queries wait for (``_in_step``), and a missing or
-damaged one rebuilt in a background thread; meanwhile queries answer from what is already indexed
-(never a memory as it no longer is). Later, a query never answers from before a write made before
-it: a reload or a bulk action of thousands, diffed in the background in a large bank, is waited for. Queries need no jieba (``segment.py``); documents
-are cut by jieba when they are indexed. A lock guards the index; change callbacks never wait on it.
+the store is verified in a background thread, which queries wait for (``_in_step``), and a missing
+or damaged one rebuilt in a background thread; meanwhile queries answer from what is already
+indexed (never a memory as it no longer is). Later, a query never answers from before a write made
+before it: a reload or a bulk action of thousands, diffed in the background in a large bank, is
+waited for. Queries need no jieba (``segment.py``); documents are cut by jieba when they are
+indexed. A lock guards the index; change callbacks never wait on it.
 """
 
 from __future__ import annotations
