@@ -13,6 +13,7 @@ import pytest
 from numpy.lib import format as npy_format
 
 from helpers import ids
+from waiting import wait_for
 from sonetto_desktop.memory import MemoryItem, SqliteMemoryManager, YamlMemoryManager
 from sonetto_desktop.memory.events import MemoryChange
 from sonetto_desktop.memory.retrieval import index_file, index_lifecycle, postings
@@ -410,12 +411,18 @@ def test_a_reload_during_a_background_diff_keeps_the_changes_named_meanwhile(tmp
     gate, real = threading.Event(), index_lifecycle.card_fields
     monkeypatch.setattr(index_lifecycle, "card_fields", lambda store: (gate.wait(10), real(store))[1])
     r.invalidate()
-    r.retrieve("x")  # the reload's diff starts, held before it reads the store
+    first = threading.Thread(target=r.retrieve, args=("x",))  # the reload's diff starts, held before it
+    first.start()  # reads the store; the query waits for it
+    wait_for(r._life.busy, what="the diff")
     mm.delete(dog, "不要了")
     mm.update(cat, "改名", new_description="小周的猫叫汤圆。")
     r.invalidate()
-    r.retrieve("x")  # a second reload while the first diff runs
+    second = threading.Thread(target=r.retrieve, args=("x",))  # a second reload while the first diff runs
+    second.start()
+    wait_for(lambda: not r._pending, what="the second query's refresh")
     gate.set()
+    first.join(10)
+    second.join(10)
     r._life.join_worker()
     assert r.retrieve("柴犬") == [] and ids(r.retrieve("汤圆")) == [cat] and r.retrieve("年糕") == []
     r.invalidate()

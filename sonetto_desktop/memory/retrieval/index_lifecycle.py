@@ -1,10 +1,18 @@
 """IndexLifecycle: the recall index at start-up (MechanicalRetriever's first use).
 
 A saved index whose version token matches the store is ready at once; a stale one is verified
-(inline for a small bank, else in a background thread while queries answer from what it holds);
-without one, a small bank is built inline and a large one in the background, a batch at a time,
-tokenizing outside the lock. Memories changed while the background work runs are left to the
-change queue. The index is saved when it was built or verified.
+(inline for a small bank, else in a background thread which queries wait for, as for a catch-up
+below); without one, a small bank is built inline and a large one in the background, a batch at a
+time, tokenizing outside the lock, while queries answer from what is indexed so far. Memories
+changed while the background work runs are left to the change queue. The index is saved when it
+was built or verified.
+
+Later, a diff of a large bank that changes made since call for (a reload: another program wrote
+the store; a bulk action of thousands) runs in the background too, but is a *catch-up*: a query
+waits for it (``MechanicalRetriever._in_step``), so that it never answers from before a write made
+before it. A background diff takes out the index's version of every memory whose text changed as
+soon as it has read the store (``planned``: a query waits for that much of any background work),
+so no query recalls a memory with a text the store no longer has, nor one that is gone.
 """
 
 from __future__ import annotations
@@ -46,6 +54,9 @@ class IndexLifecycle:
         self.saved_token: str | None = None
         self.verified = True  # False while a background build / verification has not finished
         self.worker: threading.Thread | None = None
+        self.catching_up = False  # the worker catches up with changes the index has not seen: queries wait
+        self.planned = threading.Event()  # the worker has taken out what is gone or changed (see _background)
+        self.planned.set()
         self.stop = threading.Event()
 
     def start(self) -> None:
@@ -63,7 +74,9 @@ class IndexLifecycle:
                 if saved is not None and saved == token_now:
                     return  # the store has not changed since: ready
                 if len(ix._docs) > SYNC_VERIFY_MAX:
-                    self.begin_background(token_now)  # answer from the loaded index meanwhile
+                    # queries wait for it as for a catch-up: what another process wrote while this one was
+                    # closed is found by the first (a few differences: ~1 s at 100,000 memories)
+                    self.begin_background(token_now, catch_up=True)
                     return
                 ix._diff_inline()
                 self.save(token_now)
@@ -84,12 +97,16 @@ class IndexLifecycle:
     def busy(self) -> bool:
         return self.worker is not None and self.worker.is_alive()
 
-    def begin_background(self, token: str | None) -> None:
+    def begin_background(self, token: str | None, *, catch_up: bool = False) -> None:
+        """Diff the store against the index in a worker (``catch_up``: queries wait for it, as for changes
+        made since start-up or a verification; else a first build, which they do not wait for)."""
         ix = self.index
         with ix._pending_lock:
             since = ix._seq
             ix._changed_at = {}
         self.verified = False
+        self.catching_up = catch_up
+        self.planned.clear()
         self.worker = start_thread(self._background, args=(token, since), name="recall-index", daemon=True)
 
     def _background(self, token: str | None, since: int) -> None:
@@ -112,8 +129,11 @@ class IndexLifecycle:
                     if slot is not None and int(ix._docs.fp[slot]) == p.fp:
                         ix._docs.touch(slot, p.hit, p.updated, p.stamp)
                     else:
+                        if slot is not None:
+                            ix._drop(p.id)  # its old text is never recalled while the new one waits its turn
                         todo.append(p)
                 del prepared
+            self.planned.set()
             ix._report(0, len(todo))
             for start in range(0, len(todo), BATCH):
                 if self.stop.is_set():
@@ -137,6 +157,8 @@ class IndexLifecycle:
         except Exception:
             log.exception("recall index: background update failed; the next query re-reads the store")
             ix.invalidate()
+        finally:
+            self.planned.set()
 
     def save(self, token: str | None) -> None:
         """Save the (compacted) index beside the store; a failure only costs a rebuild next time."""

@@ -13,15 +13,19 @@ change feed: only changed memories are re-read and re-tokenized; a ``reload`` ch
 process wrote the store) is handled by diffing per-memory fingerprints. It is saved beside the
 store (``index_file.py``) when it was built or verified and when the retriever closes, and loaded
 at the next start: answers are ready at once, while an index whose version token does not match
-the store is verified (and a missing or damaged one rebuilt) in a background thread; meanwhile
-queries answer from what is already indexed. Queries need no jieba (``segment.py``); documents
-are cut by jieba when they are indexed. A lock guards the index; change callbacks never wait on it.
+the store is verified in a background thread, which queries wait for (``_in_step``), and a missing
+or damaged one rebuilt in a background thread; meanwhile queries answer from what is already
+indexed (never a memory as it no longer is). Later, a query never answers from before a write made
+before it: a reload or a bulk action of thousands, diffed in the background in a large bank, is
+waited for. Queries need no jieba (``segment.py``); documents are cut by jieba when they are
+indexed. A lock guards the index; change callbacks never wait on it.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
+import time
 from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
@@ -55,7 +59,18 @@ warm_up = tok.warm_up
 
 TASK_FLOOR_FACTOR = 3.0  # a self-contained task (翻译, 算一下) needs much stronger evidence
 BROAD_TOP = 5
-INLINE_CHANGES_MAX = 2000  # more pending changes than this: one diff of the whole store instead
+#: More pending changes than this (deletions aside), and than a tenth of the bank: one diff of the whole
+#: store instead. (One by one, a change costs ~0.1 ms; the diff reads and compares every memory, ~0.01 ms
+#: each, then tokenizes the changed ones: at 100,000 memories, 2,500 restored ones took 0.6 s one by one,
+#: 3.6 s as a diff.)
+INLINE_CHANGES_MAX = 2000
+INLINE_SHARE = 10
+#: A query waits at most this long for a diff of the whole store that changes the index has not seen call for
+#: (``_in_step``: a reload's at 100,000 memories, ~1 s of CPU; an import of 100,000 more, ~9 s), then answers
+#: from what is indexed (what is gone or changed is out of it by then: never a memory as it no longer is).
+CATCH_UP_WAIT = 10.0
+#: ... and at most this long for a diff's first step, which takes that out (a read of the store).
+PLAN_WAIT = 60.0
 _READ = object()  # a pending change without the memory's card: read it from the store
 
 
@@ -108,6 +123,7 @@ class MechanicalRetriever:
         self._life = lc.IndexLifecycle(self, path)  # the saved file, the first build, the worker
         self._pending_lock = threading.Lock()  # what changed since the last refresh
         self._pending: dict[str, Any] = {}  # id -> its card after the change, None (gone) or _READ
+        self._work = 0  # of those, how many are not gone (to read or tokenize)
         self._pending_hits: dict[str, int] = {}
         self._diff_all = False  # re-read the whole store and diff (reload, invalidate, big batches)
         self._seq = 0  # change counter; ids changed while a background diff runs are left to the queue
@@ -132,9 +148,12 @@ class MechanicalRetriever:
                 self._diff_all = True
             for mid in change.ids:
                 # the card after the change, when the change carries it: no need to re-read the store
-                self._pending[mid] = states[mid] if mid in states else _READ
+                state = states[mid] if mid in states else _READ
+                self._work += (state is not None) - (self._pending.get(mid, None) is not None)
+                self._pending[mid] = state
                 self._changed_at[mid] = self._seq
-            if len(self._pending) > INLINE_CHANGES_MAX:
+            # (a memory gone costs nothing to apply: a bulk delete is not counted)
+            if self._work > max(INLINE_CHANGES_MAX, len(self._docs) // INLINE_SHARE):
                 self._diff_all = True
 
     def _changed_since(self, since: int) -> set[str]:
@@ -151,7 +170,7 @@ class MechanicalRetriever:
     def _take_pending(self) -> tuple[bool, dict[str, Any], dict[str, int]]:
         with self._pending_lock:
             out = (self._diff_all, self._pending, self._pending_hits)
-            self._diff_all, self._pending, self._pending_hits = False, {}, {}
+            self._diff_all, self._pending, self._pending_hits, self._work = False, {}, {}, 0
             return out
 
     def _refresh(self) -> None:
@@ -165,7 +184,8 @@ class MechanicalRetriever:
                 if slot is not None:
                     self._docs.hit[slot] = hit
             if diff_all and len(self._docs) > lc.SYNC_BUILD_MAX and not self._life.busy():
-                self._life.begin_background(self._life.version_token())  # it reads the store as it is now
+                # it reads the store as it is now; queries wait for it (``_in_step``)
+                self._life.begin_background(self._life.version_token(), catch_up=True)
             elif diff_all and len(self._docs) > lc.SYNC_BUILD_MAX:
                 # A reload while a background diff runs: that diff read the store before it and leaves the
                 # changes named since to the queue, so they are applied now (dropping them left a deleted
@@ -182,6 +202,30 @@ class MechanicalRetriever:
             raise
         if self._postings.needs_compaction():
             self._compact()
+
+    def _in_step(self) -> None:
+        """Before a query: apply what the change feed reported. When that needs a diff of the whole
+        store (a reload: another program wrote it; a bulk action of more than ``INLINE_CHANGES_MAX``)
+        and the bank is large, the diff runs in the background and the query waits for it (at most
+        ``CATCH_UP_WAIT``): answering from before it recalled deleted memories, edited ones under their
+        old text, and missed new ones. A saved index verified at start-up is waited for the same way. Of
+        a first build, and of a catch-up that takes longer, only the first step is waited for, taking out
+        what is gone or changed (then a query answers from what is indexed so far, never a memory as it no
+        longer is). Call it without holding the lock."""
+        deadline = time.monotonic() + CATCH_UP_WAIT
+        life = self._life
+        for _ in range(2):  # the diff, and one more for a reload while it ran (a failing store: no more)
+            with self._lock:
+                self._refresh()
+                worker, catching_up = (life.worker, life.catching_up) if life.busy() else (None, False)
+            if worker is None:
+                return
+            life.planned.wait(PLAN_WAIT)
+            if not catching_up:
+                return
+            worker.join(max(0.0, deadline - time.monotonic()))
+            if worker.is_alive():
+                return
 
     def _apply(self, pending: dict[str, Any]) -> None:
         """Install or drop the memories the change feed named (lock held)."""
@@ -362,6 +406,7 @@ class MechanicalRetriever:
     def _rank(self, prompt: str, now: datetime | None, limit: int | None) -> tuple[Query, list[tuple[dict, float]]]:
         """Scored memories, best first (the best ``limit`` only, if given)."""
         moment = now or self._now()
+        self._in_step()
         with self._lock:
             self._refresh()
             query = self._analyze(prompt, moment)
@@ -434,6 +479,7 @@ class MechanicalRetriever:
         keys = {term_key(term): 1.0 for term in tok.surface_terms(text)}
         if k <= 0 or not keys:
             return []
+        self._in_step()
         with self._lock:
             self._refresh()
             if not len(self._docs):

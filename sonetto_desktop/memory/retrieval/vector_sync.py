@@ -707,9 +707,10 @@ class VectorSync:
 
     def has_vector(self, mid: str) -> bool:
         """Has memory ``mid`` a vector of its current text (the shortlist counts the model's agreement
-        only on memories it has vectors of)?"""
+        only on memories it has vectors of)? Not while a change of it waits for the worker: its vector
+        may be of the text before (an edit the person asks about at once is no disagreement of the model)."""
         fp = self._stored.get(mid)
-        return fp is not None and fp == self._current.get(mid)
+        return fp is not None and fp == self._current.get(mid) and mid not in self._pending
 
     def rank(self, prompt: str, k: int) -> list[str] | None:
         """The ``k`` memories nearest to ``prompt`` (one request); None when it cannot rank now."""

@@ -1,0 +1,384 @@
+"""Is a memory just written findable by the next query, and never recalled as it was? (trust)
+
+Real stores just above the size where the offline index diffs itself against the store in the
+background (``index_lifecycle.SYNC_BUILD_MAX``, 2,000 memories), real writes (the wall's bulk actions
+and undo, another program, another Sonetto process, the background writer through the scripted
+server) and the real recall: the next query must see every write made before it, deleted memories
+gone, edited ones under their new words only.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from datetime import datetime, timedelta
+
+import pytest
+
+from helpers import ids
+from ltm_helpers import FAST, make_ltm, script_create, until
+from memory_stores import open_store
+from sonetto_desktop.aio import run_blocking
+from sonetto_desktop.memory import MemoryItem
+from sonetto_desktop.memory.operations import MemoryOperations
+from sonetto_desktop.memory.retrieval import index_lifecycle
+from sonetto_desktop.memory.retrieval import mechanical as mechanical_module
+from sonetto_desktop.memory.retrieval.recall import MemoryRecall
+from waiting import wait_for
+
+NOW = datetime(2026, 12, 2, 12, 0)
+#: Just above the size from which a diff of the whole store runs in the background.
+BIG = index_lifecycle.SYNC_BUILD_MAX + 100
+
+
+def big_bank(n: int = BIG) -> dict[str, MemoryItem]:
+    stamp = (NOW - timedelta(days=30)).isoformat()
+    places = ["图书馆", "菜市场", "健身房", "电影院", "公园", "地铁站", "书店", "面包店"]
+    return {f"f{i:05d}": MemoryItem(f"小夏第{i}次路过{places[i % len(places)]}，买了{i % 97}个东西。", "瞬间",
+                                    latest_update_time=stamp) for i in range(n)}
+
+
+@pytest.fixture(params=["sqlite", "yaml"])
+def kind(request):
+    return request.param
+
+
+@pytest.fixture
+def big(kind, tmp_path):
+    """A store of ``BIG`` memories with its offline recall built (a saved index beside it)."""
+    mm = open_store(kind, tmp_path)
+    mm.import_items(big_bank())
+    recall = MemoryRecall(mm, clock=lambda: NOW)
+    recall.warm_up()
+    yield mm, recall
+    recall.close()
+    mm.close()
+
+
+def mechanical(recall: MemoryRecall, query: str) -> list[dict]:
+    return recall.retrieve(query, "mechanical")
+
+
+def test_each_edit_on_the_wall_is_seen_by_the_next_query(big):
+    """Edit, merge, delete, restore and revert of one card: the next query (offline index and the
+    hybrid listing) finds the memory under its new words only, and never a deleted one."""
+    mm, recall = big
+    ops = MemoryOperations(mm)
+
+    def texts(query: str) -> dict[str, str]:
+        return {doc["id"]: doc["description"] for doc in mechanical(recall, query)}
+
+    def listed(mid: str) -> str | None:
+        entry = recall.listing.parts()[0].by_id.get(mid)
+        return entry[2] if entry else None
+
+    tea = ops.add("小夏最爱的饮料是冰美式咖啡。", "品味").ids[0]
+    assert texts("冰美式咖啡")[tea] == listed(tea) == "小夏最爱的饮料是冰美式咖啡。"
+    ops.update(tea, description="小夏最爱的饮料是桂花乌龙奶茶。")
+    assert texts("桂花乌龙奶茶")[tea] == listed(tea) == "小夏最爱的饮料是桂花乌龙奶茶。"
+    assert "冰美式" not in texts("冰美式咖啡").get(tea, "")  # (recalled for 饮料 maybe; never as it was)
+    ops.revert(tea, 0)
+    assert texts("冰美式咖啡")[tea] == listed(tea) == "小夏最爱的饮料是冰美式咖啡。"
+    assert "桂花" not in texts("桂花乌龙奶茶").get(tea, "")
+    swim = ops.add("小夏周三晚上去游泳馆游泳。", "习惯").ids[0]
+    twin = ops.add("小夏每周三晚上游泳。", "习惯").ids[0]
+    ops.merge(swim, twin, "小夏每周三晚上去游泳馆游蛙泳。", "习惯")
+    found = texts("游泳馆蛙泳")
+    assert found[swim] == listed(swim) == "小夏每周三晚上去游泳馆游蛙泳。" and twin not in found and listed(twin) is None
+    ops.delete(swim)
+    assert swim not in texts("游泳馆蛙泳") and listed(swim) is None
+    ops.restore(swim)
+    assert texts("游泳馆蛙泳")[swim] == listed(swim) == "小夏每周三晚上去游泳馆游蛙泳。"
+
+
+def test_a_bulk_delete_of_thousands_is_not_recalled_by_the_next_message_nor_its_undo_missed(big):
+    """The wall's "delete selected" of more memories than the index applies one by one: the next
+    query started the index's diff of the whole store in the background and answered from before
+    it, every deleted memory still recalled (with its text); after the undo the restored ones were
+    missed the same way."""
+    mm, recall = big
+    ops = MemoryOperations(mm)
+    camping = [mm.add(f"小夏第{i}次去露营地烧烤，带了{i}号帐篷。", "瞬间") for i in range(3)]
+    assert set(camping) <= set(ids(mechanical(recall, "露营地烧烤帐篷")))
+    every = list(mm.all_items())
+    with mm.group():  # (one transaction: the same changes, published once it commits; quicker on YAML)
+        result = ops.delete_many(every)
+    assert mm.count() == 0 and len(result.changes) == BIG + 3
+    assert mechanical(recall, "露营地烧烤帐篷") == []
+    assert mechanical(recall, "小夏路过图书馆") == []
+    with mm.group():
+        ops.undo_turn(result.turn_id)
+    assert set(camping) <= set(ids(mechanical(recall, "露营地烧烤帐篷")))
+
+
+def test_a_bulk_delete_of_thousands_is_applied_without_reading_the_whole_store(big, monkeypatch):
+    """Deleted memories cost the index nothing to take out: a bulk delete of more than it applies one
+    by one read the whole store and re-diffed it (~2 s at 100,000 memories, which the next query
+    waits for) as if an unknown program had written it."""
+    mm, recall = big
+    reads = []
+    real = mm.columns_of_all
+    monkeypatch.setattr(mm, "columns_of_all", lambda names: (reads.append(names), real(names))[1])
+    ops = MemoryOperations(mm)
+    with mm.group():
+        result = ops.delete_many([mid for mid in mm.all_items() if mid < "f02050"])
+    assert len(result.changes) == 2050 > mechanical_module.INLINE_CHANGES_MAX
+    assert ids(mechanical(recall, "小夏路过图书馆")) and reads == []
+    assert all(doc["id"] >= "f02050" for doc in recall.mechanical.candidates("小夏路过图书馆", 200))
+
+
+def test_an_undo_of_a_bulk_delete_in_a_large_bank_is_applied_one_by_one(tmp_path, monkeypatch):
+    """Thousands of changes named one by one are applied so while they are fewer than a tenth of the
+    bank: the diff of the whole store it took instead cost 3.6 s at 100,000 memories for the undo of a
+    2,500-memory delete (0.6 s one by one), and the next query waits for it. (A bank of 400 and 20
+    changes stand for 100,000 and 2,000.)"""
+    monkeypatch.setattr(mechanical_module, "INLINE_CHANGES_MAX", 20)
+    monkeypatch.setattr(index_lifecycle, "SYNC_BUILD_MAX", 100)
+    mm = open_store("sqlite", tmp_path)
+    mm.import_items(big_bank(400))
+    recall = MemoryRecall(mm, clock=lambda: NOW)
+    recall.warm_up()
+    reads = []
+    real = mm.columns_of_all
+    monkeypatch.setattr(mm, "columns_of_all", lambda names: (reads.append(names), real(names))[1])
+    ops = MemoryOperations(mm)
+    camping = [mm.add(f"小夏第{i}次去露营地烧烤，带了{i}号帐篷。", "瞬间") for i in range(30)]
+    result = ops.delete_many(camping)
+    assert mechanical(recall, "露营地烧烤帐篷") == []
+    ops.undo_turn(result.turn_id)
+    assert len(recall.mechanical.candidates("露营地烧烤帐篷", 30)) == 30
+    assert set(ids(recall.mechanical.candidates("露营地烧烤帐篷", 30))) == set(camping) and reads == []
+    recall.close()
+    mm.close()
+
+
+def test_another_programs_write_to_a_big_store_is_seen_by_the_next_query(tmp_path):
+    """A write the store learns of only as "something changed" (another program than Sonetto wrote
+    the SQLite file): the index diffs itself against the store in the background, and the query
+    right after answered from before it: the edited memory under its old text, the deleted one."""
+    mm = open_store("sqlite", tmp_path)
+    mm.import_items(big_bank())
+    cat = mm.add("小夏的猫叫汤圆，是一只橘猫。", "身份")
+    bike = mm.add("小夏的自行车是一辆蓝色的捷安特。", "身份")
+    recall = MemoryRecall(mm, clock=lambda: NOW)
+    recall.warm_up()
+    assert ids(mechanical(recall, "汤圆橘猫"))[0] == cat
+    mm.poll_external()  # (the watcher's baseline: this instance's own writes)
+    with sqlite3.connect(mm.path) as conn:  # a program that keeps no change log
+        conn.execute("UPDATE memories SET description = ? WHERE id = ?", ("小夏的猫叫年糕，是一只狸花猫。", cat))
+        conn.execute("DELETE FROM memories WHERE id = ?", (bike,))
+    conn.close()
+    assert [c.kind for c in mm.poll_external()] == ["reload"]
+    found = mechanical(recall, "年糕狸花猫")
+    assert found and found[0]["id"] == cat and found[0]["description"] == "小夏的猫叫年糕，是一只狸花猫。"
+    assert all("汤圆" not in doc["description"] for doc in mechanical(recall, "汤圆橘猫"))
+    assert bike not in ids(mechanical(recall, "蓝色捷安特自行车"))
+    recall.close()
+    mm.close()
+
+
+def _closed_with_cli_writes(kind, tmp_path):
+    """A store of more than ``SYNC_VERIFY_MAX`` memories with its index saved, then changed by the
+    command line while the app was closed: (store, the edited memory, the deleted one, the added one)."""
+    from sonetto_desktop.memory.retrieval.mechanical import MechanicalRetriever
+
+    mm = open_store(kind, tmp_path)
+    mm.import_items(big_bank(index_lifecycle.SYNC_VERIFY_MAX + 100))
+    cat = mm.add("小夏的猫叫汤圆，是一只橘猫。", "身份")
+    bike = mm.add("小夏的自行车是一辆蓝色的捷安特。", "身份")
+    r = MechanicalRetriever(mm, now=lambda: NOW)
+    r.warm_up()
+    r.close()  # saved beside the store
+    mm.close()
+    other = open_store(kind, tmp_path)  # the command line, while the app is closed
+    other.update(cat, "改名", new_description="小夏的猫叫年糕，是一只狸花猫。", actor="cli")
+    other.delete(bike, "卖了", actor="cli")
+    new = other.add("小夏报了一个陶艺班，每周六上课。", "学习", actor="cli")
+    other.close()
+    return open_store(kind, tmp_path), cat, bike, new
+
+
+def test_what_another_process_wrote_while_the_app_was_closed_is_found_by_the_first_query(kind, tmp_path,
+                                                                                       monkeypatch):
+    """At the next start the saved index is verified against the store in the background; the first
+    query answered from the index as it was saved: the command line's new memory missed, the edited one
+    under its old text, the deleted one recalled. It waits for the verification now."""
+    import threading
+
+    from sonetto_desktop.memory.retrieval import tokenize as tok
+    from sonetto_desktop.memory.retrieval.mechanical import MechanicalRetriever
+
+    mm, cat, bike, new = _closed_with_cli_writes(kind, tmp_path)
+    real, release = tok.batch_keys, threading.Event()
+    monkeypatch.setattr(tok, "batch_keys", lambda texts: (release.wait(30), real(texts))[1])  # a slow machine
+    r = MechanicalRetriever(mm, now=lambda: NOW)
+    first: list = []
+    asker = threading.Thread(target=lambda: first.append(ids(r.retrieve("陶艺班"))))
+    asker.start()
+    wait_for(lambda: r._life.started and r._life.planned.is_set(), what="the verification's first step")
+    asker.join(2)  # (an answer that does not wait for the verification comes now)
+    release.set()
+    asker.join(30)
+    assert first and first[0][:1] == [new]
+    assert ids(r.retrieve("年糕狸花猫"))[0] == cat
+    assert ids(r.retrieve("年糕狸花猫"))[0] == cat
+    assert all("汤圆" not in doc["description"] for doc in r.retrieve("汤圆橘猫"))
+    assert bike not in ids(r.retrieve("蓝色捷安特自行车"))
+    r.close()
+    mm.close()
+
+
+def test_a_verification_longer_than_a_query_waits_never_shows_a_memory_as_it_was(kind, tmp_path, monkeypatch):
+    """A verification that takes longer than a query waits (``CATCH_UP_WAIT``; here it is stuck): the
+    query answers from what the index holds, without the memories it knows are gone or changed."""
+    from sonetto_desktop.memory.retrieval import tokenize as tok
+    from sonetto_desktop.memory.retrieval.mechanical import MechanicalRetriever
+
+    mm, cat, bike, new = _closed_with_cli_writes(kind, tmp_path)
+    monkeypatch.setattr(mechanical_module, "CATCH_UP_WAIT", 0.0)
+    real, release = tok.batch_keys, __import__("threading").Event()
+    monkeypatch.setattr(tok, "batch_keys", lambda texts: (release.wait(30), real(texts))[1])  # a slow machine
+    r = MechanicalRetriever(mm, now=lambda: NOW)
+    try:
+        assert all("汤圆" not in doc["description"] for doc in r.retrieve("汤圆橘猫"))
+        assert bike not in ids(r.retrieve("蓝色捷安特自行车"))
+    finally:
+        release.set()
+    r.warm_up()
+    assert ids(r.retrieve("年糕狸花猫"))[0] == cat and ids(r.retrieve("陶艺班"))[0] == new
+    r.close()
+    mm.close()
+
+
+def _writer_request(server, words: str) -> str:
+    """The first request the writer sent about the turn saying ``words`` (its listing is in it)."""
+    for request in server.requests:
+        text = json.dumps(request.get("messages"), ensure_ascii=False)
+        if "create_memory" in json.dumps(request.get("tools") or [], ensure_ascii=False) and words in text:
+            return text
+    raise AssertionError(f"no writer request about {words!r}")
+
+
+async def test_what_the_writer_just_wrote_is_in_its_next_listing_and_the_next_recall(kind, tmp_path, llm_server,
+                                                                                      make_llm):
+    """The background writer through the scripted server, over a store above every size threshold of
+    the indexes: what one turn wrote (created, then updated) is in the writer's related memories for
+    the next turn (so it updates rather than writes it twice), and in the reply's recall for the next
+    message, in offline mode and in hybrid mode above the budget; never under its old text."""
+    mm = open_store(kind, tmp_path)
+    mm.import_items(big_bank())
+    ltm = make_ltm(mm, make_llm(), backoff=FAST)
+    ltm.recall.budget = 2_000  # far below the bank: hybrid recall shows a window and a shortlist
+    await run_blocking(ltm.recall.warm_up)
+    ltm.writer.start()
+    try:
+        script_create(llm_server, "用户养了一只叫布丁的柯基。", "身份")
+        await ltm.send_history([{"role": "user", "content": "我养了一只柯基，叫布丁"},
+                                {"role": "assistant", "content": "好可爱！"}])
+        await until(lambda: ltm.writer.pending == 0 and not ltm.writer.busy)
+        dog = next(mid for mid, item in mm.all_items().items() if "布丁" in item.description)
+        assert dog in ids(await ltm.recall.aretrieve("布丁今天乖不乖", "mechanical"))
+        later = (datetime.now() + timedelta(hours=1)).isoformat(timespec="seconds")  # newer than it: the listing's
+        mm.import_items({f"n{i}": MemoryItem(text, "品味", latest_update_time=later)  # "most recent" rows are these
+                         for i, text in enumerate(["用户喜欢喝桂花乌龙。", "用户最近在学游泳。", "用户周末常去爬山。"])})
+
+        llm_server.add_tool_calls([("update_memory", {"id": dog, "content": "用户养了一只叫布丁的柯基，今年三岁。",
+                                                      "reason": "用户说布丁三岁了"})])
+        await ltm.send_history([{"role": "user", "content": "今天是布丁三岁生日"},
+                                {"role": "assistant", "content": "生日快乐，布丁！"}])
+        await until(lambda: ltm.writer.pending == 0 and not ltm.writer.busy)
+        listing = _writer_request(llm_server, "今天是布丁三岁生日")
+        assert dog in listing and "用户养了一只叫布丁的柯基。" in listing  # (JSON of the listing's quoted text)
+
+        found = await ltm.recall.aretrieve("布丁几岁了", "mechanical")
+        assert [doc["description"] for doc in found if doc["id"] == dog] == ["用户养了一只叫布丁的柯基，今年三岁。"]
+        llm_server.add_text("[]", to="chat")  # the model picks nothing: what matters is what it was shown
+        await ltm.recall.aretrieve("布丁几岁了", "hybrid")
+        assert ltm.recall.last_listing.shown < ltm.recall.last_listing.memories  # above the budget
+        shown = json.dumps(llm_server.last_request()["messages"], ensure_ascii=False)
+        assert "今年三岁" in shown and "用户养了一只叫布丁的柯基。" not in shown
+
+        llm_server.add_text("没有新的需要记。")
+        await ltm.send_history([{"role": "user", "content": "布丁今天学会了握手"},
+                                {"role": "assistant", "content": "布丁真聪明！"}])
+        await until(lambda: ltm.writer.pending == 0 and not ltm.writer.busy)
+        listing = _writer_request(llm_server, "布丁今天学会了握手")
+        assert "今年三岁" in listing and "用户养了一只叫布丁的柯基。" not in listing
+        assert [item.description for item in mm.all_items().values()].count("用户养了一只叫布丁的柯基，今年三岁。") == 1
+    finally:
+        await ltm.writer.stop(timeout=2)
+        ltm.recall.close()
+        mm.close()
+
+
+def test_another_sonetto_processs_writes_are_seen_by_the_next_query_once_the_watcher_looked(kind, big):
+    """The command line or the MCP server writes the same store: once the store's watcher has looked
+    (every 0.5 s in the app: ``StoreWatcher``), the next query (offline index and the hybrid listing)
+    has the new memory, the edited one under its new words only, and not the deleted one."""
+    mm, recall = big
+    other = open_store(kind, mm.path.parent)
+    try:
+        mid = other.add("小夏在学日语，每天背五十个单词。", "学习", actor="cli")
+        assert mm.poll_external()
+        assert ids(mechanical(recall, "日语单词"))[0] == mid and mid in recall.listing.parts()[0].by_id
+        other.update(mid, "改学法语", new_description="小夏在学法语，每天背三十个单词。", actor="cli")
+        assert mm.poll_external()
+        assert [doc["description"] for doc in mechanical(recall, "法语单词") if doc["id"] == mid] == [
+            "小夏在学法语，每天背三十个单词。"]
+        assert all("日语" not in doc["description"] for doc in mechanical(recall, "日语五十个单词"))
+        assert recall.listing.parts()[0].by_id[mid][2] == "小夏在学法语，每天背三十个单词。"
+        other.delete(mid, "不学了", actor="cli")
+        assert mm.poll_external()
+        assert mid not in ids(mechanical(recall, "法语单词")) and mid not in recall.listing.parts()[0].by_id
+    finally:
+        other.close()
+
+
+class _Planner:
+    """Recall plans need a chat model set; nothing calls it here."""
+
+
+def test_a_memory_the_vectors_have_not_caught_up_with_is_found_by_words_and_never_shown_as_it_was(
+        kind, tmp_path, llm_server, monkeypatch):
+    """The embeddings model's vectors follow the store in the background: between a write and its
+    vector, the hybrid shortlist ranks with the vector of the old text, or none. A memory edited since
+    its vector is shown with its new text only, a deleted one not at all, a new one (no vector yet) is
+    found by its words."""
+    from sonetto_desktop.memory.retrieval.embeddings import EmbeddingsConfig
+    from sonetto_desktop.memory.retrieval.vector_sync import VectorSync
+
+    mm = open_store(kind, tmp_path)
+    stamp = (NOW - timedelta(days=300)).isoformat()
+    mm.import_items({"cat": MemoryItem("小林养了一只叫汤圆的布偶猫。", "身份", latest_update_time=stamp),
+                     "coffee": MemoryItem("小林早上只喝冰美式。", "品味", latest_update_time=stamp),
+                     **big_bank(600)})
+    sync = VectorSync(mm, EmbeddingsConfig(base_url=llm_server.base_url, model="scripted-embed", api_key="k",
+                                           batch=128)).start()
+    recall = MemoryRecall(mm, _Planner(), budget=1_500, dense=sync, clock=lambda: NOW)  # type: ignore[arg-type]
+
+    def shown(question: str) -> dict[str, str]:
+        plan = recall._plan(question, "hybrid")
+        return {r["id"]: r["description"] for r in plan.records + plan.extra}
+
+    try:
+        assert sync.wait_idle(30)
+        assert "cat" in shown("小老虎最近乖不乖") and recall.last_listing.dense  # found by its vector alone
+        gate, real = __import__("threading").Event(), sync._apply_changes
+        monkeypatch.setattr(sync, "_apply_changes", lambda table: (gate.wait(30), real(table))[1])  # a slow machine
+        assert sync.has_vector("cat")
+        mm.update("cat", "送人了", new_description="小林把汤圆送给了表姐，现在不养宠物了。")
+        assert not sync.has_vector("cat")  # its vector is of the old text: no agreement is counted on it
+        mm.delete("coffee", "不喝了")
+        new = mm.add("小林最近迷上了手冲咖啡。", "品味")
+        current = {mid: item.description for mid, item in mm.all_items().items()}
+        for question in ("小老虎最近乖不乖", "小林早上喝什么饮料", "手冲咖啡"):
+            seen = shown(question)
+            assert recall.last_listing.dense
+            assert all(current.get(mid) == text for mid, text in seen.items()), question
+        assert new in shown("手冲咖啡") and ids(recall.retrieve("手冲咖啡", "mechanical"))[0] == new
+        gate.set()
+        assert sync.wait_idle(30) and sync.has_vector(new)
+    finally:
+        sync.stop()
+        recall.close()
+        mm.close()
