@@ -107,3 +107,41 @@ def test_forget_today_reads_a_time_at_the_calendars_edge(mm):
                      "edge0001": _written("很久以前的一条", "agent", "0001-01-01T00:00:00+01:00")})
     today = datetime.now().replace(hour=0, minute=0, second=0, microsecond=0)
     assert MemoryOperations(mm).forget_written_by("agent", today).ids == ["aware001"]
+
+
+def test_a_bulk_of_hundreds_is_one_action_across_its_commits_and_skips_only_what_cannot_take_part(mm):
+    """600 memories (more than one commit's worth), a locked one and a gone one among them: the rest all
+    go, under one turn id, and one undo brings every one back."""
+    from sonetto_desktop.memory.bulk import STEPS_PER_COMMIT
+
+    person = MemoryOperations(mm)
+    ids = [person.add(f"用户的第{n}条记忆", "导入").ids[0] for n in range(600)]
+    assert len(ids) > 2 * STEPS_PER_COMMIT
+    person.lock_many([ids[300]])
+    result = person.as_actor("mcp:cherry").delete_many([*ids[:400], "gone0000", *ids[400:]])
+    assert result.skipped == {ids[300]: "locked", "gone0000": "not found"}
+    assert len(result.changes) == 599 and {c.turn_id for c in result.changes} == {result.turn_id}
+    assert mm.count() == 1 and len(mm.list_trash()) == 599
+    person.undo_turn(result.turn_id)
+    assert mm.count() == 600 and mm.list_trash() == []
+
+
+def test_a_bulk_action_on_the_yaml_store_waits_for_the_disk_once_per_commit_not_once_per_memory(tmp_path, monkeypatch):
+    """Each commit of the YAML store's log is made durable (fsync): one per memory made deleting 2,100
+    take 3.7 s of a quiet machine at 5,000 memories; the steps are committed a few hundred at a time."""
+    import os
+
+    from sonetto_desktop.memory.stores.yaml.store import YamlMemoryManager
+
+    store = YamlMemoryManager(tmp_path / "memory.yaml", flush_delay=None)
+    try:
+        ops = MemoryOperations(store)
+        ids = [ops.add(f"用户的第{n}条记忆", "导入").ids[0] for n in range(600)]
+        synced: list[int] = []
+        real_fsync = os.fsync
+        monkeypatch.setattr(os, "fsync", lambda fd: (synced.append(fd), real_fsync(fd))[1])
+        result = ops.delete_many(ids)
+        assert len(result.changes) == 600 and store.count() == 0
+        assert len(synced) <= 12, f"{len(synced)} waits for the disk for one action of 600"
+    finally:
+        store.close()

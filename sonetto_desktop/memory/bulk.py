@@ -40,23 +40,34 @@ def new_action_turn(what: str) -> Turn:
     return Turn(f"bulk-{uuid.uuid4().hex[:12]}", excerpt=what)
 
 
+#: Steps of one action committed together: one write of the store's files per this many memories, not one
+#: per memory (the YAML store's log is made durable at each commit: 2,100 memories deleted one commit each
+#: took 3.7 s of a quiet machine at 5,000 memories, most of it waiting for the disk).
+STEPS_PER_COMMIT = 256
+
+
 def run_bulk(ops: MemoryOperations, ids: Iterable[str], what: str,
              step: Callable[[MemoryOperations, str], MemoryChange | None]) -> BulkResult:
-    """Apply ``step`` to each memory of ``ids`` as one action (see the module docstring)."""
+    """Apply ``step`` to each memory of ``ids`` as one action (see the module docstring). The steps are
+    committed ``STEPS_PER_COMMIT`` at a time, each group whole or not at all; a step reads what is
+    committed, so each memory's step must not depend on another's (each memory is named once)."""
     turn = new_action_turn(what)
     acting = ops.as_actor(ops.actor, turn)
     result = BulkResult(turn.turn_id)
-    for memory_id in dict.fromkeys(ids):
-        try:
-            change = step(acting, memory_id)
-        except MemoryNotFound:
-            result.skipped[memory_id] = "not found"
-            continue
-        except MemoryLocked:
-            result.skipped[memory_id] = "locked"
-            continue
-        if change is not None:
-            result.changes.append(change)
+    unique = list(dict.fromkeys(ids))
+    for start in range(0, len(unique), STEPS_PER_COMMIT):
+        with ops.store.group():
+            for memory_id in unique[start:start + STEPS_PER_COMMIT]:
+                try:
+                    change = step(acting, memory_id)
+                except MemoryNotFound:
+                    result.skipped[memory_id] = "not found"
+                    continue
+                except MemoryLocked:
+                    result.skipped[memory_id] = "locked"
+                    continue
+                if change is not None:
+                    result.changes.append(change)
     return result
 
 
