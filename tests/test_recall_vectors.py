@@ -637,6 +637,23 @@ def test_stopping_while_a_batch_is_in_flight_is_prompt(store, llm_server):
     llm_server.embedding_delay = 0.0
 
 
+def test_a_request_that_fails_after_the_stop_says_nothing_after_stopped(store, llm_server):
+    """A stopped sync whose request in flight then failed said "waiting" after its "stopped": the
+    window showed a count of a model no longer used (tests/ui/test_vector_status.py)."""
+    llm_server.embedding_delay = 1.0
+    llm_server.add_embedding_error(503, "overloaded")
+    said = []
+    sync = VectorSync(store, config(llm_server, batch=1))
+    sync.subscribe(lambda status: said.append(status.state))
+    sync.start()
+    assert wait_for(lambda: len(llm_server.embedding_requests) >= 1)
+    thread = sync._thread
+    sync.stop(timeout=0)
+    thread.join(10)
+    assert not thread.is_alive() and said[-1] == "stopped" and sync.status.state == "stopped", said
+    llm_server.embedding_delay = 0.0
+
+
 def test_a_large_table_is_narrowed_by_sign_bits_before_the_exact_scores(monkeypatch):
     from sonetto_desktop.memory.retrieval import vectors
 

@@ -66,3 +66,26 @@ async def test_a_refused_embeddings_request_shows_why(qapp, tmp_path, wait, llm_
         label = app.window.status_indicator.vectors_label
         await wait(lambda: label.text() == "向量 0/5 出错", timeout=20, message="the error was shown")
         assert label.isVisibleTo(app.window.status_indicator) and "HTTP 404" in label.toolTip()
+
+
+async def test_turning_the_embeddings_off_while_a_request_hangs_leaves_no_count_behind(qapp, tmp_path, wait, llm_server):
+    """The embeddings server answered slowly, then with an error; the person turned the embeddings
+    off meanwhile. The stopped sync's late "waiting" came after its "stopped": "向量 0/5（稍后继续）"
+    stayed in the status bar for good, for a model no longer used."""
+    import dataclasses
+
+    data = tmp_path / "data"
+    data.mkdir()
+    bank(data, 5)
+    llm_server.embedding_delay = 1.5
+    llm_server.add_embedding_error(503, "overloaded")
+    settings = app_settings(data, llm_server, embeddings_source="endpoint", embeddings_model="scripted-embed")
+    async with running_app(qapp, settings) as app:
+        old = app.services._agents.vectors.sync
+        await wait(lambda: llm_server.embedding_requests, timeout=20, message="a request under way")
+        await app.apply_settings(dataclasses.replace(settings, embeddings_source="off"))
+        await wait(lambda: not old._thread.is_alive(), timeout=20, message="the old sync ended")
+        qapp.processEvents()  # (its last word, if any, reaches the window)
+        label = app.window.status_indicator.vectors_label
+        assert app.writer_control.vectors is None and not label.isVisibleTo(app.window.status_indicator), label.text()
+        assert old.status.state == "stopped", old.status

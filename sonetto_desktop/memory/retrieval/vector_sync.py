@@ -229,8 +229,12 @@ class VectorSync:
         return self._feed.subscribe(callback)
 
     def _publish(self, status: VectorStatus) -> None:
-        """The worker's own status (what the query's trouble is shown over)."""
+        """The worker's own status (what the query's trouble is shown over). After :meth:`stop` only
+        "stopped" is said: a request that ends after it (an error, a batch) would otherwise leave its
+        count in the window for good, for a model no longer used."""
         with self._status_lock:
+            if self._stop.is_set() and status.state != "stopped":
+                return
             self._base = status
             shown = self._status = self._overlay(status)
         self._feed.publish(shown)
@@ -247,7 +251,7 @@ class VectorSync:
     def _query_trouble(self, reason: str) -> None:
         """Show the query's trouble over the worker's status ("" : it is over)."""
         with self._status_lock:
-            if reason == self._query_error:
+            if reason == self._query_error or self._stop.is_set():
                 return
             self._query_error = reason
             shown = self._status = self._overlay(self._base)
