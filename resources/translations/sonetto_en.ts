@@ -3078,17 +3078,27 @@ Your theme: {1}</translation>
 <context>
     <name>RecallCostLine</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_cost_line.py" line="59" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_cost_line.py" line="60" />
         <source>回忆额度的单位是估算的 token：每个汉字和数字算 1 个，其他字符每 4 个算 1 个。这里的 token 数按这个服务的分词器数，和账单上的一致。</source>
         <translation>The recall budget is in estimated tokens: one per Chinese character and digit, one per four other characters. The tokens here are counted with this service's tokenizer, as on its bill.</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/settings/recall_cost_line.py" line="88" />
+        <source>回忆方式是本地检索：回忆只在这台电脑上按字面找记忆，不调用模型，不花 token。</source>
+        <translation>Recall is set to local search: it finds memories by their words on this computer, asks no model and costs no tokens.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_cost_line.py" line="92" />
+        <source>还没有设置对话模型：回忆只在这台电脑上按字面找记忆，不花 token。</source>
+        <translation>No chat model is set yet: recall finds memories by their words on this computer and costs no tokens.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_cost_line.py" line="98" />
         <source>正在统计记忆的 token…</source>
         <translation>Counting the memories' tokens…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_cost_line.py" line="107" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_cost_line.py" line="117" />
         <source>现在统计不了记忆的 token：%1</source>
         <translation>Cannot count the memories' tokens now: %1</translation>
     </message>
