@@ -786,8 +786,8 @@ def test_a_dripping_endpoint_holds_recall_no_longer_than_its_deadline(tmp_path, 
         assert waited < 10, f"recall waited {waited:.1f} s for a dripping endpoint"  # the deadline is 2 s
         assert not recall.last_listing.dense and "cat" not in [r["id"] for r in plan.records + plan.extra]
         status = sync.status  # said where the app shows the embeddings model's trouble
-        assert status.state == "waiting" and "within 2.0 s" in status.error and "words only" in status.error
-        assert status.zh.startswith("向量 604/604：") and status.retry_in is not None
+        assert status.state == "waiting" and "within 2.0 s" in status.error and status.query_failed
+        assert status.zh.startswith("向量 604/604：") and "只按字面" in status.zh and status.retry_in is not None
 
         slow_server.slow.clear()  # the endpoint is quick again: after the pause, vectors again
         time.sleep(1.1)

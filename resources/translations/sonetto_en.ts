@@ -4020,72 +4020,87 @@ Your theme: {1}</translation>
         <translation>Recall now uses the embeddings model %1: the vectors of %2 memories must be computed again; until you confirm, recall goes by the words only.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="222" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="223" />
+        <source>向量服务连不上：暂时只按字面回忆</source>
+        <translation>Embeddings service unreachable: recall by words for now</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="224" />
+        <source>回忆时连不上向量模型 %1：这段时间回忆只按字面找记忆，稍后自动再试，连上后照常按意思找。</source>
+        <translation>Recall cannot reach the embeddings model %1: for now recall finds memories by their words only; it tries again by itself, and once it answers, recall finds them by meaning again.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="226" />
+        <source>原因：%1</source>
+        <translation>Reason: %1</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="229" />
         <source>向量 %1/%2</source>
         <translation>Vectors %1/%2</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="224" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="231" />
         <source>%1 出错</source>
         <translation>%1 failed</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="226" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="233" />
         <source>%1（稍后继续）</source>
         <translation>%1 (continuing later)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="228" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="235" />
         <source>向量模型 %1 在后台为每条记忆计算向量，算好的记忆回忆时也能按意思找到。</source>
         <translation>The embeddings model %1 computes a vector for every memory in the background; memories with one are also found by meaning when Sonetto recalls.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="247" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="254" />
         <source>第一次打开导入的记忆时要建立回忆索引；建好前回忆只用已建好的部分</source>
         <translation>Imported memories are indexed for recall the first time they are opened; until it is done, recall uses the part already indexed</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="248" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="255" />
         <source>正在建立回忆索引… %1 / %2</source>
         <translation>Building the recall index… %1 / %2</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="251" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="258" />
         <source>记忆写入未启动</source>
         <translation>Memory writer not started</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="257" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="264" />
         <source>记忆写入已暂停 (%1)</source>
         <translation>Memory writing paused (%1)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="259" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="266" />
         <source>整理记忆中 (%1)</source>
         <translation>Organising memories (%1)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="265" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="272" />
         <source>记忆写入出错：%1</source>
         <translation>Memory writing failed: %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="267" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="274" />
         <source>记忆已是最新</source>
         <translation>Memories are up to date</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="269" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="276" />
         <source>审核模式：Sonetto 想做的记忆变化会先等你确认</source>
         <translation>Review mode: changes Sonetto wants to make wait for you</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="275" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="282" />
         <source>继续记忆写入</source>
         <translation>Resume memory writing</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="275" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="282" />
         <source>暂停记忆写入</source>
         <translation>Pause memory writing</translation>
     </message>
@@ -4394,94 +4409,99 @@ Your theme: {1}</translation>
 <context>
     <name>VectorNotices</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="82" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="85" />
         <source>这台电脑（%1）没有内置的向量模型：回忆改用你填好的向量服务 %2 按意思找记忆。</source>
         <extracomment>How long the fallback toast stays (it is said once: long enough to read).</extracomment>
         <translation>This computer (%1) has no built-in embeddings model: recall finds memories by meaning with the embeddings service you filled in, %2.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="85" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="88" />
         <source>这台电脑（%1）没有内置的向量模型：回忆只按字面找记忆。在 设置 ▸ 回忆 填一个向量服务（比如 Ollama 的 bge-m3），回忆就能按意思找。</source>
         <translation>This computer (%1) has no built-in embeddings model: recall finds memories by their words only. Fill in an embeddings service in Settings ▸ Recall (for example Ollama's bge-m3) and recall finds them by meaning.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="89" />
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="103" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="92" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="106" />
         <source>设置…</source>
         <translation>Settings…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="99" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="102" />
         <source>内置的向量模型在这台电脑上运行不了：回忆只按字面找记忆。可以在 设置 ▸ 回忆 改用向量服务（比如 Ollama 的 bge-m3）；原因见状态栏的“向量”提示。</source>
         <translation>The built-in embeddings model does not run on this computer: recall finds memories by their words only. You can use an embeddings service instead in Settings ▸ Recall (for example Ollama's bge-m3); the reason is in the tip of the status bar's “Vectors”.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="127" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="118" />
+        <source>向量服务 %1 连不上：回忆暂时只按字面找记忆，连上后自动恢复按意思找。</source>
+        <translation>The embeddings service %1 cannot be reached: recall finds memories by their words only for now, and by meaning again once it answers.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="146" />
         <source>更换向量模型</source>
         <translation>Change the embeddings model</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="130" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="149" />
         <source>开始计算</source>
         <translation>Start computing</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="131" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="150" />
         <source>以后再说</source>
         <translation>Not now</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="150" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="169" />
         <source>记忆库里的向量是 %1 算的。</source>
         <translation>The vectors in the memory store were computed by %1.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="151" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="170" />
         <source>记忆库里的向量是之前的向量模型算的。</source>
         <translation>The vectors in the memory store were computed by the previous embeddings model.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="152" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="171" />
         <source>回忆现在用向量模型 %1。</source>
         <translation>Recall now uses the embeddings model %1.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="153" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="172" />
         <source>要为 %1 条记忆重新计算向量吗？</source>
         <translation>Compute the vectors of %1 memories again?</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="156" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="175" />
         <source>在这台电脑上后台计算，不花钱，大约 %1 分钟。</source>
         <translation>Computed on this computer in the background, free, about %1 minutes.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="158" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="177" />
         <source>由本机的向量服务计算，不花钱。</source>
         <translation>Computed by the local embeddings service, free.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="160" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="179" />
         <source>会把记忆的文字发给向量服务，约 %1 tokens</source>
         <translation>Sends the memories' text to the embeddings service, about %1 tokens</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="162" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="181" />
         <source>，按 %1 的标价约 %2</source>
         <translation>, about %2 at %1's list price</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="165" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="184" />
         <source>，这个服务目前免费</source>
         <translation>, this service is free for now</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="166" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="185" />
         <source>。</source>
         <translation>.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="167" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="186" />
         <source>算好之前，回忆只按字面找记忆；新的向量算完后，旧的才会删除。</source>
         <translation>Until they are computed, recall finds memories by their words only; the old vectors are deleted only once the new ones are done.</translation>
     </message>

@@ -116,3 +116,65 @@ async def test_a_built_in_model_that_does_not_run_here_is_said_once(qapp, tmp_pa
         await wait(lambda: app.services._agents.vectors.status.state == "error", timeout=60)
         qapp.processEvents()
         assert len(told) == 1
+
+
+async def test_an_embeddings_service_gone_away_is_said_once_in_words_and_recall_recovers(qapp, tmp_path, wait,
+                                                                                          llm_server, monkeypatch):
+    """Every vector made, then the embeddings service went away (Ollama on another computer that went
+    to sleep). Recall went on by the words, but the window said "向量 5/5（稍后继续）" — nothing was left
+    to continue — with an English sentence in the tooltip, and at each later message again. Now one
+    toast says so; the count says what is wrong; when the service is back recall uses it again."""
+    from sonetto_desktop.aio import run_blocking
+    from sonetto_desktop.memory.retrieval import vector_sync
+    from tcp_proxy import TcpProxy
+
+    monkeypatch.setattr(vector_sync, "QUERY_PAUSE", 0.5)  # words only for half a second after a failure
+    proxy = TcpProxy(llm_server.port)
+    data = tmp_path / "data"
+    data.mkdir()
+    bank(data, 5)
+    settings = app_settings(data, llm_server, embeddings_source="endpoint", embeddings_model="scripted-embed",
+                            embeddings_base_url=f"http://127.0.0.1:{proxy.port}/v1")
+    try:
+        async with running_app(qapp, settings) as app:
+            told: list[str] = []
+            app.vector_notices.fallback_said.connect(told.append)
+            indicator = app.window.status_indicator
+            label = indicator.vectors_label
+            sync = app.services._agents.vectors.sync
+            await wait(lambda: sync.status.state == "idle" and sync.status.complete, timeout=30)
+            assert await run_blocking(sync.rank, "周末去了哪里", 1)
+            proxy.cut()
+            for _ in range(3):  # three messages while it is away
+                assert await run_blocking(sync.rank, "周末去了哪里", 1) is None  # words only
+                await wait(lambda: label.isVisibleTo(indicator), timeout=10, message="the count shown")
+                await wait(lambda: sync.status.state == "idle", timeout=20, message="the pause over")
+            await wait(lambda: told, timeout=10, message="the toast")
+            assert len(told) == 1 and "连不上" in told[0] and "只按字面" in told[0], told
+            assert [t.text for t in app.toasts.toasts() if "连不上" in t.text] == told
+            proxy.restore()
+            await wait(lambda: sync.status.state == "idle", timeout=20)
+            assert await run_blocking(sync.rank, "周末去了哪里", 1)  # by meaning again
+            qapp.processEvents()
+            assert not label.isVisibleTo(indicator) and len(told) == 1
+    finally:
+        proxy.cut()
+
+
+async def test_the_count_says_in_words_that_recall_goes_by_the_words_while_the_service_is_away(qtbot):
+    """What the status bar shows while the query's vector fails (no "稍后继续" for finished vectors,
+    no English sentence): the worker's own waits keep their count."""
+    from sonetto_desktop.memory.retrieval.vector_status import VectorStatus
+    from sonetto_desktop.ui.notices.status_indicator import StatusIndicator, WriterControl
+
+    control = WriterControl(None)
+    indicator = StatusIndicator(control)
+    qtbot.addWidget(indicator)
+    control._on_vectors(VectorStatus("waiting", 5, 5, "cannot reach http://127.0.0.1:9/v1: refused", 60.0,
+                                     "bge-m3", query_failed=True))
+    label = indicator.vectors_label
+    assert label.text() == "向量服务连不上：暂时只按字面回忆"
+    tip = label.toolTip()
+    assert "bge-m3" in tip and "只按字面" in tip and "the query" not in tip and "refused" in tip
+    control._on_vectors(VectorStatus("waiting", 3, 5, "HTTP 503: overloaded", 4.0, "bge-m3"))
+    assert label.text() == "向量 3/5（稍后继续）"

@@ -244,9 +244,9 @@ class VectorSync:
         if not self._query_error or status.error or status.state not in ("idle", "running"):
             return status
         if status.state == "running":
-            return replace(status, error=self._query_error)
+            return replace(status, error=self._query_error, query_failed=True)
         left = max(0.0, self._query_paused_until - time.monotonic())
-        return replace(status, state="waiting", error=self._query_error, retry_in=left)
+        return replace(status, state="waiting", error=self._query_error, retry_in=left, query_failed=True)
 
     def _query_trouble(self, reason: str) -> None:
         """Show the query's trouble over the worker's status ("" : it is over)."""
@@ -698,7 +698,7 @@ class VectorSync:
             self._query_paused_until = time.monotonic() + QUERY_PAUSE
             if self._query_failures in (1, 10, 100):
                 log.warning("the query's vector failed (%s); words only for %.0f s", exc, QUERY_PAUSE)
-            self._query_trouble(f"the query's vector failed ({exc}); recall uses words only for {QUERY_PAUSE:.0f} s")
+            self._query_trouble(str(exc))  # (the status says what it means: ``query_failed``)
             return None
         self._query_trouble("")
         return query[0]

@@ -8,6 +8,9 @@
   a processor it was not built for: ``builtin_model.check_engine``): a toast says that recall goes by
   the words only and where to choose an embeddings service instead (the reason is in the status
   bar's tooltip). Once per run.
+- **The embeddings service is away, said once.** Recall could not get a message's vector (the status's
+  ``query_failed``): a toast says recall goes by the words until the service answers again (once per
+  model and run; the status bar says it while it lasts).
 - **A new model re-embeds only with consent.** When the sync finds that the store's vectors are
   another model's (``VectorStatus`` "consent": the person switched between the built-in model and an
   endpoint, or an upgrade changed the built-in model), a question says how many memories, how long
@@ -105,11 +108,27 @@ class VectorNotices(QObject):
                               action_text=action, on_action=self._open_settings if action else None, repeat=False)
         self.fallback_said.emit(text)
 
+    def _say_service_away(self, status: Any) -> None:
+        """Recall could not get the message's vector (the service is away): said once per model and
+        run; the status bar keeps saying it while it lasts."""
+        key = f"service-away|{status.model}"
+        if key in self._said:
+            return
+        self._said.add(key)
+        text = self.tr("向量服务 %1 连不上：回忆暂时只按字面找记忆，连上后自动恢复按意思找。").replace("%1", status.model)
+        toasts = self._toasts()
+        if toasts is not None:
+            toasts.show_toast(text, key="embeddings-service-away", kind="info", timeout_ms=FALLBACK_TIMEOUT_MS,
+                              repeat=False)
+        self.fallback_said.emit(text)
+
     # ── consent to embed again ─────────────────────────────────────────
 
     def _on_vectors(self, status: Any) -> None:
         if status.state == "error":
             self._check_builtin_failed(status)
+        if status.query_failed:
+            self._say_service_away(status)
         if status.state != "consent":
             if self.question is not None and status.state != "stopped":
                 self.question.close()  # agreed elsewhere, or the settings changed
