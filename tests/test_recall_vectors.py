@@ -420,6 +420,34 @@ def test_a_restart_resumes_where_the_vectors_are(store, llm_server):
         second.stop()
 
 
+def test_a_restart_while_the_server_is_away_counts_the_vectors_kept(store, llm_server):
+    """The app started before the embeddings server (Ollama not up yet): the status said "向量 0/4
+    （稍后继续）" for vectors all made and kept, as if they were lost and had to be made again."""
+    from tcp_proxy import TcpProxy
+
+    proxy = TcpProxy(llm_server.port)
+    try:
+        away = config(llm_server, base_url=f"http://127.0.0.1:{proxy.port}/v1")
+        first = VectorSync(store, away).start()
+        try:
+            assert first.wait_idle(10) and first.status.done == 4
+        finally:
+            first.stop()
+        proxy.cut()
+        again = VectorSync(store, away).start()
+        try:
+            assert wait_for(lambda: again.status.state == "waiting", timeout=20), again.status
+            assert (again.status.done, again.status.total) == (4, 4), again.status
+            proxy.restore()
+            again.retry()
+            assert wait_for(lambda: again.status.state == "idle", timeout=20), again.status
+            assert again.status.done == 4 and again.rank("猫", 1)
+        finally:
+            again.stop()
+    finally:
+        proxy.cut()
+
+
 def test_rate_limits_and_server_errors_wait_then_go_on(store, llm_server):
     llm_server.add_embedding_error(429, "rate limited", retry_after=0.3)
     llm_server.add_embedding_error(503, "overloaded", retry_after=0.1)
