@@ -91,6 +91,7 @@ class RecallPage(QWidget):
         self.destroyed.connect(lambda *_: keeper.cancel_all())
         self.last_test = None
         self.last_local = None
+        self._local_url = ""  # the local server the models of ``local_models`` were listed from
         budget_rows = self._build_budget(dialog, bank)
         self.embeddings = QGroupBox(self.tr("按意思回忆（向量模型）"), self)
         self.embeddings.setObjectName("EmbeddingsGroup")
@@ -296,12 +297,13 @@ class RecallPage(QWidget):
         self._follow_source()
 
     def _pick_local_model(self, index: int) -> None:
-        """A model of the chat's local server: its own address (empty: the chat's), its name."""
+        """A model of the chat's local server: that server's address (written in: the embeddings stay
+        there when the chat moves to another service later), its name."""
         name = self.local_models.itemData(index)
         if not name:
             return
         self.preset.setCurrentIndex(max(self.preset.findData("custom"), 0))
-        self.base_url.clear()
+        self.base_url.setText(self._local_url)
         self.api_key.clear()  # a cloud provider's key is not the local server's
         self.model.setText(str(name))
         self.dimensions.setValue(0)
@@ -328,6 +330,7 @@ class RecallPage(QWidget):
             return
         found = asked.value
         self.last_local = found
+        self._local_url = url
         self.local_models.clear()
         server = {"ollama": "Ollama", "lm-studio": "LM Studio"}.get(found.server, "")
         if not found.models:
