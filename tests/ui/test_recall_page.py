@@ -209,3 +209,25 @@ async def test_a_model_picked_from_the_chats_local_server_stays_there_when_the_c
     config = embeddings_config(d.current_settings(), None)
     assert config.base_url == llm_server.base_url.rstrip("/") and config.model == "bge-m3"
     assert config.api_key != "sk-deepseek-PRIVATE"
+
+
+def test_the_page_in_english_has_no_chinese_left(qtbot, english):
+    """In English the page said "Linux x86_64 / ARM64、macOS (Apple silicon) → …；macOS (Intel)、Windows →
+    … v3.Without a built-in model…" (Chinese commas, no space between sentences) and offered
+    "阿里云百炼 text-embedding-v3" and "硅基流动 BAAI/bge-m3"."""
+    import re
+
+    from PySide6.QtWidgets import QAbstractButton, QComboBox, QLabel
+
+    d = SettingsDialog(Settings(language="en"))
+    qtbot.addWidget(d)
+    page = d.recall_page
+    chinese = re.compile(r"[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]")
+    texts = [w.text() for w in page.findChildren(QLabel) + page.findChildren(QAbstractButton)]
+    texts += [c.itemText(i) for c in page.findChildren(QComboBox) for i in range(c.count())]
+    for source in ("builtin", "endpoint", "off"):
+        page.set_source(source)
+        texts.append(page.plan_label.text())
+    assert [t for t in texts if chinese.search(t)] == []
+    assert any("Alibaba Cloud" in t for t in texts) and any("SiliconFlow" in t for t in texts)
+    assert not [t for t in texts if re.search(r"[a-z0-9)]\.[A-Z]", t)]  # a space after each sentence

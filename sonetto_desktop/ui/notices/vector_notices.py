@@ -28,6 +28,8 @@ from PySide6.QtWidgets import QMessageBox, QWidget
 
 from sonetto_desktop.memory.retrieval.builtin_model import platform_label
 
+from ..i18n import ui_language
+
 #: How long the fallback toast stays (it is said once: long enough to read).
 FALLBACK_TIMEOUT_MS = 20000
 FALLBACK_KEY = "notices/embeddings_fallback"
@@ -178,7 +180,8 @@ class VectorNotices(QObject):
         else:
             text += self.tr("会把记忆的文字发给向量服务，约 %1 tokens").replace("%1", f"{cost.tokens:,}")
             if cost.price is not None and cost.price > 0:
-                text += self.tr("，按 %1 的标价约 %2").replace("%1", cost.label).replace(
+                label = cost.label_en if ui_language() == "en" else cost.label
+                text += self.tr("，按 %1 的标价约 %2").replace("%1", label).replace(
                     "%2", f"{cost.currency}{cost.price:.2f}" if cost.price >= 0.01 else f"< {cost.currency}0.01")
             elif cost.price == 0:
                 text += self.tr("，这个服务目前免费")
