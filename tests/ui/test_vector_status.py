@@ -178,3 +178,74 @@ async def test_the_count_says_in_words_that_recall_goes_by_the_words_while_the_s
     assert "bge-m3" in tip and "只按字面" in tip and "the query" not in tip and "refused" in tip
     control._on_vectors(VectorStatus("waiting", 3, 5, "HTTP 503: overloaded", 4.0, "bge-m3"))
     assert label.text() == "向量 3/5（稍后继续）"
+
+
+async def test_a_new_embeddings_model_asks_first_and_not_now_keeps_recall_working(qapp, tmp_path, wait, llm_server):
+    """The person changes the embeddings model: nothing is embedded before they agree; "以后再说" leaves
+    recall going by the words and a link in the status bar that asks again; "开始计算" embeds."""
+    import dataclasses
+
+    from PySide6.QtWidgets import QMessageBox
+
+    from sonetto_desktop.aio import run_blocking
+    from sonetto_desktop.memory.retrieval.embeddings import PROBE_TEXT
+
+    data = tmp_path / "data"
+    data.mkdir()
+    bank(data, 5)
+    settings = app_settings(data, llm_server, embeddings_source="endpoint", embeddings_model="scripted-embed")
+    async with running_app(qapp, settings) as app:
+        asked: list[QMessageBox] = []
+        app.vector_notices.consent_asked.connect(asked.append)
+        sync = app.services._agents.vectors.sync
+        await wait(lambda: sync.status.state == "idle" and sync.status.complete, timeout=30)
+        sent = len(llm_server.embedded_inputs())
+        await app.apply_settings(dataclasses.replace(settings, embeddings_model="scripted-embed-v2"))
+        await wait(lambda: asked, timeout=30, message="the question")
+        box = asked[0]
+        assert "5 条记忆" in box.text() and "scripted-embed-v2" in box.text() and "scripted-embed" in box.text()
+        later = next(b for b in box.buttons() if b.text() == "以后再说")
+        later.click()
+        qapp.processEvents()
+        new = app.services._agents.vectors.sync
+        assert [t for t in llm_server.embedded_inputs()[sent:] if t != PROBE_TEXT] == []  # nothing sent
+        assert await run_blocking(new.rank, "周末去了哪里", 1) is None
+        found = await app.services.recall.aretrieve("周末去了一家新开的书店", "mechanical")
+        assert found  # recall goes on (by the words)
+        label = app.window.status_indicator.vectors_label
+        await wait(lambda: label.isVisibleTo(app.window.status_indicator), timeout=10)
+        assert "等你确认" in label.text()
+        label.linkActivated.emit("consent")  # the status bar's link asks again
+        await wait(lambda: len(asked) == 2, timeout=10, message="asked again")
+        start = next(b for b in asked[1].buttons() if b.text() == "开始计算")
+        start.click()
+        await wait(lambda: new.status.state == "idle" and new.status.complete, timeout=30, message="embedded")
+        assert await run_blocking(new.rank, "周末去了哪里", 1)
+        await wait(lambda: not label.isVisibleTo(app.window.status_indicator), timeout=10)
+
+
+async def test_a_question_left_open_is_asked_anew_for_the_model_chosen_since(qapp, tmp_path, wait, llm_server):
+    """The question for one model was still open when the person chose another (settings from the
+    tray): the open box, about the first model and its cost, was raised again, and "开始计算" there
+    agreed to the second — say, sending every memory to a paid service under words that said
+    "由本机的向量服务计算，不花钱"."""
+    import dataclasses
+
+    from PySide6.QtWidgets import QMessageBox
+
+    data = tmp_path / "data"
+    data.mkdir()
+    bank(data, 5)
+    settings = app_settings(data, llm_server, embeddings_source="endpoint", embeddings_model="scripted-embed")
+    async with running_app(qapp, settings) as app:
+        asked: list[QMessageBox] = []
+        app.vector_notices.consent_asked.connect(asked.append)
+        sync = app.services._agents.vectors.sync
+        await wait(lambda: sync.status.state == "idle" and sync.status.complete, timeout=30)
+        await app.apply_settings(dataclasses.replace(settings, embeddings_model="scripted-embed-v2"))
+        await wait(lambda: asked, timeout=30, message="the first question")
+        await app.apply_settings(dataclasses.replace(settings, embeddings_model="scripted-embed-v3"))
+        await wait(lambda: len(asked) == 2, timeout=30, message="asked anew for the model chosen since")
+        assert not asked[0].isVisible() and "scripted-embed-v3" in asked[1].text()
+        assert "scripted-embed-v2" not in asked[1].text()
+        assert app.services._agents.vectors.sync.status.state == "consent"  # closing the first agreed to nothing

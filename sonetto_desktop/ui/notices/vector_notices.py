@@ -137,6 +137,8 @@ class VectorNotices(QObject):
             return
         if self._asked == (status.model, status.previous):
             return  # asked already (the status bar's link asks again)
+        if self.question is not None:  # open for another model (chosen since): its words and cost are not this one's
+            self.question.close()  # (agrees to nothing)
         self.ask(status)
 
     def ask(self, status: Any) -> QMessageBox | None:
