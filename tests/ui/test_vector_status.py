@@ -249,3 +249,38 @@ async def test_a_question_left_open_is_asked_anew_for_the_model_chosen_since(qap
         assert not asked[0].isVisible() and "scripted-embed-v3" in asked[1].text()
         assert "scripted-embed-v2" not in asked[1].text()
         assert app.services._agents.vectors.sync.status.state == "consent"  # closing the first agreed to nothing
+
+
+def test_the_consent_question_in_english_counts_its_minutes(qtbot, english):
+    """"…multilingual-e5-small-q4.The vectors… again?Computed on this computer in the background, free,
+    about 1 minutes." — and DashScope's price said by its English name."""
+    import re
+
+    from PySide6.QtCore import QObject, Signal
+
+    from sonetto_desktop.config.settings import Settings
+    from sonetto_desktop.memory.retrieval.builtin_model import E5_SMALL
+    from sonetto_desktop.memory.retrieval.vector_status import VectorStatus
+    from sonetto_desktop.ui.notices.vector_notices import VectorNotices
+
+    class Feed(QObject):
+        vectors_changed = Signal(object)
+        agents_started = Signal(object)
+        settings_applied = Signal(object)
+
+    class Services:
+        settings = Settings()
+        embeddings = {"builtin": E5_SMALL}
+
+    notices = VectorNotices(Services(), Feed(), toasts=lambda: None, window=lambda: None)
+    one = notices.question_text(VectorStatus("consent", 0, 12, model=E5_SMALL.name, previous="bge-m3", tokens=400))
+    assert "about 1 minute." in one, one
+    many = notices.question_text(VectorStatus("consent", 0, 9_000, model=E5_SMALL.name, previous="bge-m3", tokens=9e5))
+    assert "about 10 minutes." in many, many
+    assert not re.search(r"[.?][A-Z]", one) and not re.search(r"[.?][A-Z]", many), one  # a space after each sentence
+    Services.settings = Settings(embeddings_source="endpoint", embeddings_preset="dashscope-v3", embeddings_api_key="sk",
+                                 embeddings_base_url="https://dashscope.aliyuncs.com/compatible-mode/v1",
+                                 embeddings_model="text-embedding-v3")
+    paid = notices.question_text(VectorStatus("consent", 0, 9_000, model="text-embedding-v3", previous=E5_SMALL.name,
+                                              tokens=2_000_000))
+    assert "Alibaba Cloud Model Studio" in paid and "阿里云" not in paid, paid

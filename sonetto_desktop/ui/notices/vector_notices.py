@@ -170,19 +170,21 @@ class VectorNotices(QObject):
 
         builtin = getattr(self._services, "embeddings", {}).get("builtin", INSTALLED)
         cost = reembed_cost(status.total, status.tokens, self._services.settings, builtin)
+        english = ui_language() == "en"
+        gap = " " if english else ""  # (Chinese sentences follow each other without one)
         before = (self.tr("记忆库里的向量是 %1 算的。").replace("%1", status.previous) if status.previous
                   else self.tr("记忆库里的向量是之前的向量模型算的。"))
-        text = self.tr("回忆现在用向量模型 %1。").replace("%1", status.model) + before + "\n\n"
-        text += self.tr("要为 %1 条记忆重新计算向量吗？").replace("%1", f"{status.total:,}")
+        text = self.tr("回忆现在用向量模型 %1。").replace("%1", status.model) + gap + before + "\n\n"
+        text += self.tr("要为 %1 条记忆重新计算向量吗？").replace("%1", f"{status.total:,}") + gap
         if cost.where == "builtin":
             minutes = max(1, round(cost.minutes or 0))
-            text += self.tr("在这台电脑上后台计算，不花钱，大约 %1 分钟。").replace("%1", str(minutes))
+            text += self.tr("在这台电脑上后台计算，不花钱，大约 %n 分钟。", "", minutes)
         elif cost.where == "local":
             text += self.tr("由本机的向量服务计算，不花钱。")
         else:
             text += self.tr("会把记忆的文字发给向量服务，约 %1 tokens").replace("%1", f"{cost.tokens:,}")
             if cost.price is not None and cost.price > 0:
-                label = cost.label_en if ui_language() == "en" else cost.label
+                label = cost.label_en if english else cost.label
                 text += self.tr("，按 %1 的标价约 %2").replace("%1", label).replace(
                     "%2", f"{cost.currency}{cost.price:.2f}" if cost.price >= 0.01 else f"< {cost.currency}0.01")
             elif cost.price == 0:
