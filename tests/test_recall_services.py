@@ -50,6 +50,14 @@ async def test_the_budget_follows_the_settings_and_a_local_servers_context(llm_s
         assert 20 < len(small) < 400 and services.recall.last_listing.tokens <= 2_000
 
         await services.apply_settings(dataclasses.replace(services.settings, recall_budget_tokens=100_000))
+        budget = services.recall.budget
+        assert budget.tokens() == 100_000  # (before the server answers: as set)
+        budget.wait(5)
+        assert budget.tokens() == 6_000 - REQUEST_RESERVE  # more than the model reads is refused at every recall
+        llm_server.context_length = 131_072  # the person loads the model with a longer context
+        await services.apply_settings(dataclasses.replace(services.settings, recall_timeout=31.0))
+        services.recall.budget.tokens()
+        services.recall.budget.wait(5)
         assert services.recall.budget.tokens() == 100_000
         llm_server.add_text("[]", to="chat")
         llm_server.add_text("好的。", to="chat")

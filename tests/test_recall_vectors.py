@@ -420,6 +420,34 @@ def test_a_restart_resumes_where_the_vectors_are(store, llm_server):
         second.stop()
 
 
+def test_a_restart_while_the_server_is_away_counts_the_vectors_kept(store, llm_server):
+    """The app started before the embeddings server (Ollama not up yet): the status said "向量 0/4
+    （稍后继续）" for vectors all made and kept, as if they were lost and had to be made again."""
+    from tcp_proxy import TcpProxy
+
+    proxy = TcpProxy(llm_server.port)
+    try:
+        away = config(llm_server, base_url=f"http://127.0.0.1:{proxy.port}/v1")
+        first = VectorSync(store, away).start()
+        try:
+            assert first.wait_idle(10) and first.status.done == 4
+        finally:
+            first.stop()
+        proxy.cut()
+        again = VectorSync(store, away).start()
+        try:
+            assert wait_for(lambda: again.status.state == "waiting", timeout=20), again.status
+            assert (again.status.done, again.status.total) == (4, 4), again.status
+            proxy.restore()
+            again.retry()
+            assert wait_for(lambda: again.status.state == "idle", timeout=20), again.status
+            assert again.status.done == 4 and again.rank("猫", 1)
+        finally:
+            again.stop()
+    finally:
+        proxy.cut()
+
+
 def test_rate_limits_and_server_errors_wait_then_go_on(store, llm_server):
     llm_server.add_embedding_error(429, "rate limited", retry_after=0.3)
     llm_server.add_embedding_error(503, "overloaded", retry_after=0.1)
@@ -637,6 +665,23 @@ def test_stopping_while_a_batch_is_in_flight_is_prompt(store, llm_server):
     llm_server.embedding_delay = 0.0
 
 
+def test_a_request_that_fails_after_the_stop_says_nothing_after_stopped(store, llm_server):
+    """A stopped sync whose request in flight then failed said "waiting" after its "stopped": the
+    window showed a count of a model no longer used (tests/ui/test_vector_status.py)."""
+    llm_server.embedding_delay = 1.0
+    llm_server.add_embedding_error(503, "overloaded")
+    said = []
+    sync = VectorSync(store, config(llm_server, batch=1))
+    sync.subscribe(lambda status: said.append(status.state))
+    sync.start()
+    assert wait_for(lambda: len(llm_server.embedding_requests) >= 1)
+    thread = sync._thread
+    sync.stop(timeout=0)
+    thread.join(10)
+    assert not thread.is_alive() and said[-1] == "stopped" and sync.status.state == "stopped", said
+    llm_server.embedding_delay = 0.0
+
+
 def test_a_large_table_is_narrowed_by_sign_bits_before_the_exact_scores(monkeypatch):
     from sonetto_desktop.memory.retrieval import vectors
 
@@ -769,8 +814,8 @@ def test_a_dripping_endpoint_holds_recall_no_longer_than_its_deadline(tmp_path, 
         assert waited < 10, f"recall waited {waited:.1f} s for a dripping endpoint"  # the deadline is 2 s
         assert not recall.last_listing.dense and "cat" not in [r["id"] for r in plan.records + plan.extra]
         status = sync.status  # said where the app shows the embeddings model's trouble
-        assert status.state == "waiting" and "within 2.0 s" in status.error and "words only" in status.error
-        assert status.zh.startswith("向量 604/604：") and status.retry_in is not None
+        assert status.state == "waiting" and "within 2.0 s" in status.error and status.query_failed
+        assert status.zh.startswith("向量 604/604：") and "只按字面" in status.zh and status.retry_in is not None
 
         slow_server.slow.clear()  # the endpoint is quick again: after the pause, vectors again
         time.sleep(1.1)

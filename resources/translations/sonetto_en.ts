@@ -3263,17 +3263,27 @@ Your theme: {1}</translation>
 <context>
     <name>RecallCostLine</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_cost_line.py" line="59" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_cost_line.py" line="60" />
         <source>回忆额度的单位是估算的 token：每个汉字和数字算 1 个，其他字符每 4 个算 1 个。这里的 token 数按这个服务的分词器数，和账单上的一致。</source>
         <translation>The recall budget is in estimated tokens: one per Chinese character and digit, one per four other characters. The tokens here are counted with this service's tokenizer, as on its bill.</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/settings/recall_cost_line.py" line="88" />
+        <source>回忆方式是本地检索：回忆只在这台电脑上按字面找记忆，不调用模型，不花 token。</source>
+        <translation>Recall is set to local search: it finds memories by their words on this computer, asks no model and costs no tokens.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_cost_line.py" line="92" />
+        <source>还没有设置对话模型：回忆只在这台电脑上按字面找记忆，不花 token。</source>
+        <translation>No chat model is set yet: recall finds memories by their words on this computer and costs no tokens.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_cost_line.py" line="98" />
         <source>正在统计记忆的 token…</source>
         <translation>Counting the memories' tokens…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_cost_line.py" line="107" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_cost_line.py" line="117" />
         <source>现在统计不了记忆的 token：%1</source>
         <translation>Cannot count the memories' tokens now: %1</translation>
     </message>
@@ -3314,223 +3324,223 @@ Your theme: {1}</translation>
 <context>
     <name>RecallPage</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="124" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="126" />
         <source>回复之前，Sonetto 先请模型把记忆读一遍，挑出和这句话有关的。记忆不多时模型读全部记忆；多到超出下面的额度时，读最近的一部分，再加上和这句话最可能相关的那些。</source>
         <translation>Before replying, Sonetto has the model read the memories and pick those that matter for the message. With few memories the model reads all of them; beyond the allowance below, it reads the most recent ones plus those most likely to matter for the message.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="140" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="142" />
         <source>每条消息回忆时最多读多少 token 的记忆。额度越大，越少漏掉记忆，但每条消息更贵、更慢（支持前缀缓存的服务会便宜很多）。</source>
         <translation>How many tokens of memories recall may read per message. A larger allowance misses fewer memories but makes each message cost more and take longer (much less with a service that caches prompt prefixes).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="164" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="166" />
         <source>自定义</source>
         <translation>Custom</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="176" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="179" />
         <source>留空：与对话模型相同</source>
         <translation>Empty: the same as the chat model</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="179" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="182" />
         <source>留空：与对话模型相同（仅当服务地址也相同）</source>
         <translation>Empty: the chat model's (only when the base URL is the same too)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="185" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="188" />
         <source>模型默认</source>
         <translation>Model default</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="126" />
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="188" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="128" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="191" />
         <source>自动</source>
         <translation>Automatic</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="189" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="192" />
         <source> 次/分钟</source>
         <translation> per minute</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="210" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="213" />
         <source>测试向量模型</source>
         <translation>Test embeddings model</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="95" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="97" />
         <source>按意思回忆（向量模型）</source>
         <translation>Recall by meaning (embeddings model)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="128" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="130" />
         <source>云端模型 %1（记忆不超过它时读全部）；本机模型 %2，受它的上下文长度所限。</source>
         <translation>A cloud model %1 (every memory when they fit in it); a local model %2, within its context length.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="148" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="150" />
         <source>内置模型（在这台电脑上计算，不用联网，不用设置）</source>
         <translation>Built-in model (computed on this computer: no network, nothing to set up)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="149" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="151" />
         <source>向量服务（OpenAI 兼容的 /v1/embeddings 接口）</source>
         <translation>Embeddings service (an OpenAI-compatible /v1/embeddings endpoint)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="150" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="152" />
         <source>不用向量模型：只按字面回忆</source>
         <translation>No embeddings model: recall by the words only</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="168" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="171" />
         <source>列出本机服务的向量模型</source>
         <translation>List the local service's embeddings models</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="169" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="172" />
         <source>对话模型在本机（Ollama、LM Studio）时，列出它已有的向量模型</source>
         <translation>When the chat model runs on this computer (Ollama, LM Studio), list the embeddings models it has</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="194" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="197" />
         <source>向量服务会收到每条记忆的文字（在后台计算向量，新的和改过的记忆随时补上，删除的记忆连同向量一起删除）和你说的话；如果它和对话模型不是同一家服务，记忆也会发给这家服务。</source>
         <translation>The embeddings service receives the text of every memory (vectors are computed in the background, new and changed memories as they come, and a deleted memory's vector goes with it) and what you say; if it is not the chat model's service, your memories go to this service too.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="198" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="201" />
         <source>预设</source>
         <translation>Preset</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="201" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="204" />
         <source>服务地址</source>
         <translation>Base URL</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="201" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="204" />
         <source>API 密钥</source>
         <translation>API key</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="202" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="205" />
         <source>模型</source>
         <translation>Model</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="202" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="205" />
         <source>向量维度</source>
         <translation>Dimensions</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="203" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="206" />
         <source>请求频率上限</source>
         <translation>Request limit</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="143" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="145" />
         <source>回忆额度</source>
         <translation>Recall allowance</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="225" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="228" />
         <source>回忆</source>
         <translation>Recall</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="249" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="254" />
         <source>内置模型：%1。</source>
         <translation>Built-in model: %1.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="251" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="256" />
         <source>没有内置模型时，用填好的向量服务，否则只按字面回忆。</source>
         <translation>Without a built-in model, the embeddings service filled in is used; otherwise recall goes by the words only.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="263" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="268" />
         <source>这台电脑（%1）：内置模型 %2，在本机计算，记忆不离开这台电脑。第一次会在后台为每条记忆计算向量。</source>
         <translation>This computer (%1): built-in model %2, computed here; your memories do not leave this computer. The first time, a vector is computed for every memory in the background.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="266" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="271" />
         <source>这台电脑（%1）没有内置模型：改用下面填好的向量服务 %2。</source>
         <translation>This computer (%1) has no built-in model: the embeddings service %2 below is used instead.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="269" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="274" />
         <source>这台电脑（%1）没有内置模型：回忆只按字面找记忆。可以在下面填一个向量服务（比如 Ollama 的 bge-m3）。</source>
         <translation>This computer (%1) has no built-in model: recall finds memories by their words only. You can fill in an embeddings service below (for example Ollama's bge-m3).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="272" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="277" />
         <source>回忆用向量服务 %1 按意思找记忆。</source>
         <translation>Recall finds memories by meaning with the embeddings service %1.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="274" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="279" />
         <source>请在下面填写向量服务。</source>
         <translation>Please fill in the embeddings service below.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="275" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="280" />
         <source>回忆只按字面找记忆。</source>
         <translation>Recall finds memories by their words only.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="318" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="324" />
         <source>对话模型不在本机：只能列出本机的 Ollama 或 LM Studio 的模型。</source>
         <translation>The chat model is not on this computer: only a local Ollama's or LM Studio's models can be listed.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="321" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="327" />
         <source>正在询问 %1…</source>
         <translation>Asking %1…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="336" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="343" />
         <source>%1 没有回答 Ollama 或 LM Studio 的模型列表。</source>
         <translation>%1 did not answer with an Ollama or LM Studio model list.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="338" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="345" />
         <source>%1 上没有向量模型。Ollama 可以先运行 ollama pull bge-m3。</source>
         <translation>%1 has no embeddings model. With Ollama, run ollama pull bge-m3 first.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="341" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="348" />
         <source>选择 %1 的向量模型…</source>
         <translation>Choose an embeddings model of %1…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="345" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="352" />
         <source>%1 有 %2 个向量模型。</source>
         <translation>%1 has %2 embeddings models.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="347" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="354" />
         <source>（服务没有说明哪些是向量模型：按名称挑出）</source>
         <translation>(the service does not say which are embeddings models: picked by name)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="394" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="401" />
         <source>请先填写向量模型的名称和服务地址。</source>
         <translation>Enter the embeddings model's name and base URL first.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="395" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="402" />
         <source>没有选用向量模型。</source>
         <translation>No embeddings model chosen.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="398" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="405" />
         <source>正在连接…</source>
         <translation>Connecting…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="398" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="405" />
         <source>正在加载内置模型…</source>
         <translation>Loading the built-in model…</translation>
     </message>
@@ -4000,17 +4010,17 @@ Your theme: {1}</translation>
         <translation>The settings file was damaged: every setting is back at its default for now. The old file was kept as {0}; your settings can be found there.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="355" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="356" />
         <source>对话功能启动失败：%1。记忆墙仍可使用；请检查数据目录后重启。</source>
         <translation>Chat could not start: %1. The memory wall still works; check the data folder, then restart.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="600" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="601" />
         <source>没有切换到 PostgreSQL：本机的记忆没能搬到记忆服务器 {0} 上（{1}）。仍在使用本机的记忆库，记忆都还在。</source>
         <translation>Did not switch to PostgreSQL: the memories on this computer could not be moved to the memory server {0} ({1}). Still using this computer's memory store; every memory is still there.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="604" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="605" />
         <source>无法切换存储方式：{0}。仍在使用原来的记忆库。</source>
         <translation>Cannot switch the storage: {0}. Still using the previous memory store.</translation>
     </message>
@@ -4091,7 +4101,7 @@ Your theme: {1}</translation>
         <translation>Undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="605" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="606" />
         <source>无法使用新的数据文件夹 {0}：{1}。仍在使用原来的记忆库。</source>
         <translation>Cannot use the new data folder {0}: {1}. Still using the previous memory store.</translation>
     </message>
@@ -4210,72 +4220,87 @@ Your theme: {1}</translation>
         <translation>Recall now uses the embeddings model %1: the vectors of %2 memories must be computed again; until you confirm, recall goes by the words only.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="222" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="223" />
+        <source>向量服务连不上：暂时只按字面回忆</source>
+        <translation>Embeddings service unreachable: recall by words for now</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="224" />
+        <source>回忆时连不上向量模型 %1：这段时间回忆只按字面找记忆，稍后自动再试，连上后照常按意思找。</source>
+        <translation>Recall cannot reach the embeddings model %1: for now recall finds memories by their words only; it tries again by itself, and once it answers, recall finds them by meaning again.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="226" />
+        <source>原因：%1</source>
+        <translation>Reason: %1</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="229" />
         <source>向量 %1/%2</source>
         <translation>Vectors %1/%2</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="224" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="231" />
         <source>%1 出错</source>
         <translation>%1 failed</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="226" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="233" />
         <source>%1（稍后继续）</source>
         <translation>%1 (continuing later)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="228" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="235" />
         <source>向量模型 %1 在后台为每条记忆计算向量，算好的记忆回忆时也能按意思找到。</source>
         <translation>The embeddings model %1 computes a vector for every memory in the background; memories with one are also found by meaning when Sonetto recalls.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="247" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="254" />
         <source>第一次打开导入的记忆时要建立回忆索引；建好前回忆只用已建好的部分</source>
         <translation>Imported memories are indexed for recall the first time they are opened; until it is done, recall uses the part already indexed</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="248" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="255" />
         <source>正在建立回忆索引… %1 / %2</source>
         <translation>Building the recall index… %1 / %2</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="251" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="258" />
         <source>记忆写入未启动</source>
         <translation>Memory writer not started</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="257" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="264" />
         <source>记忆写入已暂停 (%1)</source>
         <translation>Memory writing paused (%1)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="259" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="266" />
         <source>整理记忆中 (%1)</source>
         <translation>Organising memories (%1)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="265" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="272" />
         <source>记忆写入出错：%1</source>
         <translation>Memory writing failed: %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="267" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="274" />
         <source>记忆已是最新</source>
         <translation>Memories are up to date</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="269" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="276" />
         <source>审核模式：Sonetto 想做的记忆变化会先等你确认</source>
         <translation>Review mode: changes Sonetto wants to make wait for you</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="275" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="282" />
         <source>继续记忆写入</source>
         <translation>Resume memory writing</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="275" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="282" />
         <source>暂停记忆写入</source>
         <translation>Pause memory writing</translation>
     </message>
@@ -4599,88 +4624,99 @@ Your theme: {1}</translation>
 <context>
     <name>VectorNotices</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="78" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="87" />
         <source>这台电脑（%1）没有内置的向量模型：回忆改用你填好的向量服务 %2 按意思找记忆。</source>
         <extracomment>How long the fallback toast stays (it is said once: long enough to read).</extracomment>
         <translation>This computer (%1) has no built-in embeddings model: recall finds memories by meaning with the embeddings service you filled in, %2.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="81" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="90" />
         <source>这台电脑（%1）没有内置的向量模型：回忆只按字面找记忆。在 设置 ▸ 回忆 填一个向量服务（比如 Ollama 的 bge-m3），回忆就能按意思找。</source>
         <translation>This computer (%1) has no built-in embeddings model: recall finds memories by their words only. Fill in an embeddings service in Settings ▸ Recall (for example Ollama's bge-m3) and recall finds them by meaning.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="85" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="94" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="108" />
         <source>设置…</source>
         <translation>Settings…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="107" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="104" />
+        <source>内置的向量模型在这台电脑上运行不了：回忆只按字面找记忆。可以在 设置 ▸ 回忆 改用向量服务（比如 Ollama 的 bge-m3）；原因见状态栏的“向量”提示。</source>
+        <translation>The built-in embeddings model does not run on this computer: recall finds memories by their words only. You can use an embeddings service instead in Settings ▸ Recall (for example Ollama's bge-m3); the reason is in the tip of the status bar's “Vectors”.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="120" />
+        <source>向量服务 %1 连不上：回忆暂时只按字面找记忆，连上后自动恢复按意思找。</source>
+        <translation>The embeddings service %1 cannot be reached: recall finds memories by their words only for now, and by meaning again once it answers.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="150" />
         <source>更换向量模型</source>
         <translation>Change the embeddings model</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="110" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="153" />
         <source>开始计算</source>
         <translation>Start computing</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="111" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="154" />
         <source>以后再说</source>
         <translation>Not now</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="130" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="175" />
         <source>记忆库里的向量是 %1 算的。</source>
         <translation>The vectors in the memory store were computed by %1.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="131" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="176" />
         <source>记忆库里的向量是之前的向量模型算的。</source>
         <translation>The vectors in the memory store were computed by the previous embeddings model.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="132" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="177" />
         <source>回忆现在用向量模型 %1。</source>
         <translation>Recall now uses the embeddings model %1.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="133" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="178" />
         <source>要为 %1 条记忆重新计算向量吗？</source>
         <translation>Compute the vectors of %1 memories again?</translation>
     </message>
-    <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="136" />
-        <source>在这台电脑上后台计算，不花钱，大约 %1 分钟。</source>
-        <translation>Computed on this computer in the background, free, about %1 minutes.</translation>
+    <message numerus="yes">
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="181" />
+        <source>在这台电脑上后台计算，不花钱，大约 %n 分钟。</source>
+        <translation><numerusform>Computed on this computer in the background, free, about 1 minute.</numerusform><numerusform>Computed on this computer in the background, free, about %n minutes.</numerusform></translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="138" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="183" />
         <source>由本机的向量服务计算，不花钱。</source>
         <translation>Computed by the local embeddings service, free.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="140" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="185" />
         <source>会把记忆的文字发给向量服务，约 %1 tokens</source>
         <translation>Sends the memories' text to the embeddings service, about %1 tokens</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="142" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="188" />
         <source>，按 %1 的标价约 %2</source>
         <translation>, about %2 at %1's list price</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="145" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="191" />
         <source>，这个服务目前免费</source>
         <translation>, this service is free for now</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="146" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="192" />
         <source>。</source>
         <translation>.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="147" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="193" />
         <source>算好之前，回忆只按字面找记忆；新的向量算完后，旧的才会删除。</source>
         <translation>Until they are computed, recall finds memories by their words only; the old vectors are deleted only once the new ones are done.</translation>
     </message>

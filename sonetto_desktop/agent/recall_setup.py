@@ -75,6 +75,7 @@ class ReembedCost:
     currency: str = ""
     minutes: float | None = None
     label: str = ""  # the preset whose price it is
+    label_en: str = ""  # (its name in an English window)
 
 
 def reembed_cost(memories: int, tokens: int, settings: Settings, builtin: Any = INSTALLED) -> ReembedCost:
@@ -90,7 +91,7 @@ def reembed_cost(memories: int, tokens: int, settings: Settings, builtin: Any = 
     if preset is None:
         return ReembedCost(memories, tokens, "cloud")
     return ReembedCost(memories, tokens, "cloud", tokens / 1e6 * preset.price_per_mtok, preset.currency,
-                       label=preset.label)
+                       label=preset.label, label_en=preset.label_in(True))
 
 
 def recall_budget(settings: Settings, notify: Callable[[object], None] | None = None) -> BudgetPolicy:

@@ -213,7 +213,8 @@ class SonettoApp:
         self.writer_control.vectors_consent_requested.connect(self.vector_notices.ask)
         from .notices.recall_notices import RecallNotices
 
-        self.recall_notices = RecallNotices(self.feed, toasts=lambda: self.toasts, parent=self.writer_control)
+        self.recall_notices = RecallNotices(self.feed, toasts=lambda: self.toasts, ui_state=self._ui_state,
+                                            parent=self.writer_control)
         from .notices.data_copy import DataCopyNotice
 
         # a copy into a new data folder: how far it has come, and 取消

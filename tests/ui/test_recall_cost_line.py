@@ -113,7 +113,7 @@ async def test_the_running_app_counts_its_own_store(qapp, tmp_path, wait):
     from shell_fixtures import app_settings, running_app
 
     settings = app_settings(tmp_path / "data", base_url="https://api.deepseek.com/v1", model="deepseek-chat",
-                            api_key="sk-test")
+                            api_key="sk-test", retrieval_mode="hybrid")  # (本地检索 costs nothing: said so)
     async with running_app(qapp, settings) as app:
         await app.service.submit(ops.AddMemory("用户喜欢猫", "偏好"))
         await app.service.submit(ops.AddMemory("用户住在杭州", "身份"))
@@ -123,3 +123,42 @@ async def test_the_running_app_counts_its_own_store(qapp, tmp_path, wait):
         await wait(lambda: line.last_cost is not None, timeout=30, message="the app's store counted")
         assert line.last_cost.memories == 2 and "2 条记忆" in line.text() and "$" in line.text()
         d.reject()
+
+
+def _choose(combo, value) -> None:
+    combo.setCurrentIndex(combo.findData(value))
+
+
+async def test_offline_recall_costs_nothing_and_the_line_follows_the_recall_mode(qtbot, wait, bank):
+    """With 回忆方式 本地检索 recall never asks a model, yet the line said "约发送 20,000 token … 约每条
+    $0.003": a person who chose it to save money was told it costs. Nor did it follow the mode."""
+    settings = Settings(base_url="https://api.deepseek.com/v1", model="deepseek-chat", api_key="sk",
+                        retrieval_mode="mechanical")
+    d = SettingsDialog(settings, bank=bank)
+    qtbot.addWidget(d)
+    d.show()
+    show_recall_tab(d)
+    line = d.recall_page.cost
+    await wait(lambda: "本地检索" in line.text(), timeout=30, message=lambda: f"the line says: {line.text()}")
+    assert "不花" in line.text() and "token（" not in line.text() and "$" not in line.text()
+    _choose(d.retrieval_mode, "hybrid")
+    await wait(lambda: line.last_cost is not None, timeout=30, message="the store counted")
+    assert "$" in line.text() and tokens_in(line.text()) > 0
+    _choose(d.retrieval_mode, "mechanical")
+    assert "本地检索" in line.text() and "$" not in line.text()
+
+
+async def test_without_a_chat_model_recall_costs_nothing(qtbot, wait, bank):
+    """No chat model set (a fresh install): recall finds memories by words on this computer, yet the
+    line counted tokens "sent" per message to nowhere."""
+    d = SettingsDialog(Settings(), bank=bank)
+    qtbot.addWidget(d)
+    d.show()
+    show_recall_tab(d)
+    line = d.recall_page.cost
+    await wait(lambda: "对话模型" in line.text(), timeout=30, message=lambda: f"the line says: {line.text()}")
+    assert "不花" in line.text() and "约发送" not in line.text()
+    d.base_url.setText("https://api.deepseek.com/v1")
+    d.api_key.setText("sk")
+    d.model.setCurrentText("deepseek-chat")
+    await wait(lambda: "$" in line.text(), timeout=30, message=lambda: f"the line says: {line.text()}")

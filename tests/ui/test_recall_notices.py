@@ -53,3 +53,30 @@ def test_the_settings_page_says_the_automatic_budgets(qtbot):
     numbers = set(re.findall(r"\d[\d,]*\d", text))
     assert {"48,000", "16,000"} <= numbers and not numbers & {"24,000", "8,000", "6,000"}
     assert page.budget_auto.isChecked() and page.budget.value() == 48_000
+
+
+async def test_the_tiny_context_line_is_not_said_again_at_every_start(qapp, tmp_path, wait, llm_server):
+    """LM Studio keeps its 4,096 tokens (the person chose to): the line came back as a toast at every
+    start of the app. Said once for that server, model and context; a smaller context is said again."""
+    llm_server.context_api = "lm-studio"
+    llm_server.context_length = 4096
+    settings = app_settings(tmp_path / "data", llm_server)
+
+    async def one_run() -> list[str]:
+        async with running_app(qapp, settings) as app:
+            told: list[str] = []
+            app.recall_notices.said.connect(told.append)
+            reached: list[object] = []
+            app.feed.recall_notice.connect(reached.append)  # (after the notices' own slot)
+            policy = app.services.recall.budget
+            policy.tokens()
+            await asyncio.to_thread(policy.wait, 5)
+            assert policy.notice is not None  # the budget knows it each time
+            await wait(lambda: reached, message="the notice reached the window")
+            return told
+
+    first = await one_run()
+    assert len(first) == 1
+    assert await one_run() == []  # the next start: not again
+    llm_server.context_length = 2048
+    assert len(await one_run()) == 1  # a smaller context is news

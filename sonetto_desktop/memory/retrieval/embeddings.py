@@ -105,6 +105,10 @@ class Preset:
     #: what embedding every memory again costs (prices change: an estimate, said to be one).
     price_per_mtok: float = 0.0
     currency: str = ""
+    label_en: str = ""  # the label in an English window ("": the same)
+
+    def label_in(self, english: bool) -> str:
+        return (self.label_en or self.label) if english else self.label
 
 
 PRESETS: dict[str, Preset] = {p.key: p for p in (
@@ -112,9 +116,10 @@ PRESETS: dict[str, Preset] = {p.key: p for p in (
            "text-embedding-3-small", 1536, send_dimensions=True, batch=256, rpm=300, price_per_mtok=0.02,
            currency="$"),
     Preset("dashscope-v3", "阿里云百炼 text-embedding-v3", "https://dashscope.aliyuncs.com/compatible-mode/v1",
-           "text-embedding-v3", 1024, send_dimensions=True, batch=10, rpm=300, price_per_mtok=0.5, currency="¥"),
+           "text-embedding-v3", 1024, send_dimensions=True, batch=10, rpm=300, price_per_mtok=0.5, currency="¥",
+           label_en="Alibaba Cloud Model Studio text-embedding-v3"),
     Preset("siliconflow-bge-m3", "硅基流动 BAAI/bge-m3", "https://api.siliconflow.cn/v1",
-           "BAAI/bge-m3", 1024, batch=32, rpm=120),  # free of charge on SiliconFlow
+           "BAAI/bge-m3", 1024, batch=32, rpm=120, label_en="SiliconFlow BAAI/bge-m3"),  # free of charge on SiliconFlow
     Preset("ollama-bge-m3", "Ollama bge-m3", "http://localhost:11434/v1", "bge-m3", 1024, batch=32),
     Preset("ollama-nomic", "Ollama nomic-embed-text", "http://localhost:11434/v1", "nomic-embed-text", 768,
            batch=32, query_prefix="search_query: ", document_prefix="search_document: "),

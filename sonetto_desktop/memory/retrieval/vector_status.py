@@ -17,7 +17,9 @@ class VectorStatus:
     until the person agrees) | error (``error`` says why; it waits for new settings or a retry) |
     stopped. ``done`` counts the memories whose vector the search sees. ``previous``: the model
     whose vectors the store has (consent). ``skipped``: memories the model refused even with their
-    text clipped (too long for it): they have no vector until their text changes."""
+    text clipped (too long for it): they have no vector until their text changes. ``query_failed``:
+    the waiting (or the error over a running build) is recall's: the query's vector failed (the
+    service is away), and recall goes by the words until it is tried again."""
 
     state: str
     done: int = 0
@@ -28,6 +30,7 @@ class VectorStatus:
     previous: str = ""
     tokens: int = 0
     skipped: int = 0
+    query_failed: bool = False
 
     @property
     def complete(self) -> bool:
@@ -38,6 +41,8 @@ class VectorStatus:
         count = f"向量 {self.done:,}/{self.total:,}" + (f"（{self.skipped:,} 条模型不收，跳过）" if self.skipped else "")
         if self.state == "consent":
             return f"向量模型换成了 {self.model}：{self.total:,} 条记忆要重新计算向量，等你同意"
+        if self.query_failed:
+            return f"{count}：向量服务连不上，回忆暂时只按字面找（{self.error}）"
         if self.state == "error":
             return f"{count}：出错了（{self.error}）"
         if self.state == "waiting":
@@ -51,6 +56,8 @@ class VectorStatus:
                                                              if self.skipped else "")
         if self.state == "consent":
             return f"The embeddings model is now {self.model}: {self.total:,} memories need new vectors, waiting for you"
+        if self.query_failed:
+            return f"{count}: the embeddings service cannot be reached; recall goes by the words for now ({self.error})"
         if self.state == "error":
             return f"{count}: failed ({self.error})"
         if self.state == "waiting":

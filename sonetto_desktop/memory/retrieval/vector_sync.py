@@ -137,6 +137,7 @@ class VectorSync:
         self._status = self._base = VectorStatus("starting", model=config.model)  # _base: without the query's trouble
         self._status_lock = threading.Lock()
         self._identified = False  # the model's key and size are known (the probe answered)
+        self._kept = 0  # until then: the vectors the store keeps of a model of this name (the count)
         self._model_key: str | None = None
         self._dims: int | None = None
         self._wake = threading.Condition()
@@ -229,8 +230,12 @@ class VectorSync:
         return self._feed.subscribe(callback)
 
     def _publish(self, status: VectorStatus) -> None:
-        """The worker's own status (what the query's trouble is shown over)."""
+        """The worker's own status (what the query's trouble is shown over). After :meth:`stop` only
+        "stopped" is said: a request that ends after it (an error, a batch) would otherwise leave its
+        count in the window for good, for a model no longer used."""
         with self._status_lock:
+            if self._stop.is_set() and status.state != "stopped":
+                return
             self._base = status
             shown = self._status = self._overlay(status)
         self._feed.publish(shown)
@@ -240,14 +245,14 @@ class VectorSync:
         if not self._query_error or status.error or status.state not in ("idle", "running"):
             return status
         if status.state == "running":
-            return replace(status, error=self._query_error)
+            return replace(status, error=self._query_error, query_failed=True)
         left = max(0.0, self._query_paused_until - time.monotonic())
-        return replace(status, state="waiting", error=self._query_error, retry_in=left)
+        return replace(status, state="waiting", error=self._query_error, retry_in=left, query_failed=True)
 
     def _query_trouble(self, reason: str) -> None:
         """Show the query's trouble over the worker's status ("" : it is over)."""
         with self._status_lock:
-            if reason == self._query_error:
+            if reason == self._query_error or self._stop.is_set():
                 return
             self._query_error = reason
             shown = self._status = self._overlay(self._base)
@@ -260,6 +265,8 @@ class VectorSync:
                 done += 1
             elif self._skipped.get(mid) == fp:
                 skipped += 1
+        if not self._identified and self._kept:  # the model not asked yet (away at a start): what it has kept
+            done = max(done, min(self._kept, len(self._current)))
         return VectorStatus(state, done, len(self._current), error, retry_in, self.config.model, skipped=skipped)
 
     # ── the store's changes ────────────────────────────────────────────
@@ -336,6 +343,7 @@ class VectorSync:
 
         if not self._current:
             self._read_store()  # the count is right while the model is asked
+        self._kept = self._kept_rows(table)
         self._pace()
         probe = self._client.probe()
         records = table.models()
@@ -363,9 +371,18 @@ class VectorSync:
             self._clipped, self._skipped = {}, {}  # another model may take them whole
             with self._wake:
                 self._reload = True
-        self._model_key, self._dims, self._identified = key, table.dims, True
+        self._model_key, self._dims, self._identified, self._kept = key, table.dims, True, 0
         self._probe, self._since_check, self._unchecked = probe, 0, []
         self._learned_batch(table)
+
+    def _kept_rows(self, table: VectorTable) -> int:
+        """The vectors the store keeps of a model of this name (0: none, or several models of the name):
+        what the count says while the model cannot be asked which it is (a server away at a start),
+        rather than "0/N" for vectors all made."""
+        keys = {r.key for r in table.models() if r.name == self.config.model}
+        if len(keys) != 1:
+            return 0
+        return table.rows_by_model().get(keys.pop(), 0)
 
     def _learned_batch(self, table: VectorTable) -> None:
         """The batch size this endpoint's server was found to take at an earlier start (see the module
@@ -694,7 +711,7 @@ class VectorSync:
             self._query_paused_until = time.monotonic() + QUERY_PAUSE
             if self._query_failures in (1, 10, 100):
                 log.warning("the query's vector failed (%s); words only for %.0f s", exc, QUERY_PAUSE)
-            self._query_trouble(f"the query's vector failed ({exc}); recall uses words only for {QUERY_PAUSE:.0f} s")
+            self._query_trouble(str(exc))  # (the status says what it means: ``query_failed``)
             return None
         self._query_trouble("")
         return query[0]

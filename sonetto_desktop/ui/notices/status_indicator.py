@@ -219,6 +219,13 @@ class StatusIndicator(QWidget):
             self.vectors_label.setVisible(True)
             return
         self.vectors_label.setTextFormat(Qt.TextFormat.PlainText)
+        if status.query_failed:  # the vectors are there; recall cannot reach the model for the message's
+            self.vectors_label.setText(self.tr("向量服务连不上：暂时只按字面回忆"))
+            self.vectors_label.setToolTip(self.tr("回忆时连不上向量模型 %1：这段时间回忆只按字面找记忆，稍后自动再试，"
+                                                  "连上后照常按意思找。").replace("%1", status.model)
+                                          + "\n" + self.tr("原因：%1").replace("%1", status.error))
+            self.vectors_label.setVisible(True)
+            return
         count = self.tr("向量 %1/%2").replace("%1", f"{status.done:,}").replace("%2", f"{status.total:,}")
         if status.state == "error":
             count = self.tr("%1 出错").replace("%1", count)

@@ -4,6 +4,13 @@
   installation has none (a platform without its wheels): a toast says what runs instead — the
   endpoint filled in on the 回忆 page, or words only — with a way to the settings. Said once per
   installation and fallback (``ui-state.ini``), not at every start.
+- **The built-in model does not run here, said once.** Its engine failed to load (a damaged install,
+  a processor it was not built for: ``builtin_model.check_engine``): a toast says that recall goes by
+  the words only and where to choose an embeddings service instead (the reason is in the status
+  bar's tooltip). Once per run.
+- **The embeddings service is away, said once.** Recall could not get a message's vector (the status's
+  ``query_failed``): a toast says recall goes by the words until the service answers again (once per
+  model and run; the status bar says it while it lasts).
 - **A new model re-embeds only with consent.** When the sync finds that the store's vectors are
   another model's (``VectorStatus`` "consent": the person switched between the built-in model and an
   endpoint, or an upgrade changed the built-in model), a question says how many memories, how long
@@ -20,6 +27,8 @@ from PySide6.QtCore import QObject, QSettings, Signal
 from PySide6.QtWidgets import QMessageBox, QWidget
 
 from sonetto_desktop.memory.retrieval.builtin_model import platform_label
+
+from ..i18n import ui_language
 
 #: How long the fallback toast stays (it is said once: long enough to read).
 FALLBACK_TIMEOUT_MS = 20000
@@ -87,15 +96,49 @@ class VectorNotices(QObject):
                               action_text=action, on_action=self._open_settings if action else None, repeat=False)
         self.fallback_said.emit(text)
 
+    def _check_builtin_failed(self, status: Any) -> None:
+        plan = self._services.embeddings_plan()
+        if plan.runs != "builtin" or status.model != plan.model or "builtin-failed" in self._said:
+            return
+        self._said.add("builtin-failed")
+        text = self.tr("内置的向量模型在这台电脑上运行不了：回忆只按字面找记忆。可以在 设置 ▸ 回忆 改用向量服务"
+                       "（比如 Ollama 的 bge-m3）；原因见状态栏的“向量”提示。")
+        toasts = self._toasts()
+        if toasts is not None:
+            action = self.tr("设置…") if self._open_settings is not None else None
+            toasts.show_toast(text, key="embeddings-builtin-failed", kind="error", timeout_ms=FALLBACK_TIMEOUT_MS,
+                              action_text=action, on_action=self._open_settings if action else None, repeat=False)
+        self.fallback_said.emit(text)
+
+    def _say_service_away(self, status: Any) -> None:
+        """Recall could not get the message's vector (the service is away): said once per model and
+        run; the status bar keeps saying it while it lasts."""
+        key = f"service-away|{status.model}"
+        if key in self._said:
+            return
+        self._said.add(key)
+        text = self.tr("向量服务 %1 连不上：回忆暂时只按字面找记忆，连上后自动恢复按意思找。").replace("%1", status.model)
+        toasts = self._toasts()
+        if toasts is not None:
+            toasts.show_toast(text, key="embeddings-service-away", kind="info", timeout_ms=FALLBACK_TIMEOUT_MS,
+                              repeat=False)
+        self.fallback_said.emit(text)
+
     # ── consent to embed again ─────────────────────────────────────────
 
     def _on_vectors(self, status: Any) -> None:
+        if status.state == "error":
+            self._check_builtin_failed(status)
+        if status.query_failed:
+            self._say_service_away(status)
         if status.state != "consent":
             if self.question is not None and status.state != "stopped":
                 self.question.close()  # agreed elsewhere, or the settings changed
             return
         if self._asked == (status.model, status.previous):
             return  # asked already (the status bar's link asks again)
+        if self.question is not None:  # open for another model (chosen since): its words and cost are not this one's
+            self.question.close()  # (agrees to nothing)
         self.ask(status)
 
     def ask(self, status: Any) -> QMessageBox | None:
@@ -127,19 +170,22 @@ class VectorNotices(QObject):
 
         builtin = getattr(self._services, "embeddings", {}).get("builtin", INSTALLED)
         cost = reembed_cost(status.total, status.tokens, self._services.settings, builtin)
+        english = ui_language() == "en"
+        gap = " " if english else ""  # (Chinese sentences follow each other without one)
         before = (self.tr("记忆库里的向量是 %1 算的。").replace("%1", status.previous) if status.previous
                   else self.tr("记忆库里的向量是之前的向量模型算的。"))
-        text = self.tr("回忆现在用向量模型 %1。").replace("%1", status.model) + before + "\n\n"
-        text += self.tr("要为 %1 条记忆重新计算向量吗？").replace("%1", f"{status.total:,}")
+        text = self.tr("回忆现在用向量模型 %1。").replace("%1", status.model) + gap + before + "\n\n"
+        text += self.tr("要为 %1 条记忆重新计算向量吗？").replace("%1", f"{status.total:,}") + gap
         if cost.where == "builtin":
             minutes = max(1, round(cost.minutes or 0))
-            text += self.tr("在这台电脑上后台计算，不花钱，大约 %1 分钟。").replace("%1", str(minutes))
+            text += self.tr("在这台电脑上后台计算，不花钱，大约 %n 分钟。", "", minutes)
         elif cost.where == "local":
             text += self.tr("由本机的向量服务计算，不花钱。")
         else:
             text += self.tr("会把记忆的文字发给向量服务，约 %1 tokens").replace("%1", f"{cost.tokens:,}")
             if cost.price is not None and cost.price > 0:
-                text += self.tr("，按 %1 的标价约 %2").replace("%1", cost.label).replace(
+                label = cost.label_en if english else cost.label
+                text += self.tr("，按 %1 的标价约 %2").replace("%1", label).replace(
                     "%2", f"{cost.currency}{cost.price:.2f}" if cost.price >= 0.01 else f"< {cost.currency}0.01")
             elif cost.price == 0:
                 text += self.tr("，这个服务目前免费")

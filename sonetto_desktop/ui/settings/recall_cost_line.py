@@ -3,7 +3,8 @@ endpoint, how much of it a prefix cache serves, and the money where a price is k
 (``memory.retrieval.recall_cost``, worded by ``presentation.recall_cost``).
 
 The store's memories are counted with the endpoint's tokenizer family in a worker (``memory_service.call``),
-once per family while the dialog is open; a budget or endpoint change only redoes the arithmetic."""
+once per family while the dialog is open; a budget or endpoint change only redoes the arithmetic. With
+回忆方式 本地检索, or no chat model set, recall asks no model: the line says it costs nothing."""
 
 from __future__ import annotations
 
@@ -65,7 +66,8 @@ class RecallCostLine(QLabel):
         page.budget.valueChanged.connect(self.refresh)
         page.budget_auto.toggled.connect(self.refresh)
         dialog = page._dialog
-        for name, signal in (("base_url", "textChanged"), ("model", "currentTextChanged")):
+        for name, signal in (("base_url", "textChanged"), ("api_key", "textChanged"), ("model", "currentTextChanged"),
+                             ("retrieval_mode", "currentIndexChanged")):
             field = getattr(dialog, name, None)
             if field is not None and hasattr(field, signal):
                 getattr(field, signal).connect(self.refresh)
@@ -81,6 +83,14 @@ class RecallCostLine(QLabel):
         if self._bank is None or not self._shown:
             return
         settings = self._page._values_settings()
+        if settings.retrieval_mode == "mechanical":  # recall asks no model (``MemoryRecall._plan``)
+            self.last_cost = None
+            self.setText(self.tr("回忆方式是本地检索：回忆只在这台电脑上按字面找记忆，不调用模型，不花 token。"))
+            return
+        if not settings.is_llm_configured:  # no model to ask: words only, on this computer
+            self.last_cost = None
+            self.setText(self.tr("还没有设置对话模型：回忆只在这台电脑上按字面找记忆，不花 token。"))
+            return
         url, model = settings.effective_base_url, settings.model.strip()
         family = family_for(url, model)
         counted = self._counts.get(family.key)

@@ -36,6 +36,7 @@ from .recall_cost_line import RecallCostLine
 from sonetto_desktop.memory.retrieval.builtin_model import PLATFORMS, platform_label
 from sonetto_desktop.memory.retrieval.embeddings import MAX_DIMENSIONS, PRESETS
 
+from ..i18n import ui_language
 from ..widgets.deferred import alive
 from ..widgets.owner import Owner
 from .fields import with_secret_toggle
@@ -91,6 +92,7 @@ class RecallPage(QWidget):
         self.destroyed.connect(lambda *_: keeper.cancel_all())
         self.last_test = None
         self.last_local = None
+        self._local_url = ""  # the local server the models of ``local_models`` were listed from
         budget_rows = self._build_budget(dialog, bank)
         self.embeddings = QGroupBox(self.tr("按意思回忆（向量模型）"), self)
         self.embeddings.setObjectName("EmbeddingsGroup")
@@ -162,8 +164,9 @@ class RecallPage(QWidget):
         self.endpoint = QWidget(self.embeddings)
         self.preset = QComboBox(self.endpoint)
         self.preset.addItem(self.tr("自定义"), "custom")
+        english = ui_language() == "en"
         for preset in PRESETS.values():
-            self.preset.addItem(preset.label, preset.key)
+            self.preset.addItem(preset.label_in(english), preset.key)
         self.preset.activated.connect(self._apply_preset)
         self.list_local_button = QPushButton(self.tr("列出本机服务的向量模型"), self.endpoint)
         self.list_local_button.setToolTip(self.tr("对话模型在本机（Ollama、LM Studio）时，列出它已有的向量模型"))
@@ -246,9 +249,11 @@ class RecallPage(QWidget):
         lines = {}
         for _, _, label, model in PLATFORMS:
             lines.setdefault(model.label, []).append(label)
-        where = self.tr("内置模型：%1。").replace("%1", "；".join(
-            f"{'、'.join(labels)} → {label}" for label, labels in lines.items()))
-        return where + self.tr("没有内置模型时，用填好的向量服务，否则只按字面回忆。")
+        english = ui_language() == "en"
+        one, other, gap = (", ", "; ", " ") if english else ("、", "；", "")
+        where = self.tr("内置模型：%1。").replace("%1", other.join(
+            f"{one.join(labels)} → {label}" for label, labels in lines.items()))
+        return where + gap + self.tr("没有内置模型时，用填好的向量服务，否则只按字面回忆。")
 
     def _follow_source(self) -> None:
         self.endpoint.setEnabled(self.source == "endpoint")
@@ -296,12 +301,13 @@ class RecallPage(QWidget):
         self._follow_source()
 
     def _pick_local_model(self, index: int) -> None:
-        """A model of the chat's local server: its own address (empty: the chat's), its name."""
+        """A model of the chat's local server: that server's address (written in: the embeddings stay
+        there when the chat moves to another service later), its name."""
         name = self.local_models.itemData(index)
         if not name:
             return
         self.preset.setCurrentIndex(max(self.preset.findData("custom"), 0))
-        self.base_url.clear()
+        self.base_url.setText(self._local_url)
         self.api_key.clear()  # a cloud provider's key is not the local server's
         self.model.setText(str(name))
         self.dimensions.setValue(0)
@@ -328,6 +334,7 @@ class RecallPage(QWidget):
             return
         found = asked.value
         self.last_local = found
+        self._local_url = url
         self.local_models.clear()
         server = {"ollama": "Ollama", "lm-studio": "LM Studio"}.get(found.server, "")
         if not found.models:
