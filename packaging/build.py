@@ -179,7 +179,33 @@ def main(argv: list[str] | None = None) -> int:
             print("smoke: `sonetto mcp` FAILED:\n  " + "\n  ".join(problems), file=sys.stderr)
             return 1
         print("smoke: `sonetto mcp` answers over stdio (tools listed, a memory added and found)")
+        problem = check_builtin_embeddings(executable)  # the check the app makes before loading the model
+        if problem:
+            print(f"smoke: the built-in embeddings model FAILED: {problem}", file=sys.stderr)
+            return 1
     return 0
+
+
+def check_builtin_embeddings(executable: Path) -> str:
+    """The bundle's ``sonetto embeddings-check <key>`` for this platform's built-in model (the child
+    process the app runs before loading the model in its own): "" when it loads and embeds, else why
+    not. A platform without a built-in model has nothing to check."""
+    from sonetto_desktop.memory.retrieval.builtin_model import platform_model
+
+    model = platform_model()
+    if model is None:
+        print("smoke: no built-in embeddings model on this platform")
+        return ""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
+    try:
+        done = subprocess.run([str(executable), "embeddings-check", model.key], capture_output=True, text=True,
+                              timeout=120, stdin=subprocess.DEVNULL, env=env)
+    except subprocess.TimeoutExpired:
+        return f"`{executable.name} embeddings-check {model.key}` did not finish within 120 s"
+    if done.returncode != 0:
+        return f"`{executable.name} embeddings-check {model.key}` exited {done.returncode}: {done.stderr.strip()[-500:]}"
+    print(f"smoke: the built-in embeddings model ({model.label}) loads and embeds from the bundle")
+    return ""
 
 
 if __name__ == "__main__":
