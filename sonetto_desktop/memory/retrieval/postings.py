@@ -28,7 +28,8 @@ EXACT_BELOW = 2_000  # ... except that a bank smaller than this keeps no dead do
 FLUSH_AFTER = 100_000  # staged postings merged into the base at once, at least (and a quarter of the base)
 MERGE_CHUNK = 1 << 15  # base terms merged with new postings per step (bounds a flush's temporary arrays)
 SEARCH_ABOVE = 16  # best: a term with more postings than this many per candidate is searched, not read
-BEST_FROM = 20_000  # best: fewer postings than this are scored all at once (as quick)
+BEST_FROM = 20_000  # best: with fewer postings than this nothing is left out (as quick) ...
+SPARSE_BELOW = 4  # ... and they are scored document by document when 4 times as many are fewer than the slots
 FIRST_READ = 1024  # best: the rarest terms' postings read first, at least (for a first k-th best score)
 
 
@@ -466,12 +467,25 @@ class Postings:
     # ── the best documents without scoring them all ────────────────────
 
     def _slot_ordered(self) -> bool:
-        """Whether every base term's postings are in slot order, as a flush and a compaction leave them
-        (but when a memory added alone precedes, in a term, one added in bulk later): checked once per base."""
+        """Put every base term's postings in slot order (``best`` searches them), as a flush and a
+        compaction mostly leave them: not a memory written while others were being added in bulk,
+        whose postings a compaction puts after theirs. Checked once per base; the terms out of order
+        are sorted into new arrays (the content is the same)."""
         if self._in_order is None:
             slots, starts = self.slots, self.starts
             falls = np.flatnonzero(slots[1:] <= slots[:-1]) + 1  # a term may only start lower than the last ended
-            self._in_order = bool(np.all(starts[np.searchsorted(starts, falls)] == falls)) if len(falls) else True
+            inside = falls[starts[np.searchsorted(starts, falls)] != falls]
+            if len(inside):
+                terms = np.unique(np.searchsorted(starts, inside, side="right") - 1)
+                counts = starts[terms + 1] - starts[terms]
+                at = np.repeat(starts[terms] - (np.cumsum(counts) - counts), counts) + np.arange(int(counts.sum()))
+                rank = np.repeat(np.arange(len(terms), dtype=np.uint64), counts)
+                order = np.argsort((rank << np.uint64(32)) | slots[at].astype(np.uint64))
+                new_slots, new_tfs = slots.copy(), self.tfs.copy()
+                new_slots[at] = slots[at][order]
+                new_tfs[at] = self.tfs[at][order]
+                self.slots, self.tfs = new_slots, new_tfs
+            self._in_order = True
         return self._in_order
 
     def _base_ceilings(self) -> tuple[np.ndarray, np.ndarray]:
@@ -517,7 +531,9 @@ class Postings:
         below it). The k-th best is bounded from below by the k-th best sum over the rarest terms'
         postings (few: read first, ``FIRST_READ``); the documents left are then scored over every
         term (a common word's postings, in slot order, are searched for them, not read). Below
-        ``BEST_FROM`` postings, or when more than half of them would be read, None."""
+        ``BEST_FROM`` postings, or when more than half of them would be read, nothing is left out:
+        every document holding a term is scored when they are few next to the slots (no pass over
+        every slot), else None (the caller scores every slot at once)."""
         items = [(key, w) for key, w in weighted.items() if w > 0]
         if k <= 0 or not items or not self.n_live or not self._slot_ordered():
             return None
@@ -551,15 +567,18 @@ class Postings:
             return None
         rest = np.append(np.cumsum(bound[order][::-1])[::-1], 0.0)  # rest[j]: what order[j:] can add at most
         sizes = dfs[order]
-        if int(sizes.sum()) < BEST_FROM:
-            return None
-        budget = int(sizes.sum()) // 2  # reading more than half of the postings: score them all
+        total = int(sizes.sum())
+        # a document holding none of the terms scores 0: when they hold few postings next to the
+        # slots, every document holding one is scored (no pass over every slot), else all at once
+        if total < BEST_FROM:
+            return self._holding(order, lo, counts, extras, factors) if total * SPARSE_BELOW < self.n_slots else None
+        budget = total // 2  # reading more than half of the postings: score them all
         alive = self.alive
         j = max(1, int(np.searchsorted(np.cumsum(sizes), min(FIRST_READ, budget), side="right")))
         while True:
             taken = order[:j]
             if int(sizes[:j].sum()) > budget:
-                return None
+                return self._holding(order, lo, counts, extras, factors) if total * SPARSE_BELOW < self.n_slots else None
             slots, shares = self._shares(taken, lo, counts, factors)
             d_slots, d_shares, _ = self._delta_shares(taken, extras, factors)
             every = np.concatenate((slots, d_slots))
@@ -573,7 +592,7 @@ class Postings:
                 needed = int(enough[0])
                 break
             if j >= len(order):
-                return None
+                return self._holding(order, lo, counts, extras, factors) if total * SPARSE_BELOW < self.n_slots else None
             j = int(enough[0]) if len(enough) else min(len(order), 2 * j)  # (theta only grows with j)
         # the documents of the terms from order[needed:] on only are left out; of the others, those
         # whose sum so far and all the other terms could add stay below theta too
@@ -585,6 +604,15 @@ class Postings:
             held[where[len(slots) : len(slots) + d_part]] = True
             keep &= held
         cand = found[keep].astype(np.int64)
+        return cand, self._scores_of(cand, lo, counts, extras, factors)
+
+    def _holding(self, terms: np.ndarray, lo: np.ndarray, counts: np.ndarray, extras: list,
+                 factors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``best``'s answer with nothing left out: every live document holding one of ``terms``, scored."""
+        slots, _ = self._shares(terms, lo, counts, factors)
+        d_slots, _, _ = self._delta_shares(terms, extras, factors)
+        cand = np.unique(np.concatenate((slots, d_slots))).astype(np.int64)
+        cand = cand[self.alive[cand]]
         return cand, self._scores_of(cand, lo, counts, extras, factors)
 
     def _delta_shares(self, terms: np.ndarray, extras: list,
