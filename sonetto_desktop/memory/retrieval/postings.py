@@ -30,6 +30,7 @@ MERGE_CHUNK = 1 << 15  # base terms merged with new postings per step (bounds a 
 SEARCH_ABOVE = 16  # best: a term with more postings than this many per candidate is searched, not read
 BEST_FROM = 20_000  # best: with fewer postings than this nothing is left out (as quick) ...
 SPARSE_BELOW = 4  # ... and they are scored document by document when 4 times as many are fewer than the slots
+CEILING_FROM = 256  # best: a term with more postings keeps its highest tf and shortest length
 FIRST_READ = 1024  # best: the rarest terms' postings read first, at least (for a first k-th best score)
 
 
@@ -148,7 +149,7 @@ class Postings:
         self.staged_postings = 0
         self._norm: np.ndarray | None = None
         self._in_order: bool | None = None  # whether each base term's postings are in slot order (see best)
-        self._ceilings: tuple[np.ndarray, np.ndarray] | None = None  # per base term: highest tf, shortest length
+        self._ceilings: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None  # common terms' highest tf, shortest length
         self._mark: np.ndarray | None = None  # scratch for best (see _marks)
 
     # ── building ────────────────────────────────────────────────────────
@@ -488,22 +489,30 @@ class Postings:
             self._in_order = True
         return self._in_order
 
-    def _base_ceilings(self) -> tuple[np.ndarray, np.ndarray]:
-        """Per base term, the highest tf and the shortest document length among its postings (the
-        length capped at 65,535: a lower bound still), made once per base (~2 bytes a term and 1)."""
+    def _base_ceilings(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(terms, highest tf, shortest length) of the base terms with more than ``CEILING_FROM``
+        postings (the common words, ~1 in 20: 7 bytes each), made once per base; a rarer term's are
+        read with its postings when asked (:meth:`_ceilings_of`)."""
         if self._ceilings is None:
-            firsts = self.starts[:-1]
-            if not len(firsts):
-                self._ceilings = (np.empty(0, dtype=np.uint8), np.empty(0, dtype=np.uint16))
-            else:
-                shortest = np.empty(len(firsts), dtype=np.uint16)
-                lengths = np.minimum(self.lengths[: self.n_slots], 0xFFFF).astype(np.uint16)
-                for j0 in range(0, len(firsts), MERGE_CHUNK):  # (no posting-sized temporary)
-                    j1 = min(j0 + MERGE_CHUNK, len(firsts))
-                    part = lengths[self.slots[firsts[j0] : self.starts[j1]]]
-                    shortest[j0:j1] = np.minimum.reduceat(part, firsts[j0:j1] - firsts[j0])
-                self._ceilings = (np.maximum.reduceat(self.tfs, firsts), shortest)
+            terms = np.flatnonzero(np.diff(self.starts) > CEILING_FROM).astype(np.int32)
+            self._ceilings = (terms, *self._ceilings_of(terms))
         return self._ceilings
+
+    def _ceilings_of(self, terms: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Per base term of ``terms``, the highest tf and the shortest document length among its
+        postings (the length capped at 65,535: a lower bound still)."""
+        top_tf = np.empty(len(terms), dtype=np.uint8)
+        shortest = np.empty(len(terms), dtype=np.uint16)
+        for j0 in range(0, len(terms), MERGE_CHUNK):  # (a bounded temporary)
+            part = terms[j0 : j0 + MERGE_CHUNK]
+            lo = self.starts[part]
+            counts = self.starts[part + 1] - lo
+            firsts = np.cumsum(counts) - counts
+            at = np.repeat(lo - firsts, counts) + np.arange(int(counts.sum()))
+            top_tf[j0 : j0 + len(part)] = np.maximum.reduceat(self.tfs[at], firsts)
+            lengths = np.minimum.reduceat(self.lengths[self.slots[at]], firsts)
+            shortest[j0 : j0 + len(part)] = np.minimum(lengths, 0xFFFF)
+        return top_tf, shortest
 
     def _shares(self, terms: np.ndarray, lo: np.ndarray, counts: np.ndarray,
                 factors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -551,11 +560,15 @@ class Postings:
         bound = np.zeros(len(items))
         found = np.flatnonzero(counts)
         if len(found):
-            top_tf, shortest = self._base_ceilings()
             at = np.searchsorted(self.keys, keys[found])
-            tf = top_tf[at].astype(np.float64)
+            common, common_tf, common_short = self._base_ceilings()
+            place = np.minimum(np.searchsorted(common, at), max(len(common) - 1, 0))
+            kept = common[place] == at if len(common) else np.zeros(len(at), dtype=bool)
+            tf, short = np.empty(len(at)), np.empty(len(at))
+            tf[kept], short[kept] = common_tf[place[kept]], common_short[place[kept]]
+            tf[~kept], short[~kept] = self._ceilings_of(at[~kept])
             avg = (self.total_length / n_live) or 1.0
-            bound[found] = factors[found] * tf / (tf + k1 * (1.0 - self.b + self.b * shortest[at] / avg))
+            bound[found] = factors[found] * tf / (tf + k1 * (1.0 - self.b + self.b * short / avg))
         if delta:
             d_terms = np.flatnonzero([bool(extra) for extra in extras])
             _, d_shares, d_term = self._delta_shares(d_terms, extras, factors)
