@@ -205,6 +205,8 @@ def test_postings_out_of_slot_order_are_put_in_order_and_the_best_still_found(mo
     terms' postings are put in slot order again, so the best are still found without a full scoring,
     the same as the full scoring's."""
     monkeypatch.setattr(postings_module, "BEST_FROM", 0, raising=False)  # prune on an index this small
+    monkeypatch.setattr(postings_module, "CHUNK_POSTINGS", 97, raising=False)  # and read it in many pieces
+    monkeypatch.setattr(postings_module, "CEILING_FROM", 40, raising=False)  # the common words' bounds kept
     rng = random.Random(3)
     common, rare = [f"w:常{n}" for n in range(6)], [f"w:词{n}" for n in range(2000)]
     postings = Postings()

@@ -30,6 +30,7 @@ MERGE_CHUNK = 1 << 15  # base terms merged with new postings per step (bounds a 
 SEARCH_ABOVE = 16  # best: a term with more postings than this many per candidate is searched, not read
 BEST_FROM = 20_000  # best: with fewer postings than this nothing is left out (as quick) ...
 SPARSE_BELOW = 4  # ... and they are scored document by document when 4 times as many are fewer than the slots
+CHUNK_POSTINGS = 1 << 18  # best's one-off passes over the base read this many postings at a time, at most
 CEILING_FROM = 256  # best: a term with more postings keeps its highest tf and shortest length
 FIRST_READ = 1024  # best: the rarest terms' postings read first, at least (for a first k-th best score)
 
@@ -86,6 +87,17 @@ def term_keys(terms: list[str]) -> list[int]:
         for i, key, ok in zip(where, keys.tolist(), exact.tolist(), strict=True):
             out[i] = key if ok else hash_term(terms[i])
     return out
+
+
+def _chunks(terms: np.ndarray, starts: np.ndarray) -> Iterable[np.ndarray]:
+    """``terms`` (base term indices) in runs holding about ``CHUNK_POSTINGS`` postings (a term with more: alone)."""
+    ends = np.cumsum(starts[terms + 1] - starts[terms])
+    j0 = 0
+    while j0 < len(terms):
+        done = int(ends[j0 - 1]) if j0 else 0
+        j1 = max(j0 + 1, int(np.searchsorted(ends, done + CHUNK_POSTINGS, side="right")))
+        yield terms[j0:j1]
+        j0 = j1
 
 
 def term_counts(terms: Iterable[str], cache: dict[str, int] | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -474,17 +486,21 @@ class Postings:
         are sorted into new arrays (the content is the same)."""
         if self._in_order is None:
             slots, starts = self.slots, self.starts
-            falls = np.flatnonzero(slots[1:] <= slots[:-1]) + 1  # a term may only start lower than the last ended
-            inside = falls[starts[np.searchsorted(starts, falls)] != falls]
+            last = len(slots) - 1
+            falls = [np.flatnonzero(slots[a + 1 : b + 1] <= slots[a:b]) + a + 1  # (bounded temporaries)
+                     for a in range(0, max(last, 0), CHUNK_POSTINGS) for b in [min(a + CHUNK_POSTINGS, last)]]
+            falls = np.concatenate(falls) if falls else np.empty(0, dtype=np.int64)
+            inside = falls[starts[np.searchsorted(starts, falls)] != falls]  # a term may only start lower
             if len(inside):
                 terms = np.unique(np.searchsorted(starts, inside, side="right") - 1)
-                counts = starts[terms + 1] - starts[terms]
-                at = np.repeat(starts[terms] - (np.cumsum(counts) - counts), counts) + np.arange(int(counts.sum()))
-                rank = np.repeat(np.arange(len(terms), dtype=np.uint64), counts)
-                order = np.argsort((rank << np.uint64(32)) | slots[at].astype(np.uint64))
                 new_slots, new_tfs = slots.copy(), self.tfs.copy()
-                new_slots[at] = slots[at][order]
-                new_tfs[at] = self.tfs[at][order]
+                for part in _chunks(terms, starts):
+                    counts = starts[part + 1] - starts[part]
+                    at = np.repeat(starts[part] - (np.cumsum(counts) - counts), counts) + np.arange(int(counts.sum()))
+                    rank = np.repeat(np.arange(len(part), dtype=np.uint64), counts)
+                    order = np.argsort((rank << np.uint64(32)) | slots[at].astype(np.uint64))
+                    new_slots[at] = slots[at][order]
+                    new_tfs[at] = self.tfs[at][order]
                 self.slots, self.tfs = new_slots, new_tfs
             self._in_order = True
         return self._in_order
@@ -503,8 +519,8 @@ class Postings:
         postings (the length capped at 65,535: a lower bound still)."""
         top_tf = np.empty(len(terms), dtype=np.uint8)
         shortest = np.empty(len(terms), dtype=np.uint16)
-        for j0 in range(0, len(terms), MERGE_CHUNK):  # (a bounded temporary)
-            part = terms[j0 : j0 + MERGE_CHUNK]
+        j0 = 0
+        for part in _chunks(terms, self.starts):
             lo = self.starts[part]
             counts = self.starts[part + 1] - lo
             firsts = np.cumsum(counts) - counts
@@ -512,6 +528,7 @@ class Postings:
             top_tf[j0 : j0 + len(part)] = np.maximum.reduceat(self.tfs[at], firsts)
             lengths = np.minimum.reduceat(self.lengths[self.slots[at]], firsts)
             shortest[j0 : j0 + len(part)] = np.minimum(lengths, 0xFFFF)
+            j0 += len(part)
         return top_tf, shortest
 
     def _shares(self, terms: np.ndarray, lo: np.ndarray, counts: np.ndarray,
