@@ -561,7 +561,7 @@ class Postings:
         every document holding a term is scored when they are few next to the slots (no pass over
         every slot), else None (the caller scores every slot at once)."""
         items = [(key, w) for key, w in weighted.items() if w > 0]
-        if k <= 0 or not items or not self.n_live or not self._slot_ordered():
+        if k <= 0 or not items or not self.n_live:
             return None
         keys = np.array([key for key, _ in items], dtype=np.uint64)
         lo, hi = self._base_ranges(keys)
@@ -569,6 +569,12 @@ class Postings:
         delta = self.delta
         extras = [delta.get(key) for key, _ in items] if delta else [None] * len(items)
         dfs = counts + np.array([len(extra) if extra else 0 for extra in extras], dtype=np.int64)
+        # a document holding none of the terms scores 0: when they hold few postings next to the
+        # slots, every document holding one is scored (no pass over every slot), else all at once
+        total = int(dfs.sum())
+        sparse = total * SPARSE_BELOW < self.n_slots
+        if (total < BEST_FROM and not sparse) or not self._slot_ordered():
+            return None  # (decided before any more work: the caller scores every slot at once)
         n_live, k1 = self.n_live, self.k1
         factors = np.array([w * smoothed_idf(n_live, df) * (k1 + 1) if df else 0.0
                             for (_, w), df in zip(items, dfs.tolist(), strict=True)])
@@ -597,18 +603,15 @@ class Postings:
             return None
         rest = np.append(np.cumsum(bound[order][::-1])[::-1], 0.0)  # rest[j]: what order[j:] can add at most
         sizes = dfs[order]
-        total = int(sizes.sum())
-        # a document holding none of the terms scores 0: when they hold few postings next to the
-        # slots, every document holding one is scored (no pass over every slot), else all at once
         if total < BEST_FROM:
-            return self._holding(order, lo, counts, extras, factors) if total * SPARSE_BELOW < self.n_slots else None
+            return self._holding(order, lo, counts, extras, factors)
         budget = total // 2  # reading more than half of the postings: score them all
         alive = self.alive
         j = max(1, int(np.searchsorted(np.cumsum(sizes), min(FIRST_READ, budget), side="right")))
         while True:
             taken = order[:j]
             if int(sizes[:j].sum()) > budget:
-                return self._holding(order, lo, counts, extras, factors) if total * SPARSE_BELOW < self.n_slots else None
+                return self._holding(order, lo, counts, extras, factors) if sparse else None
             slots, shares = self._shares(taken, lo, counts, factors)
             d_slots, d_shares, _ = self._delta_shares(taken, extras, factors)
             every = np.concatenate((slots, d_slots))
@@ -622,7 +625,7 @@ class Postings:
                 needed = int(enough[0])
                 break
             if j >= len(order):
-                return self._holding(order, lo, counts, extras, factors) if total * SPARSE_BELOW < self.n_slots else None
+                return self._holding(order, lo, counts, extras, factors) if sparse else None
             j = int(enough[0]) if len(enough) else min(len(order), 2 * j)  # (theta only grows with j)
         # the documents of the terms from order[needed:] on only are left out; of the others, those
         # whose sum so far and all the other terms could add stay below theta too
