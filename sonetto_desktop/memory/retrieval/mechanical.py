@@ -474,8 +474,9 @@ class MechanicalRetriever:
     def lookalikes(self, text: str, k: int) -> list[dict]:
         """The ``k`` memories that share the most of ``text``'s wording (BM25 over its character pairs
         and ASCII words as written: no word analysis, expansion, feedback, theme or date): the
-        candidates of a duplicate search, which compares wording. Costs what those terms' postings
-        hold, a fraction of a question's ranking."""
+        candidates of a duplicate search, which compares wording. Costs what the rarer terms'
+        postings hold (``Postings.best``: the memories a common word alone could not lift among
+        the best are not scored), the same memories in the same order as a full scoring."""
         keys = {term_key(term): 1.0 for term in tok.surface_terms(text)}
         if k <= 0 or not keys:
             return []
@@ -484,8 +485,11 @@ class MechanicalRetriever:
             self._refresh()
             if not len(self._docs):
                 return []
-            scores = self._postings.score(keys)
-            return [doc for doc, _ in self._public([(s, float(scores[s])) for s in sc.top(scores, self._docs, k)])]
+            best = self._postings.best(keys, k)  # the same memories in the same order, most of them left unscored
+            if best is None:
+                scores = self._postings.score(keys)
+                return [doc for doc, _ in self._public([(s, float(scores[s])) for s in sc.top(scores, self._docs, k)])]
+            return [doc for doc, _ in self._public(sc.top_among(*best, self._docs, k))]
 
     def stats(self) -> dict[str, Any]:
         """Sizes of the index (for benchmarks and diagnostics)."""

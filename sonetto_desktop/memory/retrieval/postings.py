@@ -27,6 +27,12 @@ COMPACT_AFTER = 512  # delta documents (or dead slots) tolerated before compacti
 EXACT_BELOW = 2_000  # ... except that a bank smaller than this keeps no dead document (see needs_compaction)
 FLUSH_AFTER = 100_000  # staged postings merged into the base at once, at least (and a quarter of the base)
 MERGE_CHUNK = 1 << 15  # base terms merged with new postings per step (bounds a flush's temporary arrays)
+SEARCH_ABOVE = 16  # best: a term with more postings than this many per candidate is searched, not read
+BEST_FROM = 20_000  # best: with fewer postings than this nothing is left out (as quick) ...
+SPARSE_BELOW = 4  # ... and they are scored document by document when 4 times as many are fewer than the slots
+CHUNK_POSTINGS = 1 << 18  # best's one-off passes over the base read this many postings at a time, at most
+CEILING_FROM = 256  # best: a term with more postings keeps its highest tf and shortest length
+FIRST_READ = 1024  # best: the rarest terms' postings read first, at least (for a first k-th best score)
 
 
 _KINDS = {"w:": 1, "b:": 2, "c:": 3}  # tokenize.WORD, BIGRAM, CHAR
@@ -81,6 +87,17 @@ def term_keys(terms: list[str]) -> list[int]:
         for i, key, ok in zip(where, keys.tolist(), exact.tolist(), strict=True):
             out[i] = key if ok else hash_term(terms[i])
     return out
+
+
+def _chunks(terms: np.ndarray, starts: np.ndarray) -> Iterable[np.ndarray]:
+    """``terms`` (base term indices) in runs holding about ``CHUNK_POSTINGS`` postings (a term with more: alone)."""
+    ends = np.cumsum(starts[terms + 1] - starts[terms])
+    j0 = 0
+    while j0 < len(terms):
+        done = int(ends[j0 - 1]) if j0 else 0
+        j1 = max(j0 + 1, int(np.searchsorted(ends, done + CHUNK_POSTINGS, side="right")))
+        yield terms[j0:j1]
+        j0 = j1
 
 
 def term_counts(terms: Iterable[str], cache: dict[str, int] | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -143,6 +160,9 @@ class Postings:
         self._staged_sizes = array("q")
         self.staged_postings = 0
         self._norm: np.ndarray | None = None
+        self._in_order: bool | None = None  # whether each base term's postings are in slot order (see best)
+        self._ceilings: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None  # common terms' highest tf, shortest length
+        self._mark: np.ndarray | None = None  # scratch for best (see _marks)
 
     # ── building ────────────────────────────────────────────────────────
 
@@ -326,6 +346,7 @@ class Postings:
         self.keys = np.concatenate(key_parts)
         self.starts = np.concatenate((*start_parts, [total])).astype(np.int64)
         self.slots, self.tfs = out_slots, out_tfs
+        self._in_order = self._ceilings = None
 
     def _merge(self, post_keys: np.ndarray, post_slots: np.ndarray, post_tfs: np.ndarray,
                dk: np.ndarray, ds: np.ndarray, dt: np.ndarray) -> None:
@@ -349,6 +370,7 @@ class Postings:
             self.keys = np.empty(0, dtype=np.uint64)
             self.starts = np.zeros(1, dtype=np.int64)
         self.slots, self.tfs = slots, tfs
+        self._in_order = self._ceilings = None
 
     # ── persistence (arrays only) ─────────────────────────────────────────
 
@@ -454,3 +476,250 @@ class Postings:
         if self.n_live < self.n_slots:
             scores[~self.alive[: self.n_slots]] = 0.0
         return scores
+
+    # ── the best documents without scoring them all ────────────────────
+
+    def _slot_ordered(self) -> bool:
+        """Put every base term's postings in slot order (``best`` searches them), as a flush and a
+        compaction mostly leave them: not a memory written while others were being added in bulk,
+        whose postings a compaction puts after theirs. Checked once per base; the terms out of order
+        are sorted where they are (the content is the same)."""
+        if self._in_order is None:
+            slots, starts = self.slots, self.starts
+            last = len(slots) - 1
+            falls = [np.flatnonzero(slots[a + 1 : b + 1] <= slots[a:b]) + a + 1  # (bounded temporaries)
+                     for a in range(0, max(last, 0), CHUNK_POSTINGS) for b in [min(a + CHUNK_POSTINGS, last)]]
+            falls = np.concatenate(falls) if falls else np.empty(0, dtype=np.int64)
+            inside = falls[starts[np.searchsorted(starts, falls)] != falls]  # a term may only start lower
+            if len(inside):
+                terms = np.unique(np.searchsorted(starts, inside, side="right") - 1)
+                # in place (the retriever's lock is held, as when the index is saved): no second base
+                # (28 MB at 100,000 memories) for a moment
+                if not (slots.flags.writeable and self.tfs.flags.writeable):
+                    self.slots, self.tfs = slots.copy(), self.tfs.copy()
+                slots, tfs = self.slots, self.tfs
+                for part in _chunks(terms, starts):
+                    counts = starts[part + 1] - starts[part]
+                    at = np.repeat(starts[part] - (np.cumsum(counts) - counts), counts) + np.arange(int(counts.sum()))
+                    rank = np.repeat(np.arange(len(part), dtype=np.uint64), counts)
+                    order = np.argsort((rank << np.uint64(32)) | slots[at].astype(np.uint64))
+                    slots[at] = slots[at][order]
+                    tfs[at] = tfs[at][order]
+            self._in_order = True
+        return self._in_order
+
+    def _base_ceilings(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(terms, highest tf, shortest length) of the base terms with more than ``CEILING_FROM``
+        postings (the common words, ~1 in 20: 7 bytes each), made once per base; a rarer term's are
+        read with its postings when asked (:meth:`_ceilings_of`)."""
+        if self._ceilings is None:
+            terms = np.flatnonzero(np.diff(self.starts) > CEILING_FROM).astype(np.int32)
+            self._ceilings = (terms, *self._ceilings_of(terms))
+        return self._ceilings
+
+    def _ceilings_of(self, terms: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Per base term of ``terms``, the highest tf and the shortest document length among its
+        postings (the length capped at 65,535: a lower bound still)."""
+        top_tf = np.empty(len(terms), dtype=np.uint8)
+        shortest = np.empty(len(terms), dtype=np.uint16)
+        j0 = 0
+        for part in _chunks(terms, self.starts):
+            lo = self.starts[part]
+            counts = self.starts[part + 1] - lo
+            firsts = np.cumsum(counts) - counts
+            at = np.repeat(lo - firsts, counts) + np.arange(int(counts.sum()))
+            top_tf[j0 : j0 + len(part)] = np.maximum.reduceat(self.tfs[at], firsts)
+            lengths = np.minimum.reduceat(self.lengths[self.slots[at]], firsts)
+            shortest[j0 : j0 + len(part)] = np.minimum(lengths, 0xFFFF)
+            j0 += len(part)
+        return top_tf, shortest
+
+    def _shares(self, terms: np.ndarray, lo: np.ndarray, counts: np.ndarray,
+                factors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(slots, shares) of the base postings of ``terms`` (indices into ``lo``/``counts``/``factors``),
+        one term after another, each share as :meth:`score` computes it."""
+        counts = counts[terms]
+        total = int(counts.sum())
+        if not total:
+            return np.empty(0, dtype=np.uint32), np.empty(0)
+        at = np.repeat(lo[terms] - (np.cumsum(counts) - counts), counts) + np.arange(total)
+        slots = self.slots[at]
+        tf = self.tfs[at].astype(np.float64)
+        return slots, np.repeat(factors[terms], counts) * tf / (tf + self._norms()[slots])
+
+    def best(self, weighted: Mapping[int, float], k: int) -> tuple[np.ndarray, np.ndarray] | None:
+        """(slots in ascending order, their scores): every live document whose :meth:`score` can be
+        among the ``k`` best (each tie with the k-th included), scored exactly as :meth:`score` scores
+        it (the same sums to the last bit), without scoring the others; None when no document can be
+        left out (the caller scores them all).
+
+        MaxScore: a term's share in a document is at most its factor times ``tf / (tf + norm)`` with
+        the term's highest tf and its shortest document's norm (``_base_ceilings``), so a document
+        found only under the terms whose bounds add up to less than the k-th best score cannot be
+        among the best (nor can one whose sum so far and the bounds of the terms not read stay
+        below it). The k-th best is bounded from below by the k-th best sum over the rarest terms'
+        postings (few: read first, ``FIRST_READ``); the documents left are then scored over every
+        term (a common word's postings, in slot order, are searched for them, not read). Below
+        ``BEST_FROM`` postings, or when more than half of them would be read, nothing is left out:
+        every document holding a term is scored when they are few next to the slots (no pass over
+        every slot), else None (the caller scores every slot at once)."""
+        items = [(key, w) for key, w in weighted.items() if w > 0]
+        if k <= 0 or not items or not self.n_live:
+            return None
+        keys = np.array([key for key, _ in items], dtype=np.uint64)
+        lo, hi = self._base_ranges(keys)
+        counts = hi - lo
+        delta = self.delta
+        extras = [delta.get(key) for key, _ in items] if delta else [None] * len(items)
+        dfs = counts + np.array([len(extra) if extra else 0 for extra in extras], dtype=np.int64)
+        # a document holding none of the terms scores 0: when they hold few postings next to the
+        # slots, every document holding one is scored (no pass over every slot), else all at once
+        total = int(dfs.sum())
+        sparse = total * SPARSE_BELOW < self.n_slots
+        if (total < BEST_FROM and not sparse) or not self._slot_ordered():
+            return None  # (decided before any more work: the caller scores every slot at once)
+        n_live, k1 = self.n_live, self.k1
+        factors = np.array([w * smoothed_idf(n_live, df) * (k1 + 1) if df else 0.0
+                            for (_, w), df in zip(items, dfs.tolist(), strict=True)])
+        # a term's share in a document is at most its factor times tf / (tf + norm) with its highest tf
+        # and its shortest document's norm (a delta document's share is computed)
+        bound = np.zeros(len(items))
+        found = np.flatnonzero(counts)
+        if len(found):
+            at = np.searchsorted(self.keys, keys[found])
+            common, common_tf, common_short = self._base_ceilings()
+            place = np.minimum(np.searchsorted(common, at), max(len(common) - 1, 0))
+            kept = common[place] == at if len(common) else np.zeros(len(at), dtype=bool)
+            tf, short = np.empty(len(at)), np.empty(len(at))
+            tf[kept], short[kept] = common_tf[place[kept]], common_short[place[kept]]
+            tf[~kept], short[~kept] = self._ceilings_of(at[~kept])
+            avg = (self.total_length / n_live) or 1.0
+            bound[found] = factors[found] * tf / (tf + k1 * (1.0 - self.b + self.b * short / avg))
+        if delta:
+            d_terms = np.flatnonzero([bool(extra) for extra in extras])
+            _, d_shares, d_term = self._delta_shares(d_terms, extras, factors)
+            np.maximum.at(bound, d_term, d_shares)
+        bound *= 1.0 + 1e-9  # (the shares' rounding)
+        order = np.argsort(-bound, kind="stable")
+        order = order[factors[order] > 0]
+        if not len(order):
+            return None
+        rest = np.append(np.cumsum(bound[order][::-1])[::-1], 0.0)  # rest[j]: what order[j:] can add at most
+        sizes = dfs[order]
+        if total < BEST_FROM:
+            return self._holding(order, lo, counts, extras, factors)
+        budget = total // 2  # reading more than half of the postings: score them all
+        alive = self.alive
+        j = max(1, int(np.searchsorted(np.cumsum(sizes), min(FIRST_READ, budget), side="right")))
+        while True:
+            taken = order[:j]
+            if int(sizes[:j].sum()) > budget:
+                return self._holding(order, lo, counts, extras, factors) if sparse else None
+            slots, shares = self._shares(taken, lo, counts, factors)
+            d_slots, d_shares, _ = self._delta_shares(taken, extras, factors)
+            every = np.concatenate((slots, d_slots))
+            found, where = np.unique(every, return_inverse=True)
+            partial = np.bincount(where, weights=np.concatenate((shares, d_shares)))
+            live = partial[alive[found]]
+            theta = float(np.partition(live, len(live) - k)[len(live) - k]) if len(live) >= k else 0.0
+            theta *= 1.0 - 1e-9  # (a sum in another order)
+            enough = np.flatnonzero(rest < theta)  # from enough[0] on the terms cannot lift a document to theta
+            if len(enough) and int(enough[0]) <= j:
+                needed = int(enough[0])
+                break
+            if j >= len(order):
+                return self._holding(order, lo, counts, extras, factors) if sparse else None
+            j = int(enough[0]) if len(enough) else min(len(order), 2 * j)  # (theta only grows with j)
+        # the documents of the terms from order[needed:] on only are left out; of the others, those
+        # whose sum so far and all the other terms could add stay below theta too
+        keep = alive[found] & ((partial + rest[j]) * (1.0 + 1e-9) >= theta)
+        if needed < j:
+            held = np.zeros(len(found), dtype=bool)
+            held[where[: int(counts[order[:needed]].sum())]] = True
+            d_part = sum(len(extras[i] or ()) for i in order[:needed].tolist())
+            held[where[len(slots) : len(slots) + d_part]] = True
+            keep &= held
+        cand = found[keep].astype(np.int64)
+        return cand, self._scores_of(cand, lo, counts, extras, factors)
+
+    def _holding(self, terms: np.ndarray, lo: np.ndarray, counts: np.ndarray, extras: list,
+                 factors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``best``'s answer with nothing left out: every live document holding one of ``terms``, scored."""
+        slots, _ = self._shares(terms, lo, counts, factors)
+        d_slots, _, _ = self._delta_shares(terms, extras, factors)
+        cand = np.unique(np.concatenate((slots, d_slots))).astype(np.int64)
+        cand = cand[self.alive[cand]]
+        return cand, self._scores_of(cand, lo, counts, extras, factors)
+
+    def _delta_shares(self, terms: np.ndarray, extras: list,
+                      factors: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(slots, shares, term of each) of the delta postings of ``terms``, one term after another."""
+        d_slots: list[int] = []
+        d_tfs: list[int] = []
+        d_factors: list[float] = []
+        d_terms: list[int] = []
+        for i in terms.tolist():
+            extra = extras[i]
+            if extra:
+                d_slots.extend(extra)
+                d_tfs.extend(extra.values())
+                d_factors.extend([float(factors[i])] * len(extra))
+                d_terms.extend([i] * len(extra))
+        if not d_slots:
+            return np.empty(0, dtype=np.uint32), np.empty(0), np.empty(0, dtype=np.int64)
+        slots = np.array(d_slots, dtype=np.uint32)
+        tf = np.array(d_tfs, dtype=np.float64)
+        return slots, np.array(d_factors) * tf / (tf + self._norms()[slots]), np.array(d_terms, dtype=np.int64)
+
+    def _scores_of(self, cand: np.ndarray, lo: np.ndarray, counts: np.ndarray, extras: list,
+                   factors: np.ndarray) -> np.ndarray:
+        """:meth:`score`'s values of the slots ``cand`` (ascending): each term's shares in the terms'
+        order, as ``np.bincount`` adds them there. A term with few postings is read and its slots
+        looked up among ``cand``; a common one's postings (in slot order) are searched for ``cand``."""
+        norm = self._norms()
+        n = len(cand)
+        if not n:
+            return np.zeros(0)
+        terms = np.flatnonzero(factors > 0)
+        small = terms[counts[terms] <= SEARCH_ABOVE * n]
+        mark = self._marks()
+        mark[cand] = np.arange(n)  # slot -> its place in cand (-1 elsewhere: put back below)
+        try:
+            parts_term: list[np.ndarray] = []
+            parts_at: list[np.ndarray] = []
+            parts_share: list[np.ndarray] = []
+            if len(small):
+                slots, shares = self._shares(small, lo, counts, factors)
+                at = mark[slots]
+                hit = at >= 0
+                parts_term.append(np.repeat(small, counts[small])[hit])
+                parts_at.append(at[hit])
+                parts_share.append(shares[hit])
+            wanted = cand.astype(self.slots.dtype)  # (searched as they are: an int64 one would copy the segment)
+            for i in np.setdiff1d(terms, small, assume_unique=True).tolist():
+                segment = self.slots[lo[i] : lo[i] + counts[i]]
+                at = np.minimum(np.searchsorted(segment, wanted), len(segment) - 1)
+                hit = np.flatnonzero(segment[at] == wanted)
+                tf = self.tfs[lo[i] + at[hit]].astype(np.float64)
+                parts_term.append(np.full(len(hit), i))
+                parts_at.append(hit)
+                parts_share.append(np.repeat(factors[i], len(hit)) * tf / (tf + norm[cand[hit]]))
+            # delta documents have no base postings: their sums come after, in the terms' order as well
+            d_slots, d_shares, _ = self._delta_shares(terms, extras, factors)
+            if len(d_slots):
+                at = mark[d_slots]
+                hit = at >= 0
+                parts_term.append(np.full(int(hit.sum()), len(factors)))
+                parts_at.append(at[hit])
+                parts_share.append(d_shares[hit])
+        finally:
+            mark[cand] = -1
+        in_order = np.argsort(np.concatenate(parts_term), kind="stable")
+        return np.bincount(np.concatenate(parts_at)[in_order], weights=np.concatenate(parts_share)[in_order],
+                           minlength=n)
+
+    def _marks(self) -> np.ndarray:
+        """A slot-sized scratch array of -1 (each use puts back what it set)."""
+        if self._mark is None or len(self._mark) < self.n_slots:
+            self._mark = np.full(max(self.n_slots, 64) * 5 // 4, -1, dtype=np.int32)
+        return self._mark

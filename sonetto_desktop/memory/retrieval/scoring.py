@@ -86,11 +86,6 @@ def theme_lifts(lexicon: Lexicon, query: Query) -> list[tuple[str, float]]:
     return sorted(lifts.items(), key=lambda kv: -kv[1])
 
 
-def priors(docs: DocTable) -> np.ndarray:
-    hits = np.maximum(docs.hit[: docs.n_slots], 0)
-    return np.minimum(W.hit_prior * np.log1p(hits), W.hit_prior_cap)
-
-
 def _best(scores: np.ndarray, docs: DocTable) -> int | None:
     """``top(scores, docs, 1)``'s slot without ranking them all: the best score, the most recently
     updated of a tie, then the last slot."""
@@ -140,20 +135,32 @@ def score(postings: Postings, docs: DocTable, lexicon: Lexicon, query: Query, li
         scores += bonus
     lifts = theme_lifts(lexicon, query)
     if lifts:
-        matched = scores > 0
-        members = [(_theme_members(docs, theme), lift) for theme, lift in lifts]
-        lifted = np.zeros(len(scores), dtype=bool)
-        for mask, lift in members:
-            np.add(scores, lift, out=scores, where=mask & matched & ~lifted)  # (no gather and scatter)
-            lifted |= mask
+        # a matched memory gains the lift of the first theme pointed at that its section is (or
+        # contains): looked up per section, for the matched memories only (adding 0.0 to the others)
+        matched = np.flatnonzero(scores > 0)
+        scores[matched] += _lift_of_section(docs, lifts)[docs.theme[matched]]
         # Memories lifted by their theme alone: skipped when enough better-scored ones exist.
         ceiling = lifts[0][1] + W.hit_prior_cap
         if limit is None or int(np.count_nonzero(scores >= ceiling)) < limit:
-            for mask, lift in members:
-                sel = mask & (scores <= 0)
+            for theme, lift in lifts:
+                sel = _theme_members(docs, theme) & (scores <= 0)
                 scores[sel] = lift
-    np.add(scores, priors(docs), out=scores, where=scores > 0)
+    # the prior of the matched memories used at least once (it is 0.0 for the others)
+    hot = np.flatnonzero(scores > 0)
+    hot = hot[docs.hit[hot] > 0]
+    scores[hot] += np.minimum(W.hit_prior * np.log1p(docs.hit[hot]), W.hit_prior_cap)
     return scores
+
+
+def _lift_of_section(docs: DocTable, lifts: list[tuple[str, float]]) -> np.ndarray:
+    """Per section number, the lift of the first of ``lifts`` whose theme it is or contains (0.0: none)."""
+    out = np.zeros(max(len(docs.theme_names), 1))
+    for number, name in enumerate(docs.theme_names):
+        for theme, lift in lifts:
+            if theme == name or theme in name:
+                out[number] = lift
+                break
+    return out
 
 
 def top(scores: np.ndarray, docs: DocTable, limit: int | None) -> list[int]:
@@ -167,6 +174,21 @@ def top(scores: np.ndarray, docs: DocTable, limit: int | None) -> list[int]:
     order = np.lexsort((docs.updated[cand], scores[cand]))[::-1]
     ranked = cand[order]
     return ranked[:limit].tolist() if limit is not None else ranked.tolist()
+
+
+def top_among(slots: np.ndarray, values: np.ndarray, docs: DocTable, limit: int) -> list[tuple[int, float]]:
+    """``top`` of scores known for some slots only (``slots`` ascending, ``values`` theirs): the same
+    order as ``top`` over a dense array holding them (ties: most recently updated, then the last slot)."""
+    if limit <= 0:
+        return []
+    keep = values > 0
+    slots, values = slots[keep], values[keep]
+    if len(slots) > limit:
+        kth = np.partition(values, len(values) - limit)[len(values) - limit]
+        keep = values >= kth  # keeps every tie at the boundary
+        slots, values = slots[keep], values[keep]
+    order = np.lexsort((docs.updated[slots], values))[::-1][:limit]
+    return [(int(s), float(v)) for s, v in zip(slots[order].tolist(), values[order].tolist(), strict=True)]
 
 
 def recency_values(docs: DocTable, now: datetime) -> np.ndarray:
