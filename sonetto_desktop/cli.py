@@ -431,7 +431,8 @@ async def _import(args: argparse.Namespace, services: AppServices) -> int:
         print(f"note: {printable(note)}", file=sys.stderr)
     turn = ops.action_turn()
     added, skipped, trashed = await _do(services, ops.ImportItems(args.incoming, reason, as_turn=turn))
-    back = f"; {len(trashed)} deleted memories put back in the trash" if trashed else ""
+    back = (f"; {len(trashed)} deleted memories put back in the trash (undoing this import leaves them there)"
+            if trashed else "")
     print(f"imported {len(added)} memories, skipped {len(skipped)} duplicates{back}")
     if added:
         _undo_hint(turn)

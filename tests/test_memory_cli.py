@@ -675,3 +675,33 @@ def test_a_full_export_brings_the_trash_back_into_the_trash(backend, tmp_path, c
         assert [row["id"] for row in dst.list_trash()] == [other] and kept in dst.all_items()
     finally:
         dst.close()
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_an_import_says_its_undo_leaves_the_trash_it_brought_and_the_undo_does(backend, tmp_path, capsys):
+    """A backup brings memories and deleted ones (into the trash). Undoing the import takes back the
+    memories; the deleted ones stay in the trash. The import's line said only "put back in the trash", so
+    a person who undid it found the backup's deleted memories still there, unannounced. Now it says they
+    stay, and the undo does what it said."""
+    from memory_stores import store_path
+
+    src = open_store(backend, tmp_path / "a")
+    src.add("小林喜欢猫", "品味")
+    gone = src.add("小林以前住在成都", "身份")
+    src.delete(gone, "搬家了")
+    src.close()
+    out = tmp_path / "backup.json"
+    assert cli_main(["--store", str(store_path(backend, tmp_path / "a")), "export", "-o", str(out)]) == 0
+    capsys.readouterr()
+    target = store_path(backend, tmp_path / "b")
+    assert cli_main(["--store", str(target), "--create", "import", str(out)]) == 0
+    said = capsys.readouterr().out
+    assert "1 deleted memories put back in the trash (undoing this import leaves them there)" in said, said
+    turn = said.split("sonetto memory undo ")[1].split()[0]
+    assert cli_main(["--store", str(target), "undo", turn]) == 0
+    dst = open_store(backend, tmp_path / "b")
+    try:
+        assert dst.all_items() == {}
+        assert sorted(row["description"] for row in dst.list_trash()) == ["小林以前住在成都", "小林喜欢猫"]
+    finally:
+        dst.close()

@@ -382,3 +382,26 @@ def test_a_memory_the_vectors_have_not_caught_up_with_is_found_by_words_and_neve
         sync.stop()
         recall.close()
         mm.close()
+
+
+def test_a_memory_added_from_the_command_line_is_recalled_by_the_very_next_message(kind, tmp_path):
+    """``sonetto memory add …`` in a terminal, then at once a chat message: the store's watcher looks only
+    every 0.5 s, and the recall answered from before the add (a query right after it never found the new
+    memory). A query now asks the store whether another process committed anything (a ``stat``, one
+    pragma) and takes it in first. No watcher runs here: only the query can have looked."""
+    import subprocess
+    import sys
+
+    mm = open_store(kind, tmp_path)
+    mm.add("小夏住在成都，喜欢吃火锅。", "身份")
+    recall = MemoryRecall(mm, clock=lambda: NOW)
+    recall.warm_up()
+    assert ids(mechanical(recall, "成都火锅"))
+    cli = subprocess.run([sys.executable, "-m", "sonetto_desktop", "memory", "--store", str(mm.path),
+                          "add", "小夏在学日语，每天背五十个单词。", "--theme", "学习"],
+                         capture_output=True, text=True, timeout=60)
+    assert cli.returncode == 0, cli.stderr
+    new = cli.stdout.strip()
+    assert new in ids(mechanical(recall, "日语单词"))
+    recall.close()
+    mm.close()

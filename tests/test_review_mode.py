@@ -346,3 +346,85 @@ def test_an_edit_another_process_makes_while_an_approval_checks_is_never_written
     assert edits[0].returncode == 0, err
     assert store.get(city).description == "用户住在成都，刚换了工作", "the other process's edit was written over"
     store.close()
+
+
+_APPROVER = """
+import sys
+from pathlib import Path
+from sonetto_desktop.memory import MemoryOperations, YamlMemoryManager
+from sonetto_desktop.memory.review import ReviewInbox
+folder = Path(sys.argv[1])
+store = YamlMemoryManager(folder / "memory.yaml", flush_delay=None)
+print("ready", flush=True)
+sys.stdin.readline()  # the test has another process take the store's lock meanwhile
+change = ReviewInbox(folder / "review_inbox.json", enabled=True).approve(sys.argv[2], MemoryOperations(store))
+store.close()
+print("approved", change.kind, flush=True)
+"""
+
+_PROPOSER = """
+import sys
+from pathlib import Path
+from sonetto_desktop.memory import review
+from sonetto_desktop.memory.changes import Turn
+from sonetto_desktop.memory.stores import lock_wait
+review.LOCK_TIMEOUT = 1.0  # an inbox change's own time: far shorter than the store's wait an approval may be in
+lock_wait.NOTICE_AFTER = 0.2
+lock_wait.on_wait(lambda path: print("waiting for", path.name, file=sys.stderr, flush=True))
+inbox = review.ReviewInbox(Path(sys.argv[1]) / "review_inbox.json", enabled=True)
+print("proposed", inbox.propose("create", description="用户喜欢狗", theme="品味", turn=Turn("t2")).id, flush=True)
+"""
+
+
+def test_a_proposal_made_while_an_approval_waits_for_the_store_waits_too_says_so_and_is_kept(tmp_path):
+    """Another process holds the store (memory.yaml.lock) while the window approves: the approval holds the
+    inbox while it waits for the store (up to lock_wait.LIMIT). The writer of ``sonetto mcp`` proposing
+    meanwhile got an OSError once the inbox's own (shorter) wait ran out: its turn failed, without a word
+    of waiting. Now it waits as long as the approval may, says so (the store's wait notice), and its
+    proposal is kept beside the approved change. Real processes, a real lock holder."""
+    import subprocess
+    import sys
+    import time
+
+    import portalocker
+
+    from sonetto_desktop.memory import YamlMemoryManager
+    from test_store_lock_wait import _held
+
+    YamlMemoryManager(tmp_path / "memory.yaml", flush_delay=None).close()
+    path = tmp_path / "review_inbox.json"
+    waiting = ReviewInbox(path, enabled=True).propose("create", description="用户喜欢猫", theme="品味", turn=Turn("t1"))
+
+    def inbox_held() -> bool:
+        try:
+            with portalocker.Lock(str(path) + ".lock", mode="a", timeout=0, fail_when_locked=True):
+                return False
+        except portalocker.exceptions.LockException:
+            return True
+
+    approver = subprocess.Popen([sys.executable, "-c", _APPROVER, str(tmp_path), waiting.id],
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert approver.stdout.readline().strip() == "ready"
+    with _held(tmp_path / "memory.yaml.lock") as holder:
+        approver.stdin.write("go\n")
+        approver.stdin.flush()
+        for _ in range(500):  # until the approval holds the inbox (and waits for the store)
+            if inbox_held() or approver.poll() is not None:
+                break
+            time.sleep(0.02)
+        assert approver.poll() is None and inbox_held()
+        proposer = subprocess.Popen([sys.executable, "-c", _PROPOSER, str(tmp_path)],
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        said = proposer.stderr.readline()  # the store is still held: the proposer is waiting, or failed
+        while said.startswith("waiting for another process"):  # (the log's line, on stderr too)
+            said = proposer.stderr.readline()
+        holder.stdin.close()  # the other process lets the store go
+    out, err = proposer.communicate(timeout=60)
+    approved, approver_err = approver.communicate(timeout=60)
+    assert said.strip() == "waiting for review_inbox.json", said + err
+    assert proposer.returncode == 0 and out.startswith("proposed"), err
+    assert approver.returncode == 0 and approved.strip() == "approved add", approver_err
+    assert [p.description for p in ReviewInbox(path).pending()] == ["用户喜欢狗"]
+    store = YamlMemoryManager(tmp_path / "memory.yaml", flush_delay=None)
+    assert [item.description for item in store.all_items().values()] == ["用户喜欢猫"]
+    store.close()

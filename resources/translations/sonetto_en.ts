@@ -1855,8 +1855,8 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="42" />
-        <source>另有 {0} 条删除了的记忆会放回回收站（不上记忆墙）。</source>
-        <translation> Besides, {0} deleted memories go back into the trash (not onto the wall).</translation>
+        <source>另有 {0} 条删除了的记忆会放回回收站（不上记忆墙；撤销这次导入时它们仍留在回收站）。</source>
+        <translation> Besides, {0} deleted memories go back into the trash (not onto the wall; undoing the import leaves them there).</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="47" />
@@ -4467,8 +4467,8 @@ Your theme: {1}</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="145" />
-        <source>；{0} 条删除了的记忆放回了回收站</source>
-        <translation>; {0} deleted memories put back in the trash</translation>
+        <source>；{0} 条删除了的记忆放回了回收站（撤销这次导入时它们仍留在回收站）</source>
+        <translation>; {0} deleted memories put back in the trash (undoing this import leaves them there)</translation>
     </message>
 </context>
 <context>

@@ -30,7 +30,9 @@ Thread-safe and safe between processes (the app, ``sonetto mcp``, a second insta
 the inbox holds ``review_inbox.json.lock`` from reading the file to writing it, and an approval holds it
 while the proposal is applied, so one proposal is applied once: whoever comes second is told it is
 gone (:class:`ProposalGone`), never applies it again. A file changed by another process is read again.
-The lock is taken before the store's (a proposal is never made while holding the store's lock).
+The lock is taken before the store's (a proposal is never made while holding the store's lock), and
+waited for as the store's is (``stores.lock_wait``: said after a moment), as long as an approval may
+hold it while it waits for the store, and then some (``LOCK_TIMEOUT``).
 """
 
 from __future__ import annotations
@@ -44,12 +46,12 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-import portalocker
-
 from . import kinds
 from .changes import AGENT, MemoryChange, Turn, writer_actor
+from .errors import StoreBusy
 from .files import atomic_write, private_opener
 from .item import now_iso
+from .stores import lock_wait
 from .undo import UNDO_PREFIX, NothingToUndo, in_turn
 
 if TYPE_CHECKING:
@@ -62,7 +64,11 @@ FILE_NAME = "review_inbox.json"
 MAX_PENDING = 500
 
 
-#: Seconds to wait for another process's change of the inbox (an approval applying a proposal).
+#: Seconds to wait for another process's change of the inbox besides the store's wait (``lock_wait.LIMIT``):
+#: an approval holds the inbox while it applies the proposal, which may first wait that long for another
+#: process holding the store; a proposal made meanwhile (the writer of ``sonetto mcp``) waits as long, and
+#: says so after ``lock_wait.NOTICE_AFTER`` as a store's wait does. (It waited 30 s in all, without a word,
+#: and then failed the writer's turn.)
 LOCK_TIMEOUT = 30.0
 #: Withdrawals kept, the oldest dropped first: taking back an undo older than that brings nothing back.
 MAX_WITHDRAWALS = 200
@@ -244,10 +250,10 @@ class ReviewInbox:
         with self._lock:
             lock_path = self.path.with_name(self.path.name + ".lock")
             try:
-                with portalocker.Lock(str(lock_path), mode="a", timeout=LOCK_TIMEOUT, check_interval=0.02,
-                                      opener=private_opener):
+                with lock_wait.exclusive(lock_path, self.path, limit=lock_wait.LIMIT + LOCK_TIMEOUT,
+                                         opener=private_opener):
                     yield self._load()
-            except portalocker.exceptions.LockException as exc:
+            except StoreBusy as exc:
                 raise OSError(f"{self.path.name} is being changed by another program; try again") from exc
 
     def _save(self, items: list[Proposal], withdrawals: list[Withdrawal] | None = None) -> None:

@@ -106,11 +106,12 @@ async def test_a_backup_keeps_the_trash_and_says_so(actions, service, populated_
     await wait(lambda: isinstance(actions.active_dialog, ImportPreviewDialog) and actions.active_dialog.isVisible())
     dialog = actions.active_dialog
     assert "1 条删除了的记忆会放回回收站" in dialog.summary.text(), dialog.summary.text()
+    assert "撤销这次导入时它们仍留在回收站" in dialog.summary.text(), dialog.summary.text()  # (the undo's own rule)
     assert dialog.import_button.isEnabled()  # (every live memory is a duplicate: the trash is what it brings)
     dialog.import_button.click()
     result = await flow
     assert result.added == [] and result.trashed == [gone]
-    assert "1 条删除了的记忆放回了回收站" in actions.messages[-1][0], actions.messages[-1]
+    assert "1 条删除了的记忆放回了回收站（撤销这次导入时它们仍留在回收站）" in actions.messages[-1][0], actions.messages[-1]
     [row] = populated_store.list_trash()
     assert (row["id"], row["description"], row["reason"]) == (gone, "讨厌香菜", "口味变了")
     assert gone not in populated_store.all_items()

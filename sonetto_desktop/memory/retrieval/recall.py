@@ -291,6 +291,10 @@ class MemoryRecall:
             raise TypeError(f"prompt must be a string, got {type(prompt).__name__}")
         if not prompt or not prompt.strip():
             return _Plan(mode, result=[])
+        try:  # another process's write just before (the watcher looks every 0.5 s): taken in first
+            self._mm.catch_up()
+        except Exception as exc:  # noqa: BLE001 - a store that cannot be read now: the query says so below
+            log.warning("memory recall: could not look for other processes' writes: %s", exc)
         if mode is RetrievalMode.MECHANICAL:
             self.last_mode, self.last_fallback_reason = mode, None
             return _Plan(mode, result=self._mechanical_result(prompt))

@@ -298,6 +298,13 @@ class BaseMemoryManager(ABC):
         False) and return them. Blocking and cheap when nothing changed: call it from a worker."""
         return []
 
+    def catch_up(self) -> None:  # noqa: B027 - optional for a backend
+        """Before a query that must not answer from before another process's write (a recall: a
+        ``sonetto memory add`` in a terminal, then a chat message at once): take in what other processes
+        committed since the last look (``poll_external``), when asking costs next to nothing — a local
+        file store's ``stat`` or one pragma; the watcher looks only every half second. A server store's
+        writes come through its own listener: nothing here."""
+
     # ── queries ───────────────────────────────────────────────────────
 
     def all_items(self) -> dict[str, MemoryItem]:

@@ -101,10 +101,11 @@ def stop_waiting(stop: threading.Event | None = None) -> None:
 
 @contextmanager
 def exclusive(lock_path: Path, store_path: Path, *, limit: float | None = None,
-              stop: threading.Event | None = None) -> Iterator[None]:
+              stop: threading.Event | None = None, opener: Callable[[str, int], int] | None = None) -> Iterator[None]:
     """Hold ``lock_path``'s exclusive lock (see the module docstring); ``StoreBusy`` after ``limit``
-    (default ``LIMIT``) seconds of waiting, or when ``stop`` is set (``stop_waiting(stop)``)."""
-    handle = open(lock_path, "a")  # closed below, after the lock is let go (or by the helper that gave up)
+    (default ``LIMIT``) seconds of waiting, or when ``stop`` is set (``stop_waiting(stop)``). ``opener``:
+    ``open``'s, for the lock file."""
+    handle = open(lock_path, "a", opener=opener)  # closed below, after the lock is let go (or by the helper that gave up)
     try:
         try:
             portalocker.lock(handle, portalocker.LOCK_EX | portalocker.LOCK_NB)

@@ -405,6 +405,10 @@ class SqliteMemoryManager(BaseMemoryManager):
             self._publish(change)
         return changes
 
+    def catch_up(self) -> None:
+        """``poll_external``: one ``PRAGMA data_version`` when nothing changed."""
+        self.poll_external()
+
     def _load_all(self) -> dict[str, MemoryItem]:
         rows = self._checked_conn().execute(f"SELECT {', '.join(self._columns)} FROM memories").fetchall()
         items = {}

@@ -142,7 +142,7 @@ class TransferActions(QObject):
         if result is not None:
             said = self.tr("已导入 {0} 条记忆，跳过 {1} 条重复的").format(len(result.added), len(result.skipped))
             if result.trashed:
-                said += self.tr("；{0} 条删除了的记忆放回了回收站").format(len(result.trashed))
+                said += self.tr("；{0} 条删除了的记忆放回了回收站（撤销这次导入时它们仍留在回收站）").format(len(result.trashed))
             self.message.emit(said, "info")
         return result
 

@@ -352,6 +352,10 @@ class YamlMemoryManager(BaseMemoryManager):
             found, self._found = self._found, []
         return found
 
+    def catch_up(self) -> None:
+        """``poll_external``: a look at the files' identity when nothing changed."""
+        self.poll_external()
+
     # ── self check ────────────────────────────────────────────────────
 
     def self_check(self) -> SelfCheckReport:
