@@ -675,3 +675,24 @@ def test_a_full_export_brings_the_trash_back_into_the_trash(backend, tmp_path, c
         assert [row["id"] for row in dst.list_trash()] == [other] and kept in dst.all_items()
     finally:
         dst.close()
+
+
+@pytest.mark.parametrize("fmt", ["yaml", "json", "md"])
+def test_a_merged_away_memory_comes_back_from_a_backup_as_merged(tmp_path, fmt):
+    """The trash shows a memory merged into another as 合并进了「…」 (its ``merged_into``): a Markdown backup
+    left that out, so after importing it the trash said the merge's bare reason with the kept memory's id
+    in it ("合并到 3f2a…：…") and an undo of the merge no longer knew where the text went."""
+    src = open_store("yaml", tmp_path / "a")
+    keep = src.add("小林喜欢猫", "品味")
+    gone = src.add("小林很喜欢猫咪", "品味")
+    src.merge(keep, gone, "小林喜欢猫，尤其是橘猫", "品味", "两条说的是一件事")
+    out = tmp_path / f"backup.{fmt}"
+    transfer.write_export(src, out, fmt)
+    src.close()
+    dst = open_store("yaml", tmp_path / "b")
+    try:
+        import_file(dst, out)
+        [row] = dst.list_trash()
+        assert row["id"] == gone and row["merged_into"] == keep and keep in dst.all_items()
+    finally:
+        dst.close()
