@@ -696,3 +696,17 @@ def test_a_merged_away_memory_comes_back_from_a_backup_as_merged(tmp_path, fmt):
         assert row["id"] == gone and row["merged_into"] == keep and keep in dst.all_items()
     finally:
         dst.close()
+
+
+def test_one_memory_in_the_trash_is_counted_as_one(tmp_path, capsys):
+    """"the 1 in the trash are in …" and "1 deleted memories put back in the trash"."""
+    store, out = tmp_path / "memory.yaml", tmp_path / "backup.yaml"
+    mm = open_store("yaml", tmp_path)
+    mm.delete(mm.add("小林住在成都", "身份"), "搬家了")
+    mm.close()
+    assert cli_main(["--store", str(store), "export", "-o", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert "the one in the trash is in" in err and "puts it back" in err, err
+    assert cli_main(["--store", str(tmp_path / "b" / "memory.yaml"), "--create", "import", str(out)]) == 0
+    said = capsys.readouterr().out
+    assert "1 deleted memory put back in the trash" in said, said
