@@ -402,9 +402,12 @@ async def _export(args: argparse.Namespace, services: AppServices) -> int:
         trashed = getattr(count, "trashed", 0)
         bin_ = await _do(services, ops.Call.of(trash_beside, Path(args.output), fmt)) if trashed else None
         if bin_ is not None:
-            kept += f"; the {trashed} in the trash are in {bin_} (take it along: an import puts them back in the trash)"
+            kept += (f"; the one in the trash is in {bin_} (take it along: an import puts it back in the trash)"
+                     if trashed == 1 else
+                     f"; the {trashed} in the trash are in {bin_} (take it along: an import puts them back in the trash)")
         elif trashed:
-            kept += f", and the {trashed} in the trash (an import puts them back in the trash)"
+            kept += (", and the one in the trash (an import puts it back in the trash)" if trashed == 1 else
+                     f", and the {trashed} in the trash (an import puts them back in the trash)")
         print(f"exported {int(count)} memories to {args.output}{kept}", file=sys.stderr)
     elif fmt == "yaml":  # the pins go beside a file (NAME.flags.yaml): standard output has no beside
         text, marked = await _do(services, ops.Call.of(export_yaml_text, services.store))
@@ -414,7 +417,7 @@ async def _export(args: argparse.Namespace, services: AppServices) -> int:
                   "to keep the pins, use -o FILE.yaml (they go to FILE.flags.yaml) or --format json", file=sys.stderr)
         left = await _do(services, ops.Call.of(_trash_size, services.store))
         if left:
-            print(f"note: YAML on standard output leaves out the trash ({left} deleted memories); to keep it, use "
+            print(f"note: YAML on standard output leaves out the trash ({left} deleted {'memory' if left == 1 else 'memories'}); to keep it, use "
                   "-o FILE.yaml (it goes to FILE.trash.yaml) or --format json", file=sys.stderr)
     else:
         sys.stdout.write(await _do(services, ops.Call.of(export_text, services.store, fmt)))
@@ -431,8 +434,9 @@ async def _import(args: argparse.Namespace, services: AppServices) -> int:
         print(f"note: {printable(note)}", file=sys.stderr)
     turn = ops.action_turn()
     added, skipped, trashed = await _do(services, ops.ImportItems(args.incoming, reason, as_turn=turn))
-    back = (f"; {len(trashed)} deleted memories put back in the trash (undoing this import leaves them there)"
-            if trashed else "")
+    one = len(trashed) == 1
+    back = (f"; {len(trashed)} deleted {'memory' if one else 'memories'} put back in the trash"
+            f" (undoing this import leaves {'it' if one else 'them'} there)" if trashed else "")
     print(f"imported {len(added)} memories, skipped {len(skipped)} duplicates{back}")
     if added:
         _undo_hint(turn)

@@ -696,7 +696,7 @@ def test_an_import_says_its_undo_leaves_the_trash_it_brought_and_the_undo_does(b
     target = store_path(backend, tmp_path / "b")
     assert cli_main(["--store", str(target), "--create", "import", str(out)]) == 0
     said = capsys.readouterr().out
-    assert "1 deleted memories put back in the trash (undoing this import leaves them there)" in said, said
+    assert "1 deleted memory put back in the trash (undoing this import leaves it there)" in said, said
     turn = said.split("sonetto memory undo ")[1].split()[0]
     assert cli_main(["--store", str(target), "undo", turn]) == 0
     dst = open_store(backend, tmp_path / "b")
@@ -705,3 +705,38 @@ def test_an_import_says_its_undo_leaves_the_trash_it_brought_and_the_undo_does(b
         assert sorted(row["description"] for row in dst.list_trash()) == ["小林以前住在成都", "小林喜欢猫"]
     finally:
         dst.close()
+
+
+@pytest.mark.parametrize("fmt", ["yaml", "json", "md"])
+def test_a_merged_away_memory_comes_back_from_a_backup_as_merged(tmp_path, fmt):
+    """The trash shows a memory merged into another as 合并进了「…」 (its ``merged_into``): a Markdown backup
+    left that out, so after importing it the trash said the merge's bare reason with the kept memory's id
+    in it ("合并到 3f2a…：…") and an undo of the merge no longer knew where the text went."""
+    src = open_store("yaml", tmp_path / "a")
+    keep = src.add("小林喜欢猫", "品味")
+    gone = src.add("小林很喜欢猫咪", "品味")
+    src.merge(keep, gone, "小林喜欢猫，尤其是橘猫", "品味", "两条说的是一件事")
+    out = tmp_path / f"backup.{fmt}"
+    transfer.write_export(src, out, fmt)
+    src.close()
+    dst = open_store("yaml", tmp_path / "b")
+    try:
+        import_file(dst, out)
+        [row] = dst.list_trash()
+        assert row["id"] == gone and row["merged_into"] == keep and keep in dst.all_items()
+    finally:
+        dst.close()
+
+
+def test_one_memory_in_the_trash_is_counted_as_one(tmp_path, capsys):
+    """"the 1 in the trash are in …" and "1 deleted memories put back in the trash"."""
+    store, out = tmp_path / "memory.yaml", tmp_path / "backup.yaml"
+    mm = open_store("yaml", tmp_path)
+    mm.delete(mm.add("小林住在成都", "身份"), "搬家了")
+    mm.close()
+    assert cli_main(["--store", str(store), "export", "-o", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert "the one in the trash is in" in err and "puts it back" in err, err
+    assert cli_main(["--store", str(tmp_path / "b" / "memory.yaml"), "--create", "import", str(out)]) == 0
+    said = capsys.readouterr().out
+    assert "1 deleted memory put back in the trash" in said, said

@@ -1853,10 +1853,10 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
         <source>从 {0} 导入：新增 {1} 条，其中 {2} 条换了新编号；跳过 {3} 条重复的。已有的记忆不会被覆盖。</source>
         <translation>Import from {0}: {1} new, {2} of them with a new id; {3} duplicates skipped. Existing memories are never overwritten.</translation>
     </message>
-    <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="42" />
-        <source>另有 {0} 条删除了的记忆会放回回收站（不上记忆墙；撤销这次导入时它们仍留在回收站）。</source>
-        <translation> Besides, {0} deleted memories go back into the trash (not onto the wall; undoing the import leaves them there).</translation>
+    <message numerus="yes">
+        <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="43" />
+        <source>另有 %n 条删除了的记忆会放回回收站（不上记忆墙；撤销这次导入时它们仍留在回收站）。</source>
+        <translation><numerusform> Besides, 1 deleted memory goes back into the trash (not onto the wall; undoing the import leaves it there).</numerusform><numerusform> Besides, %n deleted memories go back into the trash (not onto the wall; undoing the import leaves them there).</numerusform></translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="47" />
@@ -4435,15 +4435,20 @@ Your theme: {1}</translation>
         <source>已导出 {0} 条记忆到 {1}</source>
         <translation>Exported {0} memories to {1}</translation>
     </message>
-    <message>
+    <message numerus="yes">
         <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="102" />
-        <source>；回收站里的 {0} 条在旁边的 {1} 里，导入时会回到回收站</source>
-        <translation>; the {0} in the trash are in {1} beside it (an import puts them back in the trash)</translation>
+        <source>；回收站里的 %n 条在旁边的 {0} 里，导入时会回到回收站</source>
+        <translation><numerusform>; the one in the trash is in {0} beside it (an import puts it back in the trash)</numerusform><numerusform>; the %n in the trash are in {0} beside it (an import puts them back in the trash)</numerusform></translation>
     </message>
-    <message>
+    <message numerus="yes">
         <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="104" />
-        <source>；回收站里的 {0} 条也在里面，导入时会回到回收站</source>
-        <translation>, and the {0} in the trash (an import puts them back in the trash)</translation>
+        <source>；回收站里的 %n 条也在里面，导入时会回到回收站</source>
+        <translation><numerusform>, and the one in the trash (an import puts it back in the trash)</numerusform><numerusform>, and the %n in the trash (an import puts them back in the trash)</numerusform></translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="145" />
+        <source>；%n 条删除了的记忆放回了回收站（撤销这次导入时它们仍留在回收站）</source>
+        <translation><numerusform>; 1 deleted memory put back in the trash (undoing this import leaves it there)</numerusform><numerusform>; %n deleted memories put back in the trash (undoing this import leaves them there)</numerusform></translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="114" />
@@ -4464,11 +4469,6 @@ Your theme: {1}</translation>
         <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="143" />
         <source>已导入 {0} 条记忆，跳过 {1} 条重复的</source>
         <translation>Imported {0} memories, skipped {1} duplicates</translation>
-    </message>
-    <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="145" />
-        <source>；{0} 条删除了的记忆放回了回收站（撤销这次导入时它们仍留在回收站）</source>
-        <translation>; {0} deleted memories put back in the trash (undoing this import leaves them there)</translation>
     </message>
 </context>
 <context>

@@ -189,7 +189,8 @@ _MD_AUTHOR_SAFE = ":@._-"
 def export_markdown(mm: BaseMemoryManager) -> str:
     """MEMORY.md style: ``## theme`` and one ``- text <!-- id:… -->`` line per memory; text escaped
     (``_MD_ESCAPED``) so that importing the file gives back every memory's text as it was. The trash
-    follows under ``# 回收站``, its lines marked ``deleted:`` (when), ``deleted_by:`` and ``why:``."""
+    follows under ``# 回收站``, its lines marked ``deleted:`` (when), ``deleted_by:``, ``why:`` and, for a
+    memory merged into another, ``into:`` (that one's id)."""
     return _markdown_text(mm.get_memories_grouped(), mm.trash_entries())
 
 
@@ -215,7 +216,9 @@ def _markdown_text(grouped: dict[str, list[dict[str, Any]]], trash: dict[str, di
             why = f" why:{quote(str(entry['reason']), safe='')}" if entry.get("reason") else ""
             at = str(entry.get("deleted_at") or "")
             at = normalize_time(at) if parse_time(at) else now_iso()  # (one word: a time written with a space is not)
-            deleted.setdefault(str(item.theme), []).append(_md_line(card, f"deleted:{at} deleted_by:{by}{why}"))
+            into = entry.get("merged_into")  # (merged away: the trash says into which memory)
+            into = f" into:{quote(into, safe=_MD_AUTHOR_SAFE)}" if isinstance(into, str) and into else ""
+            deleted.setdefault(str(item.theme), []).append(_md_line(card, f"deleted:{at} deleted_by:{by}{why}{into}"))
         for theme, cards in sorted(deleted.items()):
             lines += [f"## {_md_escape(theme)}", "", *cards, ""]
     return "\n".join(lines)
@@ -388,6 +391,8 @@ def parse_markdown(text: str) -> Incoming:
         if meta.get("deleted"):  # a line of the trash part: back into the trash
             gone = {"deleted_at": meta["deleted"], "actor": unquote(meta.get("deleted_by") or USER),
                     "reason": unquote(meta.get("why") or "")}
+            if meta.get("into"):  # merged into another memory (``merged_into``)
+                gone["merged_into"] = unquote(meta["into"])
             trash.append((meta.get("id") or f"md{n}", _trash_entry(item, gone)))
             continue
         items.append((meta.get("id") or f"md{n}", item))

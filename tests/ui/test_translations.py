@@ -58,6 +58,11 @@ def _calls_in_ui() -> list[tuple[str, int, ast.Call, str | None]]:
     return found
 
 
+def _without_count(text: str) -> list[str]:
+    """A text's placeholders but its count (``%n``), sorted: what each numerus form must keep."""
+    return sorted(found for found in PLACEHOLDER.findall(text) if found != "%n")
+
+
 def test_every_message_has_an_english_translation():
     messages = _messages()
     assert len(messages) > 150
@@ -67,7 +72,10 @@ def test_every_message_has_an_english_translation():
         text = " | ".join(forms) if forms else translation.text if translation is not None else None
         if translation is None or translation.get("type") or not (text or "").strip() or "" in forms:
             problems.append(f"{context}: {source!r} has no finished English")
-        elif sorted(PLACEHOLDER.findall(source)) != sorted(PLACEHOLDER.findall(text)):
+        elif forms and any(_without_count(form) != _without_count(source) for form in forms) \
+                or forms and "%n" not in forms[-1]:  # (each form says all; the singular may say "one" for %n)
+            problems.append(f"{context}: {source!r} -> {text!r} changes the placeholders")
+        elif not forms and sorted(PLACEHOLDER.findall(source)) != sorted(PLACEHOLDER.findall(text)):
             problems.append(f"{context}: {source!r} -> {text!r} changes the placeholders")
         elif CJK.search(text):
             problems.append(f"{context}: {source!r} -> {text!r} is still Chinese")

@@ -117,6 +117,31 @@ async def test_a_backup_keeps_the_trash_and_says_so(actions, service, populated_
     assert gone not in populated_store.all_items()
 
 
+@pytest.mark.parametrize("fmt", ["yaml", "json"])
+async def test_a_backup_with_one_memory_in_the_trash_says_it_in_english(actions, service, populated_store, tmp_path,
+                                                                        wait, english, fmt):
+    """One memory in the trash (the usual case: one was deleted) read "the 1 in the trash (an import puts them
+    back…)", "1 deleted memories go back into the trash" and "1 deleted memories put back in the trash"."""
+    gone = populated_store.ids["讨厌香菜"]
+    populated_store.delete(gone, "口味变了")
+    target = tmp_path / f"backup.{fmt}"
+    await actions.export_to(target)
+    said = actions.messages[-1][0]
+    assert "the one in the trash" in said and "puts it back" in said and "them" not in said, said
+    populated_store.purge(gone)
+    flow = asyncio.ensure_future(actions.import_from(target))
+    await wait(lambda: isinstance(actions.active_dialog, ImportPreviewDialog) and actions.active_dialog.isVisible())
+    summary = actions.active_dialog.summary.text()
+    assert "1 deleted memory goes back into the trash" in summary, summary
+    actions.active_dialog.import_button.click()
+    await flow
+    said = actions.messages[-1][0]
+    assert "1 deleted memory put back in the trash" in said, said
+    populated_store.delete(populated_store.ids["有一只叫年糕的橘猫"], "")
+    await actions.export_to(target)
+    assert "the 2 in the trash" in actions.messages[-1][0] and "them" in actions.messages[-1][0], actions.messages[-1]
+
+
 async def test_a_cancelled_import_changes_nothing(actions, service, populated_store, tmp_path, wait):
     source = tmp_path / "in.json"
     source.write_text(json.dumps({"x1": {"description": "新的一条", "theme": "杂项"}}, ensure_ascii=False),

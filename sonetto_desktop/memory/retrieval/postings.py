@@ -581,25 +581,7 @@ class Postings:
         n_live, k1 = self.n_live, self.k1
         factors = np.array([w * smoothed_idf(n_live, df) * (k1 + 1) if df else 0.0
                             for (_, w), df in zip(items, dfs.tolist(), strict=True)])
-        # a term's share in a document is at most its factor times tf / (tf + norm) with its highest tf
-        # and its shortest document's norm (a delta document's share is computed)
-        bound = np.zeros(len(items))
-        found = np.flatnonzero(counts)
-        if len(found):
-            at = np.searchsorted(self.keys, keys[found])
-            common, common_tf, common_short = self._base_ceilings()
-            place = np.minimum(np.searchsorted(common, at), max(len(common) - 1, 0))
-            kept = common[place] == at if len(common) else np.zeros(len(at), dtype=bool)
-            tf, short = np.empty(len(at)), np.empty(len(at))
-            tf[kept], short[kept] = common_tf[place[kept]], common_short[place[kept]]
-            tf[~kept], short[~kept] = self._ceilings_of(at[~kept])
-            avg = (self.total_length / n_live) or 1.0
-            bound[found] = factors[found] * tf / (tf + k1 * (1.0 - self.b + self.b * short / avg))
-        if delta:
-            d_terms = np.flatnonzero([bool(extra) for extra in extras])
-            _, d_shares, d_term = self._delta_shares(d_terms, extras, factors)
-            np.maximum.at(bound, d_term, d_shares)
-        bound *= 1.0 + 1e-9  # (the shares' rounding)
+        bound = self._bounds(keys, counts, extras, factors)
         order = np.argsort(-bound, kind="stable")
         order = order[factors[order] > 0]
         if not len(order):
@@ -641,6 +623,27 @@ class Postings:
             keep &= held
         cand = found[keep].astype(np.int64)
         return cand, self._scores_of(cand, lo, counts, extras, factors)
+
+    def _bounds(self, keys: np.ndarray, counts: np.ndarray, extras: list, factors: np.ndarray) -> np.ndarray:
+        """``best``'s bound of each term's share in a document: at most its factor times tf / (tf + norm)
+        with its highest tf and its shortest document's norm (a delta document's share is computed)."""
+        bound = np.zeros(len(keys))
+        found = np.flatnonzero(counts)
+        if len(found):
+            at = np.searchsorted(self.keys, keys[found])
+            common, common_tf, common_short = self._base_ceilings()
+            place = np.minimum(np.searchsorted(common, at), max(len(common) - 1, 0))
+            kept = common[place] == at if len(common) else np.zeros(len(at), dtype=bool)
+            tf, short = np.empty(len(at)), np.empty(len(at))
+            tf[kept], short[kept] = common_tf[place[kept]], common_short[place[kept]]
+            tf[~kept], short[~kept] = self._ceilings_of(at[~kept])
+            avg = (self.total_length / self.n_live) or 1.0
+            bound[found] = factors[found] * tf / (tf + self.k1 * (1.0 - self.b + self.b * short / avg))
+        if self.delta:
+            d_terms = np.flatnonzero([bool(extra) for extra in extras])
+            _, d_shares, d_term = self._delta_shares(d_terms, extras, factors)
+            np.maximum.at(bound, d_term, d_shares)
+        return bound * (1.0 + 1e-9)  # (the shares' rounding)
 
     def _holding(self, terms: np.ndarray, lo: np.ndarray, counts: np.ndarray, extras: list,
                  factors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

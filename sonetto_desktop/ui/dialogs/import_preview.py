@@ -39,8 +39,8 @@ class ImportPreviewDialog(QDialog):
         self.summary.setText(self.tr("从 {0} 导入：新增 {1} 条，其中 {2} 条换了新编号；跳过 {3} 条重复的。已有的记忆不会被覆盖。").format(
             file_name, preview.count(NEW) + preview.count(NEW_ID), preview.count(NEW_ID), preview.count(SKIPPED)))
         if preview.trashed:  # an export's trash: restorable again, not on the wall
-            self.summary.setText(self.summary.text() + self.tr("另有 {0} 条删除了的记忆会放回回收站（不上记忆墙；撤销这次导入时它们仍留在回收站）。").format(
-                preview.trashed))
+            self.summary.setText(self.summary.text() + self.tr(
+                "另有 %n 条删除了的记忆会放回回收站（不上记忆墙；撤销这次导入时它们仍留在回收站）。", "", preview.trashed))
         self.list = QTreeWidget(self)
         self.list.setObjectName("ImportList")
         self.list.setRootIsDecorated(False)

@@ -99,9 +99,9 @@ class TransferActions(QObject):
         trashed = getattr(count, "trashed", 0)
         bin_ = await self._service.run(ops.Call.of(trash_beside, path, fmt)) if trashed else None
         if bin_ is not None:  # (YAML: the trash beside it)
-            said += self.tr("；回收站里的 {0} 条在旁边的 {1} 里，导入时会回到回收站").format(trashed, bin_.name)
+            said += self.tr("；回收站里的 %n 条在旁边的 {0} 里，导入时会回到回收站", "", trashed).format(bin_.name)
         elif trashed:
-            said += self.tr("；回收站里的 {0} 条也在里面，导入时会回到回收站").format(trashed)
+            said += self.tr("；回收站里的 %n 条也在里面，导入时会回到回收站", "", trashed)
         self.message.emit(said, "info")
         return count
 
@@ -142,7 +142,7 @@ class TransferActions(QObject):
         if result is not None:
             said = self.tr("已导入 {0} 条记忆，跳过 {1} 条重复的").format(len(result.added), len(result.skipped))
             if result.trashed:
-                said += self.tr("；{0} 条删除了的记忆放回了回收站（撤销这次导入时它们仍留在回收站）").format(len(result.trashed))
+                said += self.tr("；%n 条删除了的记忆放回了回收站（撤销这次导入时它们仍留在回收站）", "", len(result.trashed))
             self.message.emit(said, "info")
         return result
 
