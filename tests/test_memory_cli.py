@@ -740,3 +740,37 @@ def test_one_memory_in_the_trash_is_counted_as_one(tmp_path, capsys):
     assert cli_main(["--store", str(tmp_path / "b" / "memory.yaml"), "--create", "import", str(out)]) == 0
     said = capsys.readouterr().out
     assert "1 deleted memory put back in the trash" in said, said
+
+
+@pytest.mark.parametrize("fmt", ["yaml", "json", "md"])
+@pytest.mark.parametrize("meanwhile", ["restored", "deleted"])
+def test_a_memory_deleted_or_restored_while_a_backup_reads_is_in_it_once(tmp_path, fmt, meanwhile):
+    """The memories and the trash are two reads: a memory restored between them (Sonetto's writer, the
+    window's undo) was in neither, and the backup had lost it; one deleted between them was in both.
+    Here the write lands right after the memories were read (as another thread's would)."""
+    src = open_store("yaml", tmp_path / "a")
+    keep = src.add("小林喜欢猫", "品味")
+    moving = src.add("小林以前住在成都", "身份")
+    if meanwhile == "restored":
+        src.delete(moving, "搬家了")
+    reading = "get_memories_grouped" if fmt == "md" else "all_items"
+    read = getattr(src, reading)
+
+    def read_then_write():
+        got = read()
+        src.restore(moving) if meanwhile == "restored" else src.delete(moving, "搬家了")
+        return got
+
+    setattr(src, reading, read_then_write)
+    out = tmp_path / f"backup.{fmt}"
+    transfer.write_export(src, out, fmt)
+    delattr(src, reading)
+    src.close()
+    dst = open_store("yaml", tmp_path / "b")
+    try:
+        import_file(dst, out)
+        live, trashed = set(dst.all_items()), {row["id"] for row in dst.list_trash()}
+        assert keep in live and moving in live | trashed, "the backup lost a memory"
+        assert not live & trashed
+    finally:
+        dst.close()

@@ -251,16 +251,22 @@ def write_export(mm: BaseMemoryManager, path: str | Path, fmt: str) -> Exported:
     """Write an export to ``path`` atomically (temp file, fsync, replace; owner-only): a crash or
     a full disk keeps the previous file whole. Returns how many memories were exported (and, as
     ``trashed``, how many trash entries)."""
-    items, trash = mm.all_items(), mm.trash_entries()
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown export format {fmt!r}; choose one of {FORMATS}")
+    before = mm.trash_entries()
+    cards = mm.get_memories_grouped() if fmt == "md" else None
+    items = mm.all_items() if cards is None else None
+    live = set(items) if items is not None else {card["id"] for group in cards.values() for card in group}
+    # a memory deleted or restored while the memories were read is in the trash read before or the one
+    # read after: a backup holds every memory once, never none (one restored meanwhile: in its trash)
+    trash = {mid: entry for mid, entry in {**before, **mm.trash_entries()}.items() if mid not in live}
     if fmt == "yaml":
         _write_yaml(Path(path), items, trash)
     elif fmt == "json":
         _write_text(Path(path), _json_text(items, trash))
-    elif fmt == "md":
-        _write_text(Path(path), _markdown_text(mm.get_memories_grouped(), trash))
     else:
-        raise ValueError(f"unknown export format {fmt!r}; choose one of {FORMATS}")
-    return Exported.of(len(items), len(trash))
+        _write_text(Path(path), _markdown_text(cards, trash))
+    return Exported.of(len(live), len(trash))
 
 
 def marks_beside(path: str | Path, fmt: str) -> Path | None:
