@@ -168,6 +168,20 @@ def _carrying_from(folder: Path) -> Path | None:
     return carrying_from(folder)
 
 
+def _carry_stopped(folder: Path) -> Path | None:
+    """``data_folder.carry_stopped`` (blocking; imported in the worker)."""
+    from .memory.stores.data_folder import carry_stopped
+
+    return carry_stopped(folder)
+
+
+def _forget_stopped(folder: Path) -> None:
+    """``data_folder.forget_stopped`` (blocking; imported in the worker)."""
+    from .memory.stores.data_folder import forget_stopped
+
+    forget_stopped(folder)
+
+
 @dataclasses.dataclass(frozen=True)
 class _Held(Op[Any]):
     """``op``, counted as under way on the store while it runs (in its worker thread: a caller gone
@@ -218,6 +232,9 @@ class AppServices:
         self._carry_cancel: threading.Event | None = None  # set: the copy into a new data folder stops
         self._applying = asyncio.Lock()  # one ``apply_settings`` at a time (a re-open may copy for long)
         self._closed = False
+        #: The data folder the settings named at the start, left for the one a stopped copy into it came
+        #: from (``_finish_carry``): the settings are to be saved again (``forget_stopped_carry``).
+        self.returned_from: Path | None = None
         self._quit_timer: asyncio.TimerHandle | None = None  # ``quitting``
         self.shutdown_steps: list[str] = []
 
@@ -287,11 +304,26 @@ class AppServices:
 
     async def _finish_carry(self) -> None:
         """A copy into this data folder cut short (the app killed while it copied) is finished before
-        its store opens: opened without one, an empty store was made there and the memories seemed gone."""
+        its store opens: opened without one, an empty store was made there and the memories seemed gone.
+        A copy stopped (cancelled, failed) and the app killed before it saved the settings back: the old
+        folder, which has the memories, is used (``returned_from``), not an empty store made here."""
+        stopped = await run_blocking(_carry_stopped, self.data_dir)
+        if stopped is not None:
+            log.warning("the copy into the data folder %s was stopped; %s, which it came from, is used",
+                        self.data_dir, stopped)
+            default = dataclasses.replace(self.settings, data_dir="").resolved_data_dir().absolute() == stopped
+            self.returned_from = self.data_dir
+            self.settings = dataclasses.replace(self.settings, data_dir="" if default else str(stopped))
         previous = await run_blocking(_carrying_from, self.data_dir)
         if previous is not None:
             log.warning("finishing the copy of %s into the data folder %s (it was cut short)", previous, self.data_dir)
             await self._carry(previous)
+
+    async def forget_stopped_carry(self, folder: Path) -> None:
+        """The settings saved again after a copy into ``folder`` was stopped (``apply_settings`` raised,
+        or ``returned_from``): its marker goes, and the folder itself when the copy made it and it
+        holds nothing else (``data_folder.forget_stopped``)."""
+        await run_blocking(_forget_stopped, folder)
 
     async def _operations_finished(self) -> None:
         """Before the store closes: no operation starts on it any more, and those under way finish."""

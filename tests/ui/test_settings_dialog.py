@@ -240,7 +240,7 @@ async def test_a_long_copy_to_a_new_data_folder_shows_its_progress_and_can_be_ca
         await app.wall_loaded
         await wait(lambda: app.wall.model.rowCount() == 1, message="the memories of the old folder")
         assert Settings.load().resolved_data_dir() == data  # the next start opens the old folder too
-        assert not [p for p in moved.rglob("*") if p.name != ".migration.lock"]
+        assert not moved.parent.exists()  # the folders the copy made are gone, its lock too
 
 
 async def test_a_copy_to_a_new_data_folder_that_fails_takes_its_progress_away(qapp, tmp_path, wait, monkeypatch):
@@ -273,6 +273,8 @@ async def test_a_copy_to_a_new_data_folder_that_fails_takes_its_progress_away(qa
         await wait(lambda: any(t.kind == "error" for t in app.toasts.toasts()), message="the error said")
         assert _toast(app, "data-copy") is None
         assert app.data_dir == data
+        assert Settings.load().resolved_data_dir() == data
+        assert not moved.parent.exists()  # the folders the copy made are gone, its lock too
 
 
 async def test_a_change_made_while_the_data_is_copied_is_refused_in_words_a_person_reads(qapp, tmp_path, wait,
@@ -374,3 +376,27 @@ def test_each_page_goes_once_into_a_scroll_area_already_in_its_tab(qapp, qtbot):
     qtbot.addWidget(d)
     assert len(moves) == 5 and all(in_tabs for _, in_tabs in moves), moves
     assert [d._tabs.widget(i).widget() for i in (2, 3, 4)] == [d.recall_page, d.postgres_page, d.mcp_page]
+
+
+async def test_a_start_after_a_stopped_copy_goes_back_to_the_old_folder_and_says_so(qapp, tmp_path, wait):
+    """The app killed after a copy into a new data folder was stopped, before it saved the settings back:
+    the next start opened the new, empty folder (every memory seemed gone). It opens the old one, saves
+    the settings so, removes what the copy left, and says it."""
+    from sonetto_desktop.memory.stores.migrate import make_store
+
+    data, moved = tmp_path / "data", tmp_path / "moved" / "sonetto"
+    store = make_store("yaml", data / "memory.yaml")
+    store.add("用户喜欢猫", "偏好")
+    store.close()
+    moved.mkdir(parents=True)
+    (moved / ".migration.lock").write_text("", encoding="utf-8")
+    (moved / ".carrying.json").write_text(json.dumps({"from": str(data), "stopped": True,
+                                                       "made": [str(moved.parent), str(moved)]}), encoding="utf-8")
+    async with running_app(qapp, app_settings(moved)) as app:
+        assert app.data_dir == data
+        await app.wall_loaded
+        await wait(lambda: app.wall.model.rowCount() == 1, message="the memories of the old folder")
+        said = _toast(app, "data-copy-stopped")
+        assert said is not None and str(data) in said.text and str(moved) in said.text
+        assert Settings.load().resolved_data_dir() == data
+    assert not moved.parent.exists()
