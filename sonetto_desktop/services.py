@@ -652,6 +652,8 @@ class AppServices:
             self.settings = dataclasses.replace(
                 self.settings, data_dir=fallback.data_dir, store_backend=fallback.store_backend,
                 **{name: getattr(fallback, name) for name in POSTGRES_FIELDS})
+            if self._closed:  # the app quit meanwhile (the copy stopped by it): nothing opens on closed services
+                raise
             await self._stack.aclose()
             self._stack = contextlib.AsyncExitStack()
             await self._open_store()
@@ -689,8 +691,11 @@ class AppServices:
 
     def quitting(self) -> None:
         """The app is quitting (``close`` follows; the window calls this first, before its own steps):
-        ``QUIT_WAIT`` seconds from now, the store's waits for another process's lock give up. Safe to
+        ``QUIT_WAIT`` seconds from now, the store's waits for another process's lock give up; a copy into a
+        new data folder under way stops now (``cancel_carry``: the process waited for the whole copy). Safe to
         call twice (the first call counts)."""
+        if self._carry_cancel is not None:  # a copy into a new data folder stops as at 取消: the old folder is kept
+            self._carry_cancel.set()
         if self._quit_timer is None:
             self._quit_timer = asyncio.get_running_loop().call_later(QUIT_WAIT, self._stop_store_waits)
 

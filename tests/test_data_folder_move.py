@@ -581,3 +581,41 @@ async def test_a_kill_after_a_stopped_copy_starts_on_the_old_folder(tmp_path, mo
     finally:
         await services.close()
     assert not (new / "memory.yaml").exists()
+
+
+async def test_quitting_stops_a_long_copy_and_the_next_start_uses_the_old_folder(tmp_path, monkeypatch):
+    """The app quit while a big copy into a new data folder went on: the process stayed (its worker
+    copying) until the whole copy was done. Quitting stops the copy as 取消 does: nothing of it stays
+    in the new folder, and the next start, on the settings that name the new folder, uses the old one."""
+    import asyncio
+    import shutil
+    import threading
+
+    old, new = tmp_path / "old", tmp_path / "new"
+    services = await AppServices.open(settings=_settings(old), watch=False)
+    services.memory.add("用户喜欢爬山", "爱好")
+    copy, copying, stopped = shutil.copy2, threading.Event(), []
+
+    def slow(source, target, **kw):  # a big file, copied until the copy is stopped
+        cancel = services._carry_cancel
+        copying.set()
+        stopped.append(cancel is not None and cancel.wait(10))
+        return copy(source, target, **kw)
+
+    monkeypatch.setattr(shutil, "copy2", slow)
+    moved = dataclasses.replace(services.settings, data_dir=str(new))
+    moving = asyncio.ensure_future(services.apply_settings(moved))
+    while not copying.is_set():
+        await asyncio.sleep(0.01)
+    old_handle = services._handle
+    await services.close()
+    await asyncio.wait_for(asyncio.gather(moving, return_exceptions=True), 30)
+    assert stopped and stopped[0]  # told to stop at once, not after the whole copy
+    assert services._handle is old_handle  # nothing opened on the closed services
+    assert [p.name for p in new.iterdir() if p.name not in (".migration.lock", ".carrying.json")] == []
+    again = await AppServices.open(settings=moved, watch=False)  # the next start (the settings saved name ``new``)
+    try:
+        assert again.data_dir == old
+        assert [m["description"] for m in again.store.show()] == ["用户喜欢爬山"]
+    finally:
+        await again.close()

@@ -400,3 +400,37 @@ async def test_a_start_after_a_stopped_copy_goes_back_to_the_old_folder_and_says
         assert said is not None and str(data) in said.text and str(moved) in said.text
         assert Settings.load().resolved_data_dir() == data
     assert not moved.parent.exists()
+
+
+async def test_quitting_during_a_long_copy_stops_it_and_keeps_the_old_folder(qapp, tmp_path, wait, monkeypatch):
+    """退出 while the data was copied into a new folder: the app stayed (its worker copying) until the
+    whole copy was done. It stops the copy as 取消 does; the next start uses the old folder."""
+    import asyncio
+    import shutil
+    import threading
+
+    data, moved = tmp_path / "data", tmp_path / "moved" / "sonetto"
+    async with running_app(qapp, app_settings(data)) as app:
+        await app.service.submit(ops.AddMemory("用户喜欢猫", "偏好"))
+        copy, copying, stopped = shutil.copy2, threading.Event(), []
+
+        def slow(source, target, **kw):  # a big file, copied until the copy is stopped
+            cancel = app.services._carry_cancel
+            copying.set()
+            stopped.append(cancel is not None and cancel.wait(10))
+            return copy(source, target, **kw)
+
+        monkeypatch.setattr(shutil, "copy2", slow)
+        new = dataclasses.replace(app.settings, data_dir=str(moved))
+        new.save()  # (the dialog's 保存, then the settings applied in the app's scope)
+        app._tasks.spawn(app.apply_settings(new), name="apply-settings")
+        while not copying.is_set():
+            await asyncio.sleep(0.01)
+    assert stopped and stopped[0]  # told to stop at once, not after the whole copy
+    from sonetto_desktop.memory.stores.data_folder import carry_stopped
+
+    await wait(lambda: carry_stopped(moved) == data, message="the copy's worker ended (the exit waits for it)")
+    async with running_app(qapp, Settings.load()) as app:  # the next start
+        assert app.data_dir == data
+        await app.wall_loaded
+        await wait(lambda: app.wall.model.rowCount() == 1, message="the memories of the old folder")
