@@ -168,6 +168,13 @@ def _carrying_from(folder: Path) -> Path | None:
     return carrying_from(folder)
 
 
+def _carry_pending(folder: Path) -> Path | None:
+    """``data_folder.carry_pending`` (blocking; imported in the worker)."""
+    from .memory.stores.data_folder import carry_pending
+
+    return carry_pending(folder)
+
+
 def _carry_stopped(folder: Path) -> Path | None:
     """``data_folder.carry_stopped`` (blocking; imported in the worker)."""
     from .memory.stores.data_folder import carry_stopped
@@ -235,6 +242,9 @@ class AppServices:
         #: The data folder the settings named at the start, left for the one a stopped copy into it came
         #: from (``_finish_carry``): the settings are to be saved again (``forget_stopped_carry``).
         self.returned_from: Path | None = None
+        #: The settings a copy cut short was for (``open(defer_carry=True)``): the folder it came from is
+        #: used until they are applied again (``apply_settings``), which makes the copy, told as it goes.
+        self.carry_deferred: Settings | None = None
         self._quit_timer: asyncio.TimerHandle | None = None  # ``quitting``
         self.shutdown_steps: list[str] = []
 
@@ -244,7 +254,8 @@ class AppServices:
     async def open(cls, data_dir: str | Path | None = None, *, settings: Settings | None = None,
                    store_path: str | Path | None = None, actor: str = USER, watch: bool = True,
                    start_agents: bool = False, writer_drain_timeout: float = WRITER_DRAIN_TIMEOUT,
-                   check_later: bool = False, embeddings: dict[str, Any] | None = None) -> "AppServices":
+                   check_later: bool = False, embeddings: dict[str, Any] | None = None,
+                   defer_carry: bool = False) -> "AppServices":
         """Open the data dir's memory store (``settings`` default: the saved settings with the
         environment's overrides; ``data_dir`` overrides the settings' one; ``store_path`` opens that
         store file instead, ``.db``/``.sqlite`` as SQLite, anything else as YAML, without migrating).
@@ -252,7 +263,10 @@ class AppServices:
         processes' writes. ``start_agents``: also start recall, writer and chat. ``check_later``: return
         as soon as the store is open and run its self-check (a full read: ~1 s of CPU at 100,000 memories)
         when ``checked()`` is first awaited — ``store_ok`` is False until it is done, and ``start_agents``
-        waits for it (the window uses this to show and fill before the check)."""
+        waits for it (the window uses this to show and fill before the check). ``defer_carry``: a copy
+        into the data folder cut short is not finished here, before anything is shown (a big one took
+        minutes of nothing): the folder it came from is opened, and ``carry_deferred`` names the settings
+        to apply to make it (the window does, with its progress and 取消)."""
         if settings is None:
             settings = await run_blocking(load_settings, with_secret=start_agents)
         if data_dir is not None:
@@ -261,7 +275,7 @@ class AppServices:
                        embeddings=embeddings)
         services._store_file = Path(store_path) if store_path is not None else None
         if services._store_file is None:
-            await services._finish_carry()
+            await services._finish_carry(defer=defer_carry)
         await services._open_store(check=not check_later)
         if start_agents:
             await services.start_agents()
@@ -302,7 +316,7 @@ class AppServices:
         cancel.set()
         return True
 
-    async def _finish_carry(self) -> None:
+    async def _finish_carry(self, *, defer: bool = False) -> None:
         """A copy into this data folder cut short (the app killed while it copied) is finished before
         its store opens: opened without one, an empty store was made there and the memories seemed gone.
         A copy stopped (cancelled, failed) and the app killed before it saved the settings back: the old
@@ -314,6 +328,14 @@ class AppServices:
             default = dataclasses.replace(self.settings, data_dir="").resolved_data_dir().absolute() == stopped
             self.returned_from = self.data_dir
             self.settings = dataclasses.replace(self.settings, data_dir="" if default else str(stopped))
+        pending = await run_blocking(_carry_pending, self.data_dir) if defer else None
+        if pending is not None:
+            log.warning("a copy of %s into the data folder %s was cut short; it is made again once the window shows",
+                        pending, self.data_dir)
+            default = dataclasses.replace(self.settings, data_dir="").resolved_data_dir().absolute() == pending
+            self.carry_deferred = self.settings
+            self.settings = dataclasses.replace(self.settings, data_dir="" if default else str(pending))
+            return
         previous = await run_blocking(_carrying_from, self.data_dir)
         if previous is not None:
             log.warning("finishing the copy of %s into the data folder %s (it was cut short)", previous, self.data_dir)

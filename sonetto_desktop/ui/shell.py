@@ -154,7 +154,7 @@ class SonettoApp:
             try:
                 self.services = await AppServices.open(settings=self.settings, check_later=True,
                                                        writer_drain_timeout=self.writer_drain_timeout,
-                                                       embeddings=self.embeddings)
+                                                       embeddings=self.embeddings, defer_carry=True)
             except StoreUnavailable as exc:
                 if not self.interactive:
                     raise
@@ -168,7 +168,9 @@ class SonettoApp:
                 if not saved.ok:  # the folder works this time; the next start asks again
                     log.error("could not save the new data folder: %s", saved.message)
         self._mark("store_opened")
-        returned_from = self.services.returned_from
+        returned_from, deferred = self.services.returned_from, self.services.carry_deferred
+        if deferred is not None:  # a copy into it cut short: made again once the window shows, told as it goes
+            self.settings = self.services.settings
         if returned_from is not None:  # a copy into it was stopped, the app killed before this was saved
             self.settings = self.services.settings
             saved = await call(self.settings.save)
@@ -188,6 +190,8 @@ class SonettoApp:
         if self.services.migration_problem is not None and self.interactive:
             self._show_migration_problem()
         self._launch_agents()
+        if deferred is not None:  # (the settings saved name it: applied as the settings dialog's 保存 does)
+            self._tasks.spawn(self.apply_settings(deferred), name="finish-data-copy")
         return True
 
     def _build_wall(self, service: MemoryService, window_toasts: Any, ui_state: QSettings | None = None) -> QWidget:

@@ -434,3 +434,45 @@ async def test_quitting_during_a_long_copy_stops_it_and_keeps_the_old_folder(qap
         assert app.data_dir == data
         await app.wall_loaded
         await wait(lambda: app.wall.model.rowCount() == 1, message="the memories of the old folder")
+
+
+async def test_a_copy_cut_short_is_finished_after_the_window_shows_with_its_progress(qapp, tmp_path, wait,
+                                                                                      monkeypatch):
+    """The app killed while it copied the data into a new folder: the next start finished the copy before
+    the window existed, so a big one showed nothing for minutes (the app seemed not to start). The window
+    shows on the old folder's memories, then the copy is made with its progress toast and 取消."""
+    import shutil
+    import threading
+
+    from sonetto_desktop.memory.stores.migrate import make_store
+
+    data, moved = tmp_path / "data", tmp_path / "moved" / "sonetto"
+    store = make_store("yaml", data / "memory.yaml")
+    store.add("用户喜欢猫", "偏好")
+    store.close()
+    (data / "memory.journal").mkdir()
+    for n in range(20):
+        (data / "memory.journal" / f"turn-{n:03}.json").write_text("{}", encoding="utf-8")
+    moved.mkdir(parents=True)
+    (moved / ".carrying.json").write_text(json.dumps({"from": str(data)}), encoding="utf-8")  # (killed meanwhile)
+    copy, go = shutil.copy2, threading.Event()
+
+    def slow(source, target, **kw):  # a big copy: under way until the test has looked
+        go.wait(10)
+        go.set()  # (once)
+        return copy(source, target, **kw)
+
+    monkeypatch.setattr(shutil, "copy2", slow)
+    try:
+        async with running_app(qapp, app_settings(moved)) as app:
+            assert app.window is not None and app.window.isVisible()  # shown at once, the copy under way
+            await wait(lambda: _toast(app, "data-copy") is not None, timeout=10, message="the copy's progress")
+            go.set()
+            await wait(lambda: app.data_dir == moved and app.services.data_dir == moved, timeout=20,
+                       message="the copy made, the new folder used")
+            await wait(lambda: _toast(app, "data-copy") is None, message="its progress gone")
+            await app.wall_loaded
+            await wait(lambda: app.wall.model.rowCount() == 1, message="the memories in the new folder")
+            assert not (moved / ".carrying.json").exists()
+    finally:
+        go.set()

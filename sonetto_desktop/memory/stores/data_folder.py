@@ -140,6 +140,15 @@ def carrying_from(folder: str | os.PathLike[str]) -> Path | None:
     return Path(found["from"]) if found is not None and not found.get("stopped") else None
 
 
+def carry_pending(folder: str | os.PathLike[str]) -> Path | None:
+    """The folder a copy into ``folder`` cut short came from (``carrying_from``) when the copy is still
+    to be made: that folder has a memory store and ``folder`` none (blocking)."""
+    source = carrying_from(folder)
+    if source is None or store_files(Path(folder).expanduser().absolute()) or not store_files(source):
+        return None
+    return source
+
+
 def carry_stopped(folder: str | os.PathLike[str]) -> Path | None:
     """The folder a copy into ``folder`` came from when it was stopped (cancelled, failed) and ``folder``
     has no memory store: the memories are there, and the settings that still name ``folder`` (the app
