@@ -168,6 +168,27 @@ def _carrying_from(folder: Path) -> Path | None:
     return carrying_from(folder)
 
 
+def _carry_pending(folder: Path) -> Path | None:
+    """``data_folder.carry_pending`` (blocking; imported in the worker)."""
+    from .memory.stores.data_folder import carry_pending
+
+    return carry_pending(folder)
+
+
+def _carry_stopped(folder: Path) -> Path | None:
+    """``data_folder.carry_stopped`` (blocking; imported in the worker)."""
+    from .memory.stores.data_folder import carry_stopped
+
+    return carry_stopped(folder)
+
+
+def _forget_stopped(folder: Path) -> None:
+    """``data_folder.forget_stopped`` (blocking; imported in the worker)."""
+    from .memory.stores.data_folder import forget_stopped
+
+    forget_stopped(folder)
+
+
 @dataclasses.dataclass(frozen=True)
 class _Held(Op[Any]):
     """``op``, counted as under way on the store while it runs (in its worker thread: a caller gone
@@ -218,6 +239,12 @@ class AppServices:
         self._carry_cancel: threading.Event | None = None  # set: the copy into a new data folder stops
         self._applying = asyncio.Lock()  # one ``apply_settings`` at a time (a re-open may copy for long)
         self._closed = False
+        #: The data folder the settings named at the start, left for the one a stopped copy into it came
+        #: from (``_finish_carry``): the settings are to be saved again (``forget_stopped_carry``).
+        self.returned_from: Path | None = None
+        #: The settings a copy cut short was for (``open(defer_carry=True)``): the folder it came from is
+        #: used until they are applied again (``apply_settings``), which makes the copy, told as it goes.
+        self.carry_deferred: Settings | None = None
         self._quit_timer: asyncio.TimerHandle | None = None  # ``quitting``
         self.shutdown_steps: list[str] = []
 
@@ -227,7 +254,8 @@ class AppServices:
     async def open(cls, data_dir: str | Path | None = None, *, settings: Settings | None = None,
                    store_path: str | Path | None = None, actor: str = USER, watch: bool = True,
                    start_agents: bool = False, writer_drain_timeout: float = WRITER_DRAIN_TIMEOUT,
-                   check_later: bool = False, embeddings: dict[str, Any] | None = None) -> "AppServices":
+                   check_later: bool = False, embeddings: dict[str, Any] | None = None,
+                   defer_carry: bool = False) -> "AppServices":
         """Open the data dir's memory store (``settings`` default: the saved settings with the
         environment's overrides; ``data_dir`` overrides the settings' one; ``store_path`` opens that
         store file instead, ``.db``/``.sqlite`` as SQLite, anything else as YAML, without migrating).
@@ -235,7 +263,10 @@ class AppServices:
         processes' writes. ``start_agents``: also start recall, writer and chat. ``check_later``: return
         as soon as the store is open and run its self-check (a full read: ~1 s of CPU at 100,000 memories)
         when ``checked()`` is first awaited — ``store_ok`` is False until it is done, and ``start_agents``
-        waits for it (the window uses this to show and fill before the check)."""
+        waits for it (the window uses this to show and fill before the check). ``defer_carry``: a copy
+        into the data folder cut short is not finished here, before anything is shown (a big one took
+        minutes of nothing): the folder it came from is opened, and ``carry_deferred`` names the settings
+        to apply to make it (the window does, with its progress and 取消)."""
         if settings is None:
             settings = await run_blocking(load_settings, with_secret=start_agents)
         if data_dir is not None:
@@ -244,7 +275,7 @@ class AppServices:
                        embeddings=embeddings)
         services._store_file = Path(store_path) if store_path is not None else None
         if services._store_file is None:
-            await services._finish_carry()
+            await services._finish_carry(defer=defer_carry)
         await services._open_store(check=not check_later)
         if start_agents:
             await services.start_agents()
@@ -285,13 +316,36 @@ class AppServices:
         cancel.set()
         return True
 
-    async def _finish_carry(self) -> None:
+    async def _finish_carry(self, *, defer: bool = False) -> None:
         """A copy into this data folder cut short (the app killed while it copied) is finished before
-        its store opens: opened without one, an empty store was made there and the memories seemed gone."""
+        its store opens: opened without one, an empty store was made there and the memories seemed gone.
+        A copy stopped (cancelled, failed) and the app killed before it saved the settings back: the old
+        folder, which has the memories, is used (``returned_from``), not an empty store made here."""
+        stopped = await run_blocking(_carry_stopped, self.data_dir)
+        if stopped is not None:
+            log.warning("the copy into the data folder %s was stopped; %s, which it came from, is used",
+                        self.data_dir, stopped)
+            default = dataclasses.replace(self.settings, data_dir="").resolved_data_dir().absolute() == stopped
+            self.returned_from = self.data_dir
+            self.settings = dataclasses.replace(self.settings, data_dir="" if default else str(stopped))
+        pending = await run_blocking(_carry_pending, self.data_dir) if defer else None
+        if pending is not None:
+            log.warning("a copy of %s into the data folder %s was cut short; it is made again once the window shows",
+                        pending, self.data_dir)
+            default = dataclasses.replace(self.settings, data_dir="").resolved_data_dir().absolute() == pending
+            self.carry_deferred = self.settings
+            self.settings = dataclasses.replace(self.settings, data_dir="" if default else str(pending))
+            return
         previous = await run_blocking(_carrying_from, self.data_dir)
         if previous is not None:
             log.warning("finishing the copy of %s into the data folder %s (it was cut short)", previous, self.data_dir)
             await self._carry(previous)
+
+    async def forget_stopped_carry(self, folder: Path) -> None:
+        """The settings saved again after a copy into ``folder`` was stopped (``apply_settings`` raised,
+        or ``returned_from``): its marker goes, and the folder itself when the copy made it and it
+        holds nothing else (``data_folder.forget_stopped``)."""
+        await run_blocking(_forget_stopped, folder)
 
     async def _operations_finished(self) -> None:
         """Before the store closes: no operation starts on it any more, and those under way finish."""
@@ -620,6 +674,8 @@ class AppServices:
             self.settings = dataclasses.replace(
                 self.settings, data_dir=fallback.data_dir, store_backend=fallback.store_backend,
                 **{name: getattr(fallback, name) for name in POSTGRES_FIELDS})
+            if self._closed:  # the app quit meanwhile (the copy stopped by it): nothing opens on closed services
+                raise
             await self._stack.aclose()
             self._stack = contextlib.AsyncExitStack()
             await self._open_store()
@@ -657,8 +713,11 @@ class AppServices:
 
     def quitting(self) -> None:
         """The app is quitting (``close`` follows; the window calls this first, before its own steps):
-        ``QUIT_WAIT`` seconds from now, the store's waits for another process's lock give up. Safe to
+        ``QUIT_WAIT`` seconds from now, the store's waits for another process's lock give up; a copy into a
+        new data folder under way stops now (``cancel_carry``: the process waited for the whole copy). Safe to
         call twice (the first call counts)."""
+        if self._carry_cancel is not None:  # a copy into a new data folder stops as at 取消: the old folder is kept
+            self._carry_cancel.set()
         if self._quit_timer is None:
             self._quit_timer = asyncio.get_running_loop().call_later(QUIT_WAIT, self._stop_store_waits)
 

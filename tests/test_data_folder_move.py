@@ -92,7 +92,10 @@ async def test_a_copy_that_fails_leaves_the_new_folder_without_a_store_and_keeps
             await services.apply_settings(dataclasses.replace(services.settings, data_dir=str(new)))
         assert services.data_dir == old
         assert [m["description"] for m in services.store.show()] == ["用户喜欢爬山"]
-        assert sorted(p.name for p in new.iterdir() if p.name != ".migration.lock") == []  # (the copy's lock)
+        # (the copy's lock; the marker that the copy was stopped, until the settings are saved back)
+        assert sorted(p.name for p in new.iterdir() if p.name != ".migration.lock") == [".carrying.json"]
+        await services.forget_stopped_carry(new)  # (the window, once it saved the settings again)
+        assert not new.exists()  # the copy made it: nothing of it is left
         monkeypatch.setattr(shutil, "copy2", copy)
         await services.apply_settings(dataclasses.replace(services.settings, data_dir=str(new)))
         assert [m["description"] for m in services.store.show()] == ["用户喜欢爬山"]
@@ -406,6 +409,7 @@ async def test_a_copy_the_person_cancels_leaves_the_old_folder_in_use_and_the_ne
         assert services.data_dir == old
         assert [m["description"] for m in services.store.show()] == ["用户喜欢爬山"]
         assert [e.text for e in services.dont_remember.entries()] == ["我的体检结果"]
+        await services.forget_stopped_carry(new)  # (the window, once it saved the settings again)
         assert _files(new) == new_before  # the person's own files only, nothing half copied
         assert not (new / "memory.journal").exists()  # the folders the copy made are gone too
         assert {n: d for n, d in _files(old).items() if not n.startswith("memory.db")} == old_before
@@ -443,7 +447,7 @@ def test_a_big_database_is_copied_in_steps_that_can_be_stopped(tmp_path):
 
     with pytest.raises(CopyCancelled):
         carry_data(old, new, data_files=DATA_FILES, progress=progress, cancel=cancel)
-    assert [p for p in new.iterdir() if p.name != ".migration.lock"] == []
+    assert [p for p in new.iterdir() if p.name not in (".migration.lock", ".carrying.json")] == []
     inside = [p.bytes_done for p in seen if p.files_done == 0 and p.bytes_done]
     assert inside and 0 < inside[-1] < (old / "sessions.db").stat().st_size  # told, and stopped part way
     seen.clear()
@@ -521,4 +525,97 @@ def test_a_cancel_while_the_last_file_is_copied_still_cancels(tmp_path, monkeypa
     monkeypatch.setattr(shutil, "copy2", cancelled_meanwhile)
     with pytest.raises(CopyCancelled):
         carry_data(old, new, data_files=DATA_FILES, cancel=cancel)
-    assert [p for p in new.iterdir() if p.name != ".migration.lock"] == []
+    assert [p for p in new.iterdir() if p.name not in (".migration.lock", ".carrying.json")] == []
+
+
+KILLED_AFTER_A_FAILED_COPY = """
+import asyncio, dataclasses, errno, os, shutil, sys
+from sonetto_desktop.config.settings import Settings
+from sonetto_desktop.services import AppServices
+
+async def main(old, new):
+    services = await AppServices.open(settings=Settings(data_dir=old, retrieval_mode="mechanical"), watch=False)
+    services.memory.add("用户喜欢爬山", "爱好")
+    moved = dataclasses.replace(services.settings, data_dir=new)
+    moved.save()  # (the settings dialog saves them, then they are applied)
+    copy = shutil.copy2
+    def full_at_the_store(source, target, **kw):
+        if str(source).endswith("memory.yaml"):
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return copy(source, target, **kw)
+    shutil.copy2 = full_at_the_store
+    async def killed(self, **kw):
+        os._exit(9)  # the app killed while the old store opens again, before the settings are saved back
+    AppServices._open_store = killed
+    await services.apply_settings(moved)
+
+asyncio.run(main(sys.argv[1], sys.argv[2]))
+"""
+
+
+async def test_a_kill_after_a_stopped_copy_starts_on_the_old_folder(tmp_path, monkeypatch):
+    """A copy cancelled or failed removed its marker before the settings were saved back to the old
+    folder: the app killed in between started next on the new, empty folder (every memory seemed
+    gone; they were in the old folder). The next start goes back to the old folder."""
+    import os
+    import subprocess
+    import sys
+
+    from sonetto_desktop.config.settings import load_settings
+
+    old, new, config = tmp_path / "old", tmp_path / "elsewhere" / "new", tmp_path / "config"
+    monkeypatch.setenv("SONETTO_CONFIG_DIR", str(config))
+    monkeypatch.delenv("SONETTO_DATA_DIR", raising=False)  # (the saved settings name the folder)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(Path(__file__).resolve().parent.parent),
+                                                        os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run([sys.executable, "-c", KILLED_AFTER_A_FAILED_COPY, str(old), str(new)],
+                          capture_output=True, text=True, timeout=120, env=env)
+    assert done.returncode == 9, done.stderr[-2000:]
+    settings = load_settings()
+    assert settings.resolved_data_dir() == new  # (the settings file still names the new folder)
+    services = await AppServices.open(settings=settings, watch=False)  # the next start
+    try:
+        assert services.data_dir == old
+        assert [m["description"] for m in services.store.show()] == ["用户喜欢爬山"]
+        assert services.returned_from == new
+    finally:
+        await services.close()
+    assert not (new / "memory.yaml").exists()
+
+
+async def test_quitting_stops_a_long_copy_and_the_next_start_uses_the_old_folder(tmp_path, monkeypatch):
+    """The app quit while a big copy into a new data folder went on: the process stayed (its worker
+    copying) until the whole copy was done. Quitting stops the copy as 取消 does: nothing of it stays
+    in the new folder, and the next start, on the settings that name the new folder, uses the old one."""
+    import asyncio
+    import shutil
+    import threading
+
+    old, new = tmp_path / "old", tmp_path / "new"
+    services = await AppServices.open(settings=_settings(old), watch=False)
+    services.memory.add("用户喜欢爬山", "爱好")
+    copy, copying, stopped = shutil.copy2, threading.Event(), []
+
+    def slow(source, target, **kw):  # a big file, copied until the copy is stopped
+        cancel = services._carry_cancel
+        copying.set()
+        stopped.append(cancel is not None and cancel.wait(10))
+        return copy(source, target, **kw)
+
+    monkeypatch.setattr(shutil, "copy2", slow)
+    moved = dataclasses.replace(services.settings, data_dir=str(new))
+    moving = asyncio.ensure_future(services.apply_settings(moved))
+    while not copying.is_set():
+        await asyncio.sleep(0.01)
+    old_handle = services._handle
+    await services.close()
+    await asyncio.wait_for(asyncio.gather(moving, return_exceptions=True), 30)
+    assert stopped and stopped[0]  # told to stop at once, not after the whole copy
+    assert services._handle is old_handle  # nothing opened on the closed services
+    assert [p.name for p in new.iterdir() if p.name not in (".migration.lock", ".carrying.json")] == []
+    again = await AppServices.open(settings=moved, watch=False)  # the next start (the settings saved name ``new``)
+    try:
+        assert again.data_dir == old
+        assert [m["description"] for m in again.store.show()] == ["用户喜欢爬山"]
+    finally:
+        await again.close()

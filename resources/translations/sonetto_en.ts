@@ -486,18 +486,18 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>DataCopyNotice</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/data_copy.py" line="28" />
+        <location filename="../../sonetto_desktop/ui/notices/data_copy.py" line="29" />
         <source>正在复制到新的数据文件夹：{0} / {1}（{2} / {3} 个文件）</source>
         <extracomment>A copy over sooner is not shown (a toast come and gone at once only flickers).</extracomment>
         <translation>Copying to the new data folder: {0} of {1} ({2} of {3} files)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/data_copy.py" line="33" />
+        <location filename="../../sonetto_desktop/ui/notices/data_copy.py" line="34" />
         <source>已取消复制，复制了一部分的文件已删除。仍在使用原来的数据文件夹 {0}。</source>
         <translation>Copy cancelled; the files it had copied were removed. Still using the previous data folder {0}.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/data_copy.py" line="74" />
+        <location filename="../../sonetto_desktop/ui/notices/data_copy.py" line="75" />
         <source>取消</source>
         <translation>Cancel</translation>
     </message>
@@ -4005,22 +4005,27 @@ Your theme: {1}</translation>
 <context>
     <name>SonettoApp</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="174" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="184" />
+        <source>上次没有换到数据文件夹 {0}（复制已取消或失败），仍在使用原来的数据文件夹 {1}。</source>
+        <translation>The data folder was not changed to {0} last time (the copy was cancelled or failed); still using the previous data folder {1}.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/shell.py" line="187" />
         <source>设置文件已损坏，所有设置暂时恢复为默认值；原来的文件保存为 {0}，可以从中找回。</source>
         <translation>The settings file was damaged: every setting is back at its default for now. The old file was kept as {0}; your settings can be found there.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="356" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="371" />
         <source>对话功能启动失败：%1。记忆墙仍可使用；请检查数据目录后重启。</source>
         <translation>Chat could not start: %1. The memory wall still works; check the data folder, then restart.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="601" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="618" />
         <source>没有切换到 PostgreSQL：本机的记忆没能搬到记忆服务器 {0} 上（{1}）。仍在使用本机的记忆库，记忆都还在。</source>
         <translation>Did not switch to PostgreSQL: the memories on this computer could not be moved to the memory server {0} ({1}). Still using this computer's memory store; every memory is still there.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="605" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="622" />
         <source>无法切换存储方式：{0}。仍在使用原来的记忆库。</source>
         <translation>Cannot switch the storage: {0}. Still using the previous memory store.</translation>
     </message>
@@ -4101,7 +4106,7 @@ Your theme: {1}</translation>
         <translation>Undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="606" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="623" />
         <source>无法使用新的数据文件夹 {0}：{1}。仍在使用原来的记忆库。</source>
         <translation>Cannot use the new data folder {0}: {1}. Still using the previous memory store.</translation>
     </message>

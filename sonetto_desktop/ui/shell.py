@@ -154,7 +154,7 @@ class SonettoApp:
             try:
                 self.services = await AppServices.open(settings=self.settings, check_later=True,
                                                        writer_drain_timeout=self.writer_drain_timeout,
-                                                       embeddings=self.embeddings)
+                                                       embeddings=self.embeddings, defer_carry=True)
             except StoreUnavailable as exc:
                 if not self.interactive:
                     raise
@@ -168,8 +168,21 @@ class SonettoApp:
                 if not saved.ok:  # the folder works this time; the next start asks again
                     log.error("could not save the new data folder: %s", saved.message)
         self._mark("store_opened")
+        returned_from, deferred = self.services.returned_from, self.services.carry_deferred
+        if deferred is not None:  # a copy into it cut short: made again once the window shows, told as it goes
+            self.settings = self.services.settings
+        if returned_from is not None:  # a copy into it was stopped, the app killed before this was saved
+            self.settings = self.services.settings
+            saved = await call(self.settings.save)
+            if saved.ok:
+                await self.services.forget_stopped_carry(returned_from)
+            else:
+                log.error("could not save the data folder used again: %s", saved.message)
         self._build_windows()
         self._mark("window_shown")
+        if returned_from is not None:
+            text = QApplication.translate("SonettoApp", "上次没有换到数据文件夹 {0}（复制已取消或失败），仍在使用原来的数据文件夹 {1}。")
+            self.toasts.show_toast(text.format(returned_from, self.data_dir), key="data-copy-stopped", timeout_ms=0)
         if self.settings.set_aside:  # a damaged settings file: every setting at its default, said once
             text = QApplication.translate("SonettoApp", "设置文件已损坏，所有设置暂时恢复为默认值；原来的文件保存为 {0}，可以从中找回。")
             self.toasts.show_toast(text.format(self.settings.set_aside), key="settings-set-aside", kind="error",
@@ -177,6 +190,8 @@ class SonettoApp:
         if self.services.migration_problem is not None and self.interactive:
             self._show_migration_problem()
         self._launch_agents()
+        if deferred is not None:  # (the settings saved name it: applied as the settings dialog's 保存 does)
+            self._tasks.spawn(self.apply_settings(deferred), name="finish-data-copy")
         return True
 
     def _build_wall(self, service: MemoryService, window_toasts: Any, ui_state: QSettings | None = None) -> QWidget:
@@ -561,6 +576,8 @@ class SonettoApp:
             saved = await call(self.settings.save)  # the file says what is used: the next start opens it too
             if not saved.ok:
                 log.error("could not save the settings kept: %s", saved.message)
+            elif new.resolved_data_dir() != self.data_dir:  # a copy stopped there: its marker, the folder it made
+                await self.services.forget_stopped_carry(new.resolved_data_dir())
         if store_changes:
             if self.services.chat is not None:
                 await self.controller.attach(self.services.chat)

@@ -240,7 +240,7 @@ async def test_a_long_copy_to_a_new_data_folder_shows_its_progress_and_can_be_ca
         await app.wall_loaded
         await wait(lambda: app.wall.model.rowCount() == 1, message="the memories of the old folder")
         assert Settings.load().resolved_data_dir() == data  # the next start opens the old folder too
-        assert not [p for p in moved.rglob("*") if p.name != ".migration.lock"]
+        assert not moved.parent.exists()  # the folders the copy made are gone, its lock too
 
 
 async def test_a_copy_to_a_new_data_folder_that_fails_takes_its_progress_away(qapp, tmp_path, wait, monkeypatch):
@@ -273,6 +273,8 @@ async def test_a_copy_to_a_new_data_folder_that_fails_takes_its_progress_away(qa
         await wait(lambda: any(t.kind == "error" for t in app.toasts.toasts()), message="the error said")
         assert _toast(app, "data-copy") is None
         assert app.data_dir == data
+        assert Settings.load().resolved_data_dir() == data
+        assert not moved.parent.exists()  # the folders the copy made are gone, its lock too
 
 
 async def test_a_change_made_while_the_data_is_copied_is_refused_in_words_a_person_reads(qapp, tmp_path, wait,
@@ -374,3 +376,103 @@ def test_each_page_goes_once_into_a_scroll_area_already_in_its_tab(qapp, qtbot):
     qtbot.addWidget(d)
     assert len(moves) == 5 and all(in_tabs for _, in_tabs in moves), moves
     assert [d._tabs.widget(i).widget() for i in (2, 3, 4)] == [d.recall_page, d.postgres_page, d.mcp_page]
+
+
+async def test_a_start_after_a_stopped_copy_goes_back_to_the_old_folder_and_says_so(qapp, tmp_path, wait):
+    """The app killed after a copy into a new data folder was stopped, before it saved the settings back:
+    the next start opened the new, empty folder (every memory seemed gone). It opens the old one, saves
+    the settings so, removes what the copy left, and says it."""
+    from sonetto_desktop.memory.stores.migrate import make_store
+
+    data, moved = tmp_path / "data", tmp_path / "moved" / "sonetto"
+    store = make_store("yaml", data / "memory.yaml")
+    store.add("用户喜欢猫", "偏好")
+    store.close()
+    moved.mkdir(parents=True)
+    (moved / ".migration.lock").write_text("", encoding="utf-8")
+    (moved / ".carrying.json").write_text(json.dumps({"from": str(data), "stopped": True,
+                                                       "made": [str(moved.parent), str(moved)]}), encoding="utf-8")
+    async with running_app(qapp, app_settings(moved)) as app:
+        assert app.data_dir == data
+        await app.wall_loaded
+        await wait(lambda: app.wall.model.rowCount() == 1, message="the memories of the old folder")
+        said = _toast(app, "data-copy-stopped")
+        assert said is not None and str(data) in said.text and str(moved) in said.text
+        assert Settings.load().resolved_data_dir() == data
+    assert not moved.parent.exists()
+
+
+async def test_quitting_during_a_long_copy_stops_it_and_keeps_the_old_folder(qapp, tmp_path, wait, monkeypatch):
+    """退出 while the data was copied into a new folder: the app stayed (its worker copying) until the
+    whole copy was done. It stops the copy as 取消 does; the next start uses the old folder."""
+    import asyncio
+    import shutil
+    import threading
+
+    data, moved = tmp_path / "data", tmp_path / "moved" / "sonetto"
+    async with running_app(qapp, app_settings(data)) as app:
+        await app.service.submit(ops.AddMemory("用户喜欢猫", "偏好"))
+        copy, copying, stopped = shutil.copy2, threading.Event(), []
+
+        def slow(source, target, **kw):  # a big file, copied until the copy is stopped
+            cancel = app.services._carry_cancel
+            copying.set()
+            stopped.append(cancel is not None and cancel.wait(10))
+            return copy(source, target, **kw)
+
+        monkeypatch.setattr(shutil, "copy2", slow)
+        new = dataclasses.replace(app.settings, data_dir=str(moved))
+        new.save()  # (the dialog's 保存, then the settings applied in the app's scope)
+        app._tasks.spawn(app.apply_settings(new), name="apply-settings")
+        while not copying.is_set():
+            await asyncio.sleep(0.01)
+    assert stopped and stopped[0]  # told to stop at once, not after the whole copy
+    from sonetto_desktop.memory.stores.data_folder import carry_stopped
+
+    await wait(lambda: carry_stopped(moved) == data, message="the copy's worker ended (the exit waits for it)")
+    async with running_app(qapp, Settings.load()) as app:  # the next start
+        assert app.data_dir == data
+        await app.wall_loaded
+        await wait(lambda: app.wall.model.rowCount() == 1, message="the memories of the old folder")
+
+
+async def test_a_copy_cut_short_is_finished_after_the_window_shows_with_its_progress(qapp, tmp_path, wait,
+                                                                                      monkeypatch):
+    """The app killed while it copied the data into a new folder: the next start finished the copy before
+    the window existed, so a big one showed nothing for minutes (the app seemed not to start). The window
+    shows on the old folder's memories, then the copy is made with its progress toast and 取消."""
+    import shutil
+    import threading
+
+    from sonetto_desktop.memory.stores.migrate import make_store
+
+    data, moved = tmp_path / "data", tmp_path / "moved" / "sonetto"
+    store = make_store("yaml", data / "memory.yaml")
+    store.add("用户喜欢猫", "偏好")
+    store.close()
+    (data / "memory.journal").mkdir()
+    for n in range(20):
+        (data / "memory.journal" / f"turn-{n:03}.json").write_text("{}", encoding="utf-8")
+    moved.mkdir(parents=True)
+    (moved / ".carrying.json").write_text(json.dumps({"from": str(data)}), encoding="utf-8")  # (killed meanwhile)
+    copy, go = shutil.copy2, threading.Event()
+
+    def slow(source, target, **kw):  # a big copy: under way until the test has looked
+        go.wait(10)
+        go.set()  # (once)
+        return copy(source, target, **kw)
+
+    monkeypatch.setattr(shutil, "copy2", slow)
+    try:
+        async with running_app(qapp, app_settings(moved)) as app:
+            assert app.window is not None and app.window.isVisible()  # shown at once, the copy under way
+            await wait(lambda: _toast(app, "data-copy") is not None, timeout=10, message="the copy's progress")
+            go.set()
+            await wait(lambda: app.data_dir == moved and app.services.data_dir == moved, timeout=20,
+                       message="the copy made, the new folder used")
+            await wait(lambda: _toast(app, "data-copy") is None, message="its progress gone")
+            await app.wall_loaded
+            await wait(lambda: app.wall.model.rowCount() == 1, message="the memories in the new folder")
+            assert not (moved / ".carrying.json").exists()
+    finally:
+        go.set()

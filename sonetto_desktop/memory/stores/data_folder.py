@@ -31,6 +31,8 @@ log = logging.getLogger(__name__)
 
 #: In a folder ``carry_data`` is filling: the folder it copies from, until the copy is whole (the
 #: settings name the new folder before the copy begins: a start after a copy cut short finishes it).
+#: A copy stopped (cancelled or failed) leaves it marked ``stopped`` until the settings name the old
+#: folder again (``forget_stopped``): a start before that goes back to the old folder (``carry_stopped``).
 CARRYING = ".carrying.json"
 #: The first bytes of an SQLite database (the SQLite store, the server's copy, the chats, the index).
 SQLITE_HEADER = b"SQLite format 3\x00"
@@ -94,7 +96,10 @@ def carry_data(old: str | os.PathLike[str], new: str | os.PathLike[str], *,
     Returns the files made in ``new`` (none: nothing to carry)."""
     old, new = Path(old).expanduser().absolute(), Path(new).expanduser().absolute()
     if old == new or not old.is_dir() or store_files(new) or not store_files(old):
+        if old != new and carry_stopped(new) is not None:
+            (new / CARRYING).unlink(missing_ok=True)  # (an earlier copy's, stopped: this folder is chosen now)
         return []
+    folders = [str(folder) for folder in _missing_folders(new, Path(new.anchor))]  # the ones this copy makes
     private_dir(new)
     with _migration_lock(new):  # (the app and ``sonetto mcp`` follow the same settings: one copies)
         if store_files(new):
@@ -103,24 +108,74 @@ def carry_data(old: str | os.PathLike[str], new: str | os.PathLike[str], *,
         try:
             made = _copy(old, new, data_files, progress, cancel)
         except BaseException:
-            (new / CARRYING).unlink(missing_ok=True)  # (nothing copied stays: the old folder is used)
+            # (nothing copied stays: the old folder is used; the settings still name this one until
+            # they are saved again, and a start before that goes back to the old folder: ``carry_stopped``)
+            try:
+                atomic_write(new / CARRYING, json.dumps({"from": str(old), "stopped": True, "made": folders},
+                                                        ensure_ascii=False).encode("utf-8"))
+            except OSError:  # (a full disk: not copied again at the next start at least)
+                (new / CARRYING).unlink(missing_ok=True)
             raise
         (new / CARRYING).unlink()
         return made
 
 
-def carrying_from(folder: str | os.PathLike[str]) -> Path | None:
-    """The folder a copy into ``folder`` cut short (the app killed) came from, to copy it again
-    (``carry_data``): None when none was, or it is whole (blocking)."""
+def _marker(folder: str | os.PathLike[str]) -> dict | None:
     marker = Path(folder).expanduser().absolute() / CARRYING
     try:
-        source = json.loads(marker.read_text(encoding="utf-8"))["from"]
+        found = json.loads(marker.read_text(encoding="utf-8"))
     except FileNotFoundError:
         return None
-    except (OSError, ValueError, KeyError, TypeError):
+    except (OSError, ValueError):
         log.warning("cannot read %s; a copy into that folder cut short is not finished", marker, exc_info=True)
         return None
-    return Path(source) if isinstance(source, str) and source else None
+    source = found.get("from") if isinstance(found, dict) else None
+    return found if isinstance(source, str) and source else None
+
+
+def carrying_from(folder: str | os.PathLike[str]) -> Path | None:
+    """The folder a copy into ``folder`` cut short (the app killed) came from, to copy it again
+    (``carry_data``): None when none was, or it is whole, or it was stopped (blocking)."""
+    found = _marker(folder)
+    return Path(found["from"]) if found is not None and not found.get("stopped") else None
+
+
+def carry_pending(folder: str | os.PathLike[str]) -> Path | None:
+    """The folder a copy into ``folder`` cut short came from (``carrying_from``) when the copy is still
+    to be made: that folder has a memory store and ``folder`` none (blocking)."""
+    source = carrying_from(folder)
+    if source is None or store_files(Path(folder).expanduser().absolute()) or not store_files(source):
+        return None
+    return source
+
+
+def carry_stopped(folder: str | os.PathLike[str]) -> Path | None:
+    """The folder a copy into ``folder`` came from when it was stopped (cancelled, failed) and ``folder``
+    has no memory store: the memories are there, and the settings that still name ``folder`` (the app
+    killed before it saved them again) are to go back to it. None otherwise (blocking)."""
+    found = _marker(folder)
+    if found is None or not found.get("stopped") or store_files(Path(folder).expanduser().absolute()):
+        return None
+    return Path(found["from"])
+
+
+def forget_stopped(folder: str | os.PathLike[str]) -> None:
+    """After a stopped copy into ``folder`` (``carry_stopped``), once the settings name the old folder
+    again: its marker goes, and the folders the copy made, when nothing else was put there, with their
+    lock (blocking; nothing when no copy was stopped there)."""
+    folder = Path(folder).expanduser().absolute()
+    found = _marker(folder)
+    if found is None or not found.get("stopped"):
+        return
+    (folder / CARRYING).unlink(missing_ok=True)
+    made = [Path(one) for one in found.get("made") or () if isinstance(one, str)]
+    if folder not in made or any(entry.name != ".migration.lock" for entry in folder.iterdir()):
+        return
+    with contextlib.suppress(OSError):
+        (folder / ".migration.lock").unlink()
+    for one in reversed(made):  # the innermost first; one not empty (something else put there) stays
+        with contextlib.suppress(OSError):
+            one.rmdir()
 
 
 def _sqlite(path: Path) -> bool:

@@ -2,7 +2,8 @@
 told as it goes (``AppFeed.data_copy_progress``), in a toast with 取消: a big store or many chats take a
 while, and the settings dialog that started it has closed. A copy over within ``SHOW_AFTER_MS`` shows none. 取消 stops the copy
 (``AppServices.cancel_carry``): what it copied is removed, the old folder stays in use; the shell says
-so when ``apply_settings`` ends (``cancelled_text``)."""
+so when ``apply_settings`` ends (``cancelled_text``). A copy cut short (the app killed) is made again
+after the window shows, told here the same way (``AppServices.open(defer_carry=True)``)."""
 
 from __future__ import annotations
 
