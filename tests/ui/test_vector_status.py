@@ -284,3 +284,40 @@ def test_the_consent_question_in_english_counts_its_minutes(qtbot, english):
     paid = notices.question_text(VectorStatus("consent", 0, 9_000, model="text-embedding-v3", previous=E5_SMALL.name,
                                               tokens=2_000_000))
     assert "Alibaba Cloud Model Studio" in paid and "阿里云" not in paid, paid
+
+
+async def test_an_answer_to_a_question_for_another_model_agrees_to_nothing(qapp, tmp_path, wait, llm_server):
+    """The question for one model was open when the person chose another; the new model's server was
+    still being asked which model it is when they clicked 开始计算 in the old box. That click agreed to
+    the new model: it skipped its question and sent every memory to it (maybe a paid service)."""
+    import dataclasses
+
+    from PySide6.QtWidgets import QMessageBox
+
+    from sonetto_desktop.memory.retrieval.embeddings import PROBE_TEXT
+
+    data = tmp_path / "data"
+    data.mkdir()
+    bank(data, 5)
+    settings = app_settings(data, llm_server, embeddings_source="endpoint", embeddings_model="scripted-embed")
+    async with running_app(qapp, settings) as app:
+        asked: list[QMessageBox] = []
+        app.vector_notices.consent_asked.connect(asked.append)
+        sync = app.services._agents.vectors.sync
+        await wait(lambda: sync.status.state == "idle" and sync.status.complete, timeout=30)
+        await app.apply_settings(dataclasses.replace(settings, embeddings_model="scripted-embed-v2"))
+        await wait(lambda: asked, timeout=30, message="the first question")
+        sent = len(llm_server.embedding_requests)
+        llm_server.embedding_hold_from = sent  # the next model's probe waits
+        await app.apply_settings(dataclasses.replace(settings, embeddings_model="scripted-embed-v3"))
+        await wait(lambda: len(llm_server.embedding_requests) > sent, timeout=30, message="the new model asked")
+        assert asked[0].isVisible()
+        next(b for b in asked[0].buttons() if b.text() == "开始计算").click()  # the first model's question
+        qapp.processEvents()
+        llm_server.embedding_gate.set()
+        new = app.services._agents.vectors.sync
+        await wait(lambda: new.status.state in ("consent", "idle"), timeout=30)
+        assert new.status.state == "consent" and new.status.model == "scripted-embed-v3"
+        assert [t for r in llm_server.embedding_requests[sent:] for t in r["input_list"] if t != PROBE_TEXT] == []
+        await wait(lambda: len(asked) == 2, timeout=30, message="asked for the new model")
+        assert "scripted-embed-v3" in asked[1].text()

@@ -19,7 +19,8 @@ class VectorStatus:
     whose vectors the store has (consent). ``skipped``: memories the model refused even with their
     text clipped (too long for it): they have no vector until their text changes. ``query_failed``:
     the waiting (or the error over a running build) is recall's: the query's vector failed (the
-    service is away), and recall goes by the words until it is tried again."""
+    service is away), and recall goes by the words until it is tried again. ``asked`` (consent): which
+    question this is (a number of its own each time a sync asks): the answer agrees to it only."""
 
     state: str
     done: int = 0
@@ -31,6 +32,7 @@ class VectorStatus:
     tokens: int = 0
     skipped: int = 0
     query_failed: bool = False
+    asked: int = 0
 
     @property
     def complete(self) -> bool:
