@@ -486,6 +486,8 @@ class VectorSync:
                     self._halt(str(exc))
                     continue
                 wait = exc.retry_after if exc.retry_after is not None else BACKOFF.delay(failures)
+                if not failures:  # (the window says it in words; the sentence is here)
+                    log.warning("vectors: %s; trying again in %.0f s", exc, wait)
                 failures += 1
                 self._publish(self._counts("waiting", str(exc), wait))
                 self._sleep(wait)
