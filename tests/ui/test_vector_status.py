@@ -113,6 +113,8 @@ async def test_a_built_in_model_that_does_not_run_here_is_said_once(qapp, tmp_pa
         await wait(lambda: told, timeout=10, message="the toast")
         toasts = [t.text for t in app.toasts.toasts() if "内置的向量模型在这台电脑上运行不了" in t.text]
         assert toasts == told and "设置 ▸ 回忆" in told[0]
+        tip = label.toolTip()  # where the toast sends the person: why, in Chinese
+        assert "运行不了：加载" in tip and "does not run" not in tip and "cannot be loaded" not in tip, tip
         app.services._agents.vectors.sync.retry()  # tried again (new settings, a retry): not said again
         await wait(lambda: app.services._agents.vectors.status.state == "error", timeout=60)
         qapp.processEvents()

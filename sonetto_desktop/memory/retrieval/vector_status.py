@@ -35,6 +35,7 @@ class VectorStatus:
     skipped: int = 0
     query_failed: bool = False
     asked: int = 0
+    words: tuple[str, str] | None = None  # (Chinese, English) of ``error`` when its maker said it so
 
     @property
     def complete(self) -> bool:
@@ -113,4 +114,6 @@ def error_facts(error: str) -> ErrorFacts:
         return ErrorFacts("unstable")
     if _ANSWER.match(text):
         return ErrorFacts("answer")
+    if text.startswith(("the built-in embeddings model", "the built-in model")):
+        return ErrorFacts("builtin")
     return ErrorFacts("")

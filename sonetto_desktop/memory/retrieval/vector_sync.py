@@ -482,8 +482,8 @@ class VectorSync:
                 if exc.size is not None:  # vectors of another size: a bad answer, or another model now?
                     log.warning("vectors: %s", exc)
                     self._identified = False
-                if not exc.retryable:
-                    self._halt(str(exc))
+                if not exc.retryable:  # (the built-in model that does not run here says why in words too)
+                    self._halt(str(exc), (exc.zh, exc.en) if hasattr(exc, "zh") else None)
                     continue
                 wait = exc.retry_after if exc.retry_after is not None else BACKOFF.delay(failures)
                 if not failures:  # (the window says it in words; the sentence is here)
@@ -682,9 +682,9 @@ class VectorSync:
                     self._query_trouble("")  # recall tries the vectors again: no more words only
         self._since_check = RECHECK_EVERY  # after a wait the server may serve another model: check first
 
-    def _halt(self, reason: str) -> None:
+    def _halt(self, reason: str, words: tuple[str, str] | None = None) -> None:
         log.warning("vectors stopped: %s", reason)
-        self._publish(self._counts("error", reason))
+        self._publish(replace(self._counts("error", reason), words=words))
         self._idle.set()
         self._retry_now.clear()
         while not self._stop.is_set() and not self._retry_now.is_set():

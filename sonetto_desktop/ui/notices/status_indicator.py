@@ -233,7 +233,10 @@ class StatusIndicator(QWidget):
             count = self.tr("%1（稍后继续）").replace("%1", count)
         self.vectors_label.setText(count)
         tip = self.tr("向量模型 %1 在后台为每条记忆计算向量，算好的记忆回忆时也能按意思找到。").replace("%1", status.model)
-        if status.error:
+        if status.words:  # why, as its maker said it (the built-in model that does not run here)
+            tip += "\n" + self.tr("内置向量模型在这台电脑上运行不了：%1").replace(
+                "%1", status.words[1] if ui_language() == "en" else status.words[0])
+        elif status.error:
             tip += "\n" + self._vectors_trouble(status.error)
         self.vectors_label.setToolTip(tip)
         self.vectors_label.setVisible(True)
@@ -264,6 +267,8 @@ class StatusIndicator(QWidget):
             return self.tr("向量模型每次给同一段文字算出的向量都不一样：已算好的向量先留着，等它稳定下来。")
         if facts.kind == "answer":
             return self.tr("向量服务的回答不像向量模型给的：请检查模型名称。")
+        if facts.kind == "builtin":
+            return self.tr("内置向量模型出错了（详情在日志里）。")
         return self.tr("向量计算出错了（详情在日志里）。")
 
     def tab_stops(self) -> list[QWidget]:
