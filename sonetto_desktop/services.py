@@ -519,11 +519,12 @@ class AppServices:
 
         return embeddings_plan(settings or self.settings, self.embeddings.get("builtin", INSTALLED))
 
-    def consent_vectors(self) -> None:
-        """The person agreed to embed every memory with the new embeddings model."""
+    def consent_vectors(self, asked: int | None = None) -> None:
+        """The person agreed to embed every memory with the new embeddings model (``asked``: the
+        ``VectorStatus.asked`` of the question answered: it agrees to that one only)."""
         agents = self._agents
         if agents is not None and agents.vectors is not None:
-            agents.vectors.consent()
+            agents.vectors.consent(asked)
 
     async def _stop_agents(self, agents: Agents) -> None:
         await agents.stop()

@@ -113,7 +113,7 @@ def test_the_policy_learns_a_local_servers_context_in_the_background(llm_server)
     llm_server.context_api = "llama.cpp"
     llm_server.context_length = 6_000
     policy = BudgetPolicy(llm_server.base_url, "test-model")
-    assert policy.tokens() == LOCAL_BUDGET_UNKNOWN  # never waits for the server
+    assert policy.tokens() == 400  # never waits for the server: meanwhile what a default 4,096 context holds
     policy.wait(5)
     assert policy.context == ContextInfo(6_000, "llama.cpp")
     assert policy.tokens() == 6_000 - REQUEST_RESERVE
@@ -154,7 +154,10 @@ def test_a_cloud_endpoint_is_not_probed_and_a_setting_wins(llm_server):
     asked = []
     cloud = BudgetPolicy("https://api.deepseek.com/v1", "deepseek-chat", probe=lambda *a: asked.append(a))
     assert cloud.tokens() == CLOUD_BUDGET and asked == []
-    assert BudgetPolicy(llm_server.base_url, "test-model", setting=12_345).tokens() == 12_345
+    chosen = BudgetPolicy(llm_server.base_url, "test-model", setting=12_345)
+    chosen.tokens()
+    chosen.wait(5)  # (a server that tells nothing)
+    assert chosen.tokens() == 12_345
 
 
 # ── the listing ───────────────────────────────────────────────────────

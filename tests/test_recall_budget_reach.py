@@ -184,7 +184,7 @@ async def test_a_budget_the_person_set_is_asked_of_ollama_too(llm_server, make_l
     ollama(llm_server)
     policy = BudgetPolicy(llm_server.base_url, "test-model", "sk-test", setting=12_000)
     recall = recall_of(600, make_llm(), policy)
-    assert policy.tokens() == 12_000  # never waits for the server
+    assert policy.tokens() == 400  # never waits for the server (meanwhile: what a 4,096 context holds)
     policy.wait(5)
     assert policy.context == ContextInfo(4096, "ollama") and policy.num_ctx() == LOCAL_CONTEXT_WANTED
     assert policy.tokens() == 12_000
@@ -193,6 +193,46 @@ async def test_a_budget_the_person_set_is_asked_of_ollama_too(llm_server, make_l
     await recall.aretrieve("小林周末去哪儿玩了", RetrievalMode.LLM)
     assert llm_server.native_requests and llm_server.native_requests[-1]["options"]["num_ctx"] == LOCAL_CONTEXT_WANTED
     assert 10_000 < recall.last_listing.tokens <= 12_000
+
+
+@pytest.mark.parametrize("setting", [0, 12_000])
+async def test_the_first_recall_waits_for_the_servers_context(llm_server, make_llm, recall_of, setting):
+    """Before: the first recall did not wait for the server's answer about its context: it went through
+    /v1 with a 16,000-token (or the set) listing, and Ollama cut the prompt to its 4,096 tokens without a
+    word. Now it waits briefly for the answer, and asks Ollama for the context the recall needs."""
+    ollama(llm_server)
+    policy = BudgetPolicy(llm_server.base_url, "test-model", "sk-test", setting=setting)
+    recall = recall_of(600, make_llm(), policy)
+    recall.warm_up()
+    llm_server.add_text("[0]")
+    await recall.aretrieve("小林周末去哪儿玩了", RetrievalMode.LLM)
+    assert llm_server.native_requests and llm_server.native_requests[-1]["options"]["num_ctx"] == LOCAL_CONTEXT_WANTED
+    assert recall.last_fallback_reason is None and recall.last_listing.tokens > 10_000
+
+
+async def test_a_first_recall_before_the_server_tells_its_context_stays_within_a_default_context(
+        llm_server, make_llm, recall_of):
+    """The server does not say its context in time: the first recall's request is what Ollama's default
+    4,096-token context holds (not a 16,000-token listing it would cut); the budget follows the answer."""
+    import threading
+
+    answered = threading.Event()
+
+    def slow_probe(*_a):
+        answered.wait(10)
+        return ContextInfo(32_768, "llama.cpp")
+
+    policy = BudgetPolicy(llm_server.base_url, "test-model", probe=slow_probe)
+    policy.context_wait = 0.2
+    recall = recall_of(600, make_llm(), policy)
+    recall.warm_up()
+    llm_server.add_text("[0]")
+    await recall.aretrieve("小林周末去哪儿玩了", RetrievalMode.LLM)
+    assert recall.last_listing.budget <= 4096 - REQUEST_RESERVE + 400 and recall.last_listing.tokens <= 400
+    assert "options" not in llm_server.last_request()
+    answered.set()
+    policy.wait(5)
+    assert policy.tokens() == LOCAL_BUDGET_MAX
 
 
 @pytest.mark.parametrize("api", ["lm-studio", "llama.cpp"])
@@ -204,7 +244,7 @@ def test_a_set_budget_beyond_a_local_servers_context_is_what_the_context_holds(l
     llm_server.context_length = 8192
     told: list[ContextNotice] = []
     policy = BudgetPolicy(llm_server.base_url, "test-model", setting=20_000, notify=told.append)
-    assert policy.tokens() == 20_000
+    assert policy.tokens() == 400  # (not known yet)
     policy.wait(5)
     assert policy.tokens() == 8192 - REQUEST_RESERVE
     assert len(told) == 1 and told[0].budget == policy.tokens() and told[0].context == 8192

@@ -350,6 +350,7 @@ async def test_a_refusal_as_too_long_or_a_timeout_halves_the_automatic_budget(tm
     try:
         policy = BudgetPolicy(llm_server.base_url, "test-model", probe=lambda *args: ContextInfo(None))
         recall = make_recall(store, make_llm(), budget=policy)
+        policy.learn()  # (the server tells nothing)
         before = policy.tokens()
         llm_server.add_error(400, "This model's maximum context length is 4096 tokens, your request has 9100.")
         await recall.aretrieve(QUERY)

@@ -51,7 +51,7 @@ async def test_the_budget_follows_the_settings_and_a_local_servers_context(llm_s
 
         await services.apply_settings(dataclasses.replace(services.settings, recall_budget_tokens=100_000))
         budget = services.recall.budget
-        assert budget.tokens() == 100_000  # (before the server answers: as set)
+        assert budget.tokens() == 400  # (before the server answers: what a 4,096-token context holds)
         budget.wait(5)
         assert budget.tokens() == 6_000 - REQUEST_RESERVE  # more than the model reads is refused at every recall
         llm_server.context_length = 131_072  # the person loads the model with a longer context

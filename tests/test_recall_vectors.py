@@ -527,9 +527,10 @@ def test_the_batch_size_a_server_takes_is_kept_for_the_next_start_of_that_endpoi
         run.added += new
         seen = len(llm_server.embedding_requests)
         sync = VectorSync(mm, config(llm_server, batch=16, **kw))
-        sync.consent()  # (another model: the person agreed)
         sync.start()
         try:
+            if sync.wait_idle(10) and sync.status.state == "consent":
+                sync.consent()  # (another model: the person agreed)
             assert sync.wait_idle(10) and (sync.status.state, sync.status.done) == ("idle", len(mm.all_items()))
         finally:
             sync.stop()
@@ -1058,6 +1059,33 @@ def test_switching_models_embeds_again_only_after_consent(store, llm_server):
         assert third.wait_idle(10) and third.status.state == "idle" and third.status.done == 4
     finally:
         third.stop()
+
+
+def test_consent_counts_only_for_the_question_it_answers(store, llm_server):
+    """An agreement given when the sync was not asking (a click on a question for another model, or
+    before this one asked) stayed set: the next question was skipped and every memory sent to the new
+    model. Now it agrees to nothing; an answer to an earlier question neither."""
+    first = VectorSync(store, config(llm_server, model="model-a")).start()
+    try:
+        assert first.wait_idle(10) and first.status.done == 4
+        first.consent()  # not asked: agrees to nothing
+    finally:
+        first.stop()
+    embedded = len(memory_inputs(llm_server))
+    llm_server.embedding_dims = 48
+    second = VectorSync(store, config(llm_server, model="model-b"), start_delay=0.5)
+    second.consent()  # before it asked
+    second.start()
+    try:
+        assert wait_for(lambda: second.status.state == "consent", timeout=10)
+        asked = second.status.asked
+        second.consent(asked + 1)  # another question's answer
+        time.sleep(0.3)
+        assert second.status.state == "consent" and len(memory_inputs(llm_server)) == embedded
+        second.consent(asked)
+        assert wait_for(lambda: second.status.state == "idle" and second.status.done == 4, timeout=20)
+    finally:
+        second.stop()
 
 
 def test_a_first_build_needs_no_consent(store, llm_server):

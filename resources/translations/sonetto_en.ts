@@ -4260,52 +4260,112 @@ Your theme: {1}</translation>
         <translation>The embeddings model %1 computes a vector for every memory in the background; memories with one are also found by meaning when Sonetto recalls.</translation>
     </message>
     <message>
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="237" />
+        <source>内置向量模型在这台电脑上运行不了：%1</source>
+        <translation>The built-in embeddings model does not run on this computer: %1</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="252" />
+        <source>向量服务拒绝了请求（%1）：请检查 API 密钥。</source>
+        <translation>The embeddings service refused the request (%1): check the API key.</translation>
+    </message>
+    <message>
         <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="254" />
+        <source>向量服务找不到这个模型（%1）：请检查服务地址和模型名称。</source>
+        <translation>The embeddings service does not know this model (%1): check the base URL and the model name.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="256" />
+        <source>向量服务限流了（%1）：稍后自动再试。</source>
+        <translation>The embeddings service is rate-limiting (%1): it is tried again by itself later.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="258" />
+        <source>向量服务拒绝了请求（%1）：这个模型可能不是向量模型，或不支持所填的维度。</source>
+        <translation>The embeddings service refused the request (%1): the model may not be an embeddings model, or may not accept the dimensions given.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="260" />
+        <source>向量服务出错了（%1）。</source>
+        <translation>The embeddings service failed (%1).</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="262" />
+        <source>连不上向量服务 %1。</source>
+        <translation>The embeddings service %1 cannot be reached.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="264" />
+        <source>向量服务 %1 在 %2 秒内没有回应。</source>
+        <translation>The embeddings service %1 gave no answer within %2 s.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="267" />
+        <source>向量模型每次给同一段文字算出的向量都不一样：已算好的向量先留着，等它稳定下来。</source>
+        <translation>The embeddings model answers the same text differently each time: the vectors made are kept until it answers alike.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="269" />
+        <source>向量服务的回答不像向量模型给的：请检查模型名称。</source>
+        <translation>The embeddings service's answer is not an embeddings model's: check the model name.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="271" />
+        <source>内置向量模型出错了（详情在日志里）。</source>
+        <translation>The built-in embeddings model failed (the details are in the log).</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="272" />
+        <source>向量计算出错了（详情在日志里）。</source>
+        <translation>Computing the vectors failed (the details are in the log).</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="287" />
         <source>第一次打开导入的记忆时要建立回忆索引；建好前回忆只用已建好的部分</source>
         <translation>Imported memories are indexed for recall the first time they are opened; until it is done, recall uses the part already indexed</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="255" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="288" />
         <source>正在建立回忆索引… %1 / %2</source>
         <translation>Building the recall index… %1 / %2</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="258" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="291" />
         <source>记忆写入未启动</source>
         <translation>Memory writer not started</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="264" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="297" />
         <source>记忆写入已暂停 (%1)</source>
         <translation>Memory writing paused (%1)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="266" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="299" />
         <source>整理记忆中 (%1)</source>
         <translation>Organising memories (%1)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="272" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="305" />
         <source>记忆写入出错：%1</source>
         <translation>Memory writing failed: %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="274" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="307" />
         <source>记忆已是最新</source>
         <translation>Memories are up to date</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="276" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="309" />
         <source>审核模式：Sonetto 想做的记忆变化会先等你确认</source>
         <translation>Review mode: changes Sonetto wants to make wait for you</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="282" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="315" />
         <source>继续记忆写入</source>
         <translation>Resume memory writing</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="282" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="315" />
         <source>暂停记忆写入</source>
         <translation>Pause memory writing</translation>
     </message>

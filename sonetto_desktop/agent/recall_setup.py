@@ -171,10 +171,11 @@ class RecallVectors:
         self.sync.start()
         log.info("embeddings: %s at %s", config.model, config.base_url)
 
-    def consent(self) -> None:
-        """The person agreed to embed every memory with the new model (``VectorStatus`` "consent")."""
+    def consent(self, asked: int | None = None) -> None:
+        """The person agreed to embed every memory with the new model (``VectorStatus`` "consent";
+        ``asked``: the question answered, see ``VectorSync.consent``)."""
         if self.sync is not None:
-            self.sync.consent()
+            self.sync.consent(asked)
 
     def stop(self, wait: bool = True) -> None:
         """Stop the sync (``wait``: until its thread ended, a few seconds at most: call it off the loop)."""

@@ -4,6 +4,7 @@ a refused request shows the count with 出错 and why in the tooltip."""
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 
 from shell_fixtures import app_settings, running_app
@@ -112,6 +113,8 @@ async def test_a_built_in_model_that_does_not_run_here_is_said_once(qapp, tmp_pa
         await wait(lambda: told, timeout=10, message="the toast")
         toasts = [t.text for t in app.toasts.toasts() if "内置的向量模型在这台电脑上运行不了" in t.text]
         assert toasts == told and "设置 ▸ 回忆" in told[0]
+        tip = label.toolTip()  # where the toast sends the person: why, in Chinese
+        assert "运行不了：加载" in tip and "does not run" not in tip and "cannot be loaded" not in tip, tip
         app.services._agents.vectors.sync.retry()  # tried again (new settings, a retry): not said again
         await wait(lambda: app.services._agents.vectors.status.state == "error", timeout=60)
         qapp.processEvents()
@@ -175,7 +178,8 @@ async def test_the_count_says_in_words_that_recall_goes_by_the_words_while_the_s
     label = indicator.vectors_label
     assert label.text() == "向量服务连不上：暂时只按字面回忆"
     tip = label.toolTip()
-    assert "bge-m3" in tip and "只按字面" in tip and "the query" not in tip and "refused" in tip
+    assert "bge-m3" in tip and "只按字面" in tip and "the query" not in tip
+    assert "连不上向量服务 127.0.0.1:9" in tip and "refused" not in tip  # the host, in words
     control._on_vectors(VectorStatus("waiting", 3, 5, "HTTP 503: overloaded", 4.0, "bge-m3"))
     assert label.text() == "向量 3/5（稍后继续）"
 
@@ -284,3 +288,85 @@ def test_the_consent_question_in_english_counts_its_minutes(qtbot, english):
     paid = notices.question_text(VectorStatus("consent", 0, 9_000, model="text-embedding-v3", previous=E5_SMALL.name,
                                               tokens=2_000_000))
     assert "Alibaba Cloud Model Studio" in paid and "阿里云" not in paid, paid
+
+
+async def test_an_answer_to_a_question_for_another_model_agrees_to_nothing(qapp, tmp_path, wait, llm_server):
+    """The question for one model was open when the person chose another; the new model's server was
+    still being asked which model it is when they clicked 开始计算 in the old box. That click agreed to
+    the new model: it skipped its question and sent every memory to it (maybe a paid service)."""
+    import dataclasses
+
+    from PySide6.QtWidgets import QMessageBox
+
+    from sonetto_desktop.memory.retrieval.embeddings import PROBE_TEXT
+
+    data = tmp_path / "data"
+    data.mkdir()
+    bank(data, 5)
+    settings = app_settings(data, llm_server, embeddings_source="endpoint", embeddings_model="scripted-embed")
+    async with running_app(qapp, settings) as app:
+        asked: list[QMessageBox] = []
+        app.vector_notices.consent_asked.connect(asked.append)
+        sync = app.services._agents.vectors.sync
+        await wait(lambda: sync.status.state == "idle" and sync.status.complete, timeout=30)
+        await app.apply_settings(dataclasses.replace(settings, embeddings_model="scripted-embed-v2"))
+        await wait(lambda: asked, timeout=30, message="the first question")
+        sent = len(llm_server.embedding_requests)
+        llm_server.embedding_hold_from = sent  # the next model's probe waits
+        await app.apply_settings(dataclasses.replace(settings, embeddings_model="scripted-embed-v3"))
+        await wait(lambda: len(llm_server.embedding_requests) > sent, timeout=30, message="the new model asked")
+        assert asked[0].isVisible()
+        next(b for b in asked[0].buttons() if b.text() == "开始计算").click()  # the first model's question
+        qapp.processEvents()
+        llm_server.embedding_gate.set()
+        new = app.services._agents.vectors.sync
+        await wait(lambda: new.status.state in ("consent", "idle"), timeout=30)
+        assert new.status.state == "consent" and new.status.model == "scripted-embed-v3"
+        assert [t for r in llm_server.embedding_requests[sent:] for t in r["input_list"] if t != PROBE_TEXT] == []
+        await wait(lambda: len(asked) == 2, timeout=30, message="asked for the new model")
+        assert "scripted-embed-v3" in asked[1].text()
+
+
+TROUBLES = [  # (the status, as the client and the sync word it) -> (Chinese words, English words, the detail kept)
+    (dict(state="error", error="HTTP 401: Incorrect API key provided: sk-ab***cd. You can find your API key at "
+          "https://platform.openai.com"), "API 密钥", "API key", "HTTP 401"),
+    (dict(state="error", error="HTTP 404: The model `bge-m4` does not exist"), "模型名称", "model name", "HTTP 404"),
+    (dict(state="waiting", error="HTTP 429: Requests rate limit exceeded, please try again later", retry_in=20.0),
+     "限流", "rate", "HTTP 429"),
+    (dict(state="waiting", error="cannot reach http://192.168.1.20:11434/v1: [Errno 111] Connection refused",
+          retry_in=60.0, query_failed=True), "连不上", "cannot be reached", "192.168.1.20:11434"),
+    (dict(state="waiting", error="no answer from http://192.168.1.20:11434/v1 within 30.0 s", retry_in=8.0),
+     "没有回应", "no answer", "192.168.1.20:11434"),
+    (dict(state="waiting", error="the model answers the same text differently each time; its vectors are kept "
+          "until it answers alike", retry_in=8.0), "每次", "differently", ""),
+]
+
+
+def _tooltip_for(qtbot, fields: dict) -> str:
+    from sonetto_desktop.memory.retrieval.vector_status import VectorStatus
+    from sonetto_desktop.ui.notices.status_indicator import StatusIndicator, WriterControl
+
+    control = WriterControl(None)
+    indicator = StatusIndicator(control)
+    qtbot.addWidget(indicator)
+    control._on_vectors(VectorStatus(done=3, total=5, model="bge-m3", **fields))
+    return indicator.vectors_label.toolTip()
+
+
+def test_the_vectors_trouble_is_said_in_chinese_with_only_the_code_or_the_host(qtbot):
+    """The tooltip ended with the client's own English: "HTTP 401: Incorrect API key provided: … You
+    can find your API key at https://platform.openai.com", "[Errno 111] Connection refused", "the
+    model answers the same text differently each time; …" under a Chinese sentence."""
+    import re
+
+    for fields, zh, _en, detail in TROUBLES:
+        tip = _tooltip_for(qtbot, fields)
+        assert zh in tip and detail in tip, tip
+        english = re.sub(r"https?://\S+|HTTP \d+|bge-m3|API|[\d.:]+", "", tip)
+        assert not re.search(r"[A-Za-z]{3,}", english), tip  # no English words left
+
+
+def test_the_vectors_trouble_is_said_in_english_in_an_english_window(qtbot, english):
+    for fields, _zh, en, detail in TROUBLES:
+        tip = _tooltip_for(qtbot, fields)
+        assert en in tip and detail in tip and not re.search(r"[\u4e00-\u9fff]", tip), tip

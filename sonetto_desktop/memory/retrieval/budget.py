@@ -35,7 +35,10 @@ per token"):
   makes it reload at recall after recall (:meth:`BudgetPolicy.loaded`), the policy stops asking, asks
   the server again what the model is loaded with, and the person is told, once, how to set the context on the server (:class:`ContextNotice`). The same
   line is said when a server that cannot be asked (LM Studio, llama.cpp) has a context that leaves
-  the budget well below ``LOCAL_BUDGET_MAX``. A server that tells nothing gets
+  the budget well below ``LOCAL_BUDGET_MAX``. The first recall waits up to ``CONTEXT_WAIT`` for
+  the server's answer (:meth:`BudgetPolicy.settle`); until it comes, the budget is at most what
+  Ollama's default context holds (``OLLAMA_DEFAULT_CONTEXT``): a longer listing would be cut or
+  refused, and Ollama cannot be asked for more before it is known to be Ollama. A server that tells nothing gets
   ``LOCAL_BUDGET_UNKNOWN``; when it refuses a request as too long for its context, the automatic
   budget halves (:meth:`BudgetPolicy.too_long`) and the offline result answers meanwhile.
 
@@ -113,6 +116,9 @@ REQUEST_RESERVE = 4_000
 #: The context a local server is asked for (Ollama's ``num_ctx``): ``LOCAL_BUDGET_MAX`` and the
 #: request's reserve, rounded up to a multiple of 4,096.
 LOCAL_CONTEXT_WANTED = 20_480
+#: Seconds the first recall to a local server waits for the server to say its context (the
+#: answers take milliseconds from a server that is up; the probe's requests time out after 2 s).
+CONTEXT_WAIT = 3.0
 #: The smallest budget that is still worth a model call (a dozen memories).
 MIN_BUDGET = 400
 MAX_BUDGET = 2_000_000
@@ -320,6 +326,7 @@ class BudgetPolicy:
         self.per_estimate = per_estimate if per_estimate > 0 else 1.0
         self._probe = probe or (lambda url, name, key: probe_context(url, name, key))
         self._notify = notify
+        self.context_wait = CONTEXT_WAIT  # (:meth:`settle`)
         self._lock = threading.Lock()
         self._context: ContextInfo | None = None
         self._probing: threading.Thread | None = None
@@ -352,6 +359,9 @@ class BudgetPolicy:
             context, cap = self._context, self._cap
             if context is None and self._probing is None and self.local:
                 self._probing = start_thread(self._learn, name="recall-context-probe", daemon=True)
+        if context is None and self.local:  # not said yet: what the smallest usual context holds
+            unknown = max(MIN_BUDGET, self._holds(OLLAMA_DEFAULT_CONTEXT))
+            return min(unknown, budget_for(self.base_url, None, setting=self.setting))
         if self.setting > 0:
             chosen = budget_for(self.base_url, None, setting=self.setting)
             usable = self._usable(context) if self.local else None
@@ -359,6 +369,21 @@ class BudgetPolicy:
         start, ceiling = self._range(self._usable(context))
         tokens = max(MIN_BUDGET, min(ceiling, int(start * self._scale)))
         return tokens if cap is None else max(MIN_BUDGET, min(tokens, cap))
+
+    def settle(self) -> None:
+        """Before a recall (blocks up to ``context_wait`` seconds: call it off the UI thread): a local
+        server whose context is not known yet is asked now and its answer waited for briefly. Before:
+        the first recall went through /v1 with a 16,000-token (or the set) listing before the answer,
+        and Ollama cut it to its 4,096 tokens without a word."""
+        if not self.base_url or not self.local:
+            return
+        with self._lock:
+            if self._context is not None:
+                return
+            if self._probing is None:
+                self._probing = start_thread(self._learn, name="recall-context-probe", daemon=True)
+            thread = self._probing
+        thread.join(self.context_wait)
 
     def num_ctx(self) -> int | None:
         """The context to ask the server for with each recall request (Ollama's ``num_ctx``), or

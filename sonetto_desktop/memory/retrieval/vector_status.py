@@ -3,9 +3,11 @@ on the services' feed). Its own module so the UI can follow it without importing
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+from urllib.parse import urlsplit
 
-__all__ = ["VectorStatus"]
+__all__ = ["ErrorFacts", "VectorStatus", "error_facts"]
 
 
 @dataclass(frozen=True)
@@ -19,7 +21,8 @@ class VectorStatus:
     whose vectors the store has (consent). ``skipped``: memories the model refused even with their
     text clipped (too long for it): they have no vector until their text changes. ``query_failed``:
     the waiting (or the error over a running build) is recall's: the query's vector failed (the
-    service is away), and recall goes by the words until it is tried again."""
+    service is away), and recall goes by the words until it is tried again. ``asked`` (consent): which
+    question this is (a number of its own each time a sync asks): the answer agrees to it only."""
 
     state: str
     done: int = 0
@@ -31,6 +34,8 @@ class VectorStatus:
     tokens: int = 0
     skipped: int = 0
     query_failed: bool = False
+    asked: int = 0
+    words: tuple[str, str] | None = None  # (Chinese, English) of ``error`` when its maker said it so
 
     @property
     def complete(self) -> bool:
@@ -64,3 +69,51 @@ class VectorStatus:
             wait = f"retrying in {self.retry_in:.0f} s" if self.retry_in else "retrying later"
             return f"{count}: {wait}" + (f" ({self.error})" if self.error else "")
         return count
+
+
+@dataclass(frozen=True)
+class ErrorFacts:
+    """What a vectors error (``VectorStatus.error``, the embeddings client's or the sync's English
+    sentence) is, for words in the window's language: ``kind`` "http" (``code``), "unreachable" or
+    "timeout" (``host``: host and port, no address's user or path; ``seconds``), "unstable" (the model
+    answers a text differently each time), "answer" (not an embeddings model's answer), "" (another:
+    its sentence is in the log)."""
+
+    kind: str
+    code: int | None = None
+    host: str = ""
+    seconds: float | None = None
+
+
+_HTTP = re.compile(r"^HTTP (\d{3})\b")
+_UNREACHABLE = re.compile(r"^cannot reach (\S+): ")
+_TIMEOUT = re.compile(r"^no answer from (\S+) within ([\d.]+) s")
+_ANSWER = re.compile(r"^(the answer |asked for \d+ vectors|the model answered vectors)")
+
+
+def _host(url: str) -> str:
+    parts = urlsplit(url)
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+    host = parts.hostname or ""
+    return f"{host}:{port}" if host and port else host
+
+
+def error_facts(error: str) -> ErrorFacts:
+    """See :class:`ErrorFacts` (the sentences are ``embeddings.py``'s and ``vector_sync.py``'s)."""
+    text = (error or "").strip()
+    if found := _HTTP.match(text):
+        return ErrorFacts("http", int(found.group(1)))
+    if found := _UNREACHABLE.match(text):
+        return ErrorFacts("unreachable", host=_host(found.group(1)))
+    if found := _TIMEOUT.match(text):
+        return ErrorFacts("timeout", host=_host(found.group(1)), seconds=float(found.group(2)))
+    if text.startswith("the model answers the same text differently"):
+        return ErrorFacts("unstable")
+    if _ANSWER.match(text):
+        return ErrorFacts("answer")
+    if text.startswith(("the built-in embeddings model", "the built-in model")):
+        return ErrorFacts("builtin")
+    return ErrorFacts("")

@@ -58,6 +58,7 @@ how far it is ("向量 8,200/10,000").
 from __future__ import annotations
 
 import hashlib
+import itertools
 import logging
 import re
 import threading
@@ -101,6 +102,8 @@ BATCH_LIMIT = re.compile(r"batch|too many inputs|max(imum)?[ _-]*(number of )?in
 RECHECK_EVERY = 8
 #: A damaged vectors file is moved aside and made again at most this many times a run (then: waits).
 SET_ASIDE_MAX = 3
+#: A number for each consent question asked (``VectorStatus.asked``): an answer agrees to its own only.
+_QUESTIONS = itertools.count(1)
 STATES = ("starting", "running", "waiting", "idle", "consent", "error", "stopped")
 
 
@@ -195,11 +198,19 @@ class VectorSync:
         if self._table is not None:
             self._table.close()
 
-    def consent(self) -> None:
-        """The person agreed: embed the memories with this model (see the module docstring)."""
-        if self._base.state == "consent":
+    def consent(self, asked: int | None = None) -> None:
+        """The person agreed: embed the memories with this model (see the module docstring). Only
+        while the question is open, and only to it (``asked``: the ``VectorStatus.asked`` answered;
+        None: the open one): a click on a question for another model, or one made before this sync
+        asked, would otherwise let it skip its question and send every memory to a service the
+        person never agreed to."""
+        with self._status_lock:
+            base = self._base
+            if base.state != "consent" or (asked is not None and asked != base.asked):
+                log.info("vectors: an answer to another question agrees to nothing for %s", self.config.model)
+                return
             self._idle.clear()  # work to do again: ``wait_idle`` waits for it
-        self._consented.set()
+            self._consented.set()
         with self._wake:
             self._wake.notify_all()
 
@@ -412,7 +423,7 @@ class VectorSync:
         log.info("vectors: the store's vectors are of another model (%s); %s waits for consent to embed %d "
                  "memories", previous or "an earlier version's", self.config.model, len(items))
         self._publish(VectorStatus("consent", 0, len(items), model=self.config.model, previous=previous,
-                                   tokens=tokens))
+                                   tokens=tokens, asked=next(_QUESTIONS)))
         self._idle.set()  # nothing to do until the person agrees
         while not self._stop.is_set() and not self._consented.is_set():
             with self._wake:
@@ -471,10 +482,12 @@ class VectorSync:
                 if exc.size is not None:  # vectors of another size: a bad answer, or another model now?
                     log.warning("vectors: %s", exc)
                     self._identified = False
-                if not exc.retryable:
-                    self._halt(str(exc))
+                if not exc.retryable:  # (the built-in model that does not run here says why in words too)
+                    self._halt(str(exc), (exc.zh, exc.en) if hasattr(exc, "zh") else None)
                     continue
                 wait = exc.retry_after if exc.retry_after is not None else BACKOFF.delay(failures)
+                if not failures:  # (the window says it in words; the sentence is here)
+                    log.warning("vectors: %s; trying again in %.0f s", exc, wait)
                 failures += 1
                 self._publish(self._counts("waiting", str(exc), wait))
                 self._sleep(wait)
@@ -669,9 +682,9 @@ class VectorSync:
                     self._query_trouble("")  # recall tries the vectors again: no more words only
         self._since_check = RECHECK_EVERY  # after a wait the server may serve another model: check first
 
-    def _halt(self, reason: str) -> None:
+    def _halt(self, reason: str, words: tuple[str, str] | None = None) -> None:
         log.warning("vectors stopped: %s", reason)
-        self._publish(self._counts("error", reason))
+        self._publish(replace(self._counts("error", reason), words=words))
         self._idle.set()
         self._retry_now.clear()
         while not self._stop.is_set() and not self._retry_now.is_set():

@@ -223,7 +223,7 @@ class StatusIndicator(QWidget):
             self.vectors_label.setText(self.tr("向量服务连不上：暂时只按字面回忆"))
             self.vectors_label.setToolTip(self.tr("回忆时连不上向量模型 %1：这段时间回忆只按字面找记忆，稍后自动再试，"
                                                   "连上后照常按意思找。").replace("%1", status.model)
-                                          + "\n" + self.tr("原因：%1").replace("%1", status.error))
+                                          + "\n" + self.tr("原因：%1").replace("%1", self._vectors_trouble(status.error)))
             self.vectors_label.setVisible(True)
             return
         count = self.tr("向量 %1/%2").replace("%1", f"{status.done:,}").replace("%2", f"{status.total:,}")
@@ -233,10 +233,43 @@ class StatusIndicator(QWidget):
             count = self.tr("%1（稍后继续）").replace("%1", count)
         self.vectors_label.setText(count)
         tip = self.tr("向量模型 %1 在后台为每条记忆计算向量，算好的记忆回忆时也能按意思找到。").replace("%1", status.model)
-        if status.error:
-            tip += "\n" + status.error
+        if status.words:  # why, as its maker said it (the built-in model that does not run here)
+            tip += "\n" + self.tr("内置向量模型在这台电脑上运行不了：%1").replace(
+                "%1", status.words[1] if ui_language() == "en" else status.words[0])
+        elif status.error:
+            tip += "\n" + self._vectors_trouble(status.error)
         self.vectors_label.setToolTip(tip)
         self.vectors_label.setVisible(True)
+
+    def _vectors_trouble(self, error: str) -> str:
+        """``VectorStatus.error`` (the client's English sentence) in the window's words: only a status
+        code or a host of it kept (the sentence itself is in the log)."""
+        from sonetto_desktop.memory.retrieval.vector_status import error_facts
+
+        facts = error_facts(error)
+        code = f"HTTP {facts.code}"
+        if facts.kind == "http" and facts.code in (401, 403):
+            return self.tr("向量服务拒绝了请求（%1）：请检查 API 密钥。").replace("%1", code)
+        if facts.kind == "http" and facts.code == 404:
+            return self.tr("向量服务找不到这个模型（%1）：请检查服务地址和模型名称。").replace("%1", code)
+        if facts.kind == "http" and facts.code == 429:
+            return self.tr("向量服务限流了（%1）：稍后自动再试。").replace("%1", code)
+        if facts.kind == "http" and facts.code == 400:
+            return self.tr("向量服务拒绝了请求（%1）：这个模型可能不是向量模型，或不支持所填的维度。").replace("%1", code)
+        if facts.kind == "http":
+            return self.tr("向量服务出错了（%1）。").replace("%1", code)
+        if facts.kind == "unreachable":
+            return self.tr("连不上向量服务 %1。").replace("%1", facts.host)
+        if facts.kind == "timeout":
+            return self.tr("向量服务 %1 在 %2 秒内没有回应。").replace("%1", facts.host).replace(
+                "%2", f"{facts.seconds or 0:.0f}")
+        if facts.kind == "unstable":
+            return self.tr("向量模型每次给同一段文字算出的向量都不一样：已算好的向量先留着，等它稳定下来。")
+        if facts.kind == "answer":
+            return self.tr("向量服务的回答不像向量模型给的：请检查模型名称。")
+        if facts.kind == "builtin":
+            return self.tr("内置向量模型出错了（详情在日志里）。")
+        return self.tr("向量计算出错了（详情在日志里）。")
 
     def tab_stops(self) -> list[QWidget]:
         """The buttons, in the order they are laid out."""

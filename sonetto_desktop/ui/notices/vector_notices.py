@@ -155,8 +155,8 @@ class VectorNotices(QObject):
         box.setDefaultButton(start)
 
         def done(*_: Any) -> None:
-            if box.clickedButton() is start:
-                self._services.consent_vectors()
+            if box.clickedButton() is start:  # (to this question only: the settings may have changed since)
+                self._services.consent_vectors(status.asked)
             self.question = None
 
         box.finished.connect(done)
