@@ -720,7 +720,10 @@ class AppServices:
         if self._carry_cancel is not None:  # a copy into a new data folder stops as at 取消: the old folder is kept
             self._carry_cancel.set()
         if self._quit_timer is None:
-            self._quit_timer = asyncio.get_running_loop().call_later(QUIT_WAIT, self._stop_store_waits)
+            try:
+                self._quit_timer = asyncio.get_running_loop().call_later(QUIT_WAIT, self._stop_store_waits)
+            except RuntimeError:  # no loop runs any more (the window system went away mid-quit): stop waiting now
+                self._stop_store_waits()
 
     def _stop_store_waits(self) -> None:
         """Quitting for ``QUIT_WAIT`` seconds: the store stops waiting for another process's lock (a

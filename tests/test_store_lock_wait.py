@@ -349,3 +349,34 @@ def test_an_sqlite_writes_short_waits_never_shorten_another_threads(tmp_path):
     finally:
         forget()
         db.close()
+
+
+async def test_quitting_when_no_loop_runs_any_more_stops_the_waits_at_once(tmp_path):
+    """The window system went away while the app quit: the rest of the shutdown ran with no event loop
+    running, and ``quitting`` (which sets a timer on the loop) raised "no running event loop", which
+    stopped the shutdown halfway and left the process running for ever. Now it stops the waits at once."""
+    import threading
+
+    from sonetto_desktop.config.settings import Settings
+    from sonetto_desktop.services import AppServices
+
+    services = await AppServices.open(settings=Settings(data_dir=str(tmp_path / "data"), retrieval_mode="mechanical"),
+                                      watch=False)
+    try:
+        failed: list[BaseException] = []
+
+        def quit_outside_the_loop() -> None:
+            try:
+                services.quitting()
+            except BaseException as exc:  # noqa: BLE001 - what the test looks at
+                failed.append(exc)
+
+        thread = threading.Thread(target=quit_outside_the_loop)
+        thread.start()
+        thread.join(10)
+        assert failed == []
+        with pytest.raises(StoreBusy):  # waits stopped: a held lock is not waited for any more
+            with _held(services.store.lock_path):
+                services.memory.add("用户养了一只猫", "品味")
+    finally:
+        await services.close()

@@ -183,15 +183,44 @@ def main(argv: list[str] | None = None) -> int:
         if LOOP_STOPPED in str(exc):
             _exit_now(exc)
         runner.close()
+        _not_lingering(exc)
         raise
-    except BaseException:
+    except BaseException as exc:
         runner.close()
+        _not_lingering(exc)
         raise
     runner.close()
     qapp.processEvents()
     if instance is not None:
         instance.close()
     return int(code)
+
+
+#: How long threads that would keep the process alive (not daemons) get to end once the app stopped on an error.
+LINGER_SECONDS = 5.0
+
+
+def _not_lingering(exc: BaseException) -> None:
+    """The app stopped on an error before its ordered shutdown ended: a thread it would have closed (the
+    chat's session database's worker waits for a close that will not come) would keep the process alive
+    for ever, holding the profile — the next launch says "already running" and shows nothing. Such
+    threads get ``LINGER_SECONDS`` to end; then the process ends, the error logged (what was acknowledged
+    is on disk already: see ``_exit_now``)."""
+    import threading
+    import time
+
+    deadline = time.monotonic() + LINGER_SECONDS
+    for thread in threading.enumerate():
+        if thread is not threading.current_thread() and not thread.daemon:
+            thread.join(max(0.0, deadline - time.monotonic()))
+    left = [t.name for t in threading.enumerate() if t is not threading.current_thread() and not t.daemon
+            and t.is_alive()]
+    if left:
+        log.critical("Sonetto stopped on an error with threads still running (%s): exiting now", ", ".join(left),
+                     exc_info=exc)
+        logging.shutdown()
+        sys.stderr.flush()
+        os._exit(1)
 
 
 def _one_per_profile(*, show: bool = True) -> Any:

@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox
 
 from shell_fixtures import OFFSCREEN_SIZE_HINTS, app_settings
@@ -111,11 +112,14 @@ def test_a_missing_x11_library_is_one_line_naming_the_package():
     assert "cannot be loaded" in xcb_problem(__file__)  # not a library at all: said, not Qt's abort
 
 
-def test_the_process_ends_when_qts_loop_is_quit_from_under_it(tmp_path, llm_server):
+@pytest.mark.parametrize("when", ["running", "quitting"])
+def test_the_process_ends_when_qts_loop_is_quit_from_under_it(tmp_path, llm_server, when):
     """The X server went away (a logout, a crash): Qt's X11 plugin quits the event loop before the
     ordered shutdown can run. The process lingered for ever, holding the memory store (the chat's
     session database thread waited for a close that never came); now it logs why and ends, with
-    what was acknowledged on disk. Run as a child process: the app's own main, offscreen."""
+    what was acknowledged on disk. Run as a child process: the app's own main, offscreen. Also when
+    the ordered shutdown had begun (a logout sends SIGTERM too): it stopped on "no running event loop"
+    and the process lingered the same way, the next launch saying "already running" and showing nothing."""
     from sonetto_desktop.config.settings import Settings
 
     env = dict(os.environ, SONETTO_DATA_DIR=str(tmp_path / "d"), SONETTO_CONFIG_DIR=str(tmp_path / "c"),
@@ -125,7 +129,7 @@ def test_the_process_ends_when_qts_loop_is_quit_from_under_it(tmp_path, llm_serv
     settings = Settings(base_url=llm_server.base_url, model="test-model", store_backend="sqlite",
                         retrieval_mode="mechanical", embeddings_source="off")  # (a local server needs no key)
     settings.save(tmp_path / "c" / "settings.json", with_secret=False)
-    child = subprocess.Popen([sys.executable, str(ROOT / "tests" / "display_gone_child.py"), "5"], cwd=ROOT, env=env,
+    child = subprocess.Popen([sys.executable, str(ROOT / "tests" / "display_gone_child.py"), "5", when], cwd=ROOT, env=env,
                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
         out, _ = child.communicate(timeout=90)
@@ -135,3 +139,30 @@ def test_the_process_ends_when_qts_loop_is_quit_from_under_it(tmp_path, llm_serv
         raise AssertionError("the process did not end after Qt's loop was quit:\n" + out[-2000:]) from None
     assert "quitting Qt's loop" in out
     assert child.returncode == 1 and "the window system went away before Sonetto could shut down" in out, out[-2000:]
+
+
+LINGERING_CHILD = """
+import logging, sys, threading
+from sonetto_desktop.ui import app
+logging.basicConfig(level=logging.INFO)
+app.LINGER_SECONDS = 0.5
+threading.Thread(target=threading.Event().wait, name="a-database-worker").start()  # never ends, not a daemon
+try:
+    raise RuntimeError("no running event loop")
+except RuntimeError as exc:
+    app._not_lingering(exc)
+print("returned", flush=True)
+"""
+
+
+def test_an_error_that_stops_the_app_does_not_leave_the_process_running():
+    """The app stopped on an error in its shutdown (a logout: SIGTERM and the X server gone at once,
+    and `quitting` found no running loop): the chat's database thread waited for a close that never
+    came and the process lived on, holding the profile — the next launch said "already running" and
+    showed nothing. Now threads that would keep it get a moment, then the process ends, saying why."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    done = subprocess.run([sys.executable, "-c", LINGERING_CHILD], cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 1 and "returned" not in done.stdout, done.stdout + done.stderr
+    assert "threads still running (a-database-worker): exiting now" in done.stderr, done.stderr
+    assert "RuntimeError: no running event loop" in done.stderr
