@@ -4,6 +4,7 @@ a refused request shows the count with 出错 and why in the tooltip."""
 
 from __future__ import annotations
 
+import contextlib
 import re
 from datetime import datetime
 
@@ -106,19 +107,22 @@ async def test_a_built_in_model_that_does_not_run_here_is_said_once(qapp, tmp_pa
     data.mkdir()
     bank(data, 5)
     async with running_app(qapp, app_settings(data), embeddings={"start_delay": 0}) as app:
-        told: list[str] = []
-        app.vector_notices.fallback_said.connect(told.append)
         label = app.window.status_indicator.vectors_label
         await wait(lambda: label.text() == "向量 0/5 出错", timeout=60, message=lambda: f"the label: {label.text()}")
-        await wait(lambda: told, timeout=10, message="the toast")
-        toasts = [t.text for t in app.toasts.toasts() if "内置的向量模型在这台电脑上运行不了" in t.text]
-        assert toasts == told and "设置 ▸ 回忆" in told[0]
+
+        def said() -> list[str]:  # (the toast may come before the test could listen: the check fails fast)
+            return [t.text for t in app.toasts.toasts() if "内置的向量模型在这台电脑上运行不了" in t.text]
+
+        await wait(said, timeout=10, message="the toast")
+        assert len(said()) == 1 and "设置 ▸ 回忆" in said()[0]
         tip = label.toolTip()  # where the toast sends the person: why, in Chinese
         assert "运行不了：加载" in tip and "does not run" not in tip and "cannot be loaded" not in tip, tip
+        told: list[str] = []
+        app.vector_notices.fallback_said.connect(told.append)
         app.services._agents.vectors.sync.retry()  # tried again (new settings, a retry): not said again
         await wait(lambda: app.services._agents.vectors.status.state == "error", timeout=60)
         qapp.processEvents()
-        assert len(told) == 1
+        assert told == []
 
 
 async def test_an_embeddings_service_gone_away_is_said_once_in_words_and_recall_recovers(qapp, tmp_path, wait,
@@ -228,11 +232,11 @@ async def test_a_new_embeddings_model_asks_first_and_not_now_keeps_recall_workin
         await wait(lambda: not label.isVisibleTo(app.window.status_indicator), timeout=10)
 
 
-async def test_a_question_left_open_is_asked_anew_for_the_model_chosen_since(qapp, tmp_path, wait, llm_server):
-    """The question for one model was still open when the person chose another (settings from the
-    tray): the open box, about the first model and its cost, was raised again, and "开始计算" there
-    agreed to the second — say, sending every memory to a paid service under words that said
-    "由本机的向量服务计算，不花钱"."""
+
+@contextlib.asynccontextmanager
+async def _asked_for_a_second_model(qapp, tmp_path, llm_server, wait):
+    """The app with five memories embedded by ``scripted-embed``, then ``scripted-embed-v2`` chosen and its
+    question (the consent box) open: (app, the settings, the boxes asked so far)."""
     import dataclasses
 
     from PySide6.QtWidgets import QMessageBox
@@ -248,6 +252,18 @@ async def test_a_question_left_open_is_asked_anew_for_the_model_chosen_since(qap
         await wait(lambda: sync.status.state == "idle" and sync.status.complete, timeout=30)
         await app.apply_settings(dataclasses.replace(settings, embeddings_model="scripted-embed-v2"))
         await wait(lambda: asked, timeout=30, message="the first question")
+        yield app, settings, asked
+
+
+async def test_a_question_left_open_is_asked_anew_for_the_model_chosen_since(qapp, tmp_path, wait, llm_server):
+    """The question for one model was still open when the person chose another (settings from the
+    tray): the open box, about the first model and its cost, was raised again, and "开始计算" there
+    agreed to the second — say, sending every memory to a paid service under words that said
+    "由本机的向量服务计算，不花钱"."""
+    import dataclasses
+
+
+    async with _asked_for_a_second_model(qapp, tmp_path, llm_server, wait) as (app, settings, asked):
         await app.apply_settings(dataclasses.replace(settings, embeddings_model="scripted-embed-v3"))
         await wait(lambda: len(asked) == 2, timeout=30, message="asked anew for the model chosen since")
         assert not asked[0].isVisible() and "scripted-embed-v3" in asked[1].text()
@@ -296,21 +312,10 @@ async def test_an_answer_to_a_question_for_another_model_agrees_to_nothing(qapp,
     the new model: it skipped its question and sent every memory to it (maybe a paid service)."""
     import dataclasses
 
-    from PySide6.QtWidgets import QMessageBox
 
     from sonetto_desktop.memory.retrieval.embeddings import PROBE_TEXT
 
-    data = tmp_path / "data"
-    data.mkdir()
-    bank(data, 5)
-    settings = app_settings(data, llm_server, embeddings_source="endpoint", embeddings_model="scripted-embed")
-    async with running_app(qapp, settings) as app:
-        asked: list[QMessageBox] = []
-        app.vector_notices.consent_asked.connect(asked.append)
-        sync = app.services._agents.vectors.sync
-        await wait(lambda: sync.status.state == "idle" and sync.status.complete, timeout=30)
-        await app.apply_settings(dataclasses.replace(settings, embeddings_model="scripted-embed-v2"))
-        await wait(lambda: asked, timeout=30, message="the first question")
+    async with _asked_for_a_second_model(qapp, tmp_path, llm_server, wait) as (app, settings, asked):
         sent = len(llm_server.embedding_requests)
         llm_server.embedding_hold_from = sent  # the next model's probe waits
         await app.apply_settings(dataclasses.replace(settings, embeddings_model="scripted-embed-v3"))
