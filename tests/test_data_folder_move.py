@@ -328,22 +328,12 @@ async def test_quitting_while_the_data_is_copied_opens_nothing_afterwards(tmp_pa
     """The app quits (services closed) while the move to a new data folder still copies: the copy
     went on to open the new store and restart the agents on the closed services, left open at exit."""
     import asyncio
-    import threading
 
-    from sonetto_desktop import services as services_module
 
     old, new = tmp_path / "old", tmp_path / "new"
     services = await AppServices.open(settings=_settings(old), watch=False)
     services.memory.add("用户喜欢爬山", "爱好")
-    copying, go = threading.Event(), threading.Event()
-    carry = services_module._carry_data
-
-    def slow_carry(*args, **kwargs):
-        copying.set()
-        go.wait(30)
-        return carry(*args, **kwargs)
-
-    monkeypatch.setattr(services_module, "_carry_data", slow_carry)
+    copying, go = _held_copy(monkeypatch)
     moving = asyncio.create_task(services.apply_settings(dataclasses.replace(services.settings, data_dir=str(new))))
     while not copying.is_set():
         await asyncio.sleep(0.01)
@@ -461,9 +451,7 @@ async def test_settings_saved_again_while_the_data_is_copied_wait_for_the_copy(t
     the second change re-opened the store while the first still copied, and the first then opened a
     store of its own too, two open on one folder, the first never closed. The second waits."""
     import asyncio
-    import threading
 
-    from sonetto_desktop import services as services_module
     from sonetto_desktop.store_lifecycle import StoreHandle
 
     old, new = tmp_path / "old", tmp_path / "new"
@@ -478,15 +466,7 @@ async def test_settings_saved_again_while_the_data_is_copied_wait_for_the_copy(t
     monkeypatch.setattr(StoreHandle, "open", counted)
     try:
         services.memory.add("用户喜欢爬山", "爱好")
-        copying, go = threading.Event(), threading.Event()
-        carry = services_module._carry_data
-
-        def slow_carry(*args, **kwargs):
-            copying.set()
-            go.wait(30)
-            return carry(*args, **kwargs)
-
-        monkeypatch.setattr(services_module, "_carry_data", slow_carry)
+        copying, go = _held_copy(monkeypatch)
         first = asyncio.ensure_future(services.apply_settings(dataclasses.replace(services.settings, data_dir=str(new))))
         while not copying.is_set():
             await asyncio.sleep(0.01)
@@ -619,3 +599,21 @@ async def test_quitting_stops_a_long_copy_and_the_next_start_uses_the_old_folder
         assert [m["description"] for m in again.store.show()] == ["用户喜欢爬山"]
     finally:
         await again.close()
+
+
+def _held_copy(monkeypatch):
+    """The copy into a new data folder held at its start: (set once it started, set to let it go on)."""
+    import threading
+
+    from sonetto_desktop import services as services_module
+
+    copying, go = threading.Event(), threading.Event()
+    carry = services_module._carry_data
+
+    def slow_carry(*args, **kwargs):
+        copying.set()
+        go.wait(30)
+        return carry(*args, **kwargs)
+
+    monkeypatch.setattr(services_module, "_carry_data", slow_carry)
+    return copying, go

@@ -201,8 +201,6 @@ async def test_a_long_copy_to_a_new_data_folder_shows_its_progress_and_can_be_ca
     """Moving the data to a new folder copies it there: a big store or many chats took long and the
     person saw nothing and could not stop it. A toast says how far the copy has come, with 取消: the
     old folder stays in use (the settings saved say so), the new one is left as it was."""
-    import shutil
-    import threading
 
     data, moved = tmp_path / "data", tmp_path / "moved" / "sonetto"
     async with running_app(qapp, app_settings(data)) as app:
@@ -210,13 +208,7 @@ async def test_a_long_copy_to_a_new_data_folder_shows_its_progress_and_can_be_ca
         (data / "memory.journal").mkdir(exist_ok=True)
         for n in range(20):  # many turns journaled: a copy of many files
             (data / "memory.journal" / f"turn-{n:03}.json").write_text("{}", encoding="utf-8")
-        copy, stop = shutil.copy2, threading.Event()
-
-        def slow(source, target, **kw):  # each file a while (a slow disk), until the test is over
-            stop.wait(0.05)
-            return copy(source, target, **kw)
-
-        monkeypatch.setattr(shutil, "copy2", slow)
+        stop = _slow_copies(monkeypatch)
         try:
             d = app.open_settings()
             d.data_dir.setText(str(moved))
@@ -281,8 +273,6 @@ async def test_a_change_made_while_the_data_is_copied_is_refused_in_words_a_pers
                                                                                         monkeypatch):
     """The wall stays usable while the data is copied to a new folder, but the store is closed: a card
     added then was refused with "操作失败：the memory store is being closed or opened again; try again"."""
-    import shutil
-    import threading
 
     data, moved = tmp_path / "data", tmp_path / "moved" / "sonetto"
     async with running_app(qapp, app_settings(data)) as app:
@@ -290,13 +280,7 @@ async def test_a_change_made_while_the_data_is_copied_is_refused_in_words_a_pers
         (data / "memory.journal").mkdir(exist_ok=True)
         for n in range(20):
             (data / "memory.journal" / f"turn-{n:03}.json").write_text("{}", encoding="utf-8")
-        copy, stop = shutil.copy2, threading.Event()
-
-        def slow(source, target, **kw):
-            stop.wait(0.05)
-            return copy(source, target, **kw)
-
-        monkeypatch.setattr(shutil, "copy2", slow)
+        stop = _slow_copies(monkeypatch)
         try:
             d = app.open_settings()
             d.data_dir.setText(str(moved))
@@ -476,3 +460,18 @@ async def test_a_copy_cut_short_is_finished_after_the_window_shows_with_its_prog
             assert not (moved / ".carrying.json").exists()
     finally:
         go.set()
+
+
+def _slow_copies(monkeypatch):
+    """Each file copied takes a while (a slow disk) until the returned event is set."""
+    import shutil
+    import threading
+
+    copy, stop = shutil.copy2, threading.Event()
+
+    def slow(source, target, **kw):
+        stop.wait(0.05)
+        return copy(source, target, **kw)
+
+    monkeypatch.setattr(shutil, "copy2", slow)
+    return stop
