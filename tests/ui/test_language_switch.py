@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import shiboken6
 import yaml
-from PySide6.QtCore import QCoreApplication
+from PySide6.QtCore import QCoreApplication, QTimer
 
 from llm_server import TextResponse
 from sonetto_desktop import ops
@@ -74,6 +74,19 @@ ENGLISH = {
     "quick_title": EN["QuickChat"]["快速对话"],
     "settings_tip": EN["MainWindow"]["设置"],
 }
+
+
+
+async def _switch_doing(app, language: str, turn) -> None:
+    """``_switch``, with ``turn()`` called at every turn of the event loop while the new views are made
+    (what a person types or chooses meanwhile)."""
+    ticker = QTimer()
+    ticker.timeout.connect(turn)
+    ticker.start(0)
+    try:
+        await _switch(app, language)
+    finally:
+        ticker.stop()
 
 
 async def _switch(app, language: str) -> None:
@@ -376,7 +389,6 @@ async def test_the_new_views_are_made_over_several_turns_of_the_loop_the_old_one
     """Issue 37: the window, chat panel and wall made anew in one pass held the Qt thread 40-70 ms. They
     are made a part per turn of the event loop, while the old window is still shown and still the
     app's; the person never sees a half-made window, nor no window at all."""
-    from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
 
     from sonetto_desktop.ui.main_window import MainWindow
@@ -393,13 +405,7 @@ async def test_the_new_views_are_made_over_several_turns_of_the_loop_the_old_one
             if new and app.window is old_window:
                 seen.append((isinstance(new[0].wall, MemoryWall), old_window.isVisible()))
 
-        ticker = QTimer()
-        ticker.timeout.connect(turn)
-        ticker.start(0)
-        try:
-            await _switch(app, "en")
-        finally:
-            ticker.stop()
+        await _switch_doing(app, "en", turn)
         assert _texts(app) == ENGLISH and app.window.isVisible()
         assert _deleted(old_window) or not old_window.isVisible()
         assert app.wall is not old_wall
@@ -412,7 +418,6 @@ async def test_the_new_views_are_made_over_several_turns_of_the_loop_the_old_one
 async def test_a_reply_asked_for_while_the_new_views_are_made_is_not_cut(qapp, tmp_path, llm_server, wait):
     """A message sent from the old window while the new views are being made starts a reply: the switch
     waits for it, as for one already streaming, and the whole reply is in the new window."""
-    from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
 
     from sonetto_desktop.ui.main_window import MainWindow
@@ -450,7 +455,6 @@ async def test_what_is_typed_or_chosen_while_the_new_views_are_made_carries_over
     """The new views are made over several turns of the loop, the old window on screen and usable
     meanwhile: what the person types into the draft, the quick chat or the wall's search (still in its
     debounce), and the cards they select there, in those turns, are in the new views."""
-    from PySide6.QtCore import QTimer
     from PySide6.QtGui import QInputMethodEvent, QTextCursor
     from PySide6.QtTest import QTest
     from PySide6.QtWidgets import QApplication
@@ -482,13 +486,7 @@ async def test_what_is_typed_or_chosen_while_the_new_views_are_made_carries_over
                 old_wall.select_ids([chosen])
                 typed.append(True)
 
-        ticker = QTimer()
-        ticker.timeout.connect(turn)
-        ticker.start(0)
-        try:
-            await _switch(app, "en")
-        finally:
-            ticker.stop()
+        await _switch_doing(app, "en", turn)
         assert typed and app.window is not old_window
         assert app.window.chat_panel.composer.text() == "先写的 and more"
         assert app.quick_chat.composer.text() == "quick"
@@ -505,7 +503,6 @@ async def test_what_is_typed_or_chosen_while_the_new_views_are_made_carries_over
 async def test_a_search_typed_in_the_new_wall_before_it_is_restored_is_not_replaced(qapp, tmp_path, wait):
     """The new wall is shown before it has read the store; the old search is put back once it has. A
     search the person types into the new box meanwhile is theirs: not replaced by the old one."""
-    from PySide6.QtCore import QTimer
     from PySide6.QtTest import QTest
 
     async with running_app(qapp, app_settings(tmp_path / "data")) as app:
@@ -524,13 +521,7 @@ async def test_a_search_typed_in_the_new_wall_before_it_is_restored_is_not_repla
                 QTest.keyClicks(wall.search_edit, "swim")
                 typed.append(True)
 
-        ticker = QTimer()
-        ticker.timeout.connect(turn)
-        ticker.start(0)
-        try:
-            await _switch(app, "en")
-        finally:
-            ticker.stop()
+        await _switch_doing(app, "en", turn)
         assert typed
         wall = app.wall
         await wait(lambda: wall.search_text() == "swim", message="the search typed into the new wall applied")

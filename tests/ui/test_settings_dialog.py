@@ -205,9 +205,7 @@ async def test_a_long_copy_to_a_new_data_folder_shows_its_progress_and_can_be_ca
     data, moved = tmp_path / "data", tmp_path / "moved" / "sonetto"
     async with running_app(qapp, app_settings(data)) as app:
         await app.service.submit(ops.AddMemory("用户喜欢猫", "偏好"))
-        (data / "memory.journal").mkdir(exist_ok=True)
-        for n in range(20):  # many turns journaled: a copy of many files
-            (data / "memory.journal" / f"turn-{n:03}.json").write_text("{}", encoding="utf-8")
+        _journal_turns(data, 20)  # many turns journaled: a copy of many files
         stop = _slow_copies(monkeypatch)
         try:
             d = app.open_settings()
@@ -246,9 +244,7 @@ async def test_a_copy_to_a_new_data_folder_that_fails_takes_its_progress_away(qa
     data, moved = tmp_path / "data", tmp_path / "moved" / "sonetto"
     async with running_app(qapp, app_settings(data)) as app:
         await app.service.submit(ops.AddMemory("用户喜欢猫", "偏好"))
-        (data / "memory.journal").mkdir(exist_ok=True)
-        for n in range(20):  # long enough to be shown
-            (data / "memory.journal" / f"turn-{n:03}.json").write_text("{}", encoding="utf-8")
+        _journal_turns(data, 20)  # long enough to be shown
         copy = shutil.copy2
 
         def full_at_the_store(source, target, **kw):
@@ -277,9 +273,7 @@ async def test_a_change_made_while_the_data_is_copied_is_refused_in_words_a_pers
     data, moved = tmp_path / "data", tmp_path / "moved" / "sonetto"
     async with running_app(qapp, app_settings(data)) as app:
         await app.service.submit(ops.AddMemory("用户喜欢猫", "偏好"))
-        (data / "memory.journal").mkdir(exist_ok=True)
-        for n in range(20):
-            (data / "memory.journal" / f"turn-{n:03}.json").write_text("{}", encoding="utf-8")
+        _journal_turns(data, 20)
         stop = _slow_copies(monkeypatch)
         try:
             d = app.open_settings()
@@ -434,9 +428,7 @@ async def test_a_copy_cut_short_is_finished_after_the_window_shows_with_its_prog
     store = make_store("yaml", data / "memory.yaml")
     store.add("用户喜欢猫", "偏好")
     store.close()
-    (data / "memory.journal").mkdir()
-    for n in range(20):
-        (data / "memory.journal" / f"turn-{n:03}.json").write_text("{}", encoding="utf-8")
+    _journal_turns(data, 20)
     moved.mkdir(parents=True)
     (moved / ".carrying.json").write_text(json.dumps({"from": str(data)}), encoding="utf-8")  # (killed meanwhile)
     copy, go = shutil.copy2, threading.Event()
@@ -475,3 +467,10 @@ def _slow_copies(monkeypatch):
 
     monkeypatch.setattr(shutil, "copy2", slow)
     return stop
+
+
+def _journal_turns(data, count: int) -> None:
+    """``count`` turns in the writer's journal of the data folder ``data``: a copy of many files."""
+    (data / "memory.journal").mkdir(exist_ok=True)
+    for n in range(count):
+        (data / "memory.journal" / f"turn-{n:03}.json").write_text("{}", encoding="utf-8")

@@ -191,25 +191,11 @@ async def test_the_count_says_in_words_that_recall_goes_by_the_words_while_the_s
 async def test_a_new_embeddings_model_asks_first_and_not_now_keeps_recall_working(qapp, tmp_path, wait, llm_server):
     """The person changes the embeddings model: nothing is embedded before they agree; "以后再说" leaves
     recall going by the words and a link in the status bar that asks again; "开始计算" embeds."""
-    import dataclasses
-
-    from PySide6.QtWidgets import QMessageBox
 
     from sonetto_desktop.aio import run_blocking
     from sonetto_desktop.memory.retrieval.embeddings import PROBE_TEXT
 
-    data = tmp_path / "data"
-    data.mkdir()
-    bank(data, 5)
-    settings = app_settings(data, llm_server, embeddings_source="endpoint", embeddings_model="scripted-embed")
-    async with running_app(qapp, settings) as app:
-        asked: list[QMessageBox] = []
-        app.vector_notices.consent_asked.connect(asked.append)
-        sync = app.services._agents.vectors.sync
-        await wait(lambda: sync.status.state == "idle" and sync.status.complete, timeout=30)
-        sent = len(llm_server.embedded_inputs())
-        await app.apply_settings(dataclasses.replace(settings, embeddings_model="scripted-embed-v2"))
-        await wait(lambda: asked, timeout=30, message="the question")
+    async with _asked_for_a_second_model(qapp, tmp_path, llm_server, wait) as (app, _, asked, sent):
         box = asked[0]
         assert "5 条记忆" in box.text() and "scripted-embed-v2" in box.text() and "scripted-embed" in box.text()
         later = next(b for b in box.buttons() if b.text() == "以后再说")
@@ -236,7 +222,8 @@ async def test_a_new_embeddings_model_asks_first_and_not_now_keeps_recall_workin
 @contextlib.asynccontextmanager
 async def _asked_for_a_second_model(qapp, tmp_path, llm_server, wait):
     """The app with five memories embedded by ``scripted-embed``, then ``scripted-embed-v2`` chosen and its
-    question (the consent box) open: (app, the settings, the boxes asked so far)."""
+    question (the consent box) open: (app, the settings, the boxes asked so far, how many texts the
+    embeddings server had been sent before the change)."""
     import dataclasses
 
     from PySide6.QtWidgets import QMessageBox
@@ -250,9 +237,10 @@ async def _asked_for_a_second_model(qapp, tmp_path, llm_server, wait):
         app.vector_notices.consent_asked.connect(asked.append)
         sync = app.services._agents.vectors.sync
         await wait(lambda: sync.status.state == "idle" and sync.status.complete, timeout=30)
+        sent = len(llm_server.embedded_inputs())
         await app.apply_settings(dataclasses.replace(settings, embeddings_model="scripted-embed-v2"))
         await wait(lambda: asked, timeout=30, message="the first question")
-        yield app, settings, asked
+        yield app, settings, asked, sent
 
 
 async def test_a_question_left_open_is_asked_anew_for_the_model_chosen_since(qapp, tmp_path, wait, llm_server):
@@ -263,7 +251,7 @@ async def test_a_question_left_open_is_asked_anew_for_the_model_chosen_since(qap
     import dataclasses
 
 
-    async with _asked_for_a_second_model(qapp, tmp_path, llm_server, wait) as (app, settings, asked):
+    async with _asked_for_a_second_model(qapp, tmp_path, llm_server, wait) as (app, settings, asked, _):
         await app.apply_settings(dataclasses.replace(settings, embeddings_model="scripted-embed-v3"))
         await wait(lambda: len(asked) == 2, timeout=30, message="asked anew for the model chosen since")
         assert not asked[0].isVisible() and "scripted-embed-v3" in asked[1].text()
@@ -315,7 +303,7 @@ async def test_an_answer_to_a_question_for_another_model_agrees_to_nothing(qapp,
 
     from sonetto_desktop.memory.retrieval.embeddings import PROBE_TEXT
 
-    async with _asked_for_a_second_model(qapp, tmp_path, llm_server, wait) as (app, settings, asked):
+    async with _asked_for_a_second_model(qapp, tmp_path, llm_server, wait) as (app, settings, asked, _):
         sent = len(llm_server.embedding_requests)
         llm_server.embedding_hold_from = sent  # the next model's probe waits
         await app.apply_settings(dataclasses.replace(settings, embeddings_model="scripted-embed-v3"))
