@@ -32,7 +32,7 @@ from .item import MAX_DOCUMENT_BYTES, MemoryItem, clamp_hit, normalize_time, now
 from .reasons import reason_text
 from .record import as_flag, parse_time
 from .stores.validation import item_from_raw, oversize, trash_entry_problem, validate_item
-from .stores.yaml.format import apply_flags, dump_flags, entry_of, flags_of, fresh_id, parse_flags
+from .stores.yaml.format import apply_flags, dump_flags, dump_mapping, entry_of, flags_of, fresh_id, parse_flags
 from .stores.yaml.safe import YamlRefused, load_pairs, load_yaml
 
 FORMATS = ("yaml", "json", "md")
@@ -315,8 +315,7 @@ def _write_yaml(path: Path, items: dict[str, MemoryItem], trash: dict[str, dict[
     if flags or side.exists():
         atomic_write(side, dump_flags(flags))
     if trash:
-        atomic_write(bin_, yaml.safe_dump(trash, allow_unicode=True, default_flow_style=False,
-                                          sort_keys=False).encode("utf-8"))
+        atomic_write(bin_, dump_mapping(trash))  # (the store's own trash dump: the GIL let go between entries)
     else:
         bin_.unlink(missing_ok=True)
     atomic_write(path, _yaml_text(items).encode("utf-8"))
