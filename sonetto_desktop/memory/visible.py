@@ -9,6 +9,7 @@ to carry bytes. The person reviews what they see; the model must read the same.
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 import unicodedata
 
@@ -27,9 +28,9 @@ def _suspect() -> re.Pattern[str]:
     """Any character :func:`shown_text` may leave out (control and format characters, variation
     selectors): a text without one is shown as it is, found at C speed (an imported export's every
     message goes through here). Built once, from the planes that hold such characters."""
-    codes = [c for c in (*range(0x20000), *range(0xE0000, 0xE0200)) if chr(c) not in "\n\t" and (
-             unicodedata.category(chr(c)) in ("Cc", "Cf") or 0xFE00 <= c <= 0xFE0F or 0xE0100 <= c <= 0xE01EF)]
-    spans: list[list[int]] = []
+    codes = (c for c in itertools.chain(range(0x20000), range(0xE0000, 0xE0200)) if chr(c) not in "\n\t" and (
+             unicodedata.category(chr(c)) in ("Cc", "Cf") or 0xFE00 <= c <= 0xFE0F or 0xE0100 <= c <= 0xE01EF))
+    spans: list[list[int]] = []  # one pass, nothing held per code point (a list of them was 4.4 MB at once)
     for code in codes:  # as ranges: a class of single characters is searched one by one
         if spans and code == spans[-1][1] + 1:
             spans[-1][1] = code
