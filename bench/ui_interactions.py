@@ -135,6 +135,41 @@ class Collections:
 # ── the child: the app and the interactions ───────────────────────────
 
 
+class Hand:
+    """The person's hand while an interaction runs: a pointer move over the window every 0.2 s, delivered
+    through the application as a real one is. The interactions call the widgets' own slots, which makes
+    no input event; the app keeps Python's due full collection for a moment with no input for 2.5 s
+    (ui/quiet_collector.py), and a person doing something makes input. The pause after the last
+    interaction makes none: the row "pause" is that quiet moment (the due pass, if any, runs in it)."""
+
+    def __init__(self, window) -> None:
+        from PySide6.QtCore import QTimer
+
+        self._window = window
+        self._timer = QTimer()
+        self._timer.setInterval(200)
+        self._timer.timeout.connect(self.move)
+
+    def move(self) -> None:
+        from PySide6.QtCore import QCoreApplication, QEvent, QPointF, Qt
+        from PySide6.QtGui import QMouseEvent
+
+        window = self._window()
+        if window is None:
+            return
+        at = QPointF(window.width() / 2, window.height() / 2)
+        event = QMouseEvent(QEvent.Type.MouseMove, at, window.mapToGlobal(at), Qt.MouseButton.NoButton,
+                            Qt.MouseButton.NoButton, Qt.KeyboardModifier.NoModifier)
+        QCoreApplication.sendEvent(window, event)
+
+    def start(self) -> None:
+        self.move()
+        self._timer.start()
+
+    def stop(self) -> None:
+        self._timer.stop()
+
+
 async def _settle(app, seconds: float = 0.3) -> None:
     import asyncio
 
@@ -359,6 +394,8 @@ async def _child_main(qapp, only: set[str]) -> dict:
         await asyncio.sleep(3.0)  # the start-up's work after the wall (self-check, recall warm-up)
         heartbeat = Heartbeat(bool(os.environ.get("BENCH_STALL_STACKS")))
         collections = Collections() if os.environ.get("BENCH_GC") else None
+        hand = Hand(lambda: app.window)
+        hand.start()
         heartbeat.start()
         await asyncio.sleep(1.0)
         result["idle"] = round(heartbeat.stop(), 1)
@@ -383,6 +420,15 @@ async def _child_main(qapp, only: set[str]) -> dict:
             if heartbeat.worst_stack and heartbeat.longest > 100:
                 print(f"== {name}: longest stall {heartbeat.longest:.0f} ms (Qt thread CPU {heartbeat.worst_cpu:.0f} ms)"
                       f"\n{heartbeat.worst_stack}", file=sys.stderr)
+        hand.stop()
+        heartbeat.start()  # a pause: nobody waits for the window (the due full collection's moment)
+        if collections is not None:
+            collections.start()
+        await asyncio.sleep(4.0)
+        result["pause"] = round(heartbeat.stop(), 1)
+        result["pause:cpu"] = round(heartbeat.worst_cpu, 1)
+        if collections is not None and collections.passes:
+            print(f"== pause: collections over 20 ms: {collections.report()}", file=sys.stderr)
     finally:
         await app.shutdown()
         server.stop()

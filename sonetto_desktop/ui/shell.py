@@ -26,6 +26,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
 
 from sonetto_desktop.presentation.errors import error_detail
 from sonetto_desktop.aio import new_root_scope
+from sonetto_desktop.collector import QuietPasses
 from sonetto_desktop.config.paths import config_dir
 from sonetto_desktop.config.settings import Settings, load_settings
 from sonetto_desktop.memory.errors import MemoryError_, StoreUnavailable
@@ -42,6 +43,7 @@ from .tray.quick_chat import QuickChat
 from .notices.start_problems import choose_data_dir_after, migration_problem_box
 from .notices.status_indicator import WriterControl
 from .notices.store_banner import StoreBanner
+from .quiet_collector import QuietCollector
 from .theme import ThemeController
 from .widgets.deferred import alive
 from .widgets.tasks import set_app_scope
@@ -108,6 +110,8 @@ class SonettoApp:
         self._closed = False
         self._store_dialog: QMessageBox | None = None
         self._migration_dialog: QMessageBox | None = None
+        self.full_passes = QuietPasses()  # Python's full collections at quiet moments (collector.py)
+        self.quiet_collector: QuietCollector | None = None
 
     # ── what the services hold ─────────────────────────────────────────
 
@@ -150,6 +154,7 @@ class SonettoApp:
         returns False when the person chose to quit (not interactive: the error is raised)."""
         self._translators = install_translators(self.qapp, self.settings.language)
         self.theme = ThemeController(self.qapp, self.settings.theme)
+        self.full_passes.install()
         while self.services is None:
             try:
                 self.services = await AppServices.open(settings=self.settings, check_later=True,
@@ -400,8 +405,19 @@ class SonettoApp:
         except Exception:  # (its opening imports them, and says why it cannot)
             log.warning("could not import the settings dialog ahead", exc_info=True)
         await self.services.settle_memory()  # start-up is over: give back what it left behind
+        self._start_quiet_collector()
         if self.history_imports is not None and self.store_ok and not self._closed:
             await self.history_imports.resume_interrupted()  # an import running when the app last stopped
+
+    def _start_quiet_collector(self) -> None:
+        """From now on a full collection that is due runs when nobody waits for the window (not while
+        a reply is being written)."""
+        if self._closed or self.quiet_collector is not None:
+            return
+        controller = self.controller
+        self.quiet_collector = QuietCollector(self.qapp, self.full_passes,
+                                              busy=lambda: controller is not None and controller.busy)
+        self.quiet_collector.start()
 
     def _on_typing(self) -> None:
         """The person is typing a message: build the writer's index now, off the loop, for the turn that
@@ -453,6 +469,10 @@ class SonettoApp:
         if self.quick_chat is not None:
             self.quick_chat.hide()
         steps.append("input_stopped")
+        if self.quiet_collector is not None:
+            self.quiet_collector.close()
+            self.quiet_collector.deleteLater()
+        self.full_passes.uninstall()  # Python's own thresholds for what is left of the process
         await self._tasks.close()  # the UI's scope tree: every window's, dialog's and view's tasks (and applying settings)
         if self.controller is not None:
             await self.controller.close()

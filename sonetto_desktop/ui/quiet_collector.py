@@ -1,0 +1,81 @@
+"""The window's quiet moments, for Python's full collections (``sonetto_desktop/collector.py``).
+
+A full pass holds the Qt thread while it walks the heap (~45–60 ms before the LLM stack is loaded,
+~130–260 ms after it, more on a busy machine). It is run here, on the Qt thread, when one is due and the
+person is not waiting for the window: no key, click, wheel, pointer move, drag or input-method event
+for ``quiet_s`` seconds, or no window of the app shown, and no reply being written (``busy``). An app
+filter sees every event the application delivers (about a microsecond each) and keeps only the time of
+the last input.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Callable
+
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer
+from PySide6.QtWidgets import QApplication
+
+from ..collector import QuietPasses
+
+_T = QEvent.Type
+INPUT_EVENTS = frozenset({
+    _T.KeyPress, _T.KeyRelease, _T.ShortcutOverride, _T.InputMethod, _T.MouseButtonPress,
+    _T.MouseButtonRelease, _T.MouseButtonDblClick, _T.MouseMove, _T.Wheel, _T.TouchBegin, _T.TouchUpdate,
+    _T.TabletPress, _T.TabletMove, _T.DragEnter, _T.DragMove, _T.Drop, _T.ContextMenu,
+})
+QUIET_S = 2.5
+LOOK_MS = 1000  # a coarse timer (whole seconds): an idle app wakes once a second for it, and batched
+
+
+class QuietCollector(QObject):
+    """Runs the full pass ``passes`` says is due at the window's next quiet moment. ``busy``: the app is
+    writing a reply (a pass would stop the words coming); ``clock``: seconds (``time.monotonic``)."""
+
+    def __init__(self, qapp: QApplication, passes: QuietPasses, *, busy: Callable[[], bool] = lambda: False,
+                 quiet_s: float = QUIET_S, look_ms: int = LOOK_MS, clock: Callable[[], float] = time.monotonic,
+                 parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._qapp = qapp
+        self.passes = passes
+        self._busy = busy
+        self._clock = clock
+        self.quiet_s = quiet_s
+        self.last_input = clock()
+        self._timer = QTimer(self)
+        self._timer.setInterval(look_ms)
+        self._timer.setTimerType(Qt.TimerType.VeryCoarseTimer)
+        self._timer.timeout.connect(self.look)
+        self._started = False
+
+    def start(self) -> None:
+        if self._started or not self.passes.installed:
+            return
+        self._started = True
+        self._qapp.installEventFilter(self)
+        self._timer.start()
+
+    def close(self) -> None:
+        self._timer.stop()
+        if self._started:
+            self._qapp.removeEventFilter(self)
+            self._started = False
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() in INPUT_EVENTS:
+            self.last_input = self._clock()
+        return False
+
+    def quiet(self) -> bool:
+        """Nobody waits for the window now (see the module doc)."""
+        if self._busy():
+            return False
+        shown = any(w.isVisible() and not w.isMinimized() for w in self._qapp.topLevelWidgets() if w.isWindow())
+        return not shown or self._clock() - self.last_input >= self.quiet_s
+
+    def look(self) -> bool:
+        """Run the due pass if this is a quiet moment; whether one ran."""
+        if not self.passes.due() or not self.quiet():
+            return False
+        self.passes.run()
+        return True

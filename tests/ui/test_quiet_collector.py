@@ -1,0 +1,107 @@
+"""Python's full collections wait for the window's quiet moments (ui/quiet_collector.py, issue 37):
+real input events delivered to a real widget keep a due pass back, a reply being written keeps it back,
+no window shown lets it run; and in the composed app the policy is in force from start to shutdown and a
+due pass runs on its own once the person pauses — never while a reply streams."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QLineEdit
+
+from conftest import wait_until
+from shell_fixtures import OFFSCREEN_RAISE, OFFSCREEN_SIZE_HINTS, app_settings, running_app
+from sonetto_desktop.collector import DUE_AFTER, FULL_PASS_EVERY, QuietPasses
+from sonetto_desktop.ui.quiet_collector import QuietCollector
+
+OFFSCREEN = pytest.mark.qt_log_ignore(OFFSCREEN_RAISE, OFFSCREEN_SIZE_HINTS)
+
+
+def _make_due() -> None:
+    gc.collect()
+    for _ in range(DUE_AFTER):
+        gc.collect(1)
+
+
+class _Clock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def parts(qapp):
+    passes = QuietPasses()
+    assert passes.install()
+    edit = QLineEdit()
+    edit.show()
+    clock, busy = _Clock(), [False]
+    quiet = QuietCollector(qapp, passes, busy=lambda: busy[0], quiet_s=2.5, clock=clock)
+    quiet.start()
+    yield quiet, passes, edit, clock, busy
+    quiet.close()
+    quiet.deleteLater()
+    edit.close()
+    edit.deleteLater()
+    passes.uninstall()
+
+
+def test_typing_keeps_a_due_pass_back_until_the_person_pauses(parts):
+    quiet, passes, edit, clock, _busy = parts
+    _make_due()
+    QTest.keyClick(edit, Qt.Key.Key_A)  # a real key event through the application's filter
+    assert quiet.last_input == clock.now
+    clock.now += 1.0
+    assert not quiet.look() and passes.passes == 0
+    QTest.mouseClick(edit, Qt.MouseButton.LeftButton)
+    clock.now += 2.0
+    assert not quiet.look() and passes.passes == 0  # 2 s after the click
+    clock.now += 0.6
+    assert quiet.look() and passes.passes == 1
+    assert not quiet.look()  # nothing due after it
+
+
+def test_a_reply_being_written_keeps_it_back_and_a_hidden_window_does_not(parts):
+    quiet, passes, edit, clock, busy = parts
+    _make_due()
+    clock.now += 10
+    busy[0] = True
+    assert not quiet.look()
+    busy[0] = False
+    edit.hide()
+    QTest.keyClick(edit, Qt.Key.Key_B)  # (no window of the app shown: nobody waits for one)
+    assert quiet.look() and passes.passes == 1
+
+
+def test_nothing_runs_when_no_pass_is_due(parts):
+    quiet, passes, _edit, clock, _busy = parts
+    gc.collect()
+    clock.now += 10
+    assert not quiet.look() and passes.passes == 0
+
+
+@OFFSCREEN
+async def test_the_app_runs_a_due_pass_once_the_person_pauses_never_while_a_reply_streams(qapp, tmp_path, llm_server):
+    async with running_app(qapp, app_settings(tmp_path / "data", llm_server)) as app:
+        quiet = app.quiet_collector
+        assert quiet is not None and app.full_passes.installed
+        assert gc.get_threshold()[2] == FULL_PASS_EVERY
+        quiet.quiet_s = 0.2
+        llm_server.chunk_size, llm_server.chunk_delay = 2, 0.05
+        llm_server.add_text("从前有一座山，山里有一座庙。" * 4, to="chat")
+        app.controller.send("讲个故事")
+        await wait_until(lambda: app.controller.busy, timeout=5)
+        _make_due()
+        ran = app.full_passes.passes
+        while app.controller.busy:  # a second and more of streaming: looked at every half second
+            assert app.full_passes.passes == ran, "a full pass ran while the reply was being written"
+            await asyncio.sleep(0.02)
+        _make_due()
+        await wait_until(lambda: app.full_passes.passes > ran, timeout=5)
+    assert gc.get_threshold()[2] == 10  # Python's own again after shutdown
