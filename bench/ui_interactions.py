@@ -394,6 +394,11 @@ async def _child_main(qapp, only: set[str]) -> dict:
         await asyncio.sleep(3.0)  # the start-up's work after the wall (self-check, recall warm-up)
         heartbeat = Heartbeat(bool(os.environ.get("BENCH_STALL_STACKS")))
         collections = Collections() if os.environ.get("BENCH_GC") else None
+        if collections is not None:
+            import gc
+
+            print(f"== after start-up: {getattr(getattr(app, 'full_passes', None), 'passes', '-')} full passes at quiet "
+                  f"moments, collector counts {gc.get_count()}", file=sys.stderr)
         hand = Hand(lambda: app.window)
         hand.start()
         heartbeat.start()

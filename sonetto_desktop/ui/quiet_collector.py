@@ -46,20 +46,26 @@ class QuietCollector(QObject):
         self._timer.setInterval(look_ms)
         self._timer.setTimerType(Qt.TimerType.VeryCoarseTimer)
         self._timer.timeout.connect(self.look)
-        self._started = False
+        self._watching = False
+
+    def watch(self) -> None:
+        """Keep the time of the person's last input from now on (the app calls this as it starts, so
+        input during start-up counts)."""
+        if not self._watching and self.passes.installed:
+            self._watching = True
+            self._qapp.installEventFilter(self)
 
     def start(self) -> None:
-        if self._started or not self.passes.installed:
-            return
-        self._started = True
-        self._qapp.installEventFilter(self)
-        self._timer.start()
+        """Run due passes at quiet moments from now on (once start-up's own work is over)."""
+        self.watch()
+        if self._watching and not self._timer.isActive():
+            self._timer.start()
 
     def close(self) -> None:
         self._timer.stop()
-        if self._started:
+        if self._watching:
             self._qapp.removeEventFilter(self)
-            self._started = False
+            self._watching = False
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if event.type() in INPUT_EVENTS:

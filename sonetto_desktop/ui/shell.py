@@ -154,7 +154,9 @@ class SonettoApp:
         returns False when the person chose to quit (not interactive: the error is raised)."""
         self._translators = install_translators(self.qapp, self.settings.language)
         self.theme = ThemeController(self.qapp, self.settings.theme)
-        self.full_passes.install()
+        if self.full_passes.install():  # the person's input is watched from now; passes after start-up
+            self.quiet_collector = QuietCollector(self.qapp, self.full_passes, busy=self._replying)
+            self.quiet_collector.watch()
         while self.services is None:
             try:
                 self.services = await AppServices.open(settings=self.settings, check_later=True,
@@ -410,14 +412,13 @@ class SonettoApp:
             await self.history_imports.resume_interrupted()  # an import running when the app last stopped
 
     def _start_quiet_collector(self) -> None:
-        """From now on a full collection that is due runs when nobody waits for the window (not while
-        a reply is being written)."""
-        if self._closed or self.quiet_collector is not None:
-            return
-        controller = self.controller
-        self.quiet_collector = QuietCollector(self.qapp, self.full_passes,
-                                              busy=lambda: controller is not None and controller.busy)
-        self.quiet_collector.start()
+        """From now on a full collection that is due runs when nobody waits for the window."""
+        if not self._closed and self.quiet_collector is not None:
+            self.quiet_collector.start()
+
+    def _replying(self) -> bool:
+        """A reply is being written (a full pass would stop its words coming)."""
+        return self.controller is not None and self.controller.busy
 
     def _on_typing(self) -> None:
         """The person is typing a message: build the writer's index now, off the loop, for the turn that

@@ -105,3 +105,22 @@ async def test_the_app_runs_a_due_pass_once_the_person_pauses_never_while_a_repl
         _make_due()
         await wait_until(lambda: app.full_passes.passes > ran, timeout=5)
     assert gc.get_threshold()[2] == 10  # Python's own again after shutdown
+
+
+@OFFSCREEN
+async def test_input_while_the_app_starts_counts(qapp, tmp_path):
+    """The person may scroll the wall while start-up's work goes on: that input keeps the first pass back
+    too (the filter is in place from the start; the passes begin after start-up)."""
+    import time
+
+    from sonetto_desktop.ui.shell import SonettoApp
+
+    app = SonettoApp(qapp, app_settings(tmp_path / "data"), writer_drain_timeout=2.0, interactive=False)
+    try:
+        await app.start()
+        before = time.monotonic()
+        QTest.keyClick(app.window, Qt.Key.Key_Down)
+        assert app.quiet_collector is not None and app.quiet_collector.last_input >= before
+        await app.wait_until_ready()
+    finally:
+        await app.shutdown()
