@@ -408,10 +408,15 @@ async def test_quitting_during_a_long_copy_stops_it_and_keeps_the_old_folder(qap
     from sonetto_desktop.memory.stores.data_folder import carry_stopped
 
     await wait(lambda: carry_stopped(moved) == data, message="the copy's worker ended (the exit waits for it)")
+    assert [p.name for p in moved.iterdir() if p.name not in (".migration.lock", ".carrying.json")] == []
     async with running_app(qapp, Settings.load()) as app:  # the next start
         assert app.data_dir == data
         await app.wall_loaded
         await wait(lambda: app.wall.model.rowCount() == 1, message="the memories of the old folder")
+        said = _toast(app, "data-copy-stopped")  # why, in words: the quit stopped it (not 取消, not a failure)
+        assert said is not None and "上次退出时" in said.text and str(moved) in said.text and str(data) in said.text
+        assert Settings.load().resolved_data_dir() == data  # the settings file names the folder in use again
+    assert not moved.parent.exists()  # nothing the copy made is left
 
 
 async def test_a_copy_cut_short_is_finished_after_the_window_shows_with_its_progress(qapp, tmp_path, wait,
