@@ -674,25 +674,32 @@ def said(folder, *args):  # says once whether another process holds the copy's l
 
 data_folder._migration_lock = said
 
-async def main(old, new):
-    services = await AppServices.open(settings=Settings(data_dir=old, retrieval_mode="mechanical"), actor="mcp",
-                                      watch=False)
-    try:
-        await services.apply_settings(dataclasses.replace(services.settings, data_dir=new))  # (followed)
-    except Exception as exc:
-        print("refused", type(exc).__name__, flush=True)
-    print("serving", services.data_dir, flush=True)
+async def main(old, new, how):
+    if how == "starts":  # started on the settings the app saved, while the app copies
+        services = await AppServices.open(settings=Settings(data_dir=new, retrieval_mode="mechanical"), actor="mcp",
+                                          watch=False)
+    else:  # running, it follows them
+        services = await AppServices.open(settings=Settings(data_dir=old, retrieval_mode="mechanical"), actor="mcp",
+                                          watch=False)
+        try:
+            await services.apply_settings(dataclasses.replace(services.settings, data_dir=new))
+        except Exception as exc:
+            print("refused", type(exc).__name__, flush=True)
+    print("serving", services.data_dir, [m["description"] for m in services.store.show()], flush=True)
     await services.close()
 
-asyncio.run(main(sys.argv[1], sys.argv[2]))
+asyncio.run(main(*sys.argv[1:]))
 """
 
 
-async def test_sonetto_mcp_does_not_copy_into_a_folder_whose_copy_the_person_cancelled_in_the_app(tmp_path, monkeypatch):
+@pytest.mark.parametrize("how", ["follows", "starts"])
+async def test_sonetto_mcp_does_not_copy_into_a_folder_whose_copy_the_person_cancelled_in_the_app(tmp_path, monkeypatch,
+                                                                                                  how):
     """``sonetto mcp`` follows the settings the app saved (a new data folder) while the app copies into it,
     and waits for the app's copy; the person cancels it: mcp then made its own copy there (a second
     store the app never used, found "with memories" the next time that folder was chosen) and served it.
-    Now it does not copy, says why, and keeps serving the old folder, as the app does."""
+    Now it does not copy, says why, and keeps serving the old folder, as the app does; started meanwhile on
+    those settings, it waits for the app's copy too and serves the old folder."""
     import os
     import shutil
     import subprocess
@@ -729,7 +736,7 @@ async def test_sonetto_mcp_does_not_copy_into_a_folder_whose_copy_the_person_can
     app.start()
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(Path(__file__).resolve().parent.parent),
                                                         os.environ.get("PYTHONPATH", "")])}
-    mcp = subprocess.Popen([sys.executable, "-c", MCP_FOLLOWING_A_MOVE, str(old), str(new)], env=env,
+    mcp = subprocess.Popen([sys.executable, "-c", MCP_FOLLOWING_A_MOVE, str(old), str(new), how], env=env,
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         assert copying.wait(30)
@@ -744,6 +751,7 @@ async def test_sonetto_mcp_does_not_copy_into_a_folder_whose_copy_the_person_can
         if mcp.poll() is None:
             mcp.kill()
     assert len(ended) == 1 and isinstance(ended[0], CopyCancelled)
-    assert out.splitlines() == ["refused CancelledElsewhere", f"serving {old}"], err[-2000:]
+    serving = f"serving {old} ['用户喜欢爬山']"
+    assert out.splitlines() == (["refused CancelledElsewhere", serving] if how == "follows" else [serving]), err[-2000:]
     assert "the copy another Sonetto process made there was cancelled" in err  # (its log says why)
     assert store_files(new) == []  # no second copy of the memories there
