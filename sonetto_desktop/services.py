@@ -175,11 +175,19 @@ def _carry_pending(folder: Path) -> Path | None:
     return carry_pending(folder)
 
 
-def _carry_stopped(folder: Path) -> Path | None:
-    """``data_folder.carry_stopped`` (blocking; imported in the worker)."""
-    from .memory.stores.data_folder import carry_stopped
+def _carry_stopped(folder: Path) -> tuple[Path, str] | None:
+    """``data_folder.carry_stopped`` and why it stopped (``stopped_why``) (blocking; imported in the worker)."""
+    from .memory.stores.data_folder import carry_stopped, stopped_why
 
-    return carry_stopped(folder)
+    source = carry_stopped(folder)
+    return (source, stopped_why(folder)) if source is not None else None
+
+
+class _CarryStop(threading.Event):
+    """The ``cancel`` of a copy into a new data folder, and ``why`` it was set (``data_folder.STOPPED_WHY``:
+    "cancelled" by the person's 取消, "quit" by the app quitting), recorded for the next start."""
+
+    why = "cancelled"
 
 
 def _forget_stopped(folder: Path) -> None:
@@ -242,6 +250,8 @@ class AppServices:
         #: The data folder the settings named at the start, left for the one a stopped copy into it came
         #: from (``_finish_carry``): the settings are to be saved again (``forget_stopped_carry``).
         self.returned_from: Path | None = None
+        #: Why that copy stopped (``data_folder.STOPPED_WHY``: "cancelled", "quit", "failed"), to say it.
+        self.returned_why: str | None = None
         #: The settings a copy cut short was for (``open(defer_carry=True)``): the folder it came from is
         #: used until they are applied again (``apply_settings``), which makes the copy, told as it goes.
         self.carry_deferred: Settings | None = None
@@ -296,7 +306,7 @@ class AppServices:
         """The previous data folder's files into this one when it holds no memories (``carry_data``);
         how far it has come on the event feed (``data_folder.CarryProgress``). ``cancellable``: the
         person may stop it (:meth:`cancel_carry`; ``CopyCancelled`` raised)."""
-        cancel = threading.Event() if cancellable else None
+        cancel = _CarryStop() if cancellable else None
         self._carry_cancel = cancel
         try:
             carried = await run_blocking(_carry_data, previous, self.data_dir,
@@ -319,15 +329,10 @@ class AppServices:
     async def _finish_carry(self, *, defer: bool = False) -> None:
         """A copy into this data folder cut short (the app killed while it copied) is finished before
         its store opens: opened without one, an empty store was made there and the memories seemed gone.
-        A copy stopped (cancelled, failed) and the app killed before it saved the settings back: the old
-        folder, which has the memories, is used (``returned_from``), not an empty store made here."""
-        stopped = await run_blocking(_carry_stopped, self.data_dir)
-        if stopped is not None:
-            log.warning("the copy into the data folder %s was stopped; %s, which it came from, is used",
-                        self.data_dir, stopped)
-            default = dataclasses.replace(self.settings, data_dir="").resolved_data_dir().absolute() == stopped
-            self.returned_from = self.data_dir
-            self.settings = dataclasses.replace(self.settings, data_dir="" if default else str(stopped))
+        A copy stopped (cancelled, failed, the app quit meanwhile) and the app not started since, or
+        killed before it saved the settings back: the old folder, which has the memories, is used
+        (``returned_from``, ``returned_why``), not an empty store made here. (A copy another process
+        makes into it is waited for first: ``carry_data``.)"""
         pending = await run_blocking(_carry_pending, self.data_dir) if defer else None
         if pending is not None:
             log.warning("a copy of %s into the data folder %s was cut short; it is made again once the window shows",
@@ -338,8 +343,21 @@ class AppServices:
             return
         previous = await run_blocking(_carrying_from, self.data_dir)
         if previous is not None:
+            from .memory.stores.data_folder import CancelledElsewhere
+
             log.warning("finishing the copy of %s into the data folder %s (it was cut short)", previous, self.data_dir)
-            await self._carry(previous)
+            try:
+                await self._carry(previous)
+            except CancelledElsewhere as exc:  # (the app's copy, waited for, was cancelled: stopped, below)
+                log.warning("%s", exc)
+        stopped = await run_blocking(_carry_stopped, self.data_dir)
+        if stopped is not None:
+            source, why = stopped
+            log.warning("the copy into the data folder %s was stopped (%s); %s, which it came from, is used",
+                        self.data_dir, why, source)
+            default = dataclasses.replace(self.settings, data_dir="").resolved_data_dir().absolute() == source
+            self.returned_from, self.returned_why = self.data_dir, why
+            self.settings = dataclasses.replace(self.settings, data_dir="" if default else str(source))
 
     async def forget_stopped_carry(self, folder: Path) -> None:
         """The settings saved again after a copy into ``folder`` was stopped (``apply_settings`` raised,
@@ -668,8 +686,8 @@ class AppServices:
             from .memory.stores.data_folder import CopyCancelled
 
             if isinstance(exc, CopyCancelled):
-                log.info("the copy into the data folder %s was cancelled; %s stays in use", self.data_dir,
-                         fallback.resolved_data_dir())
+                log.info("the copy into the data folder %s was cancelled; %s stays in use (%s)", self.data_dir,
+                         fallback.resolved_data_dir(), exc)
             else:
                 log.error("could not open the memory store in %s", self.data_dir, exc_info=True)
             self.settings = dataclasses.replace(
@@ -717,8 +735,11 @@ class AppServices:
         ``QUIT_WAIT`` seconds from now, the store's waits for another process's lock give up; a copy into a
         new data folder under way stops now (``cancel_carry``: the process waited for the whole copy). Safe to
         call twice (the first call counts)."""
-        if self._carry_cancel is not None:  # a copy into a new data folder stops as at 取消: the old folder is kept
-            self._carry_cancel.set()
+        cancel = self._carry_cancel
+        if cancel is not None:  # a copy into a new data folder stops as at 取消: the old folder is kept
+            if isinstance(cancel, _CarryStop) and not cancel.is_set():
+                cancel.why = "quit"  # (said so at the next start)
+            cancel.set()
         if self._quit_timer is None:
             try:
                 self._quit_timer = asyncio.get_running_loop().call_later(QUIT_WAIT, self._stop_store_waits)

@@ -103,6 +103,36 @@ async def test_a_copy_that_fails_leaves_the_new_folder_without_a_store_and_keeps
         await services.close()
 
 
+async def test_a_copy_that_fails_into_a_folder_of_the_persons_leaves_nothing_of_its_own_there(tmp_path, monkeypatch):
+    """A copy into a folder that was there already (the person's Documents) fails: the folder keeps
+    what it held and nothing of the app's; the copy's lock file stayed there for good (only a folder the
+    copy had made itself went, with its lock)."""
+    import errno
+    import shutil
+
+    old, new = tmp_path / "old", tmp_path / "Documents"
+    new.mkdir()
+    (new / "读书笔记.md").write_text("三体读后感", encoding="utf-8")
+    services = await AppServices.open(settings=_settings(old), watch=False)
+    try:
+        services.memory.add("用户喜欢爬山", "爱好")
+        copy = shutil.copy2
+
+        def full_at_the_store(source, target, **kw):
+            if str(source).endswith("memory.yaml"):
+                raise OSError(errno.ENOSPC, "No space left on device")
+            return copy(source, target, **kw)
+
+        monkeypatch.setattr(shutil, "copy2", full_at_the_store)
+        with pytest.raises(OSError):
+            await services.apply_settings(dataclasses.replace(services.settings, data_dir=str(new)))
+        assert services.data_dir == old
+        await services.forget_stopped_carry(new)  # (the window, once it saved the settings again)
+        assert sorted(p.name for p in new.iterdir()) == ["读书笔记.md"]
+    finally:
+        await services.close()
+
+
 async def test_the_settings_and_keys_kept_beside_the_memories_stay_behind(tmp_path, monkeypatch):
     """On Windows and macOS the default data folder is the config folder too (platformdirs gives
     the same folder): its settings, the API key files (no keyring), the MCP token and the window's
@@ -401,6 +431,7 @@ async def test_a_copy_the_person_cancels_leaves_the_old_folder_in_use_and_the_ne
         assert [e.text for e in services.dont_remember.entries()] == ["我的体检结果"]
         await services.forget_stopped_carry(new)  # (the window, once it saved the settings again)
         assert _files(new) == new_before  # the person's own files only, nothing half copied
+        assert sorted(p.name for p in new.iterdir()) == ["旧照片", "读书笔记.md"]  # no lock, no marker left
         assert not (new / "memory.journal").exists()  # the folders the copy made are gone too
         assert {n: d for n, d in _files(old).items() if not n.startswith("memory.db")} == old_before
         assert seen and seen[0].files_done == 0 and seen[0].files > 30 and seen[0].total_bytes > 0
@@ -617,3 +648,110 @@ def _held_copy(monkeypatch):
 
     monkeypatch.setattr(services_module, "_carry_data", slow_carry)
     return copying, go
+
+
+MCP_FOLLOWING_A_MOVE = """
+import asyncio, contextlib, dataclasses, sys
+import portalocker
+from sonetto_desktop.config.settings import Settings
+from sonetto_desktop.memory.stores import data_folder
+from sonetto_desktop.services import AppServices
+
+held = data_folder._migration_lock
+
+@contextlib.contextmanager
+def said(folder, *args):  # says once whether another process holds the copy's lock, then takes it as the copy does
+    with open(folder / ".migration.lock", "a") as probe:
+        try:
+            portalocker.lock(probe, portalocker.LOCK_EX | portalocker.LOCK_NB)
+        except portalocker.exceptions.LockException:
+            print("waiting", flush=True)
+        else:
+            portalocker.unlock(probe)
+            print("free", flush=True)
+    with held(folder, *args) as waited:
+        yield waited
+
+data_folder._migration_lock = said
+
+async def main(old, new, how):
+    if how == "starts":  # started on the settings the app saved, while the app copies
+        services = await AppServices.open(settings=Settings(data_dir=new, retrieval_mode="mechanical"), actor="mcp",
+                                          watch=False)
+    else:  # running, it follows them
+        services = await AppServices.open(settings=Settings(data_dir=old, retrieval_mode="mechanical"), actor="mcp",
+                                          watch=False)
+        try:
+            await services.apply_settings(dataclasses.replace(services.settings, data_dir=new))
+        except Exception as exc:
+            print("refused", type(exc).__name__, flush=True)
+    print("serving", services.data_dir, [m["description"] for m in services.store.show()], flush=True)
+    await services.close()
+
+asyncio.run(main(*sys.argv[1:]))
+"""
+
+
+@pytest.mark.parametrize("how", ["follows", "starts"])
+async def test_sonetto_mcp_does_not_copy_into_a_folder_whose_copy_the_person_cancelled_in_the_app(tmp_path, monkeypatch,
+                                                                                                  how):
+    """``sonetto mcp`` follows the settings the app saved (a new data folder) while the app copies into it,
+    and waits for the app's copy; the person cancels it: mcp then made its own copy there (a second
+    store the app never used, found "with memories" the next time that folder was chosen) and served it.
+    Now it does not copy, says why, and keeps serving the old folder, as the app does; started meanwhile on
+    those settings, it waits for the app's copy too and serves the old folder."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+    import threading
+
+    from sonetto_desktop.memory.stores.data_folder import CopyCancelled, carry_data, store_files
+
+    old, new = tmp_path / "old", tmp_path / "Documents" / "Sonetto"
+    monkeypatch.setenv("SONETTO_CONFIG_DIR", str(tmp_path / "config"))
+    services = await AppServices.open(settings=_settings(old), watch=False)
+    try:
+        services.memory.add("用户喜欢爬山", "爱好")
+    finally:
+        await services.close()
+    copy, copying, go, cancel = shutil.copy2, threading.Event(), threading.Event(), threading.Event()
+
+    def held(source, target, **kw):  # the app's copy, under way until the person cancels it
+        if threading.current_thread().name == "window":
+            copying.set()
+            go.wait(60)
+        return copy(source, target, **kw)
+
+    monkeypatch.setattr(shutil, "copy2", held)
+    ended: list[BaseException] = []
+
+    def window() -> None:
+        try:
+            carry_data(old, new, data_files=DATA_FILES, cancel=cancel)
+        except BaseException as exc:  # noqa: BLE001 - said by the assertion below
+            ended.append(exc)
+
+    app = threading.Thread(target=window, name="window")
+    app.start()
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(Path(__file__).resolve().parent.parent),
+                                                        os.environ.get("PYTHONPATH", "")])}
+    mcp = subprocess.Popen([sys.executable, "-c", MCP_FOLLOWING_A_MOVE, str(old), str(new), how], env=env,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert copying.wait(30)
+        first = mcp.stdout.readline().strip()
+        assert first == "waiting", first + mcp.stderr.read()[-2000:]  # (for the app's copy)
+        cancel.set()  # 取消 in the app
+        go.set()
+        app.join(30)
+        out, err = mcp.communicate(timeout=120)
+    finally:
+        go.set()
+        if mcp.poll() is None:
+            mcp.kill()
+    assert len(ended) == 1 and isinstance(ended[0], CopyCancelled)
+    serving = f"serving {old} ['用户喜欢爬山']"
+    assert out.splitlines() == (["refused CancelledElsewhere", serving] if how == "follows" else [serving]), err[-2000:]
+    assert "the copy another Sonetto process made there was cancelled" in err  # (its log says why)
+    assert store_files(new) == []  # no second copy of the memories there

@@ -2310,93 +2310,93 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>MemoryWall</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="352" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="369" />
         <source>正在载入记忆…</source>
         <translation>Loading memories…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="289" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="306" />
         <source>记忆库暂时无法读取，卡片墙是空的；没有任何内容被改动。</source>
         <translation>The memory store cannot be read right now, so the wall is empty; nothing was changed.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="291" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="308" />
         <source>还没有记忆。和 Sonetto 聊聊，或点「新建」写下一条。</source>
         <translation>No memories yet. Chat with Sonetto, or click “New” to write one.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="293" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="310" />
         <source>没有「{0}」的记忆。</source>
         <translation>No memories for “{0}”.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="295" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="312" />
         <source>正在准备拼音搜索…（第一次用拼音搜很多记忆时要几秒）</source>
         <translation>Getting pinyin search ready… (the first pinyin search over many memories takes a few seconds)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="297" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="314" />
         <source>没有和「{0}」匹配的记忆。</source>
         <translation>No memory matches “{0}”.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="324" />
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="325" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="341" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="342" />
         <source>1 条</source>
         <translation>1 memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="309" />
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="337" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="326" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="354" />
         <source>排序中 {0}%</source>
         <translation>Sorting {0}%</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="309" />
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="339" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="326" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="356" />
         <source>筛选中 {0}%</source>
         <translation>Filtering {0}%</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="310" />
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="341" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="327" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="358" />
         <source>载入中 {0}%</source>
         <translation>Loading {0}%</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="348" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="365" />
         <source>正在排序… {0} / {1}</source>
         <translation>Sorting… {0} / {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="348" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="365" />
         <source>正在排序…</source>
         <translation>Sorting…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="350" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="367" />
         <source>正在筛选… {0} / {1}</source>
         <translation>Filtering… {0} / {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="350" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="367" />
         <source>正在筛选…</source>
         <translation>Filtering…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="352" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="369" />
         <source>正在载入记忆… {0} / {1}</source>
         <translation>Loading memories… {0} / {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="320" />
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="321" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="337" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="338" />
         <source>{0} / {1} 条</source>
         <translation>{0} of {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="324" />
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="325" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="341" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="342" />
         <source>{0} 条</source>
         <translation>{0} memories</translation>
     </message>
@@ -4005,27 +4005,32 @@ Your theme: {1}</translation>
 <context>
     <name>SonettoApp</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="184" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="185" />
+        <source>上次退出时复制到数据文件夹 {0} 还没有完成，复制已停止，没有换过去。仍在使用原来的数据文件夹 {1}，记忆都在；要换过去，请在设置里再选一次。</source>
+        <translation>Sonetto quit last time before the copy into the data folder {0} was finished: the copy was stopped and the data folder was not changed. Still using the previous data folder {1}, with all your memories; to change it, choose the folder again in the settings.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/shell.py" line="187" />
         <source>上次没有换到数据文件夹 {0}（复制已取消或失败），仍在使用原来的数据文件夹 {1}。</source>
         <translation>The data folder was not changed to {0} last time (the copy was cancelled or failed); still using the previous data folder {1}.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="187" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="190" />
         <source>设置文件已损坏，所有设置暂时恢复为默认值；原来的文件保存为 {0}，可以从中找回。</source>
         <translation>The settings file was damaged: every setting is back at its default for now. The old file was kept as {0}; your settings can be found there.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="371" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="374" />
         <source>对话功能启动失败：%1。记忆墙仍可使用；请检查数据目录后重启。</source>
         <translation>Chat could not start: %1. The memory wall still works; check the data folder, then restart.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="618" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="621" />
         <source>没有切换到 PostgreSQL：本机的记忆没能搬到记忆服务器 {0} 上（{1}）。仍在使用本机的记忆库，记忆都还在。</source>
         <translation>Did not switch to PostgreSQL: the memories on this computer could not be moved to the memory server {0} ({1}). Still using this computer's memory store; every memory is still there.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="622" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="625" />
         <source>无法切换存储方式：{0}。仍在使用原来的记忆库。</source>
         <translation>Cannot switch the storage: {0}. Still using the previous memory store.</translation>
     </message>
@@ -4106,7 +4111,7 @@ Your theme: {1}</translation>
         <translation>Undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="623" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="626" />
         <source>无法使用新的数据文件夹 {0}：{1}。仍在使用原来的记忆库。</source>
         <translation>Cannot use the new data folder {0}: {1}. Still using the previous memory store.</translation>
     </message>

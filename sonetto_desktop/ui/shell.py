@@ -188,7 +188,10 @@ class SonettoApp:
         self._build_windows()
         self._mark("window_shown")
         if returned_from is not None:
-            text = QApplication.translate("SonettoApp", "上次没有换到数据文件夹 {0}（复制已取消或失败），仍在使用原来的数据文件夹 {1}。")
+            if self.services.returned_why == "quit":  # (quitting stopped it: the person did not say 取消)
+                text = QApplication.translate("SonettoApp", "上次退出时复制到数据文件夹 {0} 还没有完成，复制已停止，没有换过去。仍在使用原来的数据文件夹 {1}，记忆都在；要换过去，请在设置里再选一次。")
+            else:
+                text = QApplication.translate("SonettoApp", "上次没有换到数据文件夹 {0}（复制已取消或失败），仍在使用原来的数据文件夹 {1}。")
             self.toasts.show_toast(text.format(returned_from, self.data_dir), key="data-copy-stopped", timeout_ms=0)
         if self.settings.set_aside:  # a damaged settings file: every setting at its default, said once
             text = QApplication.translate("SonettoApp", "设置文件已损坏，所有设置暂时恢复为默认值；原来的文件保存为 {0}，可以从中找回。")

@@ -408,10 +408,15 @@ async def test_quitting_during_a_long_copy_stops_it_and_keeps_the_old_folder(qap
     from sonetto_desktop.memory.stores.data_folder import carry_stopped
 
     await wait(lambda: carry_stopped(moved) == data, message="the copy's worker ended (the exit waits for it)")
+    assert [p.name for p in moved.iterdir() if p.name not in (".migration.lock", ".carrying.json")] == []
     async with running_app(qapp, Settings.load()) as app:  # the next start
         assert app.data_dir == data
         await app.wall_loaded
         await wait(lambda: app.wall.model.rowCount() == 1, message="the memories of the old folder")
+        said = _toast(app, "data-copy-stopped")  # why, in words: the quit stopped it (not 取消, not a failure)
+        assert said is not None and "上次退出时" in said.text and str(moved) in said.text and str(data) in said.text
+        assert Settings.load().resolved_data_dir() == data  # the settings file names the folder in use again
+    assert not moved.parent.exists()  # nothing the copy made is left
 
 
 async def test_a_copy_cut_short_is_finished_after_the_window_shows_with_its_progress(qapp, tmp_path, wait,
@@ -423,6 +428,7 @@ async def test_a_copy_cut_short_is_finished_after_the_window_shows_with_its_prog
     import threading
 
     from sonetto_desktop.memory.stores.migrate import make_store
+    from sonetto_desktop.presentation.cards import DESCRIPTION
 
     data, moved = tmp_path / "data", tmp_path / "moved" / "sonetto"
     store = make_store("yaml", data / "memory.yaml")
@@ -433,9 +439,8 @@ async def test_a_copy_cut_short_is_finished_after_the_window_shows_with_its_prog
     (moved / ".carrying.json").write_text(json.dumps({"from": str(data)}), encoding="utf-8")  # (killed meanwhile)
     copy, go = shutil.copy2, threading.Event()
 
-    def slow(source, target, **kw):  # a big copy: under way until the test has looked
-        go.wait(10)
-        go.set()  # (once)
+    def slow(source, target, **kw):  # a big copy: under way until the test has looked (or given up: 60 s)
+        go.wait(60)
         return copy(source, target, **kw)
 
     monkeypatch.setattr(shutil, "copy2", slow)
@@ -443,13 +448,16 @@ async def test_a_copy_cut_short_is_finished_after_the_window_shows_with_its_prog
         async with running_app(qapp, app_settings(moved)) as app:
             assert app.window is not None and app.window.isVisible()  # shown at once, the copy under way
             await wait(lambda: _toast(app, "data-copy") is not None, timeout=10, message="the copy's progress")
+            assert app.services.store.path.parent == data  # (the old folder's memories meanwhile)
             go.set()
-            await wait(lambda: app.data_dir == moved and app.services.data_dir == moved, timeout=20,
-                       message="the copy made, the new folder used")
+            # (the settings name the new folder from the start of the copy, and its progress ends before
+            # the copy's marker goes and the store opens there: the store itself says the copy is over)
+            await wait(lambda: app.services.store is not None and app.services.store.path.parent == moved,
+                       timeout=20, message="the copy made, the new folder used")
+            assert app.data_dir == moved and not (moved / ".carrying.json").exists()
             await wait(lambda: _toast(app, "data-copy") is None, message="its progress gone")
-            await app.wall_loaded
-            await wait(lambda: app.wall.model.rowCount() == 1, message="the memories in the new folder")
-            assert not (moved / ".carrying.json").exists()
+            await wait(lambda: [c[DESCRIPTION] for c in app.wall.model.cards()] == ["用户喜欢猫"],
+                       message="the memories in the new folder")
     finally:
         go.set()
 

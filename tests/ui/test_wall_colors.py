@@ -111,6 +111,30 @@ def test_saved_slots_shared_by_two_themes_are_pulled_apart():
     assert colors.slot("品味") < 12  # a spare colour only while the 12 main ones are all in use
 
 
+def test_a_rename_its_undo_and_its_redo_each_leave_one_name_holding_the_colour():
+    """工作 -> 职场, undone, redone (编辑 ▸ 重做 is an undo of the undo): the colour goes with the cards
+    each time, and the name they left never keeps it (a theme made later under it has its own)."""
+    colors = ThemeColors(custom={"工作": "#336699"})
+    colors.assign(["工作", "品味"])
+    slot = colors.slot("工作")
+    colors.rename("工作", "职场")
+    colors.assign(["工作", "职场", "品味"])  # the cards move one at a time: both share meanwhile
+    assert colors.slot("职场") == colors.slot("工作") == slot
+    assert colors.assign(["职场", "品味"])  # moved: 工作 gives its colours up
+    assert "工作" not in colors.slots and "工作" not in colors.custom
+    assert colors.moved_back("职场", "工作", ["职场", "品味"])  # the undo
+    colors.assign(["工作", "职场", "品味"])
+    colors.assign(["工作", "品味"])
+    assert (colors.slot("工作"), colors.color("工作")) == (slot, "#336699")
+    assert "职场" not in colors.slots and "职场" not in colors.custom
+    assert colors.moved_back("工作", "职场", ["工作", "品味"])  # the redo
+    colors.assign(["职场", "品味"])
+    assert (colors.slot("职场"), colors.color("职场")) == (slot, "#336699")
+    colors.assign(["职场", "品味", "工作"])  # a new 工作, not an undo: a colour of its own
+    assert colors.slot("工作") not in (slot, colors.slot("品味")) and "工作" not in colors.custom
+    assert not colors.moved_back("职场", "工作", ["职场", "品味", "工作"])  # an undo now joins that theme
+
+
 @pytest.mark.parametrize("mode", ["light", "dark"])
 def test_common_themes_get_distinct_readable_colours(mode):
     colors = ThemeColors()

@@ -400,7 +400,8 @@ async def test_a_renamed_theme_keeps_its_fold_and_its_own_colour_and_an_undo_giv
     assert renamed.is_collapsed()
     assert wall.theme_colors.color("职场") == colour and renamed.swatch.color().name() == colour
     assert colour not in others
-    assert wall.state.color_slots()["职场"] == wall.state.color_slots()["工作"]  # remembered for the next run
+    slot = wall.theme_colors.slot("职场")
+    assert wall.state.color_slots()["职场"] == slot and "工作" not in wall.state.color_slots()  # for the next run
     QTest.mouseClick(renamed.arrow, Qt.MouseButton.LeftButton)  # unfolded under its new name
 
     await wait(lambda: _toast(wall, "bulk:") is not None and "改名为" in _toast(wall, "bulk:").text)
@@ -421,6 +422,61 @@ async def test_a_renamed_theme_keeps_its_fold_and_its_own_colour_and_an_undo_giv
     dialog.accept()
     await wait(lambda: wall.section("职场") is not None, message="工作 renamed again")
     assert not wall.section("职场").is_collapsed()  # unfolded, as 工作 was when renamed
+
+
+async def _rename(wall, old: str, new: str, wait) -> None:
+    dialog = wall.bulk.ask_rename_theme(old)
+    dialog.setTextValue(new)
+    dialog.accept()
+    await wait(lambda: wall.section(new) is not None and wall.section(old) is None, message=f"{old} renamed {new}")
+
+
+async def test_a_theme_made_later_under_a_renamed_themes_old_name_has_a_colour_of_its_own(
+        wall, populated_store, wait):
+    """「工作」 (its colour picked) is renamed 「职场」; later Sonetto files a memory under 「工作」 again:
+    that new theme showed 职场's colour (both names held one slot and one picked colour until the app
+    restarted, and the saved state kept them shared for the next run). Now it gets a colour of its own,
+    and a colour picked for either stays that theme's."""
+    await wall.reload()
+    wall.set_theme_color("工作", "#336699")
+    await _rename(wall, "工作", "职场", wait)
+    assert wall.theme_colors.color("职场") == "#336699"
+
+    populated_store.add("周五要交季度报告", "工作")
+    await wait(lambda: wall.section("工作") is not None, message="a new 工作")
+    colours = {t: wall.theme_colors.color(t) for t in wall.model.theme_counts()}
+    assert colours["职场"] == "#336699" and colours["工作"] != "#336699"
+    assert len(set(colours.values())) == 4  # 品味, 家人, 职场 and the new 工作: four colours
+    assert wall.section("工作").swatch.color().name() == colours["工作"]
+    slots = wall.state.color_slots()
+    assert slots["工作"] != slots["职场"] and "工作" not in wall.state.custom_colors()  # the next run too
+    wall.set_theme_color("工作", "#aa5500")
+    assert wall.theme_colors.color("职场") == "#336699"
+    wall.set_theme_color("职场", None)
+    assert wall.theme_colors.color("工作") == "#aa5500"
+
+
+async def test_an_undo_of_a_rename_gives_the_colours_back_and_frees_the_new_name(wall, populated_store, wait):
+    """An undo of 「工作」 -> 「职场」 gives 工作 its colours as they were (slot and picked colour);
+    a theme made afterwards under 「职场」 is a new theme with a colour of its own (it took 工作's)."""
+    await wall.reload()
+    wall.set_theme_color("家人", "#336699")
+    colour = wall.theme_colors.color("工作")
+    slot = wall.theme_colors.slot("工作")
+    await _rename(wall, "工作", "职场", wait)
+    assert "工作" not in wall.state.color_slots()  # given up, not shared with 职场 in the next run
+
+    await wait(lambda: _toast(wall, "bulk:") is not None and "改名为" in _toast(wall, "bulk:").text)
+    _toast(wall, "bulk:").action_button.click()
+    await wait(lambda: wall.section("工作") is not None and wall.section("职场") is None, message="undone")
+    assert wall.theme_colors.color("工作") == colour and wall.theme_colors.slot("工作") == slot
+    assert wall.section("工作").swatch.color().name() == colour
+    assert wall.state.color_slots()["工作"] == slot and "职场" not in wall.state.color_slots()
+
+    populated_store.add("想换个工作环境", "职场")
+    await wait(lambda: wall.section("职场") is not None, message="a new 职场")
+    colours = {t: wall.theme_colors.color(t) for t in wall.model.theme_counts()}
+    assert colours["工作"] == colour and len(set(colours.values())) == 4
 
 
 async def test_a_theme_name_typed_too_long_is_held_to_the_limit_not_refused_after_the_dialog_closed(

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from ..files import atomic_write, private_dir
 from .backends import file_backends
-from .migrate import _migration_lock
+from .migrate import MIGRATION_LOCK, _migration_lock
 from .migration_files import store_path
 
 log = logging.getLogger(__name__)
@@ -33,7 +33,11 @@ log = logging.getLogger(__name__)
 #: settings name the new folder before the copy begins: a start after a copy cut short finishes it).
 #: A copy stopped (cancelled or failed) leaves it marked ``stopped`` until the settings name the old
 #: folder again (``forget_stopped``): a start before that goes back to the old folder (``carry_stopped``).
+#: ``why`` it stopped: ``STOPPED_WHY`` (said at that start: ``stopped_why``).
 CARRYING = ".carrying.json"
+#: Why a copy stopped: the person's 取消, the app quitting (``cancel.why``), or an error.
+CANCELLED, QUIT, FAILED = "cancelled", "quit", "failed"
+STOPPED_WHY = (CANCELLED, QUIT, FAILED)
 #: The first bytes of an SQLite database (the SQLite store, the server's copy, the chats, the index).
 SQLITE_HEADER = b"SQLite format 3\x00"
 #: The files an SQLite database keeps beside it while it is open or after a crash.
@@ -51,6 +55,16 @@ BACKUP_PAGES = 1024
 class CopyCancelled(Exception):
     """The person stopped the copy into the new data folder (``carry_data(cancel=...)``): what it had
     copied there is removed again; the old folder, never written to, is the one used."""
+
+
+class CancelledElsewhere(CopyCancelled):
+    """Another process (the app) copied into the new data folder while this one (``sonetto mcp``,
+    following the same settings) waited to, and the person cancelled that copy there: this one does not
+    copy either, and keeps the old folder (the app saves the settings back to it)."""
+
+    def __init__(self, old: Path, new: Path) -> None:
+        super().__init__(f"the copy of {old} into {new} was cancelled in another Sonetto process (the app) "
+                         f"while this one waited for it; {old} stays in use")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -92,7 +106,11 @@ def carry_data(old: str | os.PathLike[str], new: str | os.PathLike[str], *,
     copy is made again next time (``carrying_from``). On a failure what was copied is removed and the error raised.
     ``progress`` is told how far the copy has come (files and bytes, from this worker); ``cancel``,
     once set, stops it between two files or two steps of a database's copy: what was copied is removed
-    (the folders it made too) and :class:`CopyCancelled` raised.
+    (the folders it made too) and :class:`CopyCancelled` raised; ``cancel.why``, when it has one, is
+    the reason recorded (``QUIT``: the app quitting; else ``CANCELLED``). A copy another process makes
+    into ``new`` is waited for (a ``cancel`` meanwhile stops the wait): found whole, nothing is copied;
+    cancelled there by the person, nothing is either (:class:`CancelledElsewhere`); stopped there
+    otherwise (that process quit, or its copy failed), this one copies.
     Returns the files made in ``new`` (none: nothing to carry)."""
     old, new = Path(old).expanduser().absolute(), Path(new).expanduser().absolute()
     if old == new or not old.is_dir() or store_files(new) or not store_files(old):
@@ -101,18 +119,29 @@ def carry_data(old: str | os.PathLike[str], new: str | os.PathLike[str], *,
         return []
     folders = [str(folder) for folder in _missing_folders(new, Path(new.anchor))]  # the ones this copy makes
     private_dir(new)
-    with _migration_lock(new):  # (the app and ``sonetto mcp`` follow the same settings: one copies)
+    def waiting() -> None:
+        if cancel is not None and cancel.is_set():
+            raise CopyCancelled(str(new))
+
+    # (the app and ``sonetto mcp`` follow the same settings: one copies, the other waits for its end)
+    with _migration_lock(new, waiting) as waited:
         if store_files(new):
             return []
+        found = _marker(new) if waited else None
+        if found is not None and found.get("stopped") and found.get("why") == CANCELLED:
+            log.warning("not copying %s into %s: the copy another Sonetto process made there was cancelled",
+                        old, new)
+            raise CancelledElsewhere(old, new)
         atomic_write(new / CARRYING, json.dumps({"from": str(old)}, ensure_ascii=False).encode("utf-8"))
         try:
             made = _copy(old, new, data_files, progress, cancel)
-        except BaseException:
+        except BaseException as exc:
             # (nothing copied stays: the old folder is used; the settings still name this one until
             # they are saved again, and a start before that goes back to the old folder: ``carry_stopped``)
+            why = (getattr(cancel, "why", CANCELLED) if isinstance(exc, CopyCancelled) else FAILED)
             try:
-                atomic_write(new / CARRYING, json.dumps({"from": str(old), "stopped": True, "made": folders},
-                                                        ensure_ascii=False).encode("utf-8"))
+                atomic_write(new / CARRYING, json.dumps({"from": str(old), "stopped": True, "why": why,
+                                                         "made": folders}, ensure_ascii=False).encode("utf-8"))
             except OSError:  # (a full disk: not copied again at the next start at least)
                 (new / CARRYING).unlink(missing_ok=True)
             raise
@@ -159,20 +188,32 @@ def carry_stopped(folder: str | os.PathLike[str]) -> Path | None:
     return Path(found["from"])
 
 
+def stopped_why(folder: str | os.PathLike[str]) -> str:
+    """Why the copy into ``folder`` that ``carry_stopped`` names stopped (``STOPPED_WHY``; an older
+    marker without it: ``FAILED``, "cancelled or failed" as it was said then) (blocking)."""
+    found = _marker(folder)
+    why = found.get("why") if found is not None else None
+    return why if why in STOPPED_WHY else FAILED
+
+
 def forget_stopped(folder: str | os.PathLike[str]) -> None:
     """After a stopped copy into ``folder`` (``carry_stopped``), once the settings name the old folder
-    again: its marker goes, and the folders the copy made, when nothing else was put there, with their
-    lock (blocking; nothing when no copy was stopped there)."""
+    again: its marker and the copy's lock file go (the folder may be the person's: nothing of the app's
+    stays there), and the folders the copy made, when nothing else was put there (blocking; nothing when
+    no copy was stopped there)."""
     folder = Path(folder).expanduser().absolute()
     found = _marker(folder)
     if found is None or not found.get("stopped"):
         return
-    (folder / CARRYING).unlink(missing_ok=True)
+    with _migration_lock(folder):  # (not while another process copies into it)
+        found = _marker(folder)
+        if found is None or not found.get("stopped"):
+            return
+        (folder / CARRYING).unlink(missing_ok=True)
+        if not store_files(folder):  # (else a data folder of its own, whose lock this is)
+            with contextlib.suppress(OSError):  # (removed while held: see ``_migration_lock``)
+                (folder / MIGRATION_LOCK).unlink()
     made = [Path(one) for one in found.get("made") or () if isinstance(one, str)]
-    if folder not in made or any(entry.name != ".migration.lock" for entry in folder.iterdir()):
-        return
-    with contextlib.suppress(OSError):
-        (folder / ".migration.lock").unlink()
     for one in reversed(made):  # the innermost first; one not empty (something else put there) stays
         with contextlib.suppress(OSError):
             one.rmdir()

@@ -12,7 +12,9 @@ from __future__ import annotations
 import contextlib
 import copy
 import logging
+import os
 import sqlite3
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator
@@ -167,18 +169,48 @@ def _has_items(mm: BaseMemoryManager) -> bool:
     return mm.count() > 0
 
 
+#: The lock file of a data folder's switches and copies into it (``_migration_lock``).
+MIGRATION_LOCK = ".migration.lock"
+#: Seconds between two tries at a lock another process holds (``_migration_lock``).
+LOCK_POLL = 0.05
+
+
 @contextlib.contextmanager
-def _migration_lock(folder: Path) -> Iterator[None]:
-    """One process at a time decides about (and performs) a switch in this data dir."""
+def _migration_lock(folder: Path, waiting: Callable[[], None] | None = None) -> Iterator[bool]:
+    """One process at a time decides about (and performs) a switch in this data dir, or a copy into it
+    (``data_folder.carry_data``). Yields whether another process held it first (this one waited for
+    it); ``waiting`` is called while it does (what it raises ends the wait). Its holder may remove the
+    lock file (``data_folder.forget_stopped``): a process that locked the removed file meanwhile takes
+    the lock again on the file at that path (else two would hold "the" lock)."""
+    path = folder / MIGRATION_LOCK
+    waited = False
+    while True:
+        lock = portalocker.Lock(str(path), mode="a", flags=portalocker.LOCK_EX | portalocker.LOCK_NB,
+                                fail_when_locked=True)
+        try:
+            try:
+                handle = lock.acquire()
+            except portalocker.exceptions.AlreadyLocked:
+                waited = True
+                if waiting is not None:
+                    waiting()
+                time.sleep(LOCK_POLL)
+                continue
+            try:
+                held = os.path.samestat(os.fstat(handle.fileno()), os.stat(path))
+            except OSError:
+                held = False  # (removed meanwhile)
+            if not held:
+                lock.release()
+                continue
+            with contextlib.suppress(OSError):
+                private_file(path)
+        except (OSError, portalocker.exceptions.LockException):
+            yield waited  # a read-only data dir: nobody can switch anything here
+            return
+        break
     try:
-        lock = portalocker.Lock(str(folder / ".migration.lock"), mode="a", flags=portalocker.LOCK_EX)
-        lock.acquire()
-        private_file(folder / ".migration.lock")
-    except (OSError, portalocker.exceptions.LockException):
-        yield  # a read-only data dir: nobody can switch anything here
-        return
-    try:
-        yield
+        yield waited
     finally:
         lock.release()
 

@@ -98,6 +98,7 @@ class MemoryCardModel(QAbstractListModel):
 
     themes_changed = Signal()  # a theme appeared or disappeared
     cards_changing = Signal(list)  # ids about to be inserted, changed or removed (before the rows change)
+    change_arriving = Signal(object)  # a MemoryChange of memories, before the model applies it
     cards_applied = Signal(list)  # ids just inserted or changed (GUI thread, after the rows changed)
     load_failed = Signal()  # the store could not be read (the service has said why)
     card_updated = Signal(object, object)  # (old Card | None, new Card | None), after each row change
@@ -352,6 +353,7 @@ class MemoryCardModel(QAbstractListModel):
         kind = kinds.kind(change.kind)
         if not kind.memories:
             return  # the trash only
+        self.change_arriving.emit(change)
         idle = self._drain_task is None or self._drain_task.done()
         if idle and change.ids and all(mid in change.states for mid in change.ids):
             # The change carries the cards' new state: applied now, in order, without a store read

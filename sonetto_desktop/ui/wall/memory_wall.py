@@ -179,6 +179,7 @@ class MemoryWall(QWidget):
         sections.context_requested.connect(self._show_menu)
 
     def _connect_model(self, service: MemoryService) -> None:
+        self.model.change_arriving.connect(self._on_change_arriving)
         self.model.themes_changed.connect(self.theme_sections.sync)
         self.model.modelReset.connect(self._on_model_reset)
         self.model.rowsInserted.connect(self._update_summary)
@@ -270,6 +271,22 @@ class MemoryWall(QWidget):
         self.state.set_custom_colors(self.theme_colors.custom)
         self.theme_sections.repaint_cards()
         self.navigation.update_outline()
+
+    def _on_change_arriving(self, change: Any) -> None:
+        """An undo (of a rename, from the toast, 编辑 ▸ 撤销 or the history) moves cards back to a theme
+        the rename emptied: that theme takes back its colours before its cards show (``moved_back``)."""
+        if not change.extra.get("undo_of"):
+            return
+        present = self.model.theme_counts()
+        took_back = False
+        for memory_id in change.ids:
+            card, state = self.model.card(memory_id), change.state(memory_id)
+            theme = state.get("theme") if state is not None else None
+            if card is not None and theme and theme != card[THEME]:
+                took_back = self.theme_colors.moved_back(card[THEME], theme, present) or took_back
+        if took_back:
+            self.state.set_color_slots(self.theme_colors.slots)
+            self.state.set_custom_colors(self.theme_colors.custom)
 
     # ── what is shown ─────────────────────────────────────────────────
 

@@ -100,6 +100,7 @@ class WallSections(QObject):
             section.deleteLater()
         if self._colors.assign(counts):
             self._state.set_color_slots(self._colors.slots)
+            self._state.set_custom_colors(self._colors.custom)
         collapsed = self._state.collapsed()
         missing = self.missing(counts)
         if limit is None and self._loading():

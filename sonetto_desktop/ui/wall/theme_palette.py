@@ -6,8 +6,11 @@ them in its UI state), so a theme keeps its colour when others come and go — a
 reserved for a theme while it is away (deleted, filtered out, not loaded yet), so it cannot come
 back to find its colour given to another. Only when every main slot is held is one of an absent
 theme reused. The first 12 themes present always hold main slots, which are pairwise distinct (but for
-a theme renamed in this run and its old name, which share one: ``rename``). A person may pick their own colour for a theme; it is shown as picked where it is readable and lightened or
-darkened just enough (3:1 against the card surface) where it is not. Pure Python.
+a theme being renamed and its old name while the cards move, which share one: ``rename``; once they
+have moved, the old name gives its slot up, so a theme made later under it gets a colour of its own,
+and an undo of the rename gives it back: ``moved_back``). A person may pick their own colour for a
+theme; it is shown as picked where it is readable and lightened or darkened just enough (3:1 against
+the card surface) where it is not. Pure Python.
 """
 
 from __future__ import annotations
@@ -71,7 +74,9 @@ class ThemeColors:
         self.slots: dict[str, int] = {t: s % size for t, s in (slots or {}).items()
                                       if isinstance(s, int) and not isinstance(s, bool)}
         self.custom: dict[str, str] = {t: c.lower() for t, c in (custom or {}).items() if valid_color(c)}
-        self._renamed: set[frozenset[str]] = set()  # names that share a slot by a rename (this run)
+        self._moving: set[tuple[str, str]] = set()  # (from, to): a rename (or its undo) whose cards move
+        self._left: dict[str, tuple[str, int | None, str | None]] = {}  # a name a rename emptied: (the name
+        # its cards went to, the slot and picked colour it gave up), for an undo of that rename (this run)
 
     def assign(self, themes: Iterable[str]) -> bool:
         """Give the themes on the wall (``themes``) slots of their own (module docstring); True if
@@ -79,13 +84,13 @@ class ThemeColors:
         themes = sorted(set(themes))
         present = set(themes)
         size = len(THEME_PALETTE["light"])
-        changed = False
+        changed = self._settle(present)
         holder: dict[int, str] = {}
         for theme in themes:  # two themes on the wall with one slot (saved by an older version): one moves
             slot = self.slots.get(theme)
             if slot is None:
                 continue
-            if slot in holder and frozenset((holder[slot], theme)) in self._renamed:
+            if slot in holder and ((holder[slot], theme) in self._moving or (theme, holder[slot]) in self._moving):
                 continue  # a rename (or its undo) under way: its cards are under both names a moment
             if slot in holder:
                 del self.slots[theme]
@@ -131,15 +136,40 @@ class ThemeColors:
                 return slot
         return None
 
+    def _settle(self, present: set[str]) -> bool:
+        """A rename whose cards have all moved (``from`` gone from the wall, ``to`` on it): ``from``
+        gives up the slot and picked colour it shared with ``to`` (kept aside for an undo), so a theme
+        made later under that name is a new theme with a colour of its own. True if any was given up."""
+        done = [(old, new) for old, new in self._moving if old not in present and new in present]
+        for old, new in done:
+            self._moving.discard((old, new))
+            self._left[old] = (new, self.slots.pop(old, None), self.custom.pop(old, None))
+        return bool(done)
+
     def rename(self, old: str, new: str) -> None:
-        """``new`` is ``old`` renamed: it takes ``old``'s slot and picked colour (or none), and
-        ``old`` keeps them, so that an undo of the rename gives them back. The two may share the slot
-        while both are on the wall (the cards move one change at a time); ``assign`` does not move
-        either of them off it."""
+        """``new`` is ``old`` renamed: it takes ``old``'s slot and picked colour (or none). The two
+        share them while both are on the wall (the cards move one change at a time; ``assign`` moves
+        neither off the slot); once ``old`` has no card left it gives them up (``_settle``)."""
+        self._left.pop(new, None)
         if old in self.slots:
             self.slots[new] = self.slots[old]
-            self._renamed.add(frozenset((old, new)))
+            self._moving.add((old, new))
         self.set_custom(new, self.custom.get(old))
+
+    def moved_back(self, source: str, theme: str, present: Iterable[str]) -> bool:
+        """An undo moves a card from ``source`` to ``theme``: when a rename of ``theme`` to ``source``
+        emptied ``theme`` (and no theme of that name came since), ``theme`` takes back the slot and
+        picked colour it had, sharing them with ``source`` while the cards move. True if it did."""
+        left = self._left.get(theme)
+        if left is None or left[0] != source or theme in set(present):
+            return False
+        del self._left[theme]
+        _, slot, picked = left
+        if slot is not None:
+            self.slots[theme] = slot
+        self._moving.add((source, theme))
+        self.set_custom(theme, picked)
+        return True
 
     def slot(self, theme: str) -> int:
         return self.slots.get(theme, preferred_slot(theme))
