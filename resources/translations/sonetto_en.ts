@@ -3450,99 +3450,229 @@ Your theme: {1}</translation>
         <translation>Recall</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="254" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="255" />
         <source>内置模型：%1。</source>
         <translation>Built-in model: %1.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="256" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="257" />
         <source>没有内置模型时，用填好的向量服务，否则只按字面回忆。</source>
         <translation>Without a built-in model, the embeddings service filled in is used; otherwise recall goes by the words only.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="268" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="269" />
         <source>这台电脑（%1）：内置模型 %2，在本机计算，记忆不离开这台电脑。第一次会在后台为每条记忆计算向量。</source>
         <translation>This computer (%1): built-in model %2, computed here; your memories do not leave this computer. The first time, a vector is computed for every memory in the background.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="271" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="272" />
         <source>这台电脑（%1）没有内置模型：改用下面填好的向量服务 %2。</source>
         <translation>This computer (%1) has no built-in model: the embeddings service %2 below is used instead.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="274" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="275" />
         <source>这台电脑（%1）没有内置模型：回忆只按字面找记忆。可以在下面填一个向量服务（比如 Ollama 的 bge-m3）。</source>
         <translation>This computer (%1) has no built-in model: recall finds memories by their words only. You can fill in an embeddings service below (for example Ollama's bge-m3).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="277" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="278" />
         <source>回忆用向量服务 %1 按意思找记忆。</source>
         <translation>Recall finds memories by meaning with the embeddings service %1.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="279" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="280" />
         <source>请在下面填写向量服务。</source>
         <translation>Please fill in the embeddings service below.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="280" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="281" />
         <source>回忆只按字面找记忆。</source>
         <translation>Recall finds memories by their words only.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="324" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="325" />
         <source>对话模型不在本机：只能列出本机的 Ollama 或 LM Studio 的模型。</source>
         <translation>The chat model is not on this computer: only a local Ollama's or LM Studio's models can be listed.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="327" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="328" />
         <source>正在询问 %1…</source>
         <translation>Asking %1…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="343" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="344" />
         <source>%1 没有回答 Ollama 或 LM Studio 的模型列表。</source>
         <translation>%1 did not answer with an Ollama or LM Studio model list.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="345" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="346" />
         <source>%1 上没有向量模型。Ollama 可以先运行 ollama pull bge-m3。</source>
         <translation>%1 has no embeddings model. With Ollama, run ollama pull bge-m3 first.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="348" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="349" />
         <source>选择 %1 的向量模型…</source>
         <translation>Choose an embeddings model of %1…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="352" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="353" />
         <source>%1 有 %2 个向量模型。</source>
         <translation>%1 has %2 embeddings models.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="354" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="355" />
         <source>（服务没有说明哪些是向量模型：按名称挑出）</source>
         <translation>(the service does not say which are embeddings models: picked by name)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="401" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="402" />
         <source>请先填写向量模型的名称和服务地址。</source>
         <translation>Enter the embeddings model's name and base URL first.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="402" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="403" />
         <source>没有选用向量模型。</source>
         <translation>No embeddings model chosen.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="405" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="406" />
         <source>正在连接…</source>
         <translation>Connecting…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="405" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="406" />
         <source>正在加载内置模型…</source>
         <translation>Loading the built-in model…</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="428" />
+        <source>内置向量模型可用：%1 维，%2 毫秒（含加载）</source>
+        <translation>The built-in embeddings model works: %1 dimensions, %2 ms (loading included)</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="429" />
+        <source>向量模型可用：%1 维，%2 毫秒</source>
+        <translation>The embeddings model works: %1 dimensions, %2 ms</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="434" />
+        <source>内置向量模型在这台电脑上运行不了：%1。回忆只按字面找记忆；可以改用向量服务。</source>
+        <translation>The built-in embeddings model does not run on this computer: %1. Recall goes by the words only; an embeddings service can be used instead.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="436" />
+        <source>内置向量模型不可用：%1</source>
+        <translation>The built-in embeddings model does not work: %1</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="436" />
+        <source>向量模型不可用：%1</source>
+        <translation>The embeddings model does not work: %1</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="449" />
+        <source>%1 在 %2 秒内没有回答</source>
+        <translation>no answer from %1 within %2 s</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="451" />
+        <source>连不上 %1（服务没有运行，或地址不对）</source>
+        <translation>cannot reach %1 (the service is not running, or the address is wrong)</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="453" />
+        <source>服务回答了错误 HTTP %1</source>
+        <translation>the service answered HTTP %1</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="455" />
+        <source>它已经关闭</source>
+        <translation>it is closed</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="457" />
+        <source>回答超过 %1 MB，不是向量模型的回答</source>
+        <translation>the answer is larger than %1 MB: not an embeddings model's answer</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="459" />
+        <source>回答不是向量接口的格式</source>
+        <translation>the answer is not an embeddings response</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="461" />
+        <source>要了 %1 个向量，回答了 %2 个</source>
+        <translation>asked for %1 vectors, got %2</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="463" />
+        <source>回答的向量有 %1 个数，比向量模型给的都多：不是模型的回答</source>
+        <translation>the answer has vectors of %1 numbers, more than an embeddings model gives: not the model's answer</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="465" />
+        <source>回答的向量长短不一</source>
+        <translation>the answer has vectors of different sizes</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="467" />
+        <source>回答的向量是空的</source>
+        <translation>the answer has empty vectors</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="469" />
+        <source>回答的向量有 %1 个数，原有的向量有 %2 个</source>
+        <translation>the answer has vectors of %1 numbers, the vectors kept have %2</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="471" />
+        <source>回答的向量不全是数字</source>
+        <translation>the answer holds vectors that are not numbers</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="473" />
+        <source>没有名为 %1 的内置模型</source>
+        <translation>there is no built-in model %1</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="475" />
+        <source>加载不了</source>
+        <translation>it cannot be loaded</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="477" />
+        <source>试着加载它的进程 %1 秒没有完成</source>
+        <translation>the process that tried to load it did not finish within %1 s</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="479" />
+        <source>加载它的进程崩溃了（%1）：模型文件可能损坏，或这台电脑的处理器不支持它的计算引擎</source>
+        <translation>the process that loaded it crashed (%1): its model file may be damaged, or this computer's processor does not support its engine</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="481" />
+        <source>加载失败</source>
+        <translation>loading it failed</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="482" />
+        <source>请求失败</source>
+        <translation>the request failed</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="487" />
+        <source>。请检查 API 密钥。</source>
+        <translation>. Check the API key.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="489" />
+        <source>。请检查服务地址和模型名称（旧版 Ollama 没有 /v1/embeddings）。</source>
+        <translation>. Check the base URL and the model name (older Ollama versions have no /v1/embeddings).</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="491" />
+        <source>。这个模型可能不是向量模型，或不支持所填的维度。</source>
+        <translation>. The model may not be an embeddings model, or may not accept the dimensions given.</translation>
     </message>
 </context>
 <context>
