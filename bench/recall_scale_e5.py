@@ -273,7 +273,7 @@ def _collect_set(name: str, groups: list[Group], size: int, pool: list, embedder
                     if not gold:
                         continue
                     # asked for every memory: the ranking's second pass (``Shortlist.fill``) asks for all
-                    query, ranked = bank.mechanical._rank(case.q, None, len(snapshot.order))
+                    query, ranked, _ = bank.mechanical._rank(case.q, None, len(snapshot.order))
                     lex = [(d["id"], s) for d, s in ranked]
                     cand = [d["id"] for d in bank.mechanical.candidates(case.q, len(snapshot.order))]
                     dense, stats = {}, {}

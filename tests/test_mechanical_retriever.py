@@ -381,6 +381,33 @@ def test_an_edited_memory_of_a_small_bank_keeps_its_words_rare(mm):
     r.close()
 
 
+@pytest.mark.parametrize("bank, question", [
+    (["我今天去了书店买书。", "书店里人很多。", "周末又逛了一次书店。"], "书店"),
+    (["我的猫叫咪咪，很黏人。", "猫最近不爱吃饭。", "给猫买了新的猫砂。"], "猫呢?"),
+])
+def test_a_word_every_memory_holds_still_finds_them(mm, bank, question):
+    """A word in every memory of a bank (a person who talks about one thing) scored a fraction of
+    a rare word and fell under the floor: the question that names it recalled none (or only the
+    memory an expansion lifted). The floor is scaled by how common the question's own words are."""
+    mm.import_items({f"m{i}": MemoryItem(text, "瞬间", latest_update_time=ago(i + 1)) for i, text in enumerate(bank)})
+    r = MechanicalRetriever(mm, now=lambda: NOW, index_path=False)
+    assert sorted(ids(r.retrieve(question))) == ["m0", "m1", "m2"]
+    assert ids(r.retrieve("帮我把 128 除以 16 算一下")) == []
+    r.close()
+
+
+def test_a_question_with_a_word_the_bank_lacks_is_not_answered_by_its_common_words(mm):
+    """Only a question whose every word is common keeps its best matches under the floor: a word
+    no memory holds counts as rare, so "小周的猫叫什么" in a bank without a cat recalls nothing,
+    though every memory names 小周."""
+    mm.import_items({mid: MemoryItem(_text(desc), theme, latest_update_time=ago(days), hit=hit)
+                     for mid, (desc, theme, days, hit) in BANK.items() if mid != "dog"})
+    r = MechanicalRetriever(mm, now=lambda: NOW, index_path=False)
+    assert ids(r.retrieve("小周的猫叫什么")) == []
+    assert ids(r.retrieve("兰州拉面"))[0] == "noodle"
+    r.close()
+
+
 def test_a_query_typed_in_full_width_finds_what_ascii_finds(mm):
     mm.import_items({"sw": MemoryItem("小周每天晚上玩Switch。", "品味", latest_update_time=NOW.isoformat()),
                      "dog": MemoryItem("小周养了一只柴犬叫豆豆。", "身份", latest_update_time=NOW.isoformat())})

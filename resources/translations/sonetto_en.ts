@@ -3450,99 +3450,229 @@ Your theme: {1}</translation>
         <translation>Recall</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="254" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="255" />
         <source>内置模型：%1。</source>
         <translation>Built-in model: %1.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="256" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="257" />
         <source>没有内置模型时，用填好的向量服务，否则只按字面回忆。</source>
         <translation>Without a built-in model, the embeddings service filled in is used; otherwise recall goes by the words only.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="268" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="269" />
         <source>这台电脑（%1）：内置模型 %2，在本机计算，记忆不离开这台电脑。第一次会在后台为每条记忆计算向量。</source>
         <translation>This computer (%1): built-in model %2, computed here; your memories do not leave this computer. The first time, a vector is computed for every memory in the background.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="271" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="272" />
         <source>这台电脑（%1）没有内置模型：改用下面填好的向量服务 %2。</source>
         <translation>This computer (%1) has no built-in model: the embeddings service %2 below is used instead.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="274" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="275" />
         <source>这台电脑（%1）没有内置模型：回忆只按字面找记忆。可以在下面填一个向量服务（比如 Ollama 的 bge-m3）。</source>
         <translation>This computer (%1) has no built-in model: recall finds memories by their words only. You can fill in an embeddings service below (for example Ollama's bge-m3).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="277" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="278" />
         <source>回忆用向量服务 %1 按意思找记忆。</source>
         <translation>Recall finds memories by meaning with the embeddings service %1.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="279" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="280" />
         <source>请在下面填写向量服务。</source>
         <translation>Please fill in the embeddings service below.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="280" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="281" />
         <source>回忆只按字面找记忆。</source>
         <translation>Recall finds memories by their words only.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="324" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="325" />
         <source>对话模型不在本机：只能列出本机的 Ollama 或 LM Studio 的模型。</source>
         <translation>The chat model is not on this computer: only a local Ollama's or LM Studio's models can be listed.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="327" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="328" />
         <source>正在询问 %1…</source>
         <translation>Asking %1…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="343" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="344" />
         <source>%1 没有回答 Ollama 或 LM Studio 的模型列表。</source>
         <translation>%1 did not answer with an Ollama or LM Studio model list.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="345" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="346" />
         <source>%1 上没有向量模型。Ollama 可以先运行 ollama pull bge-m3。</source>
         <translation>%1 has no embeddings model. With Ollama, run ollama pull bge-m3 first.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="348" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="349" />
         <source>选择 %1 的向量模型…</source>
         <translation>Choose an embeddings model of %1…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="352" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="353" />
         <source>%1 有 %2 个向量模型。</source>
         <translation>%1 has %2 embeddings models.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="354" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="355" />
         <source>（服务没有说明哪些是向量模型：按名称挑出）</source>
         <translation>(the service does not say which are embeddings models: picked by name)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="401" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="402" />
         <source>请先填写向量模型的名称和服务地址。</source>
         <translation>Enter the embeddings model's name and base URL first.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="402" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="403" />
         <source>没有选用向量模型。</source>
         <translation>No embeddings model chosen.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="405" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="406" />
         <source>正在连接…</source>
         <translation>Connecting…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="405" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="406" />
         <source>正在加载内置模型…</source>
         <translation>Loading the built-in model…</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="428" />
+        <source>内置向量模型可用：%1 维，%2 毫秒（含加载）</source>
+        <translation>The built-in embeddings model works: %1 dimensions, %2 ms (loading included)</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="429" />
+        <source>向量模型可用：%1 维，%2 毫秒</source>
+        <translation>The embeddings model works: %1 dimensions, %2 ms</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="434" />
+        <source>内置向量模型在这台电脑上运行不了：%1。回忆只按字面找记忆；可以改用向量服务。</source>
+        <translation>The built-in embeddings model does not run on this computer: %1. Recall goes by the words only; an embeddings service can be used instead.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="436" />
+        <source>内置向量模型不可用：%1</source>
+        <translation>The built-in embeddings model does not work: %1</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="436" />
+        <source>向量模型不可用：%1</source>
+        <translation>The embeddings model does not work: %1</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="449" />
+        <source>%1 在 %2 秒内没有回答</source>
+        <translation>no answer from %1 within %2 s</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="451" />
+        <source>连不上 %1（服务没有运行，或地址不对）</source>
+        <translation>cannot reach %1 (the service is not running, or the address is wrong)</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="453" />
+        <source>服务回答了错误 HTTP %1</source>
+        <translation>the service answered HTTP %1</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="455" />
+        <source>它已经关闭</source>
+        <translation>it is closed</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="457" />
+        <source>回答超过 %1 MB，不是向量模型的回答</source>
+        <translation>the answer is larger than %1 MB: not an embeddings model's answer</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="459" />
+        <source>回答不是向量接口的格式</source>
+        <translation>the answer is not an embeddings response</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="461" />
+        <source>要了 %1 个向量，回答了 %2 个</source>
+        <translation>asked for %1 vectors, got %2</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="463" />
+        <source>回答的向量有 %1 个数，比向量模型给的都多：不是模型的回答</source>
+        <translation>the answer has vectors of %1 numbers, more than an embeddings model gives: not the model's answer</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="465" />
+        <source>回答的向量长短不一</source>
+        <translation>the answer has vectors of different sizes</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="467" />
+        <source>回答的向量是空的</source>
+        <translation>the answer has empty vectors</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="469" />
+        <source>回答的向量有 %1 个数，原有的向量有 %2 个</source>
+        <translation>the answer has vectors of %1 numbers, the vectors kept have %2</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="471" />
+        <source>回答的向量不全是数字</source>
+        <translation>the answer holds vectors that are not numbers</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="473" />
+        <source>没有名为 %1 的内置模型</source>
+        <translation>there is no built-in model %1</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="475" />
+        <source>加载不了</source>
+        <translation>it cannot be loaded</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="477" />
+        <source>试着加载它的进程 %1 秒没有完成</source>
+        <translation>the process that tried to load it did not finish within %1 s</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="479" />
+        <source>加载它的进程崩溃了（%1）：模型文件可能损坏，或这台电脑的处理器不支持它的计算引擎</source>
+        <translation>the process that loaded it crashed (%1): its model file may be damaged, or this computer's processor does not support its engine</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="481" />
+        <source>加载失败</source>
+        <translation>loading it failed</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="482" />
+        <source>请求失败</source>
+        <translation>the request failed</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="487" />
+        <source>。请检查 API 密钥。</source>
+        <translation>. Check the API key.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="489" />
+        <source>。请检查服务地址和模型名称（旧版 Ollama 没有 /v1/embeddings）。</source>
+        <translation>. Check the base URL and the model name (older Ollama versions have no /v1/embeddings).</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="491" />
+        <source>。这个模型可能不是向量模型，或不支持所填的维度。</source>
+        <translation>. The model may not be an embeddings model, or may not accept the dimensions given.</translation>
     </message>
 </context>
 <context>
@@ -4005,32 +4135,32 @@ Your theme: {1}</translation>
 <context>
     <name>SonettoApp</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="185" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="192" />
         <source>上次退出时复制到数据文件夹 {0} 还没有完成，复制已停止，没有换过去。仍在使用原来的数据文件夹 {1}，记忆都在；要换过去，请在设置里再选一次。</source>
         <translation>Sonetto quit last time before the copy into the data folder {0} was finished: the copy was stopped and the data folder was not changed. Still using the previous data folder {1}, with all your memories; to change it, choose the folder again in the settings.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="187" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="194" />
         <source>上次没有换到数据文件夹 {0}（复制已取消或失败），仍在使用原来的数据文件夹 {1}。</source>
         <translation>The data folder was not changed to {0} last time (the copy was cancelled or failed); still using the previous data folder {1}.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="190" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="197" />
         <source>设置文件已损坏，所有设置暂时恢复为默认值；原来的文件保存为 {0}，可以从中找回。</source>
         <translation>The settings file was damaged: every setting is back at its default for now. The old file was kept as {0}; your settings can be found there.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="374" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="381" />
         <source>对话功能启动失败：%1。记忆墙仍可使用；请检查数据目录后重启。</source>
         <translation>Chat could not start: %1. The memory wall still works; check the data folder, then restart.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="621" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="642" />
         <source>没有切换到 PostgreSQL：本机的记忆没能搬到记忆服务器 {0} 上（{1}）。仍在使用本机的记忆库，记忆都还在。</source>
         <translation>Did not switch to PostgreSQL: the memories on this computer could not be moved to the memory server {0} ({1}). Still using this computer's memory store; every memory is still there.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="625" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="646" />
         <source>无法切换存储方式：{0}。仍在使用原来的记忆库。</source>
         <translation>Cannot switch the storage: {0}. Still using the previous memory store.</translation>
     </message>
@@ -4111,7 +4241,7 @@ Your theme: {1}</translation>
         <translation>Undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="626" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="647" />
         <source>无法使用新的数据文件夹 {0}：{1}。仍在使用原来的记忆库。</source>
         <translation>Cannot use the new data folder {0}: {1}. Still using the previous memory store.</translation>
     </message>
@@ -4694,99 +4824,99 @@ Your theme: {1}</translation>
 <context>
     <name>VectorNotices</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="87" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="88" />
         <source>这台电脑（%1）没有内置的向量模型：回忆改用你填好的向量服务 %2 按意思找记忆。</source>
         <extracomment>How long the fallback toast stays (it is said once: long enough to read).</extracomment>
         <translation>This computer (%1) has no built-in embeddings model: recall finds memories by meaning with the embeddings service you filled in, %2.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="90" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="91" />
         <source>这台电脑（%1）没有内置的向量模型：回忆只按字面找记忆。在 设置 ▸ 回忆 填一个向量服务（比如 Ollama 的 bge-m3），回忆就能按意思找。</source>
         <translation>This computer (%1) has no built-in embeddings model: recall finds memories by their words only. Fill in an embeddings service in Settings ▸ Recall (for example Ollama's bge-m3) and recall finds them by meaning.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="94" />
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="108" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="95" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="109" />
         <source>设置…</source>
         <translation>Settings…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="104" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="105" />
         <source>内置的向量模型在这台电脑上运行不了：回忆只按字面找记忆。可以在 设置 ▸ 回忆 改用向量服务（比如 Ollama 的 bge-m3）；原因见状态栏的“向量”提示。</source>
         <translation>The built-in embeddings model does not run on this computer: recall finds memories by their words only. You can use an embeddings service instead in Settings ▸ Recall (for example Ollama's bge-m3); the reason is in the tip of the status bar's “Vectors”.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="120" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="121" />
         <source>向量服务 %1 连不上：回忆暂时只按字面找记忆，连上后自动恢复按意思找。</source>
         <translation>The embeddings service %1 cannot be reached: recall finds memories by their words only for now, and by meaning again once it answers.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="150" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="154" />
         <source>更换向量模型</source>
         <translation>Change the embeddings model</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="153" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="157" />
         <source>开始计算</source>
         <translation>Start computing</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="154" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="158" />
         <source>以后再说</source>
         <translation>Not now</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="175" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="180" />
         <source>记忆库里的向量是 %1 算的。</source>
         <translation>The vectors in the memory store were computed by %1.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="176" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="181" />
         <source>记忆库里的向量是之前的向量模型算的。</source>
         <translation>The vectors in the memory store were computed by the previous embeddings model.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="177" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="182" />
         <source>回忆现在用向量模型 %1。</source>
         <translation>Recall now uses the embeddings model %1.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="178" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="183" />
         <source>要为 %1 条记忆重新计算向量吗？</source>
         <translation>Compute the vectors of %1 memories again?</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="181" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="186" />
         <source>在这台电脑上后台计算，不花钱，大约 %n 分钟。</source>
         <translation><numerusform>Computed on this computer in the background, free, about 1 minute.</numerusform><numerusform>Computed on this computer in the background, free, about %n minutes.</numerusform></translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="183" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="188" />
         <source>由本机的向量服务计算，不花钱。</source>
         <translation>Computed by the local embeddings service, free.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="185" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="190" />
         <source>会把记忆的文字发给向量服务，约 %1 tokens</source>
         <translation>Sends the memories' text to the embeddings service, about %1 tokens</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="188" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="193" />
         <source>，按 %1 的标价约 %2</source>
         <translation>, about %2 at %1's list price</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="191" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="196" />
         <source>，这个服务目前免费</source>
         <translation>, this service is free for now</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="192" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="197" />
         <source>。</source>
         <translation>.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="193" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="198" />
         <source>算好之前，回忆只按字面找记忆；新的向量算完后，旧的才会删除。</source>
         <translation>Until they are computed, recall finds memories by their words only; the old vectors are deleted only once the new ones are done.</translation>
     </message>
@@ -4850,7 +4980,7 @@ Your theme: {1}</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/wall/selection.py" line="98" />
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="153" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="154" />
         <source>取消</source>
         <translation>Cancel</translation>
     </message>
@@ -4885,27 +5015,27 @@ Your theme: {1}</translation>
         <translation>Renamed “{1}” to “{2}” ({0})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="146" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="147" />
         <source>合并主题</source>
         <translation>Merge themes</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="147" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="148" />
         <source>已经有主题「{0}」了。要把「{1}」的记忆都并入「{0}」吗？</source>
         <translation>There is already a theme “{0}”. Move the memories of “{1}” into “{0}”?</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="151" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="152" />
         <source>合并</source>
         <translation>Merge</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="176" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="177" />
         <source>撤销</source>
         <translation>Undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="187" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="188" />
         <source>已撤销（{0} 条记忆）</source>
         <translation>Undone ({0} memories)</translation>
     </message>

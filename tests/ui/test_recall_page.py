@@ -64,8 +64,78 @@ async def test_the_test_button_asks_the_embeddings_endpoint(qtbot, llm_server):
     assert llm_server.embedding_headers[-1]["authorization"] == "Bearer sk-test"  # the chat's endpoint and key
     llm_server.embedding_models = ["another"]
     await page.test_embeddings()
-    assert page.test_result.text().startswith("✗ 向量模型不可用：HTTP 404") and "模型名称" in page.test_result.text()
+    assert page.test_result.text().startswith("✗ 向量模型不可用：服务回答了错误 HTTP 404") and "模型名称" in page.test_result.text()
     assert page.test_button.isEnabled() and not page.last_test.ok
+
+
+def _latin_words(text: str, *known: str) -> set[str]:
+    """English words in ``text`` (names and addresses aside)."""
+    import re
+
+    for name in known:
+        text = text.replace(name, "")
+    return set(re.findall(r"[A-Za-z]{3,}", text)) - {"HTTP", "API", "Ollama", "embeddings"}
+
+
+async def test_a_failed_test_reads_in_chinese_and_keeps_the_exact_words_in_the_tooltip(qtbot, llm_server, chinese):
+    """A failed test said the error's English inside the Chinese sentence ("向量模型不可用：cannot reach
+    http://…: All connection attempts failed"): each kind of failure is said from the error's words."""
+    from sonetto_desktop.memory.retrieval.builtin_model import E5_SMALL, BuiltinUnavailable
+    from sonetto_desktop.memory.retrieval.embeddings import EmbeddingsError, TestResult
+
+    d = SettingsDialog(Settings(base_url=llm_server.base_url, model="test-model", api_key="sk-test"))
+    qtbot.addWidget(d)
+    page = d.recall_page
+    page.source_endpoint.setChecked(True)
+    page.model.setText("scripted-embed")
+    llm_server.add_embedding_error(401, "Incorrect API key provided")
+    await page.test_embeddings()
+    text = page.test_result.text()
+    assert text == "✗ 向量模型不可用：服务回答了错误 HTTP 401。请检查 API 密钥。", text
+    assert "Incorrect API key provided" in page.test_result.toolTip()
+    llm_server.embedding_models = ["another"]
+    await page.test_embeddings()
+    assert not _latin_words(page.test_result.text()), page.test_result.text()
+    page.base_url.setText("http://127.0.0.1:9/v1")
+    await page.test_embeddings()
+    text = page.test_result.text()
+    assert text.startswith("✗ 向量模型不可用：连不上 http://127.0.0.1:9/v1") and not _latin_words(text, "http://127.0.0.1:9/v1"), text
+    assert "cannot reach" in page.test_result.toolTip()
+    page.model.clear()
+    await page.test_embeddings()
+    assert page.test_result.text() == "✗ 请先填写向量模型的名称和服务地址。" and page.test_result.toolTip() == ""
+    late = EmbeddingsError("no answer from http://x/v1 within 20.0 s", words=("timeout", "http://x/v1", "20.0"))
+    assert page.tested_text(TestResult(False, "", "", error=late)) == "✗ 向量模型不可用：http://x/v1 在 20.0 秒内没有回答"
+    crashed = BuiltinUnavailable(E5_SMALL, "崩溃", "crashed", ("check_crashed", "SIGILL"))
+    text = page.tested_text(TestResult(False, "", "", error=crashed, builtin=True))
+    assert text.startswith("✗ 内置向量模型在这台电脑上运行不了：加载它的进程崩溃了（SIGILL）") and not _latin_words(text, "SIGILL"), text
+    odd = EmbeddingsError("asked for 1 vectors, got 2", words=("count", "1", "2"))
+    assert page.tested_text(TestResult(False, "", "", error=odd)) == "✗ 向量模型不可用：要了 1 个向量，回答了 2 个"
+
+
+async def test_every_test_result_reads_in_english_in_an_english_ui(qtbot, llm_server, english):
+    d = SettingsDialog(Settings(base_url=llm_server.base_url, model="test-model", api_key="sk-test"))
+    qtbot.addWidget(d)
+    page = d.recall_page
+    page.source_endpoint.setChecked(True)
+    page.model.setText("scripted-embed")
+    await page.test_embeddings()
+    assert page.test_result.text().startswith("✓ The embeddings model works: 64 dimensions"), page.test_result.text()
+    for status in (401, 404, 400, 500):
+        llm_server.add_embedding_error(status, "refused")
+        await page.test_embeddings()
+        text = page.test_result.text()
+        assert text.startswith(f"✗ The embeddings model does not work: the service answered HTTP {status}"), text
+        assert not any("\u4e00" <= ch <= "\u9fff" for ch in text), text
+    page.base_url.setText("http://127.0.0.1:9/v1")
+    await page.test_embeddings()
+    assert page.test_result.text().startswith("✗ The embeddings model does not work: cannot reach http://127.0.0.1:9/v1")
+    page.model.clear()
+    await page.test_embeddings()
+    assert not any("\u4e00" <= ch <= "\u9fff" for ch in page.test_result.text()), page.test_result.text()
+    page.source_off.setChecked(True)
+    await page.test_embeddings()
+    assert page.test_result.text() == "✗ No embeddings model chosen.", page.test_result.text()
 
 
 async def test_no_row_of_the_page_is_squeezed_whichever_source_is_chosen(qtbot):

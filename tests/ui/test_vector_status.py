@@ -259,6 +259,29 @@ async def test_a_question_left_open_is_asked_anew_for_the_model_chosen_since(qap
         assert app.services._agents.vectors.sync.status.state == "consent"  # closing the first agreed to nothing
 
 
+async def test_the_same_models_question_asked_again_is_asked_and_answered_as_its_own(qapp, tmp_path, wait, llm_server):
+    """The question for a model was open when the person saved a setting that restarts the sync with
+    the same model (the rate limit): the new sync asks its own question, which the notices took for
+    the one already asked (they remembered the model and the previous one, not the question): it was
+    never shown, and 开始计算 in the box still open answered the old question, which agrees to nothing
+    now. The person agreed, and recall stayed on the words with nothing computed."""
+    import dataclasses
+
+    async with _asked_for_a_second_model(qapp, tmp_path, llm_server, wait) as (app, settings, asked, _):
+        first = app.services._agents.vectors.sync
+        await wait(lambda: first.status.state == "consent", timeout=30)
+        await app.apply_settings(dataclasses.replace(settings, embeddings_model="scripted-embed-v2", embeddings_rpm=600))
+        again = app.services._agents.vectors.sync
+        assert again is not first
+        await wait(lambda: again.status.state == "consent", timeout=30, message="the new sync asks")
+        assert again.status.asked != first.status.asked and again.status.model == first.status.model
+        await wait(lambda: len(asked) == 2, timeout=10, message="its own question shown")
+        assert not asked[0].isVisible() and asked[1].isVisible()
+        next(b for b in asked[1].buttons() if b.text() == "开始计算").click()
+        qapp.processEvents()
+        await wait(lambda: again.status.state == "idle" and again.status.complete, timeout=30, message="embedded")
+
+
 def test_the_consent_question_in_english_counts_its_minutes(qtbot, english):
     """"…multilingual-e5-small-q4.The vectors… again?Computed on this computer in the background, free,
     about 1 minutes." — and DashScope's price said by its English name."""

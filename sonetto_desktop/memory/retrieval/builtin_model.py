@@ -194,8 +194,8 @@ class BuiltinUnavailable(EmbeddingsError):
     """The built-in model does not run on this computer (its engine cannot be loaded, or the child
     that tried it crashed): ``zh`` / ``en`` say why in words. Not retryable: the install is at fault."""
 
-    def __init__(self, model: BuiltinModel, zh: str, en: str) -> None:
-        super().__init__(f"the built-in embeddings model {model.label} does not run on this computer: {en}")
+    def __init__(self, model: BuiltinModel, zh: str, en: str, words: tuple[str, ...] = ()) -> None:
+        super().__init__(f"the built-in embeddings model {model.label} does not run on this computer: {en}", words=words)
         self.zh, self.en = zh, en
 
 
@@ -226,7 +226,8 @@ def check_engine(model: BuiltinModel, *, timeout: float = CHECK_TIMEOUT) -> None
                               stdin=subprocess.DEVNULL, encoding="utf-8", errors="replace")
     except subprocess.TimeoutExpired:
         raise BuiltinUnavailable(model, f"试着加载它的进程 {timeout:.0f} 秒没有完成",
-                                 f"the process that tried to load it did not finish within {timeout:.0f} s") from None
+                                 f"the process that tried to load it did not finish within {timeout:.0f} s",
+                                 ("check_timeout", f"{timeout:.0f}")) from None
     except OSError as exc:  # the check itself cannot start: nothing is known against the model
         log.warning("embeddings: the built-in model's check could not start (%s); loading it here", exc)
         return
@@ -241,10 +242,10 @@ def check_engine(model: BuiltinModel, *, timeout: float = CHECK_TIMEOUT) -> None
         log.warning("embeddings: the built-in model %s crashed the process that loaded it (%s)", model.label, name)
         raise BuiltinUnavailable(model, f"加载它的进程崩溃了（{name}）：模型文件可能损坏，或这台电脑的处理器不支持它的计算引擎",
                                  f"the process that loaded it crashed ({name}): its model file may be damaged, or "
-                                 "this computer's processor does not support its engine")
+                                 "this computer's processor does not support its engine", ("check_crashed", name))
     detail = said[-1] if said else f"exit status {done.returncode}"
     log.warning("embeddings: the built-in model %s cannot be loaded: %s", model.label, detail)
-    raise BuiltinUnavailable(model, f"加载失败（{detail}）", f"it cannot be loaded ({detail})")
+    raise BuiltinUnavailable(model, f"加载失败（{detail}）", f"it cannot be loaded ({detail})", ("check_failed", detail))
 
 
 def check_child(args: list[str]) -> int:
@@ -285,13 +286,13 @@ class LocalEmbeddings:
         key = config.base_url[len(BUILTIN_URL):]
         model = next((m for m in BUILTIN_MODELS if m.key == key), None)
         if model is None:
-            raise EmbeddingsError(f"no built-in embeddings model {key!r}")
+            raise EmbeddingsError(f"no built-in embeddings model {key!r}", words=("no_builtin", key))
         return cls(model, config)
 
     def _loaded(self) -> Any:
         with self._lock:
             if self._closed:
-                raise EmbeddingsError("the built-in embeddings model is closed")
+                raise EmbeddingsError("the built-in embeddings model is closed", words=("closed",))
             if self._engine is None:
                 started = time.perf_counter()
                 if self.model.native:
@@ -300,7 +301,7 @@ class LocalEmbeddings:
                     self._engine = _ENGINES[self.model.key]()
                 except Exception as exc:  # not installed, or its engine does not load on this computer
                     raise EmbeddingsError(f"the built-in embeddings model {self.model.label} cannot be loaded: "
-                                          f"{type(exc).__name__}: {exc}") from exc
+                                          f"{type(exc).__name__}: {exc}", words=("builtin_load", str(exc))) from exc
                 log.info("embeddings: %s loaded in %.2f s", self.model.label, time.perf_counter() - started)
             return self._engine
 
@@ -317,12 +318,14 @@ class LocalEmbeddings:
             matrix = np.asarray(engine.embed([text if text and text.strip() else " " for text in texts], query),
                                 np.float32).reshape(len(texts), -1)
         except Exception as exc:  # the engine failed on this input
-            raise EmbeddingsError(f"the built-in embeddings model failed: {type(exc).__name__}: {exc}") from exc
+            raise EmbeddingsError(f"the built-in embeddings model failed: {type(exc).__name__}: {exc}",
+                                  words=("failed", str(exc))) from exc
         if dims and matrix.shape[1] != dims:
             raise EmbeddingsError(f"the built-in model answered vectors of {matrix.shape[1]} numbers, its vectors "
-                                  f"have {dims}", retryable=True, size=int(matrix.shape[1]))
+                                  f"have {dims}", retryable=True, size=int(matrix.shape[1]),
+                                  words=("size", f"{matrix.shape[1]:,}", f"{dims:,}"))
         if not np.all(np.isfinite(matrix)):
-            raise EmbeddingsError("the built-in embeddings model gave vectors that are not numbers")
+            raise EmbeddingsError("the built-in embeddings model gave vectors that are not numbers", words=("not_numbers",))
         norms = np.linalg.norm(matrix, axis=1, keepdims=True)
         return (matrix / np.where(norms > 0, norms, 1.0)).astype(np.float32)
 
@@ -338,13 +341,14 @@ class LocalEmbeddings:
         except BuiltinUnavailable as exc:
             return TestResult(False, f"内置向量模型在这台电脑上运行不了：{exc.zh}。回忆只按字面找记忆；可以改用向量服务。",
                               f"The built-in embeddings model does not run on this computer: {exc.en}. Recall goes by "
-                              "the words only; an embeddings service can be used instead.")
+                              "the words only; an embeddings service can be used instead.", error=exc, builtin=True)
         except EmbeddingsError as exc:
-            return TestResult(False, f"内置向量模型不可用：{exc}", f"The built-in embeddings model does not work: {exc}")
+            return TestResult(False, f"内置向量模型不可用：{exc}", f"The built-in embeddings model does not work: {exc}",
+                              error=exc, builtin=True)
         ms = (time.perf_counter() - started) * 1000
         return TestResult(True, f"内置向量模型可用：{self.model.dims} 维，{ms:.0f} 毫秒（含加载）",
                           f"The built-in embeddings model works: {self.model.dims} dimensions, {ms:.0f} ms "
-                          "(loading included)", self.model.dims, ms)
+                          "(loading included)", self.model.dims, ms, builtin=True)
 
     def close(self) -> None:
         """Drop the model (its mapping goes with the last reference). Idempotent."""

@@ -186,11 +186,13 @@ class EmbeddingsError(Exception):
     """An embeddings request failed. ``retryable``: try again after ``retry_after`` seconds (None:
     the caller's own back-off); otherwise (a wrong key, an unknown model, an answer no embeddings
     model gives) it will not work until the settings change. ``size``: the answer's vectors were of
-    this size, not the one expected."""
+    this size, not the one expected. ``words``: what failed as a kind and its values (``("timeout", url,
+    seconds)``), for a front end to say in the person's language (the message is the log's English)."""
 
     def __init__(self, message: str, *, status: int | None = None, retryable: bool = False,
-                 retry_after: float | None = None, size: int | None = None) -> None:
+                 retry_after: float | None = None, size: int | None = None, words: tuple[str, ...] = ()) -> None:
         super().__init__(message)
+        self.words = words
         self.status = status
         self.retryable = retryable
         self.retry_after = retry_after
@@ -206,6 +208,8 @@ class TestResult:
     en: str
     dimensions: int = 0
     latency_ms: float | None = None
+    error: EmbeddingsError | None = None  # why it does not work (its ``words``: for the front end's language)
+    builtin: bool = False  # the built-in model was tested (not a service)
 
 
 class EmbeddingsClient:
@@ -325,7 +329,7 @@ class EmbeddingsClient:
     def _run(self, request: Any) -> Any:
         if self._closed:
             request.close()
-            raise EmbeddingsError("the embeddings client is closed")
+            raise EmbeddingsError("the embeddings client is closed", words=("closed",))
         future = asyncio.run_coroutine_threadsafe(request, self._loop)
         try:
             return future.result()
@@ -333,8 +337,9 @@ class EmbeddingsClient:
             raise
         except Exception as exc:  # cancelled by close()
             if future.cancelled():
-                raise EmbeddingsError("the embeddings client is closed") from None
-            raise EmbeddingsError(f"the embeddings request failed: {self._clean(str(exc))}") from exc
+                raise EmbeddingsError("the embeddings client is closed", words=("closed",)) from None
+            detail = self._clean(str(exc))
+            raise EmbeddingsError(f"the embeddings request failed: {detail}", words=("failed", detail)) from exc
 
     async def _request(self, batch: list[str], deadline: float | None, dims: int | None,
                        kind: str | None = None) -> np.ndarray:
@@ -342,7 +347,7 @@ class EmbeddingsClient:
 
         limit = self.config.timeout if deadline is None else deadline - time.monotonic()
         late = EmbeddingsError(f"no answer from {self.config.base_url} within {max(limit, 0):.1f} s",
-                               retryable=True)
+                               retryable=True, words=("timeout", self.config.base_url, f"{max(limit, 0):.1f}"))
         if limit <= 0:
             raise late
         try:
@@ -354,7 +359,7 @@ class EmbeddingsClient:
             raise late from exc
         except httpx.HTTPError as exc:
             raise EmbeddingsError(f"cannot reach {self.config.base_url}: {self._clean(str(exc))}",
-                                  retryable=True) from exc
+                                  retryable=True, words=("unreachable", self.config.base_url)) from exc
 
     async def _exchange(self, batch: list[str], dims: int | None, timeout: Any, kind: str | None) -> np.ndarray:
         body: dict[str, Any] = {"model": self.config.model, "input": batch, "encoding_format": "float"}
@@ -382,10 +387,11 @@ class EmbeddingsClient:
             message = detail.get("message") if isinstance(detail, dict) else str(detail)
         except (ValueError, AttributeError):
             message = raw.decode("utf-8", "replace")
-        text = f"HTTP {status}: {self._clean(str(message or reply.reason_phrase))}"
+        said = self._clean(str(message or reply.reason_phrase))
         retryable = status == 429 or status >= 500 or status == 408
-        return EmbeddingsError(text, status=status, retryable=retryable,
-                               retry_after=retry_after_seconds(reply.headers) if retryable else None)
+        return EmbeddingsError(f"HTTP {status}: {said}", status=status, retryable=retryable,
+                               retry_after=retry_after_seconds(reply.headers) if retryable else None,
+                               words=("http", str(status), said))
 
     def test(self) -> TestResult:
         """Embed one short text: does the model answer, and with vectors of which size."""
@@ -394,7 +400,8 @@ class EmbeddingsClient:
             vector = self.embed(["测试一下向量模型"], timeout=min(self.config.timeout, 20.0))
         except EmbeddingsError as exc:
             hint_zh, hint_en = _hint(exc.status)
-            return TestResult(False, f"向量模型不可用：{exc}{hint_zh}", f"The embeddings model does not work: {exc}{hint_en}")
+            return TestResult(False, f"向量模型不可用：{exc}{hint_zh}", f"The embeddings model does not work: {exc}{hint_en}",
+                              error=exc)
         ms = (time.perf_counter() - start) * 1000
         dims = int(vector.shape[1])
         return TestResult(True, f"向量模型可用：{dims} 维，{ms:.0f} 毫秒", f"The embeddings model works: {dims} dimensions, "
@@ -412,7 +419,8 @@ async def _read(reply: Any, limit: int, *, cut: bool = False) -> bytes:
             if cut:
                 return b"".join(parts)[:limit]
             raise EmbeddingsError(f"the answer is larger than {limit / 1e6:.1f} MB, more than {MAX_DIMENSIONS:,} "
-                                  "numbers a vector can take: this is not the embeddings model's answer")
+                                  "numbers a vector can take: this is not the embeddings model's answer",
+                                  words=("too_large", f"{limit / 1e6:.1f}"))
     return b"".join(parts)
 
 
@@ -426,25 +434,28 @@ def _vectors(raw: bytes, rows: int, dims: int | None) -> np.ndarray:
         vectors = [row["embedding"] for row in ordered]
         sizes = {len(vector) for vector in vectors}
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
-        raise EmbeddingsError(f"the answer is not an embeddings response ({type(exc).__name__})") from exc
+        raise EmbeddingsError(f"the answer is not an embeddings response ({type(exc).__name__})",
+                              words=("not_embeddings",)) from exc
     if len(vectors) != rows:
-        raise EmbeddingsError(f"asked for {rows} vectors, got {len(vectors)}")
+        raise EmbeddingsError(f"asked for {rows} vectors, got {len(vectors)}", words=("count", str(rows), str(len(vectors))))
     widest = max(sizes, default=0)
     if widest > MAX_DIMENSIONS:
         raise EmbeddingsError(f"the answer has vectors of {widest:,} numbers, more than the {MAX_DIMENSIONS:,} "
-                              "an embeddings model gives: this is not the model's answer")
+                              "an embeddings model gives: this is not the model's answer", words=("too_wide", f"{widest:,}"))
     if len(sizes) != 1 or not widest:
         raise EmbeddingsError(f"the answer has vectors of {len(sizes)} different sizes" if len(sizes) > 1
-                              else "the answer has empty vectors")
+                              else "the answer has empty vectors", words=("sizes",) if len(sizes) > 1 else ("empty",))
     if dims and widest != dims:
         raise EmbeddingsError(f"the model answered vectors of {widest:,} numbers, its vectors have {dims:,}; "
-                              "the answer is set aside and the vectors kept", retryable=True, size=widest)
+                              "the answer is set aside and the vectors kept", retryable=True, size=widest,
+                              words=("size", f"{widest:,}", f"{dims:,}"))
     try:
         matrix = np.asarray(vectors, dtype=np.float32)
     except (ValueError, TypeError) as exc:
-        raise EmbeddingsError(f"the answer is not an embeddings response ({type(exc).__name__})") from exc
+        raise EmbeddingsError(f"the answer is not an embeddings response ({type(exc).__name__})",
+                              words=("not_embeddings",)) from exc
     if not np.all(np.isfinite(matrix)):
-        raise EmbeddingsError("the answer holds vectors that are not numbers")
+        raise EmbeddingsError("the answer holds vectors that are not numbers", words=("not_numbers",))
     return matrix
 
 

@@ -471,6 +471,7 @@ class Query:
     unknown: list[str] = field(default_factory=list)  # stretches no known word covers
     named_themes: set[str] = field(default_factory=set)  # themes the query names outright
     emoji: list[str] = field(default_factory=list)  # what its emoji show, in words (``emoji_names``)
+    own: dict[str, float] = field(default_factory=dict)  # the terms of its own words and pieces (no expansion)
 
 
 def _put(terms: dict[str, float], term: str, weight: float) -> None:
@@ -633,6 +634,7 @@ def _literal_terms(query: Query, lexicon: Lexicon, literal: list[str], pieces: l
         _add_unknown(query.terms, piece, 1.0)
     for ch in split:  # a guess: weaker than a word
         _add_word(query.terms, ch, SPLIT_CHAR_SCALE)
+    query.own = dict(query.terms)  # and its translations (not the bigrams across its words: mostly in no memory)
     terms = query.terms
     for pair in [] if query.broad else tok.bigrams(query.text):  # a broad question's text is mostly filler
         term = tok.BIGRAM + pair
@@ -640,6 +642,7 @@ def _literal_terms(query: Query, lexicon: Lexicon, literal: list[str], pieces: l
             terms[term] = QUERY_BIGRAM
     for word, weight in translated.items():  # an English question about Chinese memories
         _add_word(query.terms, word, weight, check)
+        _add_word(query.own, word, weight, check)
     return translated
 
 

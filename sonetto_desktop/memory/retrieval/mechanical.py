@@ -403,21 +403,24 @@ class MechanicalRetriever:
                   "date": docs.stamps[s][:10], "latest_update_time": docs.stamps[s], "hit": int(docs.hit[s])},
                  round(score, 4)) for s, score in ranked]
 
-    def _rank(self, prompt: str, now: datetime | None, limit: int | None) -> tuple[Query, list[tuple[dict, float]]]:
-        """Scored memories, best first (the best ``limit`` only, if given)."""
+    def _rank(self, prompt: str, now: datetime | None, limit: int | None,
+              floor: bool = False) -> tuple[Query, list[tuple[dict, float]], float]:
+        """Scored memories, best first (the best ``limit`` only, if given), and with ``floor`` the
+        relevance floor of this query in this bank (``sc.bank_floor``; else ``min_score``)."""
         moment = now or self._now()
         self._in_step()
         with self._lock:
             self._refresh()
             query = self._analyze(prompt, moment)
             if not len(self._docs):
-                return query, []
+                return query, [], self.min_score
+            at = sc.bank_floor(self._postings, query, self.min_score) if floor and not query.broad else self.min_score
             if query.broad:
                 ranked = sc.broad_ranking(self._postings, self._docs, query, moment, limit or len(self._docs))
             else:
                 scores = sc.score(self._postings, self._docs, self._lexicon, query, limit, self.min_score)
                 ranked = [(s, float(scores[s])) for s in sc.top(scores, self._docs, limit)]
-            return query, self._public(ranked)
+            return query, self._public(ranked), at
 
     # ── public API ────────────────────────────────────────────────────────
 
@@ -429,19 +432,20 @@ class MechanicalRetriever:
     def scored_query(self, prompt: str, k: int | None = None, *,
                      now: datetime | None = None) -> tuple[bool, list[tuple[dict, float]]]:
         """(whether ``prompt`` is a broad question, answered by recency and hit count; ``scored``)."""
-        query, ranked = self._rank(prompt, now, k)
+        query, ranked, _ = self._rank(prompt, now, k)
         return bool(query.broad), ranked
 
     def retrieve(self, prompt: str, k: int | None = None, *, now: datetime | None = None) -> list[dict]:
         """``[{id, description, theme, date, latest_update_time, hit}]`` most relevant first; ``[]``
-        when nothing clears the floor."""
+        when nothing clears the floor (``min_score`` scaled by how common the question's words are in
+        the bank: ``sc.bank_floor``)."""
         k = self.top_k if k is None else k
         if k <= 0:
             return []
-        query, ranked = self._rank(prompt, now, k)
+        query, ranked, floor = self._rank(prompt, now, k, floor=True)
         if query.broad:
             return [doc for doc, _ in ranked[:BROAD_TOP]]
-        floor = self.min_score * (TASK_FLOOR_FACTOR if query.task else 1.0)
+        floor *= TASK_FLOOR_FACTOR if query.task else 1.0
         kept = [doc for doc, score in ranked if score >= floor][:k]
         return self._covering(query, kept) if query.general and kept else kept
 
@@ -462,7 +466,7 @@ class MechanicalRetriever:
         if k <= 0:
             return []
         moment = now or self._now()
-        _, ranked = self._rank(prompt, moment, k)
+        _, ranked, _ = self._rank(prompt, moment, k)
         out = [doc for doc, _ in ranked[:k]]
         if len(out) < k:
             with self._lock:

@@ -18,7 +18,7 @@ import numpy as np
 from . import tokenize as tok
 from .doc_table import DAY, NO_TIME, DocTable
 from .lexicon import Lexicon, Query
-from .postings import Postings, term_key, term_keys
+from .postings import Postings, smoothed_idf, term_key, term_keys
 from .time_expressions import DateRange
 
 
@@ -46,6 +46,20 @@ def term_scores(postings: Postings, query: Query, keys: list[int] | None = None)
     """BM25 of the query's terms (``keys``: their ``term_keys``, if made already)."""
     keys = term_keys(list(query.terms)) if keys is None else keys
     return postings.score(dict(zip(keys, query.terms.values(), strict=True)))
+
+
+def bank_floor(postings: Postings, query: Query, floor: float) -> float:
+    """``floor`` (about half a rare word) for a question whose every own word is common in this bank:
+    scaled by the rarity (``smoothed_idf``) of the rarest of them. A word every memory holds scores a
+    fraction of a rare one (a bank about one bookshop asked "书店", three memories of the cat asked
+    "猫呢"), and fell under the floor: the question recalled none of them. A question with a word the
+    bank holds rarely, or not at all, keeps the floor as it is."""
+    own = [term for term, weight in query.own.items() if weight > 0]
+    if not own or not postings.n_live:
+        return floor
+    dfs = postings.doc_freqs(term_keys(own))
+    rarest = min(dfs)
+    return floor if rarest == 0 else floor * min(smoothed_idf(postings.n_live, rarest), 1.0)
 
 
 def time_bonus(docs: DocTable, ranges: list[DateRange]) -> np.ndarray | None:

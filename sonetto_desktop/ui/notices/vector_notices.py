@@ -16,7 +16,8 @@
   endpoint, or an upgrade changed the built-in model), a question says how many memories, how long
   (built in) or what it may cost (an endpoint: estimated tokens, and the preset's list price), and
   that recall uses words only meanwhile. "开始计算" gives the consent (``AppServices.consent_vectors``);
-  "以后再说" leaves it: the status bar keeps a link that asks again.
+  "以后再说" leaves it: the status bar keeps a link that asks again. Each question is its own
+  (``VectorStatus.asked``): a sync restarted for the same model asks anew, and the box shown is its.
 """
 
 from __future__ import annotations
@@ -54,7 +55,7 @@ class VectorNotices(QObject):
         self._open_settings = open_settings
         self._ui_state = ui_state
         self._said: set[str] = set()
-        self._asked: tuple[str, str] | None = None  # (model, previous) the question was asked for
+        self._asked: int | None = None  # the question (``VectorStatus.asked``) last asked: the open box's, if open
         self.question: QMessageBox | None = None
         feed.vectors_changed.connect(self._on_vectors)
         feed.agents_started.connect(self._check_fallback)
@@ -135,18 +136,21 @@ class VectorNotices(QObject):
             if self.question is not None and status.state != "stopped":
                 self.question.close()  # agreed elsewhere, or the settings changed
             return
-        if self._asked == (status.model, status.previous):
+        if self._asked == status.asked:
             return  # asked already (the status bar's link asks again)
-        if self.question is not None:  # open for another model (chosen since): its words and cost are not this one's
-            self.question.close()  # (agrees to nothing)
         self.ask(status)
 
     def ask(self, status: Any) -> QMessageBox | None:
-        """Ask the person whether to embed every memory with ``status.model`` now."""
+        """Ask the person whether to embed every memory with ``status.model`` now. A box open for
+        another question (another model chosen since, or the same one's sync restarted: a new
+        question) is closed, agreeing to nothing: its words and cost may not be this one's, and its
+        answer would agree to nothing now (``VectorSync.consent`` takes its own question's only)."""
         if self.question is not None:
-            self.question.raise_()
-            return self.question
-        self._asked = (status.model, status.previous)
+            if self._asked == status.asked:
+                self.question.raise_()
+                return self.question
+            self.question.close()
+        self._asked = status.asked
         box = QMessageBox(QMessageBox.Icon.Question, self.tr("更换向量模型"), self.question_text(status),
                           QMessageBox.StandardButton.NoButton, self._window())
         box.setObjectName("VectorConsent")
@@ -157,7 +161,8 @@ class VectorNotices(QObject):
         def done(*_: Any) -> None:
             if box.clickedButton() is start:  # (to this question only: the settings may have changed since)
                 self._services.consent_vectors(status.asked)
-            self.question = None
+            if self.question is box:
+                self.question = None
 
         box.finished.connect(done)
         self.question = box

@@ -232,6 +232,7 @@ class RecallPage(QWidget):
         self.last_test = None
         if self.test_button.isEnabled():  # (a test under way keeps saying so; its answer is dropped)
             self.test_result.clear()
+            self.test_result.setToolTip("")
 
     # ── the source and what runs ───────────────────────────────────────
 
@@ -395,8 +396,8 @@ class RecallPage(QWidget):
     async def test_embeddings(self) -> None:
         """Embed one text with what the page chose (in a worker thread) and say what happened."""
         settings = self._dialog.current_settings()
-        english = settings.language == "en"
         plan = embeddings_plan(settings, self.builtin)
+        self.test_result.setToolTip("")
         if plan.runs == "off":
             self.test_result.setText("✗ " + (self.tr("请先填写向量模型的名称和服务地址。") if settings.embeddings_source != "off"
                                              else self.tr("没有选用向量模型。")))
@@ -412,8 +413,80 @@ class RecallPage(QWidget):
             return
         if isinstance(tested, Failed):
             self.test_result.setText("✗ " + tested.message)
+            self.test_result.setToolTip(tested.exact)
             return
         result = tested.value
         self.last_test = result
-        self.test_result.setText(("✓ " if result.ok else "✗ ") + (result.en if english else result.zh))
+        self.test_result.setText(self.tested_text(result))
+        self.test_result.setToolTip(str(result.error) if result.error is not None else "")  # the exact words
         self.embeddings_tested.emit(result)
+
+    def tested_text(self, result: Any) -> str:
+        """An embeddings test's outcome (``embeddings.TestResult``) in the UI's language: what failed
+        is said from the error's ``words`` (a server's or a library's own English is the tooltip's)."""
+        if result.ok:
+            text = (self.tr("内置向量模型可用：%1 维，%2 毫秒（含加载）") if result.builtin
+                    else self.tr("向量模型可用：%1 维，%2 毫秒"))
+            return "✓ " + text.replace("%1", str(result.dimensions)).replace("%2", f"{result.latency_ms or 0:.0f}")
+        error = result.error
+        words = tuple(getattr(error, "words", ()) or ())
+        if words[:1] and words[0].startswith("check_"):  # BuiltinUnavailable: the install is at fault
+            return "✗ " + self.tr("内置向量模型在这台电脑上运行不了：%1。回忆只按字面找记忆；可以改用向量服务。").replace(
+                "%1", self._reason(words))
+        lead = self.tr("内置向量模型不可用：%1") if result.builtin else self.tr("向量模型不可用：%1")
+        return "✗ " + lead.replace("%1", self._reason(words)) + self._status_hint(getattr(error, "status", None))
+
+    def _reason(self, words: tuple[str, ...]) -> str:
+        """What failed, from an ``EmbeddingsError``'s ``words`` (kind, values)."""
+        kind, values = (words[0], words[1:]) if words else ("", ())
+
+        def said(text: str) -> str:
+            for i, value in enumerate(values, 1):
+                text = text.replace(f"%{i}", value)
+            return text
+
+        if kind == "timeout":
+            return said(self.tr("%1 在 %2 秒内没有回答"))
+        if kind == "unreachable":
+            return said(self.tr("连不上 %1（服务没有运行，或地址不对）"))
+        if kind == "http":
+            return said(self.tr("服务回答了错误 HTTP %1"))
+        if kind == "closed":
+            return self.tr("它已经关闭")
+        if kind == "too_large":
+            return said(self.tr("回答超过 %1 MB，不是向量模型的回答"))
+        if kind == "not_embeddings":
+            return self.tr("回答不是向量接口的格式")
+        if kind == "count":
+            return said(self.tr("要了 %1 个向量，回答了 %2 个"))
+        if kind == "too_wide":
+            return said(self.tr("回答的向量有 %1 个数，比向量模型给的都多：不是模型的回答"))
+        if kind == "sizes":
+            return self.tr("回答的向量长短不一")
+        if kind == "empty":
+            return self.tr("回答的向量是空的")
+        if kind == "size":
+            return said(self.tr("回答的向量有 %1 个数，原有的向量有 %2 个"))
+        if kind == "not_numbers":
+            return self.tr("回答的向量不全是数字")
+        if kind == "no_builtin":
+            return said(self.tr("没有名为 %1 的内置模型"))
+        if kind == "builtin_load":
+            return self.tr("加载不了")
+        if kind == "check_timeout":
+            return said(self.tr("试着加载它的进程 %1 秒没有完成"))
+        if kind == "check_crashed":
+            return said(self.tr("加载它的进程崩溃了（%1）：模型文件可能损坏，或这台电脑的处理器不支持它的计算引擎"))
+        if kind == "check_failed":
+            return self.tr("加载失败")
+        return self.tr("请求失败")  # ("failed": a library's own words, in the tooltip)
+
+    def _status_hint(self, status: int | None) -> str:
+        """What to check for an HTTP status that says it."""
+        if status in (401, 403):
+            return self.tr("。请检查 API 密钥。")
+        if status == 404:
+            return self.tr("。请检查服务地址和模型名称（旧版 Ollama 没有 /v1/embeddings）。")
+        if status == 400:
+            return self.tr("。这个模型可能不是向量模型，或不支持所填的维度。")
+        return ""
