@@ -435,8 +435,10 @@ async def _import(args: argparse.Namespace, services: AppServices) -> int:
     turn = ops.action_turn()
     added, skipped, trashed = await _do(services, ops.ImportItems(args.incoming, reason, as_turn=turn))
     one = len(trashed) == 1
+    it = "it" if one else "them"
     back = (f"; {len(trashed)} deleted {'memory' if one else 'memories'} put back in the trash"
-            f" (undoing this import leaves {'it' if one else 'them'} there)" if trashed else "")
+            + (f" (undoing this import leaves {it} there)" if added else  # (an undo deletes nothing for good)
+               f" (no memory added: nothing to undo; the app's trash can delete {it} for good)") if trashed else "")
     print(f"imported {len(added)} memories, skipped {len(skipped)} duplicates{back}")
     if added:
         _undo_hint(turn)

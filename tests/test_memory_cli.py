@@ -707,6 +707,38 @@ def test_an_import_says_its_undo_leaves_the_trash_it_brought_and_the_undo_does(b
         dst.close()
 
 
+def test_an_import_that_only_brings_back_the_trash_does_not_promise_an_undo(tmp_path, capsys):
+    """A backup whose memories are all here already still puts its deleted ones back into the trash.
+    Undoing an import takes back the memories it added and leaves the trash it brought (an undo never
+    deletes for good: the trash is where it puts what it takes back), so such an import has nothing to
+    undo and gives no undo command. Its line said "(undoing this import leaves them there)", pointing
+    to an undo that does not exist; it now says there is nothing to undo and where they can go."""
+    from memory_stores import store_path
+
+    src = open_store("yaml", tmp_path / "a")
+    src.add("小林喜欢猫", "品味")
+    for text in ("小林以前住在成都", "小林以前养过狗"):
+        src.delete(src.add(text, "身份"), "不准了")
+    src.close()
+    out = tmp_path / "backup.json"
+    assert cli_main(["--store", str(store_path("yaml", tmp_path / "a")), "export", "-o", str(out)]) == 0
+    target = store_path("yaml", tmp_path / "b")
+    dst = open_store("yaml", tmp_path / "b")
+    dst.add("小林喜欢猫", "品味")
+    dst.close()
+    capsys.readouterr()
+    assert cli_main(["--store", str(target), "import", str(out)]) == 0
+    said = capsys.readouterr().out
+    assert "imported 0 memories, skipped 1 duplicates; 2 deleted memories put back in the trash" in said, said
+    assert "undoing this import" not in said and "to undo:" not in said, said
+    assert "nothing to undo" in said and "delete them for good" in said, said
+    dst = open_store("yaml", tmp_path / "b")
+    try:
+        assert sorted(row["description"] for row in dst.list_trash()) == sorted(["小林以前住在成都", "小林以前养过狗"])
+    finally:
+        dst.close()
+
+
 @pytest.mark.parametrize("fmt", ["yaml", "json", "md"])
 def test_a_merged_away_memory_comes_back_from_a_backup_as_merged(tmp_path, fmt):
     """The trash shows a memory merged into another as 合并进了「…」 (its ``merged_into``): a Markdown backup

@@ -1855,41 +1855,46 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
     </message>
     <message numerus="yes">
         <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="43" />
+        <source>另有 %n 条删除了的记忆会放回回收站（不上记忆墙；这次导入不新增记忆，无从撤销，不需要的可以在回收站里永久删除）。</source>
+        <translation><numerusform> Besides, 1 deleted memory goes back into the trash (not onto the wall; this import adds no memory, so there is nothing to undo: delete it for good in the trash if you do not want it).</numerusform><numerusform> Besides, %n deleted memories go back into the trash (not onto the wall; this import adds no memory, so there is nothing to undo: delete them for good in the trash if you do not want them).</numerusform></translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="47" />
         <source>另有 %n 条删除了的记忆会放回回收站（不上记忆墙；撤销这次导入时它们仍留在回收站）。</source>
         <translation><numerusform> Besides, 1 deleted memory goes back into the trash (not onto the wall; undoing the import leaves it there).</numerusform><numerusform> Besides, %n deleted memories go back into the trash (not onto the wall; undoing the import leaves them there).</numerusform></translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="47" />
+        <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="51" />
         <source>结果</source>
         <translation>Result</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="47" />
+        <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="51" />
         <source>内容</source>
         <translation>Text</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="47" />
+        <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="51" />
         <source>主题</source>
         <translation>Theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="48" />
+        <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="52" />
         <source>将要导入的记忆</source>
         <translation>Memories to import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="57" />
+        <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="61" />
         <source>（只列出前 {0} 条）</source>
         <translation>(only the first {0} are listed)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="62" />
+        <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="66" />
         <source>导入</source>
         <translation>Import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="67" />
+        <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="71" />
         <source>取消</source>
         <translation>Cancel</translation>
     </message>
@@ -4005,27 +4010,27 @@ Your theme: {1}</translation>
 <context>
     <name>SonettoApp</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="184" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="187" />
         <source>上次没有换到数据文件夹 {0}（复制已取消或失败），仍在使用原来的数据文件夹 {1}。</source>
         <translation>The data folder was not changed to {0} last time (the copy was cancelled or failed); still using the previous data folder {1}.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="187" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="190" />
         <source>设置文件已损坏，所有设置暂时恢复为默认值；原来的文件保存为 {0}，可以从中找回。</source>
         <translation>The settings file was damaged: every setting is back at its default for now. The old file was kept as {0}; your settings can be found there.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="371" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="374" />
         <source>对话功能启动失败：%1。记忆墙仍可使用；请检查数据目录后重启。</source>
         <translation>Chat could not start: %1. The memory wall still works; check the data folder, then restart.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="618" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="623" />
         <source>没有切换到 PostgreSQL：本机的记忆没能搬到记忆服务器 {0} 上（{1}）。仍在使用本机的记忆库，记忆都还在。</source>
         <translation>Did not switch to PostgreSQL: the memories on this computer could not be moved to the memory server {0} ({1}). Still using this computer's memory store; every memory is still there.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="622" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="627" />
         <source>无法切换存储方式：{0}。仍在使用原来的记忆库。</source>
         <translation>Cannot switch the storage: {0}. Still using the previous memory store.</translation>
     </message>
@@ -4106,7 +4111,7 @@ Your theme: {1}</translation>
         <translation>Undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="623" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="628" />
         <source>无法使用新的数据文件夹 {0}：{1}。仍在使用原来的记忆库。</source>
         <translation>Cannot use the new data folder {0}: {1}. Still using the previous memory store.</translation>
     </message>
@@ -4512,6 +4517,11 @@ Your theme: {1}</translation>
     </message>
     <message numerus="yes">
         <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="145" />
+        <source>；%n 条删除了的记忆放回了回收站（这次导入没有新增记忆，无从撤销；不需要的可以在回收站里永久删除）</source>
+        <translation><numerusform>; 1 deleted memory put back in the trash (no memory added, so nothing to undo; delete it for good in the trash if you do not want it)</numerusform><numerusform>; %n deleted memories put back in the trash (no memory added, so nothing to undo; delete them for good in the trash if you do not want them)</numerusform></translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="148" />
         <source>；%n 条删除了的记忆放回了回收站（撤销这次导入时它们仍留在回收站）</source>
         <translation><numerusform>; 1 deleted memory put back in the trash (undoing this import leaves it there)</numerusform><numerusform>; %n deleted memories put back in the trash (undoing this import leaves them there)</numerusform></translation>
     </message>

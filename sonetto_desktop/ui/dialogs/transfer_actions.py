@@ -141,7 +141,10 @@ class TransferActions(QObject):
         result = await self._service.submit(ops.ImportItems(items, reason_text("import.file", path.name)))
         if result is not None:
             said = self.tr("已导入 {0} 条记忆，跳过 {1} 条重复的").format(len(result.added), len(result.skipped))
-            if result.trashed:
+            if result.trashed and not result.added:  # (an undo of an import leaves its trash: here it would do nothing)
+                said += self.tr("；%n 条删除了的记忆放回了回收站（这次导入没有新增记忆，无从撤销；不需要的可以在回收站里永久删除）", "",
+                                len(result.trashed))
+            elif result.trashed:
                 said += self.tr("；%n 条删除了的记忆放回了回收站（撤销这次导入时它们仍留在回收站）", "", len(result.trashed))
             self.message.emit(said, "info")
         return result
