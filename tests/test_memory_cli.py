@@ -739,6 +739,36 @@ def test_an_import_that_only_brings_back_the_trash_does_not_promise_an_undo(tmp_
         dst.close()
 
 
+def test_a_damaged_trash_file_beside_a_yaml_backup_leaves_out_the_trash_not_the_memories(tmp_path, capsys):
+    """A YAML backup keeps the trash in NAME.trash.yaml beside it. One that got damaged (cut off, edited
+    by hand) refused the whole import, the memories too. Now the memories come in and the command says,
+    on its error stream, that the trash file could not be read and was left out: which file, which line."""
+    from memory_stores import store_path
+
+    src = open_store("yaml", tmp_path / "a")
+    src.add("小林喜欢猫", "品味")
+    src.delete(src.add("小林以前住在成都", "身份"), "搬家了")
+    src.close()
+    out = tmp_path / "backup.yaml"
+    assert cli_main(["--store", str(store_path("yaml", tmp_path / "a")), "export", "-o", str(out)]) == 0
+    side = transfer.trash_path(out)
+    side.write_text(side.read_text(encoding="utf-8") + "  oops: [not closed\n", encoding="utf-8")
+    capsys.readouterr()
+    target = store_path("yaml", tmp_path / "b")
+    assert cli_main(["--store", str(target), "--create", "import", str(out)]) == 0
+    printed = capsys.readouterr()
+    assert "imported 1 memories" in printed.out, printed
+    line = len(side.read_text(encoding="utf-8").splitlines())
+    assert "backup.trash.yaml" in printed.err and f"line {line}" in printed.err, printed.err
+    assert "left out" in printed.err, printed.err
+    dst = open_store("yaml", tmp_path / "b")
+    try:
+        assert [item.description for item in dst.all_items().values()] == ["小林喜欢猫"]
+        assert dst.list_trash() == []
+    finally:
+        dst.close()
+
+
 @pytest.mark.parametrize("fmt", ["yaml", "json", "md"])
 def test_a_merged_away_memory_comes_back_from_a_backup_as_merged(tmp_path, fmt):
     """The trash shows a memory merged into another as 合并进了「…」 (its ``merged_into``): a Markdown backup

@@ -47,6 +47,7 @@ class Incoming(dict[str, MemoryItem]):
         super().__init__()
         self.renamed: dict[str, str] = {}
         self.trash: dict[str, dict[str, Any]] = {}  # the export's trash entries: they go back into the trash
+        self.trash_problem: ImportFormatError | None = None  # why a .yaml export's trash file was left out
 
     def notes(self) -> list[str]:
         """One English line per renamed entry (the command line prints them)."""
@@ -523,14 +524,18 @@ def read_import(path: str | Path) -> Incoming:
     items = _items_from_pairs(pairs, path.name)
     if fmt == "yaml":
         _apply_flags_file(items, path)
-        items.trash = _trash_file(path)
+        try:
+            items.trash = _trash_file(path)
+        except ImportFormatError as exc:  # a damaged trash file costs its own entries, not the memories
+            items.trash_problem = exc
     else:
         items.trash = _trash_of(held.get("trash"), path.name)
     return items
 
 
 def _trash_file(path: Path) -> dict[str, dict[str, Any]]:
-    """The trash of a .yaml export (its ``NAME.trash.yaml``, when there is one)."""
+    """The trash of a .yaml export (its ``NAME.trash.yaml``, when there is one). ``ImportFormatError`` when
+    it cannot be read: ``read_import`` then imports the memories without it (``Incoming.trash_problem``)."""
     side = trash_path(path)
     if side == path or not side.is_file():
         return {}

@@ -122,6 +122,33 @@ async def test_a_backup_keeps_the_trash_and_says_so(actions, service, populated_
     assert gone not in populated_store.all_items()
 
 
+async def test_a_damaged_trash_file_leaves_out_the_trash_and_says_so(actions, service, populated_store, tmp_path,
+                                                                     wait):
+    """A YAML backup's trash file (NAME.trash.yaml) that cannot be read no longer refuses the import: the
+    memories come in, and the preview and the message say the trash file was left out, naming it and the line."""
+    gone = populated_store.ids["讨厌香菜"]
+    populated_store.delete(gone, "口味变了")
+    target = tmp_path / "备份.yaml"
+    await actions.export_to(target)
+    side = transfer.trash_path(target)
+    side.write_text(side.read_text(encoding="utf-8") + "  oops: [not closed\n", encoding="utf-8")
+    line = len(side.read_text(encoding="utf-8").splitlines())
+    for mid in list(populated_store.all_items()):
+        populated_store.delete(mid, "")
+    populated_store.purge()
+    flow = asyncio.ensure_future(actions.import_from(target))
+    await wait(lambda: isinstance(actions.active_dialog, ImportPreviewDialog) and actions.active_dialog.isVisible())
+    summary = actions.active_dialog.summary.text()
+    assert "新增 5 条" in summary and "备份.trash.yaml" in summary and f"第 {line} 行" in summary, summary
+    assert "没有导入" in summary, summary
+    actions.active_dialog.import_button.click()
+    result = await flow
+    assert len(result.added) == 5 and result.trashed == []
+    said, kind = actions.messages[-1]
+    assert "已导入 5 条记忆" in said and "备份.trash.yaml" in said and f"第 {line} 行" in said, said
+    assert populated_store.count() == 5 and populated_store.list_trash() == []
+
+
 @pytest.mark.parametrize("fmt", ["yaml", "json"])
 async def test_a_backup_with_one_memory_in_the_trash_says_it_in_english(actions, service, populated_store, tmp_path,
                                                                         wait, english, fmt):
