@@ -790,6 +790,64 @@ def test_a_merged_away_memory_comes_back_from_a_backup_as_merged(tmp_path, fmt):
         dst.close()
 
 
+@pytest.mark.parametrize("fmt", ["md", "json", "yaml"])
+@pytest.mark.parametrize("how", ["import_file", "cli"])
+def test_a_merged_away_memory_follows_its_kept_memory_to_a_new_id(tmp_path, capsys, fmt, how):
+    """A backup's merged-away memory says which memory it went into (``into:`` / ``merged_into``). When
+    the store already uses the kept memory's id for another memory, the import gives the kept one a new
+    id: the trash entry still named the old id, so the trash showed the merge as going into the store's
+    other memory (or into nothing) and an undo of the merge looked in the wrong place. It follows now."""
+    from memory_stores import store_path
+    from sonetto_desktop.memory.item import MemoryItem
+
+    src = open_store("yaml", tmp_path / "a")
+    keep = src.add("小林喜欢猫", "品味")
+    gone = src.add("小林很喜欢猫咪", "品味")
+    src.merge(keep, gone, "小林喜欢猫，尤其是橘猫", "品味", "两条说的是一件事")
+    out = tmp_path / f"backup.{fmt}"
+    transfer.write_export(src, out, fmt)
+    src.close()
+    dst = open_store("yaml", tmp_path / "b")
+    dst.import_items({keep: MemoryItem("小林在写一个 Rust 项目", "工作")})  # the same id, another memory
+    if how == "import_file":
+        added, _ = import_file(dst, out)
+    else:
+        dst.close()
+        assert cli_main(["--store", str(store_path("yaml", tmp_path / "b")), "import", str(out)]) == 0
+        dst = open_store("yaml", tmp_path / "b")
+    try:
+        [kept_id] = [mid for mid, item in dst.all_items().items() if item.description == "小林喜欢猫，尤其是橘猫"]
+        assert kept_id != keep and dst.get(keep).description == "小林在写一个 Rust 项目"
+        [row] = dst.list_trash()
+        assert row["id"] == gone and row["merged_into"] == kept_id, row
+    finally:
+        dst.close()
+
+
+def test_a_merged_away_memory_follows_its_kept_memory_to_the_stores_copy(tmp_path):
+    """The kept memory is here already under another id (skipped as a duplicate): the merged-away one
+    says it went into the store's copy, not into an id the store gives to something else."""
+    from sonetto_desktop.memory.item import MemoryItem
+
+    src = open_store("yaml", tmp_path / "a")
+    keep = src.add("小林喜欢猫", "品味")
+    gone = src.add("小林很喜欢猫咪", "品味")
+    src.merge(keep, gone, "小林喜欢猫，尤其是橘猫", "品味", "两条说的是一件事")
+    out = tmp_path / "backup.md"
+    transfer.write_export(src, out, "md")
+    src.close()
+    dst = open_store("yaml", tmp_path / "b")
+    try:
+        dst.import_items({keep: MemoryItem("小林在写一个 Rust 项目", "工作"),
+                          "copy1": MemoryItem("小林喜欢猫，尤其是橘猫", "品味")})
+        added, skipped = import_file(dst, out)
+        assert added == [] and skipped == [keep]
+        [row] = dst.list_trash()
+        assert row["id"] == gone and row["merged_into"] == "copy1", row
+    finally:
+        dst.close()
+
+
 def test_one_memory_in_the_trash_is_counted_as_one(tmp_path, capsys):
     """"the 1 in the trash are in …" and "1 deleted memories put back in the trash"."""
     store, out = tmp_path / "memory.yaml", tmp_path / "backup.yaml"
