@@ -4015,27 +4015,27 @@ Your theme: {1}</translation>
 <context>
     <name>SonettoApp</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="187" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="192" />
         <source>上次没有换到数据文件夹 {0}（复制已取消或失败），仍在使用原来的数据文件夹 {1}。</source>
         <translation>The data folder was not changed to {0} last time (the copy was cancelled or failed); still using the previous data folder {1}.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="190" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="195" />
         <source>设置文件已损坏，所有设置暂时恢复为默认值；原来的文件保存为 {0}，可以从中找回。</source>
         <translation>The settings file was damaged: every setting is back at its default for now. The old file was kept as {0}; your settings can be found there.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="374" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="379" />
         <source>对话功能启动失败：%1。记忆墙仍可使用；请检查数据目录后重启。</source>
         <translation>Chat could not start: %1. The memory wall still works; check the data folder, then restart.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="623" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="643" />
         <source>没有切换到 PostgreSQL：本机的记忆没能搬到记忆服务器 {0} 上（{1}）。仍在使用本机的记忆库，记忆都还在。</source>
         <translation>Did not switch to PostgreSQL: the memories on this computer could not be moved to the memory server {0} ({1}). Still using this computer's memory store; every memory is still there.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="627" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="647" />
         <source>无法切换存储方式：{0}。仍在使用原来的记忆库。</source>
         <translation>Cannot switch the storage: {0}. Still using the previous memory store.</translation>
     </message>
@@ -4116,7 +4116,7 @@ Your theme: {1}</translation>
         <translation>Undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="628" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="648" />
         <source>无法使用新的数据文件夹 {0}：{1}。仍在使用原来的记忆库。</source>
         <translation>Cannot use the new data folder {0}: {1}. Still using the previous memory store.</translation>
     </message>
