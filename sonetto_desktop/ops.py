@@ -583,6 +583,10 @@ class ImportItems(_Write[Imported]):
         trash = getattr(self.items, "trash", None) or {}  # (transfer.Incoming)
         with target.store.group():  # the memories and the trash together, or nothing
             _, added, skipped = memory.import_items(dict(self.items), reason=self.reason)
+            if trash:  # a merged-away entry goes with its kept memory to the id the import gave it
+                from .memory.transfer import follow_ids
+
+                trash = follow_ids(trash, dict(self.items), added, skipped, target.store)
             trashed = memory.import_trash(trash) if trash else []
         return Imported(added, skipped, trashed)
 

@@ -707,6 +707,68 @@ def test_an_import_says_its_undo_leaves_the_trash_it_brought_and_the_undo_does(b
         dst.close()
 
 
+def test_an_import_that_only_brings_back_the_trash_does_not_promise_an_undo(tmp_path, capsys):
+    """A backup whose memories are all here already still puts its deleted ones back into the trash.
+    Undoing an import takes back the memories it added and leaves the trash it brought (an undo never
+    deletes for good: the trash is where it puts what it takes back), so such an import has nothing to
+    undo and gives no undo command. Its line said "(undoing this import leaves them there)", pointing
+    to an undo that does not exist; it now says there is nothing to undo and where they can go."""
+    from memory_stores import store_path
+
+    src = open_store("yaml", tmp_path / "a")
+    src.add("小林喜欢猫", "品味")
+    for text in ("小林以前住在成都", "小林以前养过狗"):
+        src.delete(src.add(text, "身份"), "不准了")
+    src.close()
+    out = tmp_path / "backup.json"
+    assert cli_main(["--store", str(store_path("yaml", tmp_path / "a")), "export", "-o", str(out)]) == 0
+    target = store_path("yaml", tmp_path / "b")
+    dst = open_store("yaml", tmp_path / "b")
+    dst.add("小林喜欢猫", "品味")
+    dst.close()
+    capsys.readouterr()
+    assert cli_main(["--store", str(target), "import", str(out)]) == 0
+    said = capsys.readouterr().out
+    assert "imported 0 memories, skipped 1 duplicates; 2 deleted memories put back in the trash" in said, said
+    assert "undoing this import" not in said and "to undo:" not in said, said
+    assert "nothing to undo" in said and "delete them for good" in said, said
+    dst = open_store("yaml", tmp_path / "b")
+    try:
+        assert sorted(row["description"] for row in dst.list_trash()) == sorted(["小林以前住在成都", "小林以前养过狗"])
+    finally:
+        dst.close()
+
+
+def test_a_damaged_trash_file_beside_a_yaml_backup_leaves_out_the_trash_not_the_memories(tmp_path, capsys):
+    """A YAML backup keeps the trash in NAME.trash.yaml beside it. One that got damaged (cut off, edited
+    by hand) refused the whole import, the memories too. Now the memories come in and the command says,
+    on its error stream, that the trash file could not be read and was left out: which file, which line."""
+    from memory_stores import store_path
+
+    src = open_store("yaml", tmp_path / "a")
+    src.add("小林喜欢猫", "品味")
+    src.delete(src.add("小林以前住在成都", "身份"), "搬家了")
+    src.close()
+    out = tmp_path / "backup.yaml"
+    assert cli_main(["--store", str(store_path("yaml", tmp_path / "a")), "export", "-o", str(out)]) == 0
+    side = transfer.trash_path(out)
+    side.write_text(side.read_text(encoding="utf-8") + "  oops: [not closed\n", encoding="utf-8")
+    capsys.readouterr()
+    target = store_path("yaml", tmp_path / "b")
+    assert cli_main(["--store", str(target), "--create", "import", str(out)]) == 0
+    printed = capsys.readouterr()
+    assert "imported 1 memories" in printed.out, printed
+    line = len(side.read_text(encoding="utf-8").splitlines())
+    assert "backup.trash.yaml" in printed.err and f"line {line}" in printed.err, printed.err
+    assert "left out" in printed.err, printed.err
+    dst = open_store("yaml", tmp_path / "b")
+    try:
+        assert [item.description for item in dst.all_items().values()] == ["小林喜欢猫"]
+        assert dst.list_trash() == []
+    finally:
+        dst.close()
+
+
 @pytest.mark.parametrize("fmt", ["yaml", "json", "md"])
 def test_a_merged_away_memory_comes_back_from_a_backup_as_merged(tmp_path, fmt):
     """The trash shows a memory merged into another as 合并进了「…」 (its ``merged_into``): a Markdown backup
@@ -724,6 +786,64 @@ def test_a_merged_away_memory_comes_back_from_a_backup_as_merged(tmp_path, fmt):
         import_file(dst, out)
         [row] = dst.list_trash()
         assert row["id"] == gone and row["merged_into"] == keep and keep in dst.all_items()
+    finally:
+        dst.close()
+
+
+@pytest.mark.parametrize("fmt", ["md", "json", "yaml"])
+@pytest.mark.parametrize("how", ["import_file", "cli"])
+def test_a_merged_away_memory_follows_its_kept_memory_to_a_new_id(tmp_path, capsys, fmt, how):
+    """A backup's merged-away memory says which memory it went into (``into:`` / ``merged_into``). When
+    the store already uses the kept memory's id for another memory, the import gives the kept one a new
+    id: the trash entry still named the old id, so the trash showed the merge as going into the store's
+    other memory (or into nothing) and an undo of the merge looked in the wrong place. It follows now."""
+    from memory_stores import store_path
+    from sonetto_desktop.memory.item import MemoryItem
+
+    src = open_store("yaml", tmp_path / "a")
+    keep = src.add("小林喜欢猫", "品味")
+    gone = src.add("小林很喜欢猫咪", "品味")
+    src.merge(keep, gone, "小林喜欢猫，尤其是橘猫", "品味", "两条说的是一件事")
+    out = tmp_path / f"backup.{fmt}"
+    transfer.write_export(src, out, fmt)
+    src.close()
+    dst = open_store("yaml", tmp_path / "b")
+    dst.import_items({keep: MemoryItem("小林在写一个 Rust 项目", "工作")})  # the same id, another memory
+    if how == "import_file":
+        added, _ = import_file(dst, out)
+    else:
+        dst.close()
+        assert cli_main(["--store", str(store_path("yaml", tmp_path / "b")), "import", str(out)]) == 0
+        dst = open_store("yaml", tmp_path / "b")
+    try:
+        [kept_id] = [mid for mid, item in dst.all_items().items() if item.description == "小林喜欢猫，尤其是橘猫"]
+        assert kept_id != keep and dst.get(keep).description == "小林在写一个 Rust 项目"
+        [row] = dst.list_trash()
+        assert row["id"] == gone and row["merged_into"] == kept_id, row
+    finally:
+        dst.close()
+
+
+def test_a_merged_away_memory_follows_its_kept_memory_to_the_stores_copy(tmp_path):
+    """The kept memory is here already under another id (skipped as a duplicate): the merged-away one
+    says it went into the store's copy, not into an id the store gives to something else."""
+    from sonetto_desktop.memory.item import MemoryItem
+
+    src = open_store("yaml", tmp_path / "a")
+    keep = src.add("小林喜欢猫", "品味")
+    gone = src.add("小林很喜欢猫咪", "品味")
+    src.merge(keep, gone, "小林喜欢猫，尤其是橘猫", "品味", "两条说的是一件事")
+    out = tmp_path / "backup.md"
+    transfer.write_export(src, out, "md")
+    src.close()
+    dst = open_store("yaml", tmp_path / "b")
+    try:
+        dst.import_items({keep: MemoryItem("小林在写一个 Rust 项目", "工作"),
+                          "copy1": MemoryItem("小林喜欢猫，尤其是橘猫", "品味")})
+        added, skipped = import_file(dst, out)
+        assert added == [] and skipped == [keep]
+        [row] = dst.list_trash()
+        assert row["id"] == gone and row["merged_into"] == "copy1", row
     finally:
         dst.close()
 

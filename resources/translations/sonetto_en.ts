@@ -1686,142 +1686,147 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>ImportErrors</name>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="156" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="162" />
         <source>无法识别的文件类型 {0}：请用 .yaml、.json 或 .md 文件</source>
         <translation>unknown file type {0}: use .yaml, .json or .md</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="158" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="164" />
         <source>{0}：条目 {1} 不是一条记忆（应有 description、theme 等）</source>
         <translation>{0}: entry {1} is not a memory (expected description, theme, ...)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="161" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="167" />
         <source>{0}：记忆 {1} 的{2}不是文字（而是{3}）</source>
         <translation>{0}: memory {1} has a {2} that is not text (it is {3})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="167" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="173" />
         <source>{0}：记忆 {1} 的{2}有 {3} 个字，超过了上限 {4} 字</source>
         <translation>{0}: memory {1} has a {2} of {3} characters (limit {4})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="173" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="179" />
         <source>第 {0} 行：这条记忆的{1}有 {2} 个字，超过了上限 {3} 字</source>
         <translation>line {0}: this memory's {1} has {2} characters (limit {3})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="179" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="185" />
         <source>系统不让读取（错误代码 {0}）</source>
         <translation>the system refused to read it (error code {0})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="184" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="190" />
         <source>{0} 不是 UTF-8 编码的文本（第 {1} 行起）：请把它另存为 UTF-8 再导入</source>
         <translation>{0} is not UTF-8 text (from line {1}): save it as UTF-8 and import it again</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="186" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="192" />
         <source>{0} 用了 YAML 的锚点或别名（&amp;名字 / *名字，第 {1} 行）：记忆文件用不到它们，所以没有读取</source>
         <translation>{0} uses YAML anchors or aliases (&amp;name / *name, line {1}); memory files never need them, so it is not read</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="190" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="196" />
         <source>{0} 不是记忆导出文件：它应是从编号到记忆的对应表，这里是{1}</source>
         <translation>{0}: expected a mapping of id -&gt; memory, found {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="193" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="199" />
         <source>{0} 无法解析：第 {1} 行第 {2} 列不合格式。它可能不是记忆导出文件，或已损坏</source>
         <translation>{0} cannot be parsed: the format breaks at line {1}, column {2}; it may not be a memory export, or it is damaged</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="196" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="202" />
         <source>{0} 无法解析，它可能不是记忆导出文件，或已损坏</source>
         <translation>{0} cannot be parsed; it may not be a memory export, or it is damaged</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="198" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="204" />
         <source>{0}：回收站里的 {1} 不是一条删除了的记忆</source>
         <translation>{0}: trash entry {1} is not a deleted memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="200" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="206" />
         <source>{0}：回收站那一部分读不了（应是从编号到删除了的记忆的对应表）</source>
         <translation>{0}: the trash cannot be read (expected a mapping of id -&gt; deleted memory)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="202" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="208" />
         <source>{0} 无法解析：嵌套层数太多，不像是记忆导出文件</source>
         <translation>{0} cannot be parsed: it is nested too deeply to be a memory export</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="209" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="215" />
         <source>内容</source>
         <translation>description</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="211" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="217" />
         <source>主题</source>
         <translation>theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="213" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="219" />
         <source>历史里的一条原因</source>
         <translation>history reason</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="220" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="226" />
         <source>列表</source>
         <translation>a list</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="222" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="228" />
         <source>对应表</source>
         <translation>a mapping</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="224" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="230" />
         <source>一段文字</source>
         <translation>text</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="226" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="232" />
         <source>数字</source>
         <translation>a number</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="228" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="234" />
         <source>是/否</source>
         <translation>yes or no</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="230" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="236" />
         <source>空值</source>
         <translation>nothing (null)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="231" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="237" />
         <source>别的内容</source>
         <translation>something else</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="164" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="170" />
         <source>{0}：记忆 {1} 没有内容（description）</source>
         <translation>{0}: memory {1} has no description</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="170" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="154" />
+        <source>旁边的回收站文件读不了，里面删除了的记忆没有导入：{0}</source>
+        <translation>The trash file beside it could not be read, so the deleted memories in it were left out: {0}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="176" />
         <source>第 {0} 行：这条记忆前面没有“## 主题”标题</source>
         <translation>line {0}: a memory before any '## theme' heading</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="180" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="186" />
         <source>{0} 无法读取：{1}</source>
         <translation>{0} cannot be read: {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="182" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="188" />
         <source>{0} 有 {1} MB，超过 {2} MB 的导入文件不会被读取</source>
         <translation>{0} is {1} MB; imports larger than {2} MB are not read</translation>
     </message>
@@ -1829,67 +1834,72 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>ImportPreviewDialog</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="30" />
+        <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="32" />
         <source>导入记忆</source>
         <translation>Import memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="33" />
+        <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="35" />
         <source>新增</source>
         <translation>New</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="33" />
+        <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="35" />
         <source>新增（编号已被占用，换新编号）</source>
         <translation>New (its id is taken; gets a new id)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="33" />
+        <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="35" />
         <source>跳过（已有相同记忆）</source>
         <translation>Skipped (already there)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="39" />
+        <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="41" />
         <source>从 {0} 导入：新增 {1} 条，其中 {2} 条换了新编号；跳过 {3} 条重复的。已有的记忆不会被覆盖。</source>
         <translation>Import from {0}: {1} new, {2} of them with a new id; {3} duplicates skipped. Existing memories are never overwritten.</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="43" />
+        <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="45" />
+        <source>另有 %n 条删除了的记忆会放回回收站（不上记忆墙；这次导入不新增记忆，无从撤销，不需要的可以在回收站里永久删除）。</source>
+        <translation><numerusform> Besides, 1 deleted memory goes back into the trash (not onto the wall; this import adds no memory, so there is nothing to undo: delete it for good in the trash if you do not want it).</numerusform><numerusform> Besides, %n deleted memories go back into the trash (not onto the wall; this import adds no memory, so there is nothing to undo: delete them for good in the trash if you do not want them).</numerusform></translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="49" />
         <source>另有 %n 条删除了的记忆会放回回收站（不上记忆墙；撤销这次导入时它们仍留在回收站）。</source>
         <translation><numerusform> Besides, 1 deleted memory goes back into the trash (not onto the wall; undoing the import leaves it there).</numerusform><numerusform> Besides, %n deleted memories go back into the trash (not onto the wall; undoing the import leaves them there).</numerusform></translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="47" />
+        <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="55" />
         <source>结果</source>
         <translation>Result</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="47" />
+        <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="55" />
         <source>内容</source>
         <translation>Text</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="47" />
+        <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="55" />
         <source>主题</source>
         <translation>Theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="48" />
+        <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="56" />
         <source>将要导入的记忆</source>
         <translation>Memories to import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="57" />
+        <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="65" />
         <source>（只列出前 {0} 条）</source>
         <translation>(only the first {0} are listed)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="62" />
+        <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="70" />
         <source>导入</source>
         <translation>Import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="67" />
+        <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="75" />
         <source>取消</source>
         <translation>Cancel</translation>
     </message>
@@ -2846,82 +2856,82 @@ Your theme: {1}</translation>
         <translation>This has already been taken care of (perhaps in another window).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="237" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="243" />
         <source>密码</source>
         <translation>password</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="239" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="245" />
         <source>验证码</source>
         <translation>verification code</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="241" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="247" />
         <source>密钥</source>
         <translation>key</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="243" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="249" />
         <source>私钥</source>
         <translation>private key</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="245" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="251" />
         <source>身份证号</source>
         <translation>ID number</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="247" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="253" />
         <source>证件号</source>
         <translation>document number</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="249" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="255" />
         <source>银行卡号</source>
         <translation>bank card number</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="251" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="257" />
         <source>银行账号</source>
         <translation>bank account number</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="252" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="258" />
         <source>秘密信息</source>
         <translation>secret</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="259" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="265" />
         <source>磁盘已满</source>
         <translation>the disk is full</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="261" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="267" />
         <source>文件超过了系统允许的大小（文件大小限制）</source>
         <translation>the file is larger than the system allows (file size limit)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="263" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="269" />
         <source>磁盘或文件夹是只读的</source>
         <translation>the disk or folder is read-only</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="265" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="271" />
         <source>没有权限</source>
         <translation>permission denied</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="267" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="273" />
         <source>找不到这个文件</source>
         <translation>no such file</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="269" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="275" />
         <source>这是一个文件夹，不是文件</source>
         <translation>it is a folder, not a file</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="271" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="277" />
         <source>路径里应是文件夹的地方是一个文件</source>
         <translation>a file stands where the path needs a folder</translation>
     </message>
@@ -4135,32 +4145,32 @@ Your theme: {1}</translation>
 <context>
     <name>SonettoApp</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="192" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="195" />
         <source>上次退出时复制到数据文件夹 {0} 还没有完成，复制已停止，没有换过去。仍在使用原来的数据文件夹 {1}，记忆都在；要换过去，请在设置里再选一次。</source>
         <translation>Sonetto quit last time before the copy into the data folder {0} was finished: the copy was stopped and the data folder was not changed. Still using the previous data folder {1}, with all your memories; to change it, choose the folder again in the settings.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="194" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="197" />
         <source>上次没有换到数据文件夹 {0}（复制已取消或失败），仍在使用原来的数据文件夹 {1}。</source>
         <translation>The data folder was not changed to {0} last time (the copy was cancelled or failed); still using the previous data folder {1}.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="197" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="200" />
         <source>设置文件已损坏，所有设置暂时恢复为默认值；原来的文件保存为 {0}，可以从中找回。</source>
         <translation>The settings file was damaged: every setting is back at its default for now. The old file was kept as {0}; your settings can be found there.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="381" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="384" />
         <source>对话功能启动失败：%1。记忆墙仍可使用；请检查数据目录后重启。</source>
         <translation>Chat could not start: %1. The memory wall still works; check the data folder, then restart.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="642" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="647" />
         <source>没有切换到 PostgreSQL：本机的记忆没能搬到记忆服务器 {0} 上（{1}）。仍在使用本机的记忆库，记忆都还在。</source>
         <translation>Did not switch to PostgreSQL: the memories on this computer could not be moved to the memory server {0} ({1}). Still using this computer's memory store; every memory is still there.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="646" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="651" />
         <source>无法切换存储方式：{0}。仍在使用原来的记忆库。</source>
         <translation>Cannot switch the storage: {0}. Still using the previous memory store.</translation>
     </message>
@@ -4241,7 +4251,7 @@ Your theme: {1}</translation>
         <translation>Undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="647" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="652" />
         <source>无法使用新的数据文件夹 {0}：{1}。仍在使用原来的记忆库。</source>
         <translation>Cannot use the new data folder {0}: {1}. Still using the previous memory store.</translation>
     </message>
@@ -4646,9 +4656,19 @@ Your theme: {1}</translation>
         <translation><numerusform>, and the one in the trash (an import puts it back in the trash)</numerusform><numerusform>, and the %n in the trash (an import puts them back in the trash)</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="145" />
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="147" />
+        <source>；%n 条删除了的记忆放回了回收站（这次导入没有新增记忆，无从撤销；不需要的可以在回收站里永久删除）</source>
+        <translation><numerusform>; 1 deleted memory put back in the trash (no memory added, so nothing to undo; delete it for good in the trash if you do not want it)</numerusform><numerusform>; %n deleted memories put back in the trash (no memory added, so nothing to undo; delete them for good in the trash if you do not want them)</numerusform></translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="150" />
         <source>；%n 条删除了的记忆放回了回收站（撤销这次导入时它们仍留在回收站）</source>
         <translation><numerusform>; 1 deleted memory put back in the trash (undoing this import leaves it there)</numerusform><numerusform>; %n deleted memories put back in the trash (undoing this import leaves them there)</numerusform></translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="152" />
+        <source>{0}。{1}</source>
+        <translation>{0}. {1}</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="114" />
@@ -4666,7 +4686,7 @@ Your theme: {1}</translation>
         <translation>Cannot import {0}: {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="143" />
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="145" />
         <source>已导入 {0} 条记忆，跳过 {1} 条重复的</source>
         <translation>Imported {0} memories, skipped {1} duplicates</translation>
     </message>

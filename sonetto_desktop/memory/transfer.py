@@ -47,6 +47,7 @@ class Incoming(dict[str, MemoryItem]):
         super().__init__()
         self.renamed: dict[str, str] = {}
         self.trash: dict[str, dict[str, Any]] = {}  # the export's trash entries: they go back into the trash
+        self.trash_problem: ImportFormatError | None = None  # why a .yaml export's trash file was left out
 
     def notes(self) -> list[str]:
         """One English line per renamed entry (the command line prints them)."""
@@ -523,14 +524,18 @@ def read_import(path: str | Path) -> Incoming:
     items = _items_from_pairs(pairs, path.name)
     if fmt == "yaml":
         _apply_flags_file(items, path)
-        items.trash = _trash_file(path)
+        try:
+            items.trash = _trash_file(path)
+        except ImportFormatError as exc:  # a damaged trash file costs its own entries, not the memories
+            items.trash_problem = exc
     else:
         items.trash = _trash_of(held.get("trash"), path.name)
     return items
 
 
 def _trash_file(path: Path) -> dict[str, dict[str, Any]]:
-    """The trash of a .yaml export (its ``NAME.trash.yaml``, when there is one)."""
+    """The trash of a .yaml export (its ``NAME.trash.yaml``, when there is one). ``ImportFormatError`` when
+    it cannot be read: ``read_import`` then imports the memories without it (``Incoming.trash_problem``)."""
     side = trash_path(path)
     if side == path or not side.is_file():
         return {}
@@ -581,11 +586,36 @@ def _apply_flags_file(items: Incoming, path: Path) -> None:
     apply_flags(items, parse_flags(raw))
 
 
+def follow_ids(trash: dict[str, dict[str, Any]], items: dict[str, MemoryItem], added: list[str],
+               skipped: list[str], store: BaseMemoryManager) -> dict[str, dict[str, Any]]:
+    """``trash`` (an export's entries) with each merged-away one's ``merged_into`` following the memory
+    it went into as the import placed it: ``items`` imported gave ``added`` (in their order, an id the
+    store used already gave a fresh one) and ``skipped`` (a memory the store has, maybe under another id)."""
+    left_out = set(skipped)
+    placed = dict(zip([mid for mid in items if mid not in left_out], added, strict=False))
+    stored: dict[str, MemoryItem] | None = None  # (read once, when a merge went into a skipped duplicate)
+    by_content: dict[tuple[str, str], str] = {}
+    followed: dict[str, dict[str, Any]] = {}
+    for mid, entry in trash.items():
+        into = entry.get("merged_into")
+        target = placed.get(into) if isinstance(into, str) else None
+        if target is None and isinstance(into, str) and into in items:  # a duplicate: the store's memory
+            if stored is None:
+                stored = store.all_items()
+                for sid, memory in stored.items():
+                    by_content.setdefault((memory.description, memory.theme), sid)
+            key = (items[into].description, items[into].theme)
+            here = stored.get(into)
+            target = into if here is not None and (here.description, here.theme) == key else by_content.get(key)
+        followed[mid] = {**entry, "merged_into": target} if target is not None and target != into else entry
+    return followed
+
+
 def import_file(mm: BaseMemoryManager, path: str | Path) -> tuple[list[str], list[str]]:
     """Import a YAML / JSON / Markdown export (its trash back into the trash). Returns (added ids, skipped ids)."""
     incoming = read_import(path)
     with mm.group():
-        done = mm.import_items(incoming)
+        added, skipped = mm.import_items(incoming)
         if incoming.trash:
-            mm.import_trash(incoming.trash)
-    return done
+            mm.import_trash(follow_ids(incoming.trash, incoming, added, skipped, mm))
+    return added, skipped

@@ -148,6 +148,12 @@ def error_detail(exc: BaseException) -> str:
     return _own_text(exc) or translate("OperationErrors", "出了意外的问题，详情已写入日志。")
 
 
+def trash_left_out(exc: BaseException) -> str:
+    """What an import says when the trash file beside a YAML export could not be read (the memories are
+    imported without it): which file, and what is wrong where (``error_detail``)."""
+    return translate("ImportErrors", "旁边的回收站文件读不了，里面删除了的记忆没有导入：{0}").format(error_detail(exc))
+
+
 def _import_words(kind: str, *values: str) -> str | None:
     """Why a file cannot be imported (``ImportFormatError.words``), in the person's language: what is wrong
     and where (the memory, the line and column), never the parser's own English; None for a kind this

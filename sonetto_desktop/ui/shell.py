@@ -49,6 +49,9 @@ from .widgets.deferred import alive
 from .widgets.tasks import set_app_scope
 from .tray.tray import Tray
 
+# How long the shutdown waits for the long drafts' files (written by their own thread, which the process waits for anyway).
+DRAFTS_FLUSH_TIMEOUT = 10.0
+
 log = logging.getLogger(__name__)
 
 
@@ -500,6 +503,8 @@ class SonettoApp:
         steps.append("tray_hidden")
         if self.window is not None:
             self.window.save_state()
+            if self.window.drafts is not None:  # a long draft's file is written by a thread: on disk before we end
+                await self.window.drafts.flush(DRAFTS_FLUSH_TIMEOUT)
             self.window.hide_to_tray = False
             self.window.hide()
             self.window.deleteLater()

@@ -126,3 +126,59 @@ async def test_a_deleted_chat_takes_its_long_draft(qapp, tmp_path, llm_server, w
         assert len(app.window.drafts.draft(first)) == MAX_DRAFT_CHARS + 1
         await panel.delete_session(first)
         await wait(lambda: app.window.drafts.draft(first) == "", message="the long draft gone with its chat")
+
+
+async def test_a_long_draft_is_written_off_the_qt_thread_and_the_latest_save_wins(qapp, tmp_path, llm_server, wait,
+                                                                                  monkeypatch):
+    """A long draft's file is written (fsync and all) by a worker, never the Qt thread; a slow earlier
+    save never overwrites a later one, the chat shows the later text meanwhile, the file stays owner-only,
+    and a long draft typed right before quitting is on disk when the app has shut down."""
+    import os
+    import stat
+    import sys
+    import threading
+
+    from sonetto_desktop.ui.chat import drafts as drafts_module
+    from sonetto_desktop.ui.chat.drafts import MAX_DRAFT_CHARS
+
+    writers: list[int] = []
+    release = threading.Event()
+    real_write = drafts_module.atomic_write
+
+    def observed_write(path, payload, **kwargs):  # the real write, its thread noted; the first one slow
+        writers.append(threading.get_ident())
+        if len(writers) == 1:
+            release.wait(2)
+        real_write(path, payload, **kwargs)
+
+    monkeypatch.setattr(drafts_module, "atomic_write", observed_write)
+    older = "先贴的长草稿，" * (MAX_DRAFT_CHARS // 7 + 1)
+    newer = "后来改过的长草稿。" * (MAX_DRAFT_CHARS // 9 + 1)
+    last = "退出前刚贴的长草稿；" * (MAX_DRAFT_CHARS // 10 + 1)
+    qt_thread = threading.get_ident()
+    settings = app_settings(tmp_path / "data", llm_server)
+    async with running_app(qapp, settings) as app:
+        panel, drafts = app.window.chat_panel, app.window.drafts
+        chat = app.controller.current_session_id
+        panel.composer.set_text(older)
+        drafts.save()
+        await wait(lambda: writers, message="the first save's write begun")
+        assert writers[0] != qt_thread  # the Qt thread did not write the file
+        panel.composer.set_text(newer)
+        drafts.save()  # made while the first save is still being written
+        assert drafts.draft(chat) == newer
+        await panel.new_session()
+        await panel.select_session(chat)
+        assert panel.composer.text() == newer  # a switch of chats shows the latest text, not the file's
+        release.set()
+        await drafts.flush()
+        path = drafts._long_file(chat)
+        assert path.read_text(encoding="utf-8") == newer  # the slower earlier save did not win
+        if sys.platform != "win32":
+            assert stat.S_IMODE(os.stat(path).st_mode) & 0o077 == 0
+            assert stat.S_IMODE(os.stat(path.parent).st_mode) & 0o077 == 0
+        panel.composer.set_text(last)  # quit right after: no save asked for, no wait
+    assert qt_thread not in writers
+    async with running_app(qapp, settings) as app:  # a restart
+        await app.window.chat_panel.select_session(chat)
+        assert app.window.chat_panel.composer.text() == last

@@ -106,15 +106,47 @@ async def test_a_backup_keeps_the_trash_and_says_so(actions, service, populated_
     await wait(lambda: isinstance(actions.active_dialog, ImportPreviewDialog) and actions.active_dialog.isVisible())
     dialog = actions.active_dialog
     assert "1 条删除了的记忆会放回回收站" in dialog.summary.text(), dialog.summary.text()
-    assert "撤销这次导入时它们仍留在回收站" in dialog.summary.text(), dialog.summary.text()  # (the undo's own rule)
-    assert dialog.import_button.isEnabled()  # (every live memory is a duplicate: the trash is what it brings)
+    # every live memory is a duplicate: the trash is what it brings, and an undo of an import leaves the
+    # trash it brought (it deletes nothing for good), so this one has nothing to undo and does not promise one
+    assert "撤销这次导入时" not in dialog.summary.text(), dialog.summary.text()
+    assert "无从撤销，不需要的可以在回收站里永久删除" in dialog.summary.text(), dialog.summary.text()
+    assert dialog.import_button.isEnabled()
     dialog.import_button.click()
     result = await flow
     assert result.added == [] and result.trashed == [gone]
-    assert "1 条删除了的记忆放回了回收站（撤销这次导入时它们仍留在回收站）" in actions.messages[-1][0], actions.messages[-1]
+    said = actions.messages[-1][0]
+    assert "1 条删除了的记忆放回了回收站" in said and "撤销这次导入" not in said, said
+    assert "没有新增记忆，无从撤销" in said and "回收站里永久删除" in said, said
     [row] = populated_store.list_trash()
     assert (row["id"], row["description"], row["reason"]) == (gone, "讨厌香菜", "口味变了")
     assert gone not in populated_store.all_items()
+
+
+async def test_a_damaged_trash_file_leaves_out_the_trash_and_says_so(actions, service, populated_store, tmp_path,
+                                                                     wait):
+    """A YAML backup's trash file (NAME.trash.yaml) that cannot be read no longer refuses the import: the
+    memories come in, and the preview and the message say the trash file was left out, naming it and the line."""
+    gone = populated_store.ids["讨厌香菜"]
+    populated_store.delete(gone, "口味变了")
+    target = tmp_path / "备份.yaml"
+    await actions.export_to(target)
+    side = transfer.trash_path(target)
+    side.write_text(side.read_text(encoding="utf-8") + "  oops: [not closed\n", encoding="utf-8")
+    line = len(side.read_text(encoding="utf-8").splitlines())
+    for mid in list(populated_store.all_items()):
+        populated_store.delete(mid, "")
+    populated_store.purge()
+    flow = asyncio.ensure_future(actions.import_from(target))
+    await wait(lambda: isinstance(actions.active_dialog, ImportPreviewDialog) and actions.active_dialog.isVisible())
+    summary = actions.active_dialog.summary.text()
+    assert "新增 5 条" in summary and "备份.trash.yaml" in summary and f"第 {line} 行" in summary, summary
+    assert "没有导入" in summary, summary
+    actions.active_dialog.import_button.click()
+    result = await flow
+    assert len(result.added) == 5 and result.trashed == []
+    said, kind = actions.messages[-1]
+    assert "已导入 5 条记忆" in said and "备份.trash.yaml" in said and f"第 {line} 行" in said, said
+    assert populated_store.count() == 5 and populated_store.list_trash() == []
 
 
 @pytest.mark.parametrize("fmt", ["yaml", "json"])

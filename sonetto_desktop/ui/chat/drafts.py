@@ -5,21 +5,27 @@ and brings back the other chat's draft; it is written to the UI state (``chat/dr
 half a second after typing stops, when switching chats and when the window saves its state (quit),
 and removed once sent (the input is empty) or when the chat is deleted. A draft longer than the
 state file keeps (a pasted book) is written to its own file beside it (``chat-drafts/``) instead:
-never dropped. A temporary chat keeps none (it is not saved at all). While an earlier message is
+never dropped. Those files are written, removed and swept by a thread of their own, never the Qt thread
+(a write with its fsync took 1.5-26 ms): the newest save of each wins, the chat shows it until it is on
+disk, and the app's shutdown (and the interpreter's exit) waits for it. A temporary chat keeps none (it is not saved at all). While an earlier message is
 being edited, the draft is the text from before the edit (the edit itself is the message, not a draft).
 """
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import logging
+import threading
 from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QObject, QSettings, QTimer
 
+from ...aio import start_thread
 from ...memory.files import atomic_write, private_dir
 
+from ..memory_service import call
 from .composer import Composer
 from .controller import ChatController
 
@@ -30,6 +36,154 @@ LONG_DRAFTS = "chat-drafts"
 
 log = logging.getLogger(__name__)
 
+_SWEEP = "*"  # (no draft's file name: they are hex digits and .txt)
+
+
+class _Writer:
+    """One thread for every folder's long drafts (``LongDraftFiles``), started with the first save and
+    kept: a save wakes it and returns (no thread to start then). A daemon, so a process that ends does
+    not wait for it to be told to stop; at the interpreter's exit the saves waiting are written first
+    (``_at_exit``, at most ``EXIT_WAIT`` s)."""
+
+    EXIT_WAIT = 10.0
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._due: list[LongDraftFiles] = []  # folders with a change waiting, in order
+        self._thread: threading.Thread | None = None
+
+    def wake(self, files: LongDraftFiles) -> None:
+        with self._cond:
+            if files not in self._due:
+                self._due.append(files)
+            if self._thread is None or not self._thread.is_alive():
+                if self._thread is None:
+                    atexit.register(self._at_exit)
+                self._thread = start_thread(self._run, name="sonetto-chat-drafts")
+            self._cond.notify()
+
+    def done(self, files: LongDraftFiles) -> None:
+        """``files`` has nothing left to write (called under its lock: a save then wakes it again)."""
+        with self._cond:
+            if files in self._due:
+                self._due.remove(files)
+            self._cond.notify_all()
+
+    def _run(self) -> None:
+        while True:
+            with self._cond:
+                while not self._due:
+                    self._cond.wait()
+                files = self._due[0]
+            files.write_next()
+
+    def _at_exit(self) -> None:
+        with self._cond:
+            self._cond.wait_for(lambda: not self._due, self.EXIT_WAIT)
+
+
+class LongDraftFiles:
+    """The long drafts' files, written off the Qt thread (``_Writer``). Each file has at most one change
+    waiting, the newest (a save replaces one not written yet; one being written is followed by the
+    newer): the last save wins. One per folder in the process (``for_folder``): a window made anew (a
+    language switch) sees the saves the one before it left waiting."""
+
+    _by_folder: dict[Path, LongDraftFiles] = {}
+    _made = threading.Lock()
+
+    @classmethod
+    def for_folder(cls, folder: Path) -> LongDraftFiles:
+        with cls._made:
+            files = cls._by_folder.get(folder)
+            if files is None:
+                files = cls._by_folder[folder] = cls(folder)
+            return files
+
+    def __init__(self, folder: Path) -> None:
+        self._folder = folder
+        self._lock = threading.Lock()
+        self._waiting: dict[str, tuple[str, Any]] = {}  # file name -> ("write", text) / ("remove", None); _SWEEP -> ("keep", names)
+        self._unwritten: dict[str, str] = {}  # a draft its file could not take (disk full): kept for this run
+        self._absent: set[str] = set()  # files known not to be there (no removal queued for them again)
+        self._idle = threading.Event()
+        self._idle.set()
+
+    def pending(self, name: str) -> str | None:
+        """The text this file is to hold and does not yet (or could not take this run); "" when it is to
+        be removed; None when the file is as saved."""
+        with self._lock:
+            change = self._waiting.get(name)
+            if change is not None:
+                return change[1] if change[0] == "write" else ""
+            return self._unwritten.get(name)
+
+    def write(self, name: str, text: str) -> None:
+        with self._lock:
+            self._unwritten.pop(name, None)
+            self._absent.discard(name)
+            self._queue(name, ("write", text))
+
+    def remove(self, name: str) -> None:
+        with self._lock:
+            self._unwritten.pop(name, None)
+            if name in self._absent and name not in self._waiting:
+                return
+            self._queue(name, ("remove", None))
+
+    def keep_only(self, names: set[str]) -> None:
+        """Remove every draft's file but these (their chats are gone)."""
+        with self._lock:
+            for name in [name for name in self._waiting if name != _SWEEP and name not in names]:
+                del self._waiting[name]
+            for name in [name for name in self._unwritten if name not in names]:
+                del self._unwritten[name]
+            self._queue(_SWEEP, ("keep", frozenset(names)))
+
+    async def flush(self, timeout: float | None = None) -> bool:
+        """Wait (at most ``timeout`` s) until every save so far is on disk; True when it is."""
+        return bool((await call(self._idle.wait, timeout)).unwrap())
+
+    def _queue(self, name: str, change: tuple[str, Any]) -> None:  # (under the lock)
+        self._waiting[name] = change
+        self._idle.clear()
+        _WRITER.wake(self)
+
+    def write_next(self) -> None:
+        """On the writer's thread: the change waiting longest, done."""
+        with self._lock:
+            if not self._waiting:
+                self._idle.set()
+                _WRITER.done(self)
+                return
+            name, change = next(iter(self._waiting.items()))
+        done = True
+        try:
+            self._apply(name, change)
+        except Exception:  # (the thread goes on with the other files)
+            log.warning("a long draft's file could not be written or removed; kept for this run", exc_info=True)
+            done = False
+        with self._lock:
+            if self._waiting.get(name) is change:  # (not replaced by a newer save meanwhile)
+                del self._waiting[name]
+                if change[0] == "write" and not done:
+                    self._unwritten[name] = change[1]
+                elif change[0] == "remove" and done:
+                    self._absent.add(name)
+
+    def _apply(self, name: str, change: tuple[str, Any]) -> None:
+        kind, value = change
+        if kind == "write":
+            atomic_write(private_dir(self._folder) / name, value.encode("utf-8"))
+        elif kind == "remove":
+            (self._folder / name).unlink(missing_ok=True)
+        elif self._folder.is_dir():
+            for path in self._folder.glob("*.txt"):
+                if path.name not in value:
+                    path.unlink(missing_ok=True)
+
+
+_WRITER = _Writer()
+
 
 class Drafts(QObject):
     def __init__(self, controller: ChatController, composer: Composer, state: QSettings,
@@ -39,7 +193,7 @@ class Drafts(QObject):
         self._composer = composer
         self._state = state
         self._folder = Path(state.fileName()).parent / LONG_DRAFTS
-        self._unwritten: dict[str, str] = {}  # a long draft its file could not take (disk full): kept for this run
+        self._files = LongDraftFiles.for_folder(self._folder)
         self._session = controller.current_session_id  # the chat the composer's text belongs to
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
@@ -60,11 +214,14 @@ class Drafts(QObject):
     def draft(self, session_id: str) -> str:
         if not session_id:
             return ""
-        if session_id in self._unwritten:
-            return self._unwritten[session_id]
+        pending = self._files.pending(self._long_file(session_id).name)
+        if pending:
+            return pending
         value = self._state.value(self._key(session_id), "", type=str)
         if isinstance(value, str) and value:
             return value
+        if pending is not None:  # its file is being removed
+            return ""
         try:
             return self._long_file(session_id).read_text(encoding="utf-8")
         except FileNotFoundError:
@@ -74,7 +231,11 @@ class Drafts(QObject):
             return ""
 
     def _forget_long(self, session_id: str) -> None:
-        self._long_file(session_id).unlink(missing_ok=True)
+        self._files.remove(self._long_file(session_id).name)
+
+    async def flush(self, timeout: float | None = None) -> bool:
+        """Wait (at most ``timeout`` s) until the long drafts saved so far are on disk; True when they are."""
+        return await self._files.flush(timeout)
 
     def _temporary(self, session_id: str) -> bool:
         info = next((s for s in self._controller.sessions if s.id == session_id), None)
@@ -87,17 +248,12 @@ class Drafts(QObject):
         if not session:
             return
         text = self._composer.draft_text()
-        self._unwritten.pop(session, None)
         if not text.strip() or self._temporary(session):
             self._state.remove(self._key(session))
             self._forget_long(session)
         elif len(text) > MAX_DRAFT_CHARS:
             self._state.remove(self._key(session))
-            try:
-                atomic_write(private_dir(self._folder) / self._long_file(session).name, text.encode("utf-8"))
-            except OSError:
-                log.warning("a long draft could not be written to its file; kept for this run", exc_info=True)
-                self._unwritten[session] = text
+            self._files.write(self._long_file(session).name, text)  # (off the Qt thread: see LongDraftFiles)
         else:
             self._state.setValue(self._key(session), text)
             self._forget_long(session)
@@ -132,8 +288,4 @@ class Drafts(QObject):
         for key in gone:
             if key != self._session:
                 self._state.remove(self._key(key))
-        if self._folder.is_dir():
-            kept = {self._long_file(session).name for session in live | {self._session}}
-            for path in self._folder.glob("*.txt"):
-                if path.name not in kept:
-                    path.unlink(missing_ok=True)
+        self._files.keep_only({self._long_file(session).name for session in live | {self._session}})

@@ -24,7 +24,9 @@ SHOWN_ROWS = 2000  # a huge file still opens at once; the counts cover everythin
 
 
 class ImportPreviewDialog(QDialog):
-    def __init__(self, preview: ImportPreview, file_name: str, parent: QWidget | None = None) -> None:
+    def __init__(self, preview: ImportPreview, file_name: str, parent: QWidget | None = None, *,
+                 note: str = "") -> None:
+        """``note``: a part of the file left out (a YAML export's damaged trash file), in words."""
         super().__init__(parent)
         self.setObjectName("ImportPreviewDialog")
         self.setWindowTitle(self.tr("导入记忆"))
@@ -38,9 +40,15 @@ class ImportPreviewDialog(QDialog):
         self.summary.setWordWrap(True)
         self.summary.setText(self.tr("从 {0} 导入：新增 {1} 条，其中 {2} 条换了新编号；跳过 {3} 条重复的。已有的记忆不会被覆盖。").format(
             file_name, preview.count(NEW) + preview.count(NEW_ID), preview.count(NEW_ID), preview.count(SKIPPED)))
-        if preview.trashed:  # an export's trash: restorable again, not on the wall
+        if preview.trashed and not preview.count(NEW) + preview.count(NEW_ID):  # the trash alone: nothing to undo
+            self.summary.setText(self.summary.text() + self.tr(
+                "另有 %n 条删除了的记忆会放回回收站（不上记忆墙；这次导入不新增记忆，无从撤销，不需要的可以在回收站里永久删除）。", "",
+                preview.trashed))
+        elif preview.trashed:  # an export's trash: restorable again, not on the wall
             self.summary.setText(self.summary.text() + self.tr(
                 "另有 %n 条删除了的记忆会放回回收站（不上记忆墙；撤销这次导入时它们仍留在回收站）。", "", preview.trashed))
+        if note:
+            self.summary.setText(f"{self.summary.text()}\n{note}")
         self.list = QTreeWidget(self)
         self.list.setObjectName("ImportList")
         self.list.setRootIsDecorated(False)

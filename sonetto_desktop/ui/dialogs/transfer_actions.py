@@ -20,7 +20,7 @@ from PySide6.QtWidgets import QFileDialog, QWidget
 from sonetto_desktop import ops
 from sonetto_desktop.memory.reasons import reason_text
 from sonetto_desktop.memory.transfer import ImportFormatError, format_for, marks_beside, read_import, trash_beside
-from sonetto_desktop.presentation.errors import error_detail
+from sonetto_desktop.presentation.errors import error_detail, trash_left_out
 
 from ..widgets.dialogs import execute_dialog
 from ..widgets.file_dialogs import translated
@@ -132,7 +132,9 @@ class TransferActions(QObject):
         preview = await self._service.run(ops.PreviewImport(items))
         if preview is None or not shiboken6.isValid(self._parent):
             return None
-        dialog = ImportPreviewDialog(preview, path.name, self._parent)
+        problem = getattr(items, "trash_problem", None)  # a damaged NAME.trash.yaml: left out, said
+        note = trash_left_out(problem) if problem is not None else ""
+        dialog = ImportPreviewDialog(preview, path.name, self._parent, note=note)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.setWindowModality(Qt.WindowModality.WindowModal)
         self.active_dialog = dialog
@@ -141,9 +143,14 @@ class TransferActions(QObject):
         result = await self._service.submit(ops.ImportItems(items, reason_text("import.file", path.name)))
         if result is not None:
             said = self.tr("已导入 {0} 条记忆，跳过 {1} 条重复的").format(len(result.added), len(result.skipped))
-            if result.trashed:
+            if result.trashed and not result.added:  # (an undo of an import leaves its trash: here it would do nothing)
+                said += self.tr("；%n 条删除了的记忆放回了回收站（这次导入没有新增记忆，无从撤销；不需要的可以在回收站里永久删除）", "",
+                                len(result.trashed))
+            elif result.trashed:
                 said += self.tr("；%n 条删除了的记忆放回了回收站（撤销这次导入时它们仍留在回收站）", "", len(result.trashed))
-            self.message.emit(said, "info")
+            if note:  # (imported, but a part of the backup is not: said as long as a failure is)
+                said = self.tr("{0}。{1}").format(said, note)
+            self.message.emit(said, "error" if note else "info")
         return result
 
     async def close(self) -> None:
