@@ -377,8 +377,13 @@ class SonettoApp:
         self._agents_task.add_done_callback(self._on_agents_started)
 
     def _on_agents_started(self, task: Any) -> None:
-        """Chat could not start (e.g. the session database is locked): say so; the wall keeps working."""
-        if task.cancelled() or task.exception() is None or self._closed:
+        """Chat could not start (e.g. the session database is locked): say so; the wall keeps working,
+        and so do the full passes at quiet moments (the thresholds that leave them to those moments
+        are in force all the same)."""
+        if task.cancelled() or self._closed:
+            return
+        self._start_quiet_collector()  # (started already when start-up went through)
+        if task.exception() is None:
             return
         exc = task.exception()
         text = QApplication.translate("SonettoApp", "对话功能启动失败：%1。记忆墙仍可使用；请检查数据目录后重启。")

@@ -124,3 +124,28 @@ async def test_input_while_the_app_starts_counts(qapp, tmp_path):
         await app.wait_until_ready()
     finally:
         await app.shutdown()
+
+
+@OFFSCREEN
+async def test_a_chat_that_could_not_start_still_gets_its_passes_at_quiet_moments(qapp, tmp_path):
+    """The session database cannot be opened: the chat says so and the wall keeps working, for as long
+    as the person likes. The policy that makes automatic full passes a hundred times rarer is in force
+    all that time, so the passes it leaves to the quiet moments must run too (old cycles freed)."""
+    from sonetto_desktop.ui.shell import SonettoApp
+
+    data = tmp_path / "data"
+    (data / "sessions.db").mkdir(parents=True)  # the session database cannot be opened
+    app = SonettoApp(qapp, app_settings(data), interactive=False, writer_drain_timeout=2.0)
+    try:
+        await app.start()
+        with pytest.raises(Exception):
+            await app.wait_until_ready()
+        assert app.full_passes.installed and gc.get_threshold()[2] == FULL_PASS_EVERY
+        app.quiet_collector.quiet_s = 0.2
+        _make_due()
+        await wait_until(lambda: app.full_passes.passes > 0, timeout=5,
+                         message="no full pass ran at a quiet moment after the chat failed to start")
+    finally:
+        await app.shutdown()
+    assert gc.get_threshold()[2] == 10
+
