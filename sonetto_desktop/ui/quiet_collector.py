@@ -3,9 +3,13 @@
 A full pass holds the Qt thread while it walks the heap (~45–60 ms before the LLM stack is loaded,
 ~130–260 ms after it, more on a busy machine). It is run here, on the Qt thread, when one is due and the
 person is not waiting for the window: no key, click, wheel, pointer move, drag or input-method event
-for ``quiet_s`` seconds, or no window of the app shown, and no reply being written (``busy``). An app
-filter sees every event the application delivers (about a microsecond each) and keeps only the time of
-the last input.
+for ``quiet_s`` seconds, or no window of the app shown, and no reply being written (``busy``). A person
+who holds a mouse button down (a scroll bar's arrow repeating, a card held at the wall's edge while it
+scrolls, a drag) or is composing a word (pinyin typed, its candidates picked among or paged through in
+the input method's own window) sends no event meanwhile and is not pausing: not a quiet moment, for up
+to ``HELD_S`` seconds (a release or a composition's end that never arrived does not keep passes back for
+good). An app filter sees every event the application delivers (about a microsecond each) and keeps only
+the time of the last input and whether a word is being composed.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ INPUT_EVENTS = frozenset({
     _T.TabletPress, _T.TabletMove, _T.DragEnter, _T.DragMove, _T.Drop, _T.ContextMenu,
 })
 QUIET_S = 2.5
+HELD_S = 60.0  # a button held or a word being composed this long after the last input: left behind
 LOOK_MS = 1000  # a coarse timer (whole seconds): an idle app wakes once a second for it, and batched
 
 
@@ -47,6 +52,7 @@ class QuietCollector(QObject):
         self._timer.setTimerType(Qt.TimerType.VeryCoarseTimer)
         self._timer.timeout.connect(self.look)
         self._watching = False
+        self._composing = False  # the last input method event showed a word being composed (a preedit)
 
     def watch(self) -> None:
         """Keep the time of the person's last input from now on (the app calls this as it starts, so
@@ -68,8 +74,11 @@ class QuietCollector(QObject):
             self._watching = False
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if event.type() in INPUT_EVENTS:
+        kind = event.type()
+        if kind in INPUT_EVENTS:
             self.last_input = self._clock()
+            if kind == _T.InputMethod:
+                self._composing = bool(event.preeditString())
         return False
 
     def quiet(self) -> bool:
@@ -77,7 +86,11 @@ class QuietCollector(QObject):
         if self._busy():
             return False
         shown = any(w.isVisible() and not w.isMinimized() for w in self._qapp.topLevelWidgets() if w.isWindow())
-        return not shown or self._clock() - self.last_input >= self.quiet_s
+        if not shown:
+            return True
+        idle = self._clock() - self.last_input
+        held = self._composing or self._qapp.mouseButtons() != Qt.MouseButton.NoButton
+        return idle >= (HELD_S if held else self.quiet_s)
 
     def look(self) -> bool:
         """Run the due pass if this is a quiet moment; whether one ran."""

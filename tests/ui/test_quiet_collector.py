@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QLineEdit
 from conftest import wait_until
 from shell_fixtures import OFFSCREEN_RAISE, OFFSCREEN_SIZE_HINTS, app_settings, running_app
 from sonetto_desktop.collector import DUE_AFTER, FULL_PASS_EVERY, QuietPasses
-from sonetto_desktop.ui.quiet_collector import QuietCollector
+from sonetto_desktop.ui.quiet_collector import HELD_S, QuietCollector
 
 OFFSCREEN = pytest.mark.qt_log_ignore(OFFSCREEN_RAISE, OFFSCREEN_SIZE_HINTS)
 
@@ -149,3 +149,40 @@ async def test_a_chat_that_could_not_start_still_gets_its_passes_at_quiet_moment
         await app.shutdown()
     assert gc.get_threshold()[2] == 10
 
+
+def test_a_held_mouse_button_keeps_a_due_pass_back(parts):
+    """The person holds the button down and keeps still: a scroll bar's arrow repeating, a card held at
+    the wall's edge while it scrolls, a drag about to be dropped. No event arrives meanwhile, but the
+    person is in the middle of something: a pass of 150-260 ms would stop the scrolling or the drop."""
+    quiet, passes, edit, clock, _busy = parts
+    _make_due()
+    QTest.mousePress(edit, Qt.MouseButton.LeftButton)
+    clock.now += 10
+    assert not quiet.look() and passes.passes == 0
+    clock.now += HELD_S  # a release that never arrived keeps no pass back for good
+    assert quiet.look() and passes.passes == 1
+    QTest.mouseRelease(edit, Qt.MouseButton.LeftButton)
+    assert quiet.last_input == clock.now
+    _make_due()
+    clock.now += 3
+    assert quiet.look() and passes.passes == 2
+
+
+def test_a_word_being_composed_keeps_a_due_pass_back(parts):
+    """Pinyin typed and its candidates shown (拼音输入法): the person picks among them, pages through
+    them, without an event reaching the app. The word is not finished: it is not a pause."""
+    from PySide6.QtGui import QInputMethodEvent
+
+    quiet, passes, edit, clock, _busy = parts
+    _make_due()
+    edit.setFocus()
+    qapp = quiet._qapp
+    qapp.sendEvent(edit, QInputMethodEvent("nihao", []))  # the preedit: a word being composed
+    clock.now += 10
+    assert not quiet.look() and passes.passes == 0
+    done = QInputMethodEvent("", [])
+    done.setCommitString("你好")  # the word chosen: composed
+    qapp.sendEvent(edit, done)
+    assert edit.text() == "你好"
+    clock.now += 3
+    assert quiet.look() and passes.passes == 1
