@@ -8,8 +8,10 @@ who holds a mouse button down (a scroll bar's arrow repeating, a card held at th
 scrolls, a drag) or is composing a word (pinyin typed, its candidates picked among or paged through in
 the input method's own window) sends no event meanwhile and is not pausing: not a quiet moment, for up
 to ``HELD_S`` seconds (a release or a composition's end that never arrived does not keep passes back for
-good). An app filter sees every event the application delivers (about a microsecond each) and keeps only
-the time of the last input and whether a word is being composed.
+good). An app filter sees every event the application delivers, paint and timer events too, and keeps
+only the time of the last input and whether a word is being composed. Each event then enters Python:
+1.6-3.3 µs more an event, 7-9 µs while a worker runs Python (the GIL to take); a repaint of 60 plain
+labels 0.7-1.3 -> 2.5-3.6 ms then (2 cores at load 5, 2026-12-07).
 """
 
 from __future__ import annotations
