@@ -11,7 +11,9 @@ to ``HELD_S`` seconds (a release or a composition's end that never arrived does 
 good). An app filter sees every event the application delivers, paint and timer events too, and keeps
 only the time of the last input and whether a word is being composed. Each event then enters Python:
 1.6-3.3 µs more an event, 7-9 µs while a worker runs Python (the GIL to take); a repaint of 60 plain
-labels 0.7-1.3 -> 2.5-3.6 ms then (2 cores at load 5, 2026-12-07).
+labels 0.7-1.3 -> 2.5-3.6 ms then (2 cores at load 5, 2026-12-07). So the filter is there only while a
+pass is due: from the look (once a second, ``gc.get_count``) that finds one due, which counts as input
+(what came before was not watched), until it has run.
 """
 
 from __future__ import annotations
@@ -56,21 +58,28 @@ class QuietCollector(QObject):
         self._watching = False
         self._composing = False  # the last input method event showed a word being composed (a preedit)
 
-    def watch(self) -> None:
-        """Keep the time of the person's last input from now on (the app calls this as it starts, so
-        input during start-up counts)."""
-        if not self._watching and self.passes.installed:
-            self._watching = True
-            self._qapp.installEventFilter(self)
+    @property
+    def watching(self) -> bool:
+        """The app's events go through this filter now (a pass is due)."""
+        return self._watching
 
     def start(self) -> None:
         """Run due passes at quiet moments from now on (once start-up's own work is over)."""
-        self.watch()
-        if self._watching and not self._timer.isActive():
+        if self.passes.installed and not self._timer.isActive():
             self._timer.start()
 
     def close(self) -> None:
         self._timer.stop()
+        self._unwatch()
+
+    def _watch(self) -> None:
+        if not self._watching:
+            self._watching = True
+            self._composing = False
+            self.last_input = self._clock()  # the input before this moment was not watched
+            self._qapp.installEventFilter(self)
+
+    def _unwatch(self) -> None:
         if self._watching:
             self._qapp.removeEventFilter(self)
             self._watching = False
@@ -95,8 +104,14 @@ class QuietCollector(QObject):
         return idle >= (HELD_S if held else self.quiet_s)
 
     def look(self) -> bool:
-        """Run the due pass if this is a quiet moment; whether one ran."""
-        if not self.passes.due() or not self.quiet():
+        """Run the due pass if this is a quiet moment; whether one ran. A pass newly due starts the
+        watching (see the module doc); none due, or one run, ends it."""
+        if not self.passes.due():
+            self._unwatch()
+            return False
+        self._watch()
+        if not self.quiet():
             return False
         self.passes.run()
+        self._unwatch()
         return True

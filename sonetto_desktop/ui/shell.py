@@ -157,9 +157,8 @@ class SonettoApp:
         returns False when the person chose to quit (not interactive: the error is raised)."""
         self._translators = install_translators(self.qapp, self.settings.language)
         self.theme = ThemeController(self.qapp, self.settings.theme)
-        if self.full_passes.install():  # the person's input is watched from now; passes after start-up
+        if self.full_passes.install():  # Python's full passes wait for quiet moments (from the end of start-up)
             self.quiet_collector = QuietCollector(self.qapp, self.full_passes, busy=self._replying)
-            self.quiet_collector.watch()
         while self.services is None:
             try:
                 self.services = await AppServices.open(settings=self.settings, check_later=True,

@@ -52,9 +52,16 @@ def parts(qapp):
     passes.uninstall()
 
 
+def _due_and_watched(quiet: QuietCollector) -> None:
+    """A pass made due and seen by a look: the app's events are watched from now (that look counts as
+    input: what came before it was not watched)."""
+    _make_due()
+    assert not quiet.look() and quiet.watching
+
+
 def test_typing_keeps_a_due_pass_back_until_the_person_pauses(parts):
     quiet, passes, edit, clock, _busy = parts
-    _make_due()
+    _due_and_watched(quiet)
     QTest.keyClick(edit, Qt.Key.Key_A)  # a real key event through the application's filter
     assert quiet.last_input == clock.now
     clock.now += 1.0
@@ -64,6 +71,7 @@ def test_typing_keeps_a_due_pass_back_until_the_person_pauses(parts):
     assert not quiet.look() and passes.passes == 0  # 2 s after the click
     clock.now += 0.6
     assert quiet.look() and passes.passes == 1
+    assert not quiet.watching  # the events go their way without Python again
     assert not quiet.look()  # nothing due after it
 
 
@@ -79,11 +87,15 @@ def test_a_reply_being_written_keeps_it_back_and_a_hidden_window_does_not(parts)
     assert quiet.look() and passes.passes == 1
 
 
-def test_nothing_runs_when_no_pass_is_due(parts):
-    quiet, passes, _edit, clock, _busy = parts
+def test_nothing_runs_and_nothing_is_watched_when_no_pass_is_due(parts):
+    quiet, passes, edit, clock, _busy = parts
     gc.collect()
     clock.now += 10
-    assert not quiet.look() and passes.passes == 0
+    assert not quiet.look() and passes.passes == 0 and not quiet.watching
+    before = quiet.last_input
+    clock.now += 1
+    QTest.keyClick(edit, Qt.Key.Key_C)
+    assert quiet.last_input == before  # no filter: the key went by without entering Python here
 
 
 @OFFSCREEN
@@ -108,22 +120,23 @@ async def test_the_app_runs_a_due_pass_once_the_person_pauses_never_while_a_repl
 
 
 @OFFSCREEN
-async def test_input_while_the_app_starts_counts(qapp, tmp_path):
-    """The person may scroll the wall while start-up's work goes on: that input keeps the first pass back
-    too (the filter is in place from the start; the passes begin after start-up)."""
+async def test_the_app_watches_its_events_only_while_a_pass_is_due(qapp, tmp_path):
+    """Every event the app delivers goes through a Python filter while it watches (a few µs each, more
+    while a worker holds the GIL): only from the look that finds a pass due until it has run."""
     import time
 
-    from sonetto_desktop.ui.shell import SonettoApp
-
-    app = SonettoApp(qapp, app_settings(tmp_path / "data"), writer_drain_timeout=2.0, interactive=False)
-    try:
-        await app.start()
+    async with running_app(qapp, app_settings(tmp_path / "data")) as app:
+        quiet = app.quiet_collector
+        assert app.window.isVisible()
+        gc.collect()
+        assert not quiet.look() and not quiet.watching
+        _make_due()
+        assert not quiet.look() and quiet.watching  # a window shown, the look itself counts as input
         before = time.monotonic()
         QTest.keyClick(app.window, Qt.Key.Key_Down)
-        assert app.quiet_collector is not None and app.quiet_collector.last_input >= before
-        await app.wait_until_ready()
-    finally:
-        await app.shutdown()
+        assert quiet.last_input >= before
+        quiet.quiet_s = 0.0
+        assert quiet.look() and not quiet.watching
 
 
 @OFFSCREEN
@@ -155,15 +168,14 @@ def test_a_held_mouse_button_keeps_a_due_pass_back(parts):
     the wall's edge while it scrolls, a drag about to be dropped. No event arrives meanwhile, but the
     person is in the middle of something: a pass of 150-260 ms would stop the scrolling or the drop."""
     quiet, passes, edit, clock, _busy = parts
-    _make_due()
+    _due_and_watched(quiet)
     QTest.mousePress(edit, Qt.MouseButton.LeftButton)
     clock.now += 10
     assert not quiet.look() and passes.passes == 0
     clock.now += HELD_S  # a release that never arrived keeps no pass back for good
     assert quiet.look() and passes.passes == 1
     QTest.mouseRelease(edit, Qt.MouseButton.LeftButton)
-    assert quiet.last_input == clock.now
-    _make_due()
+    _due_and_watched(quiet)
     clock.now += 3
     assert quiet.look() and passes.passes == 2
 
@@ -174,7 +186,7 @@ def test_a_word_being_composed_keeps_a_due_pass_back(parts):
     from PySide6.QtGui import QInputMethodEvent
 
     quiet, passes, edit, clock, _busy = parts
-    _make_due()
+    _due_and_watched(quiet)
     edit.setFocus()
     qapp = quiet._qapp
     qapp.sendEvent(edit, QInputMethodEvent("nihao", []))  # the preedit: a word being composed
