@@ -15,6 +15,7 @@ from ..chat.composer import Composer
 from ..chat.conversation import Conversation
 from ..chat.memory_bar import memory_mode
 from ..notices.toasts import ToastOverlay
+from ..widgets.elided_label import ElidedLabel
 from ..widgets.icons import icon
 
 POPUP_SIZE = QSize(380, 460)
@@ -58,7 +59,9 @@ class QuickChat(QWidget):
         logo.setPixmap(icon("app").pixmap(18, 18))
         title = QLabel(self.tr("快速对话"), self)
         title.setObjectName("QuickChatTitle")
-        self.session_label = QLabel(self)
+        # The chat's title gives way (cut with "…", whole in its tooltip): a long one must not widen the
+        # popup past the screen's edge beside a tray in the corner, taking its ✕ and send button along.
+        self.session_label = ElidedLabel(self, min_text="")
         self.session_label.setObjectName("HintLabel")
         close = QToolButton(self)
         close.setText("✕")
