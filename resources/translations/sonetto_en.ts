@@ -2310,93 +2310,98 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>MemoryWall</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="352" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="353" />
         <source>正在载入记忆…</source>
         <translation>Loading memories…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="289" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="290" />
         <source>记忆库暂时无法读取，卡片墙是空的；没有任何内容被改动。</source>
         <translation>The memory store cannot be read right now, so the wall is empty; nothing was changed.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="291" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="292" />
         <source>还没有记忆。和 Sonetto 聊聊，或点「新建」写下一条。</source>
         <translation>No memories yet. Chat with Sonetto, or click “New” to write one.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="293" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="294" />
         <source>没有「{0}」的记忆。</source>
         <translation>No memories for “{0}”.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="295" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="296" />
         <source>正在准备拼音搜索…（第一次用拼音搜很多记忆时要几秒）</source>
         <translation>Getting pinyin search ready… (the first pinyin search over many memories takes a few seconds)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="297" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="298" />
         <source>没有和「{0}」匹配的记忆。</source>
         <translation>No memory matches “{0}”.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="324" />
         <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="325" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="326" />
         <source>1 条</source>
         <translation>1 memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="309" />
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="337" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="310" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="338" />
         <source>排序中 {0}%</source>
         <translation>Sorting {0}%</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="309" />
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="339" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="168" />
+        <source>搜索记忆墙</source>
+        <translation>Search the memory wall</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="310" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="340" />
         <source>筛选中 {0}%</source>
         <translation>Filtering {0}%</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="310" />
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="341" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="311" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="342" />
         <source>载入中 {0}%</source>
         <translation>Loading {0}%</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="348" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="349" />
         <source>正在排序… {0} / {1}</source>
         <translation>Sorting… {0} / {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="348" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="349" />
         <source>正在排序…</source>
         <translation>Sorting…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="350" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="351" />
         <source>正在筛选… {0} / {1}</source>
         <translation>Filtering… {0} / {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="350" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="351" />
         <source>正在筛选…</source>
         <translation>Filtering…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="352" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="353" />
         <source>正在载入记忆… {0} / {1}</source>
         <translation>Loading memories… {0} / {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="320" />
         <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="321" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="322" />
         <source>{0} / {1} 条</source>
         <translation>{0} of {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="324" />
         <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="325" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="326" />
         <source>{0} 条</source>
         <translation>{0} memories</translation>
     </message>
@@ -3181,23 +3186,23 @@ Your theme: {1}</translation>
 <context>
     <name>QuickChat</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/tray/quick_chat.py" line="47" />
-        <location filename="../../sonetto_desktop/ui/tray/quick_chat.py" line="59" />
+        <location filename="../../sonetto_desktop/ui/tray/quick_chat.py" line="48" />
+        <location filename="../../sonetto_desktop/ui/tray/quick_chat.py" line="60" />
         <source>快速对话</source>
         <translation>Quick chat</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/tray/quick_chat.py" line="65" />
+        <location filename="../../sonetto_desktop/ui/tray/quick_chat.py" line="68" />
         <source>关闭 (Esc)</source>
         <translation>Close (Esc)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/tray/quick_chat.py" line="108" />
+        <location filename="../../sonetto_desktop/ui/tray/quick_chat.py" line="111" />
         <source>新对话</source>
         <translation>New chat</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/tray/quick_chat.py" line="109" />
+        <location filename="../../sonetto_desktop/ui/tray/quick_chat.py" line="112" />
         <source>临时对话</source>
         <translation>Temporary chat</translation>
     </message>
@@ -3992,23 +3997,24 @@ Your theme: {1}</translation>
         <translation>Edit the memory wall's current card</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/shortcuts.py" line="61" />
-        <location filename="../../sonetto_desktop/ui/dialogs/shortcuts.py" line="68" />
+        <location filename="../../sonetto_desktop/ui/dialogs/shortcuts.py" line="74" />
+        <location filename="../../sonetto_desktop/ui/dialogs/shortcuts.py" line="81" />
         <source>键盘快捷键</source>
+        <extracomment>The most key combinations listed for one action (Windows binds 重做 to three: Ctrl+Y, Alt+Shift+Backspace and Ctrl+Shift+Z; the column took half the dialog and cut the descriptions beside it).</extracomment>
         <translation>Keyboard shortcuts</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/shortcuts.py" line="69" />
+        <location filename="../../sonetto_desktop/ui/dialogs/shortcuts.py" line="82" />
         <source>按键</source>
         <translation>Keys</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/shortcuts.py" line="69" />
+        <location filename="../../sonetto_desktop/ui/dialogs/shortcuts.py" line="82" />
         <source>作用</source>
         <translation>Action</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/shortcuts.py" line="79" />
+        <location filename="../../sonetto_desktop/ui/dialogs/shortcuts.py" line="96" />
         <source>关闭</source>
         <translation>Close</translation>
     </message>
