@@ -218,35 +218,36 @@
 <context>
     <name>ChatView</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/view.py" line="81" />
+        <location filename="../../sonetto_desktop/ui/chat/view.py" line="87" />
         <source>这是临时对话。
 我不会回忆以前的事，也不会记住这里说的话；关闭后对话不保存。</source>
+        <extracomment>The bubbles' least width, in a column that has it; a narrower one (the window at its smallest: the session list and the wall at their own minimum leave the chat 130-160 px) gets bubbles as wide as it is, inside margins of SQUEEZED_MARGIN, rather than a floor that hides them behind a sideways scroll.</extracomment>
         <translation>This is a temporary chat.
 I won't recall anything from before or remember what is said here, and the chat is not saved when closed.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/view.py" line="83" />
+        <location filename="../../sonetto_desktop/ui/chat/view.py" line="89" />
         <source>这个对话不使用记忆。
 我不会回忆以前的事，也不会记住这里说的话。</source>
         <translation>This chat doesn't use memory.
 I won't recall anything from before or remember what is said here.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/view.py" line="85" />
+        <location filename="../../sonetto_desktop/ui/chat/view.py" line="91" />
         <source>嗨，我是 Sonetto。
 这个对话不会写进记忆，但我会回忆以前聊过的事。</source>
         <translation>Hi, I'm Sonetto.
 Nothing here is written to memory, but I'll recall what we talked about before.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/view.py" line="87" />
+        <location filename="../../sonetto_desktop/ui/chat/view.py" line="93" />
         <source>嗨，我是 Sonetto。
 这个对话里我不回忆以前的事，但会记住对你重要的事。</source>
         <translation>Hi, I'm Sonetto.
 In this chat I won't recall anything from before, but I'll remember what matters to you.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/view.py" line="90" />
+        <location filename="../../sonetto_desktop/ui/chat/view.py" line="96" />
         <source>嗨，我是 Sonetto。
 想聊什么都可以——我会记住对你重要的事。</source>
         <translation>Hi, I'm Sonetto.
@@ -281,33 +282,38 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>Composer</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/composer.py" line="45" />
+        <location filename="../../sonetto_desktop/ui/chat/composer.py" line="63" />
         <source>和 Sonetto 说点什么…（Enter 发送，Shift+Enter 换行）</source>
         <translation>Talk to Sonetto… (Enter to send, Shift+Enter: new line)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/composer.py" line="57" />
-        <location filename="../../sonetto_desktop/ui/chat/composer.py" line="139" />
+        <location filename="../../sonetto_desktop/ui/chat/composer.py" line="63" />
+        <source>和 Sonetto 说点什么…</source>
+        <translation>Talk to Sonetto…</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/chat/composer.py" line="77" />
+        <location filename="../../sonetto_desktop/ui/chat/composer.py" line="159" />
         <source>发送 (Enter)</source>
         <translation>Send (Enter)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/composer.py" line="63" />
+        <location filename="../../sonetto_desktop/ui/chat/composer.py" line="83" />
         <source>停止回复</source>
         <translation>Stop the reply</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/composer.py" line="80" />
+        <location filename="../../sonetto_desktop/ui/chat/composer.py" line="100" />
         <source>正在编辑一条消息：发送后会替换它和之后的对话，那几轮让 Sonetto 记下的变化也会撤销（可以再恢复）</source>
         <translation>Editing a message: sending replaces it and everything after it, and what Sonetto noted from those turns is taken back (it can be brought back)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/composer.py" line="85" />
+        <location filename="../../sonetto_desktop/ui/chat/composer.py" line="105" />
         <source>取消编辑</source>
         <translation>Cancel editing</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/composer.py" line="139" />
+        <location filename="../../sonetto_desktop/ui/chat/composer.py" line="159" />
         <source>另一个对话还在回复，结束后就能发送</source>
         <translation>Another chat is still replying; you can send once it is done</translation>
     </message>
