@@ -4003,24 +4003,29 @@ Your theme: {1}</translation>
         <translation>Edit the memory wall's current card</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/shortcuts.py" line="74" />
-        <location filename="../../sonetto_desktop/ui/dialogs/shortcuts.py" line="81" />
+        <location filename="../../sonetto_desktop/ui/dialogs/shortcuts.py" line="34" />
+        <source>记忆墙上当前卡片的菜单（历史、合并、锁定、置顶…）</source>
+        <translation>The current memory card's menu (history, merge, lock, pin…)</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/shortcuts.py" line="75" />
+        <location filename="../../sonetto_desktop/ui/dialogs/shortcuts.py" line="82" />
         <source>键盘快捷键</source>
         <extracomment>The most key combinations listed for one action (Windows binds 重做 to three: Ctrl+Y, Alt+Shift+Backspace and Ctrl+Shift+Z; the column took half the dialog and cut the descriptions beside it).</extracomment>
         <translation>Keyboard shortcuts</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/shortcuts.py" line="82" />
+        <location filename="../../sonetto_desktop/ui/dialogs/shortcuts.py" line="83" />
         <source>按键</source>
         <translation>Keys</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/shortcuts.py" line="82" />
+        <location filename="../../sonetto_desktop/ui/dialogs/shortcuts.py" line="83" />
         <source>作用</source>
         <translation>Action</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/shortcuts.py" line="96" />
+        <location filename="../../sonetto_desktop/ui/dialogs/shortcuts.py" line="97" />
         <source>关闭</source>
         <translation>Close</translation>
     </message>

@@ -31,6 +31,7 @@ def fixed_shortcuts() -> list[tuple[str, str]]:
         ("Delete", QCoreApplication.translate("ShortcutsDialog", "删除选中的记忆卡片（可撤销）")),
         ("↑ ↓ ← →", QCoreApplication.translate("ShortcutsDialog", "在记忆墙的卡片之间移动（到一个主题的边上就进到相邻的主题）")),
         ("Enter", QCoreApplication.translate("ShortcutsDialog", "编辑记忆墙上当前的卡片")),
+        ("Shift+F10", QCoreApplication.translate("ShortcutsDialog", "记忆墙上当前卡片的菜单（历史、合并、锁定、置顶…）")),
     ]
 
 
