@@ -290,7 +290,7 @@ class SonettoApp:
         window.quit_requested.connect(self.request_quit)
         transfer = self._connect_transfer(window)
         yield wall
-        quick_chat = QuickChat(self.controller)
+        quick_chat = QuickChat(self.controller, ui_state=self._ui_state)
         quick_chat.memory_activated.connect(self.open_memory)
         for source in (window.chat_panel, quick_chat.view):  # memory actions from chat messages
             source.undo_memory_requested.connect(
@@ -474,6 +474,8 @@ class SonettoApp:
         if self.tray is not None:
             self.tray.close()
         steps.append("tray_hidden")
+        if self.quick_chat is not None:
+            self.quick_chat.save_state()  # (before the window's, which writes the UI state file)
         if self.window is not None:
             self.window.save_state()
             self.window.hide_to_tray = False
