@@ -218,35 +218,36 @@
 <context>
     <name>ChatView</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/view.py" line="81" />
+        <location filename="../../sonetto_desktop/ui/chat/view.py" line="87" />
         <source>这是临时对话。
 我不会回忆以前的事，也不会记住这里说的话；关闭后对话不保存。</source>
+        <extracomment>The bubbles' least width, in a column that has it; a narrower one (the window at its smallest: the session list and the wall at their own minimum leave the chat 130-160 px) gets bubbles as wide as it is, inside margins of SQUEEZED_MARGIN, rather than a floor that hides them behind a sideways scroll.</extracomment>
         <translation>This is a temporary chat.
 I won't recall anything from before or remember what is said here, and the chat is not saved when closed.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/view.py" line="83" />
+        <location filename="../../sonetto_desktop/ui/chat/view.py" line="89" />
         <source>这个对话不使用记忆。
 我不会回忆以前的事，也不会记住这里说的话。</source>
         <translation>This chat doesn't use memory.
 I won't recall anything from before or remember what is said here.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/view.py" line="85" />
+        <location filename="../../sonetto_desktop/ui/chat/view.py" line="91" />
         <source>嗨，我是 Sonetto。
 这个对话不会写进记忆，但我会回忆以前聊过的事。</source>
         <translation>Hi, I'm Sonetto.
 Nothing here is written to memory, but I'll recall what we talked about before.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/view.py" line="87" />
+        <location filename="../../sonetto_desktop/ui/chat/view.py" line="93" />
         <source>嗨，我是 Sonetto。
 这个对话里我不回忆以前的事，但会记住对你重要的事。</source>
         <translation>Hi, I'm Sonetto.
 In this chat I won't recall anything from before, but I'll remember what matters to you.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/view.py" line="90" />
+        <location filename="../../sonetto_desktop/ui/chat/view.py" line="96" />
         <source>嗨，我是 Sonetto。
 想聊什么都可以——我会记住对你重要的事。</source>
         <translation>Hi, I'm Sonetto.
@@ -281,33 +282,38 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>Composer</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/composer.py" line="45" />
+        <location filename="../../sonetto_desktop/ui/chat/composer.py" line="63" />
         <source>和 Sonetto 说点什么…（Enter 发送，Shift+Enter 换行）</source>
         <translation>Talk to Sonetto… (Enter to send, Shift+Enter: new line)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/composer.py" line="57" />
-        <location filename="../../sonetto_desktop/ui/chat/composer.py" line="139" />
+        <location filename="../../sonetto_desktop/ui/chat/composer.py" line="63" />
+        <source>和 Sonetto 说点什么…</source>
+        <translation>Talk to Sonetto…</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/chat/composer.py" line="77" />
+        <location filename="../../sonetto_desktop/ui/chat/composer.py" line="159" />
         <source>发送 (Enter)</source>
         <translation>Send (Enter)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/composer.py" line="63" />
+        <location filename="../../sonetto_desktop/ui/chat/composer.py" line="83" />
         <source>停止回复</source>
         <translation>Stop the reply</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/composer.py" line="80" />
+        <location filename="../../sonetto_desktop/ui/chat/composer.py" line="100" />
         <source>正在编辑一条消息：发送后会替换它和之后的对话，那几轮让 Sonetto 记下的变化也会撤销（可以再恢复）</source>
         <translation>Editing a message: sending replaces it and everything after it, and what Sonetto noted from those turns is taken back (it can be brought back)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/composer.py" line="85" />
+        <location filename="../../sonetto_desktop/ui/chat/composer.py" line="105" />
         <source>取消编辑</source>
         <translation>Cancel editing</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/composer.py" line="139" />
+        <location filename="../../sonetto_desktop/ui/chat/composer.py" line="159" />
         <source>另一个对话还在回复，结束后就能发送</source>
         <translation>Another chat is still replying; you can send once it is done</translation>
     </message>
@@ -651,42 +657,43 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>HistoryDialog</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="91" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="107" />
         <source>{0}（{1}）</source>
+        <extracomment>Turns the app makes for its own actions (an undo, a failed write taken back): their excerpt is a note the app keeps for itself ("撤销 ui-… 的记忆变化", in Chinese whatever the window's language), not what someone said, and the reason line already says what they were.</extracomment>
         <translation>{0} ({1})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="114" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="130" />
         <source>记忆的历史</source>
         <translation>Memory history</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="121" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="137" />
         <source>加载中…</source>
         <translation>Loading…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="139" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="155" />
         <source>恢复为此版本</source>
         <translation>Restore this version</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="148" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="164" />
         <source>打开这段对话</source>
         <translation>Open that chat</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="150" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="166" />
         <source>在对话里找到引起这次改动的那句话</source>
         <translation>Find the message in the chat that caused this change</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="192" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="208" />
         <source>这条记忆已不存在（可能被删除或合并）。</source>
         <translation>This memory no longer exists (it may have been deleted or merged).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="201" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="217" />
         <source>当前：{0}（{1}）</source>
         <translation>Now: {0} ({1})</translation>
     </message>
@@ -731,121 +738,121 @@ Talk about anything — I'll remember what matters to you.</translation>
         <translation>Another program ({0})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="138" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="154" />
         <source>恢复的原因（可选）</source>
         <translation>Reason for restoring (optional)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="193" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="209" />
         <source>暂时读不到这条记忆的历史。</source>
         <translation>The history of this memory cannot be read right now.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="245" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="261" />
         <source>创建</source>
         <translation>Added</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="246" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="262" />
         <source>修改</source>
         <translation>Edited</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="247" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="263" />
         <source>合并</source>
         <translation>Merged</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="248" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="264" />
         <source>恢复旧版本</source>
         <translation>Reverted</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="249" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="265" />
         <source>从回收站恢复</source>
         <translation>Restored</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="250" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="266" />
         <source>锁定</source>
         <translation>Locked</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="251" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="267" />
         <source>解锁</source>
         <translation>Unlocked</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="252" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="268" />
         <source>置顶</source>
         <translation>Pinned</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="253" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="269" />
         <source>取消置顶</source>
         <translation>Unpinned</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="260" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="276" />
         <source>最初的版本</source>
         <translation>The first version</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="265" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="281" />
         <source> · 来自被合并的记忆</source>
         <translation> · from a merged memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="271" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="343" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="287" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="359" />
         <source>起因：“{0}”</source>
         <translation>Prompted by: “{0}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="314" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="333" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="335" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="330" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="349" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="351" />
         <source>主题：{0}</source>
         <translation>Theme: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="318" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="334" />
         <source>置顶或取消置顶不改变内容：这一行没有可恢复的版本。</source>
         <translation>Pinning or unpinning changes no content: this row has no version to restore.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="319" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="335" />
         <source>锁定或解锁不改变内容：这一行没有可恢复的版本。</source>
         <translation>Locking or unlocking changes no content: this row has no version to restore.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="327" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="343" />
         <source>修改前 → 修改后</source>
         <translation>Before → after</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="330" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="346" />
         <source>这个版本和现在的内容一样。</source>
         <translation>This version is what the memory holds now.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="337" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="353" />
         <source>并入的记忆：{0}</source>
         <translation>Merged-in memory: {0}</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="372" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="388" />
         <source>同时从回收站恢复之后并入这条记忆的 %n 条记忆</source>
         <translation><numerusform>Also bring back from the trash the memory merged into this one since</numerusform><numerusform>Also bring back from the trash the %n memories merged into this one since</numerusform></translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="323" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="341" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="339" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="357" />
         <source>原因：{0}</source>
         <translation>Reason: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="346" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="362" />
         <source>来自：{0}</source>
         <translation>From: {0}</translation>
     </message>
@@ -2320,93 +2327,98 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>MemoryWall</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="369" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="370" />
         <source>正在载入记忆…</source>
         <translation>Loading memories…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="306" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="307" />
         <source>记忆库暂时无法读取，卡片墙是空的；没有任何内容被改动。</source>
         <translation>The memory store cannot be read right now, so the wall is empty; nothing was changed.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="308" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="309" />
         <source>还没有记忆。和 Sonetto 聊聊，或点「新建」写下一条。</source>
         <translation>No memories yet. Chat with Sonetto, or click “New” to write one.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="310" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="311" />
         <source>没有「{0}」的记忆。</source>
         <translation>No memories for “{0}”.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="312" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="313" />
         <source>正在准备拼音搜索…（第一次用拼音搜很多记忆时要几秒）</source>
         <translation>Getting pinyin search ready… (the first pinyin search over many memories takes a few seconds)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="314" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="315" />
         <source>没有和「{0}」匹配的记忆。</source>
         <translation>No memory matches “{0}”.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="341" />
         <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="342" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="343" />
         <source>1 条</source>
         <translation>1 memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="326" />
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="354" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="327" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="355" />
         <source>排序中 {0}%</source>
         <translation>Sorting {0}%</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="326" />
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="356" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="168" />
+        <source>搜索记忆墙</source>
+        <translation>Search the memory wall</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="327" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="357" />
         <source>筛选中 {0}%</source>
         <translation>Filtering {0}%</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="327" />
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="358" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="328" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="359" />
         <source>载入中 {0}%</source>
         <translation>Loading {0}%</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="365" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="366" />
         <source>正在排序… {0} / {1}</source>
         <translation>Sorting… {0} / {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="365" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="366" />
         <source>正在排序…</source>
         <translation>Sorting…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="367" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="368" />
         <source>正在筛选… {0} / {1}</source>
         <translation>Filtering… {0} / {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="367" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="368" />
         <source>正在筛选…</source>
         <translation>Filtering…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="369" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="370" />
         <source>正在载入记忆… {0} / {1}</source>
         <translation>Loading memories… {0} / {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="337" />
         <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="338" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="339" />
         <source>{0} / {1} 条</source>
         <translation>{0} of {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="341" />
         <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="342" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="343" />
         <source>{0} 条</source>
         <translation>{0} memories</translation>
     </message>
@@ -3191,23 +3203,23 @@ Your theme: {1}</translation>
 <context>
     <name>QuickChat</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/tray/quick_chat.py" line="47" />
-        <location filename="../../sonetto_desktop/ui/tray/quick_chat.py" line="59" />
+        <location filename="../../sonetto_desktop/ui/tray/quick_chat.py" line="50" />
+        <location filename="../../sonetto_desktop/ui/tray/quick_chat.py" line="62" />
         <source>快速对话</source>
         <translation>Quick chat</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/tray/quick_chat.py" line="65" />
+        <location filename="../../sonetto_desktop/ui/tray/quick_chat.py" line="70" />
         <source>关闭 (Esc)</source>
         <translation>Close (Esc)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/tray/quick_chat.py" line="108" />
+        <location filename="../../sonetto_desktop/ui/tray/quick_chat.py" line="121" />
         <source>新对话</source>
         <translation>New chat</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/tray/quick_chat.py" line="109" />
+        <location filename="../../sonetto_desktop/ui/tray/quick_chat.py" line="122" />
         <source>临时对话</source>
         <translation>Temporary chat</translation>
     </message>
@@ -3849,7 +3861,7 @@ Your theme: {1}</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="96" />
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="161" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="167" />
         <source>模型</source>
         <translation>Model</translation>
     </message>
@@ -3885,157 +3897,168 @@ Your theme: {1}</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="148" />
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="176" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="153" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="183" />
         <source> 秒</source>
         <translation> s</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="149" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="154" />
+        <source>模型多久没有开始回复就停止等待；本地模型加载慢时调大</source>
+        <translation>How long to wait for the model to start replying; raise it when a local model loads slowly</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="155" />
         <source>测试连接</source>
         <translation>Test connection</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="157" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="163" />
         <source>你希望 Sonetto 怎么称呼你</source>
         <translation>What should Sonetto call you</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="158" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="164" />
         <source>服务商</source>
         <translation>Provider</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="159" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="165" />
         <source>服务地址</source>
         <translation>Endpoint URL</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="160" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="166" />
         <source>API 密钥</source>
         <translation>API key</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="162" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="168" />
         <source>温度</source>
         <translation>Temperature</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="163" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="169" />
         <source>请求超时</source>
         <translation>Request timeout</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="171" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="170" />
+        <source>首字超时</source>
+        <translation>First-token timeout</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="178" />
         <source>混合（推荐）</source>
         <translation>Hybrid (recommended)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="171" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="178" />
         <source>本地检索（快，不用模型）</source>
         <translation>Local search (fast, no model)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="172" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="179" />
         <source>模型检索</source>
         <translation>Model search</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="182" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="189" />
         <source>切换后会把现有记忆（含历史和回收站）完整迁移过去，旧文件保留。</source>
         <translation>Switching moves every memory (with history and trash) to the new store; the old file is kept.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="186" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="193" />
         <source>Sonetto 的记忆变化先交给我审核（审核模式）</source>
         <translation>Let me review Sonetto's memory changes first (review mode)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="188" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="195" />
         <source>不要记住的内容…</source>
         <translation>Things not to remember…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="192" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="199" />
         <source>选择…</source>
         <translation>Choose…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="194" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="201" />
         <source>打开数据文件夹</source>
         <translation>Open data folder</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="199" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="206" />
         <source>回忆方式</source>
         <translation>Recall</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="200" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="207" />
         <source>回忆超时</source>
         <translation>Recall timeout</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="201" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="208" />
         <source>存储方式</source>
         <translation>Storage</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="203" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="210" />
         <source>回收站保留</source>
         <translation>Keep deleted memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="204" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="211" />
         <source>记忆写入</source>
         <translation>Memory writing</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="206" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="213" />
         <source>换到还没有记忆的文件夹时，现在的记忆和聊天记录会复制过去（原来的文件夹保留不动）；换到已有记忆的文件夹时，使用那里的记忆。</source>
         <translation>A folder that holds no memories yet gets a copy of the current memories and chats (the current folder is left as it is); a folder that holds memories already is used as it is.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="210" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="217" />
         <source>数据文件夹</source>
         <translation>Data folder</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="219" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="226" />
         <source>跟随系统</source>
         <translation>Follow the system</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="219" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="226" />
         <source>浅色</source>
         <translation>Light</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="219" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="226" />
         <source>深色</source>
         <translation>Dark</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="224" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="231" />
         <source>主题</source>
         <translation>Theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="225" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="232" />
         <source>语言</source>
         <translation>Language</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="306" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="315" />
         <source>无法保存设置：</source>
         <translation>Cannot save the settings: </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="325" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="334" />
         <source>正在连接…</source>
         <translation>Connecting…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="385" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="394" />
         <source>选择数据文件夹</source>
         <translation>Choose the data folder</translation>
     </message>
@@ -4121,23 +4144,29 @@ Your theme: {1}</translation>
         <translation>Edit the memory wall's current card</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/shortcuts.py" line="61" />
-        <location filename="../../sonetto_desktop/ui/dialogs/shortcuts.py" line="68" />
+        <location filename="../../sonetto_desktop/ui/dialogs/shortcuts.py" line="34" />
+        <source>记忆墙上当前卡片的菜单（历史、合并、锁定、置顶…）</source>
+        <translation>The current memory card's menu (history, merge, lock, pin…)</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/shortcuts.py" line="75" />
+        <location filename="../../sonetto_desktop/ui/dialogs/shortcuts.py" line="82" />
         <source>键盘快捷键</source>
+        <extracomment>The most key combinations listed for one action (Windows binds 重做 to three: Ctrl+Y, Alt+Shift+Backspace and Ctrl+Shift+Z; the column took half the dialog and cut the descriptions beside it).</extracomment>
         <translation>Keyboard shortcuts</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/shortcuts.py" line="69" />
+        <location filename="../../sonetto_desktop/ui/dialogs/shortcuts.py" line="83" />
         <source>按键</source>
         <translation>Keys</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/shortcuts.py" line="69" />
+        <location filename="../../sonetto_desktop/ui/dialogs/shortcuts.py" line="83" />
         <source>作用</source>
         <translation>Action</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/shortcuts.py" line="79" />
+        <location filename="../../sonetto_desktop/ui/dialogs/shortcuts.py" line="97" />
         <source>关闭</source>
         <translation>Close</translation>
     </message>
@@ -4145,32 +4174,32 @@ Your theme: {1}</translation>
 <context>
     <name>SonettoApp</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="195" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="194" />
         <source>上次退出时复制到数据文件夹 {0} 还没有完成，复制已停止，没有换过去。仍在使用原来的数据文件夹 {1}，记忆都在；要换过去，请在设置里再选一次。</source>
         <translation>Sonetto quit last time before the copy into the data folder {0} was finished: the copy was stopped and the data folder was not changed. Still using the previous data folder {1}, with all your memories; to change it, choose the folder again in the settings.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="197" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="196" />
         <source>上次没有换到数据文件夹 {0}（复制已取消或失败），仍在使用原来的数据文件夹 {1}。</source>
         <translation>The data folder was not changed to {0} last time (the copy was cancelled or failed); still using the previous data folder {1}.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="200" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="199" />
         <source>设置文件已损坏，所有设置暂时恢复为默认值；原来的文件保存为 {0}，可以从中找回。</source>
         <translation>The settings file was damaged: every setting is back at its default for now. The old file was kept as {0}; your settings can be found there.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="384" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="388" />
         <source>对话功能启动失败：%1。记忆墙仍可使用；请检查数据目录后重启。</source>
         <translation>Chat could not start: %1. The memory wall still works; check the data folder, then restart.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="647" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="655" />
         <source>没有切换到 PostgreSQL：本机的记忆没能搬到记忆服务器 {0} 上（{1}）。仍在使用本机的记忆库，记忆都还在。</source>
         <translation>Did not switch to PostgreSQL: the memories on this computer could not be moved to the memory server {0} ({1}). Still using this computer's memory store; every memory is still there.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="651" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="659" />
         <source>无法切换存储方式：{0}。仍在使用原来的记忆库。</source>
         <translation>Cannot switch the storage: {0}. Still using the previous memory store.</translation>
     </message>
@@ -4251,7 +4280,7 @@ Your theme: {1}</translation>
         <translation>Undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="652" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="660" />
         <source>无法使用新的数据文件夹 {0}：{1}。仍在使用原来的记忆库。</source>
         <translation>Cannot use the new data folder {0}: {1}. Still using the previous memory store.</translation>
     </message>

@@ -302,7 +302,7 @@ class SonettoApp:
         window.quit_requested.connect(self.request_quit)
         transfer = self._connect_transfer(window)
         yield wall
-        quick_chat = QuickChat(self.controller)
+        quick_chat = QuickChat(self.controller, ui_state=self._ui_state)
         quick_chat.memory_activated.connect(self.open_memory)
         for source in (window.chat_panel, quick_chat.view):  # memory actions from chat messages
             source.undo_memory_requested.connect(
@@ -505,10 +505,14 @@ class SonettoApp:
         if self.tray is not None:
             self.tray.close()
         steps.append("tray_hidden")
+        if self.quick_chat is not None:
+            self.quick_chat.save_state()  # (before the window's, which writes the UI state file)
         if self.window is not None:
             self.window.save_state()
-            if self.window.drafts is not None:  # a long draft's file is written by a thread: on disk before we end
-                await self.window.drafts.flush(DRAFTS_FLUSH_TIMEOUT)
+        for drafts in (getattr(self.window, "drafts", None), getattr(self.quick_chat, "drafts", None)):
+            if drafts is not None:  # a long draft's file is written by a thread: on disk before we end
+                await drafts.flush(DRAFTS_FLUSH_TIMEOUT)
+        if self.window is not None:
             self.window.hide_to_tray = False
             self.window.hide()
             self.window.deleteLater()

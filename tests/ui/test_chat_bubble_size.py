@@ -154,3 +154,37 @@ async def test_a_streamed_reply_from_the_model_fits_at_900x600(tmp_path, llm_ser
         assert [p for p in seen if p] == []
         assert _problems(panel.view) == []
         controller.deleteLater()
+
+
+@pytest.mark.qt_log_ignore(OFFSCREEN_RAISE, OFFSCREEN_SIZE_HINTS)
+@pytest.mark.parametrize("language", ["zh_CN", "en"])
+async def test_at_the_windows_smallest_size_the_chat_still_fits_its_column(qapp, tmp_path, language):
+    """At the window's smallest size (800x560 in English: the session list and the wall at their own
+    minimum) the chat column is 160-200 px: the bubbles kept a 160 px floor inside 18 px margins and sat
+    behind a horizontal scroll bar, cut at the right (seen in a real window: an error's words cut to
+    "replyin", "agai", the 重试 button half hidden). Every bubble fits the column, no sideways scrolling."""
+    from shell_fixtures import app_settings, running_app
+
+    async with running_app(qapp, app_settings(tmp_path / "data", language=language)) as app:
+        window = app.window
+        window.chat_stack.setCurrentWidget(window.chat_panel)  # the chat (no model: the welcome otherwise)
+        window.show()
+        view = window.chat_panel.view
+        for n in range(4):  # a transcript taller than the view: the vertical scroll bar takes its width too
+            view.add_message("user", f"第 {n} 条消息，说得长一点，好让它换行")
+            view.add_reply(SHORT).set_text(LONG if n == 0 else SHORT)
+        view.add_message("user", "在吗")
+        view.add_reply("在吗").set_error(
+            "模型在 15 秒内没有开始回复，已停止等待。可以稍后再试；如果是本地模型正在加载，可以在“设置”里调大“首字超时”。"
+            if language == "zh_CN" else "The model did not start replying within 15 s, so Sonetto stopped waiting. "
+            "Try again later; if a local model is still loading, raise the first-token timeout in Settings.")
+        window.resize(window.minimumSizeHint().width(), 560)
+        await asyncio.sleep(0.1)  # laid out at that size
+        process_events()
+        assert window.width() <= 800, window.width()
+        assert view.verticalScrollBar().isVisible()
+        assert not view.horizontalScrollBar().isVisible(), (view.viewport().width(), view.widget().minimumSizeHint())
+        assert _problems(view) == []
+        for bubble in view.bubbles:
+            right = bubble.mapTo(view.viewport(), bubble.rect().topRight()).x()
+            assert right < view.viewport().width(), (bubble.role, right, view.viewport().width())

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 
+from llm_server import TextResponse
 from shell_fixtures import app_settings, running_app
 
 
@@ -182,3 +183,27 @@ async def test_a_long_draft_is_written_off_the_qt_thread_and_the_latest_save_win
     async with running_app(qapp, settings) as app:  # a restart
         await app.window.chat_panel.select_session(chat)
         assert app.window.chat_panel.composer.text() == last
+
+
+async def test_what_was_typed_in_the_quick_chat_survives_a_restart(qapp, tmp_path, llm_server, wait):
+    """The tray's quick chat kept no draft: text typed there and not sent (the popup closed with Esc,
+    the app quit from the tray menu, a logout) was gone at the next start (seen in a real window); the
+    main window's input keeps its own. It is kept per chat as the main window's is, and goes once sent."""
+    settings = app_settings(tmp_path / "data", llm_server)
+    async with running_app(qapp, settings) as app:
+        await wait(lambda: app.controller.current_session_id, message="a chat open")
+        chat = app.controller.current_session_id
+        app.quick_chat.composer.set_text("这段话我还没写完")  # quit right after typing: no wait for the timer
+        app.quick_chat.hide()
+    async with running_app(qapp, settings) as app:  # a restart
+        await wait(lambda: app.controller.current_session_id == chat, message="the chat open again")
+        await wait(lambda: app.quick_chat.composer.text() == "这段话我还没写完", message="the quick chat's draft")
+        assert app.window.chat_panel.composer.text() == ""  # the main window's input has its own
+        llm_server.default = TextResponse("好的")
+        app.quick_chat.composer.submit()
+        await wait(lambda: app.controller.busy, message="turn started")
+        await wait(lambda: not app.controller.busy, timeout=30, message="turn finished")
+    async with running_app(qapp, settings) as app:  # sent: no draft any more
+        await wait(lambda: app.controller.current_session_id == chat, message="the chat open again")
+        await asyncio.sleep(0.1)
+        assert app.quick_chat.composer.text() == ""

@@ -26,3 +26,25 @@ def test_the_input_shows_three_whole_lines(theme, qtbot, mode):
     editor.setFocus()
     qtbot.waitUntil(editor.hasFocus)
     assert editor.verticalScrollBar().maximum() == 0  # the focus ring changes no size
+
+
+@pytest.mark.parametrize("language", ["chinese", "english"])
+def test_the_placeholder_is_never_cut_in_a_narrow_chat(theme, qtbot, request, language):
+    """At the window's smallest size the input is about 80 px wide: the hint ("Talk to Sonetto… (Enter
+    to send, Shift+Enter: new line)") took five lines in an input of three and was cut mid-sentence
+    (seen in a real window at 800x560). Where it does not fit, the input shows its short form."""
+    from sonetto_desktop.ui.chat.composer import placeholder_lines
+
+    request.getfixturevalue(language)
+    theme.set_setting("light")  # the app's style sheet: its padding is part of the input's width
+    composer = Composer()
+    qtbot.addWidget(composer)
+    composer.show()
+    qtbot.waitExposed(composer)
+    editor = composer.input
+    for width, whole in ((600, True), (200, False)):
+        composer.resize(width, 120)
+        qtbot.waitUntil(lambda width=width: editor.width() < width)
+        hint = editor.placeholderText()
+        assert placeholder_lines(editor) <= 3, (width, hint)
+        assert ("Enter" in hint) == whole, (width, hint)

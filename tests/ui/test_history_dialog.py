@@ -398,3 +398,28 @@ async def test_the_selected_version_stays_selected_when_a_live_change_arrives(se
     dialog.revert_button.click()
     await service.drain()
     assert populated_store.get(memory_id).description == "有一只叫年糕的橘猫"
+
+
+async def test_an_undo_is_not_quoted_as_what_prompted_it_in_either_language(service, populated_store, qtbot, request):
+    """An undo (撤销 on a toast, Ctrl+Z) keeps a note for itself as its turn's excerpt, "撤销 ui-… 的记忆变化":
+    the history dialog showed it as what prompted the change, 起因：“撤销 ui-c14ecace05b2 的记忆变化” — an
+    internal id, and in Chinese in the English window too (Prompted by: “撤销 ui-… 的记忆变化”; seen in a
+    real window). The reason line already says it was an undo; a person's own words are still quoted."""
+    from sonetto_desktop.memory import MemoryOperations, Turn
+
+    memory_id = populated_store.ids["讨厌香菜"]
+    person = MemoryOperations(populated_store)
+    person.as_actor("user", Turn("ui-0917101d58c2", excerpt="我现在能吃香菜了")).update(
+        memory_id, description="现在能吃一点香菜", reason="口味变了")
+    person.undo_turn("ui-0917101d58c2")
+    for language in ("chinese", "english"):
+        request.getfixturevalue(language)
+        dialog = HistoryDialog(service, memory_id)
+        qtbot.addWidget(dialog)
+        await dialog.wait_loaded()
+        dialog.list.setCurrentRow(0)  # the undo
+        shown = dialog.diff.toPlainText() + _as_shown(dialog.list.item(0).toolTip())
+        assert "的记忆变化" not in shown and "起因" not in shown and "Prompted by" not in shown, shown
+        dialog.list.setCurrentRow(1)  # the person's change: what they said is quoted
+        said = "起因：“我现在能吃香菜了”" if language == "chinese" else "Prompted by: “我现在能吃香菜了”"
+        assert said in dialog.diff.toPlainText(), dialog.diff.toPlainText()

@@ -136,3 +136,21 @@ def test_the_session_rename_box_fits_chinese_text(qtbot, themed):
     QApplication.processEvents()
     assert editor.height() >= editor.minimumSizeHint().height()
     assert editor.height() >= editor.fontMetrics().height() + 2
+
+
+async def test_tab_in_a_list_dialog_follows_the_layout(service, populated_store, qtbot, wait):
+    """Tab from the list went to 关闭 before the row of buttons under the list (the close box was made
+    first): in the don't-remember list a person pressing Tab, Enter for 添加… closed the dialog (seen in a
+    real window). The same frame lays out the trash, the review inbox and the contradictions."""
+    populated_store.delete(populated_store.ids["讨厌香菜"], "测试")
+    dialog = TrashDialog(service)
+    qtbot.addWidget(dialog)
+    await dialog.wait_loaded()
+    dialog.show()
+    dialog.activateWindow()
+    await wait(dialog.isActiveWindow, message="trash window active")
+    dialog.list.setCurrentRow(0)  # the row buttons are enabled
+    stops = [w for w in _tab_stops(qtbot, dialog, dialog.list) if isinstance(w, QPushButton)]
+    left_to_right = sorted(stops, key=lambda w: (w.mapTo(dialog, w.rect().topLeft()).y(),
+                                                 w.mapTo(dialog, w.rect().topLeft()).x()))
+    assert [w.text() for w in stops] == [w.text() for w in left_to_right]

@@ -33,11 +33,13 @@ def _deleted(*objects) -> bool:
 def _texts(app) -> dict[str, str]:
     """The texts that must follow the language, one per part of the UI."""
     window = app.window
+    composer = window.chat_panel.composer
+    assert composer.input.placeholderText() in composer.hints  # the short one where the input is narrow
     return {
         "title": window.windowTitle(),
         "file_menu": window.menuBar().actions()[0].text(),
         "settings_action": window.menus.settings_action.text(),
-        "placeholder": window.chat_panel.composer.input.placeholderText(),
+        "placeholder": composer.hints[0],
         "sessions_title": window.chat_panel.findChild(type(window.chat_panel.no_hits), "PaneTitle").text(),
         "wall_search": app.wall.search_edit.placeholderText(),
         "wall_sort": app.wall.sort_combo.itemText(0),
@@ -279,7 +281,7 @@ async def test_the_chat_stays_where_the_person_was_reading(qapp, tmp_path, llm_s
         await _switch(app, "en")
         view = app.window.chat_panel.view
         assert view is not old_view  # a new view, in English
-        assert app.window.chat_panel.composer.input.placeholderText() == ENGLISH["placeholder"]
+        assert app.window.chat_panel.composer.hints[0] == ENGLISH["placeholder"]
         new_bar = view.verticalScrollBar()
         await wait(lambda: new_bar.maximum() > 600 and abs(new_bar.value() - reading) <= 8,
                    message=f"scrolled back to {reading}")

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtCore import QRect, QSize
+from PySide6.QtWidgets import QToolButton
 
 from llm_server import TextResponse
 from shell_fixtures import OFFSCREEN_RAISE, OFFSCREEN_SIZE_HINTS, app_settings, running_app
 from sonetto_desktop import ops
 from sonetto_desktop.ui.wall.memory_model import CardRole
-from sonetto_desktop.ui.tray.quick_chat import MARGIN, popup_position
+from sonetto_desktop.ui.tray.quick_chat import MARGIN, POPUP_SIZE, popup_position
 
 SCREEN = QRect(0, 0, 1920, 1080)
 SIZE = QSize(380, 460)
@@ -207,3 +208,22 @@ async def test_forgetting_from_the_quick_chat_while_the_window_is_hidden_is_said
         assert not app.window.isVisible()
         seen()[0].action_button.click()  # 撤销
         await wait(lambda: cat in app.services.memory.all_items(), message="撤销 restores it")
+
+
+@pytest.mark.qt_log_ignore(OFFSCREEN_RAISE, OFFSCREEN_SIZE_HINTS)
+async def test_a_long_chat_title_never_pushes_the_quick_chat_off_the_screen(qapp, tmp_path, llm_server, wait):
+    """The popup's header shows the chat's title; a long one (a first message's 24 characters, or a
+    renamed chat) widened the popup past its 380 px, and beside a tray in the screen's corner its ✕ and
+    send button were off the screen (seen in a real window). The title gives way, cut with "…"."""
+    async with running_app(qapp, app_settings(tmp_path / "data", llm_server)) as app:
+        title = "请帮我规划一下下个月去成都和重庆的七天旅行路线，预算五千元左右，最好能安排两天在重庆"
+        await app.window.chat_panel.rename_session(app.controller.current_session_id, title)
+        _actions(app)["快速对话"].trigger()
+        popup = app.quick_chat
+        await wait(lambda: popup.session_label.text() == title, message="the title shown")
+        popup.show_near(QRect(1880, 1050, 24, 24))
+        assert popup.minimumSizeHint().width() <= POPUP_SIZE.width(), popup.minimumSizeHint()
+        assert popup.width() == POPUP_SIZE.width(), popup.width()
+        close = next(b for b in popup.findChildren(QToolButton) if b.text() == "✕")
+        assert popup.rect().contains(close.geometry()), (close.geometry(), popup.rect())
+        assert popup.session_label.toolTip() == title  # the whole title, where it is cut

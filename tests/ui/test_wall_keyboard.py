@@ -5,6 +5,7 @@ Real widgets, real key events (QTest through qtbot)."""
 
 from __future__ import annotations
 
+import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
@@ -184,3 +185,26 @@ async def test_a_selected_card_filed_elsewhere_meanwhile_takes_no_other_card_int
     await wait(lambda: wall.section("宠物") is not None and wall.selected_ids() == [herb],
                message=lambda: f"selected: {wall.selected_ids()}")
     assert wall.section("品味").view.selected_ids() == []
+
+
+@pytest.mark.qt_log_ignore(r"^This plugin does not support (raise\(\)|grabbing the keyboard|propagateSizeHints\(\))$")
+async def test_shift_f10_opens_the_current_cards_menu_as_the_menu_key_does(wall, populated_store, qtbot, wait):
+    """A card's 历史 / 合并 / 锁定 / 置顶 / 移动 live in its menu; from the keyboard only the Menu key opened
+    it, which most laptops do not have (seen in a real window: Shift+F10, the usual other key, did
+    nothing). Shift+F10 opens the current card's menu beside the card; Esc closes it."""
+    await _ready(wall, qtbot, wait)
+    view = wall.section("家人").view
+    cat = populated_store.ids["有一只叫年糕的橘猫"]
+    view.setFocus(Qt.FocusReason.TabFocusReason)
+    view.setCurrentIndex(view.proxy.index_of(cat))
+    asked: list = []
+    wall.theme_sections.context_requested.connect(lambda memory_id, where: asked.append((memory_id, where)))
+    qtbot.keyClick(view, Qt.Key.Key_F10, Qt.KeyboardModifier.ShiftModifier)
+    assert [memory_id for memory_id, _ in asked] == [cat]
+    card = view.visualRect(view.currentIndex())
+    assert card.contains(view.viewport().mapFromGlobal(asked[0][1]))  # at the card, not the pointer
+    await wait(lambda: QApplication.activePopupWidget() is not None, message="the menu shown")
+    menu = QApplication.activePopupWidget()
+    assert any(action.text().startswith("历史") for action in menu.actions()), [a.text() for a in menu.actions()]
+    qtbot.keyClick(menu, Qt.Key.Key_Escape)
+    await wait(lambda: QApplication.activePopupWidget() is None, message="the menu closed")

@@ -9,9 +9,9 @@ import json
 import threading
 
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QRect, Qt
 from PySide6.QtGui import QKeySequence
-from PySide6.QtWidgets import QAbstractButton, QApplication, QLineEdit
+from PySide6.QtWidgets import QAbstractButton, QApplication, QLineEdit, QStyle
 
 from shell_fixtures import app_settings, running_app
 from sonetto_desktop.memory import transfer
@@ -351,3 +351,25 @@ async def test_a_yaml_export_with_pins_names_the_file_they_are_kept_in(actions, 
     assert kind == "info" and "备份.flags.yaml" in text and "备份.yaml" in text, text
     assert await actions.export_to(tmp_path / "备份.json") == 6  # (JSON keeps them inside)
     assert "flags" not in actions.messages[-1][0]
+
+
+@pytest.mark.parametrize("language", ["zh_CN", "en"])
+async def test_every_shortcut_is_described_whole(qapp, tmp_path, language):
+    """The shortcut list cut its longer descriptions with "…" at the dialog's size (seen in a real
+    window: 在记忆墙的卡片之间移动（到一个主题的边上就进到相邻的…; in English the Tab and Esc rows too)
+    and no tooltip told the rest: each description wraps to as many lines as it needs."""
+    async with running_app(qapp, app_settings(tmp_path / "data", language=language)) as app:
+        app.window.menus.shortcuts_action.trigger()
+        dialog = app.window.shortcuts_dialog
+        await asyncio.sleep(0.05)  # laid out at its size
+        table = dialog.table
+        assert table.columnWidth(1) > table.viewport().width() // 2, dialog.rows()  # the keys leave room
+        assert {"Ctrl+F", "Shift+F10"} <= {keys for keys, _ in dialog.rows()}  # the wall's search, a card's menu
+        column = table.columnWidth(1) - 2 * (table.style().pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin) + 1)
+        metrics = table.fontMetrics()
+        for row, (keys, what) in enumerate(dialog.rows()):
+            assert metrics.horizontalAdvance(keys) <= table.columnWidth(0), keys
+            assert not {"重做", "Redo"} & set(keys.split(" / ")), keys  # a media key, named as the action
+            lines = metrics.boundingRect(QRect(0, 0, column, 10_000), Qt.TextFlag.TextWordWrap, what).height()
+            assert table.rowHeight(row) >= lines, (what, table.rowHeight(row), lines)
+        dialog.reject()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 from PySide6.QtCore import QEvent, QObject, QSize, Qt, Signal
-from PySide6.QtGui import QFont, QFontMetrics, QKeyEvent, QTextLayout
+from PySide6.QtGui import QFont, QFontMetrics, QKeyEvent, QTextLayout, QTextOption
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPlainTextEdit, QToolButton, QVBoxLayout, QWidget
 
 from ..widgets.icons import icon
@@ -22,6 +22,22 @@ def _line_height(font: QFont) -> float:
         layout.endLayout()
         tallest = max(tallest, line.height())
     return max(tallest, float(QFontMetrics(font).lineSpacing()))
+
+
+def placeholder_lines(editor: QPlainTextEdit) -> int:
+    """How many lines ``editor``'s placeholder takes at the editor's width."""
+    width = editor.viewport().width() - 2 * editor.document().documentMargin()
+    layout = QTextLayout(editor.placeholderText(), editor.font())
+    option = QTextOption()
+    option.setWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
+    layout.setTextOption(option)
+    layout.beginLayout()
+    lines = 0
+    while (line := layout.createLine()).isValid():
+        line.setLineWidth(max(1.0, width))
+        lines += 1
+    layout.endLayout()
+    return lines
 
 
 class Composer(QWidget):
@@ -42,9 +58,13 @@ class Composer(QWidget):
         column.addLayout(layout)
         self.input = QPlainTextEdit(self)
         self.input.setObjectName("ComposerInput")
-        self.input.setPlaceholderText(self.tr("和 Sonetto 说点什么…（Enter 发送，Shift+Enter 换行）"))
+        # The hint with its keys, or where the input is too narrow for it in its lines (the window at its
+        # smallest) the first half alone: cut mid-sentence it read as a fault.
+        self.hints = (self.tr("和 Sonetto 说点什么…（Enter 发送，Shift+Enter 换行）"), self.tr("和 Sonetto 说点什么…"))
+        self.input.setPlaceholderText(self.hints[0])
         self.input.setTabChangesFocus(True)
         self.input.installEventFilter(self)
+        self.input.viewport().installEventFilter(self)
         self._lines = min(max_lines, 3)
         self._fit_input()
         self.input.textChanged.connect(self._on_text_changed)
@@ -174,9 +194,17 @@ class Composer(QWidget):
                   + margins.top() + margins.bottom())
         editor.setFixedHeight(math.ceil(height))
 
+    def _fit_hint(self) -> None:
+        editor = self.input
+        editor.setPlaceholderText(self.hints[0])
+        if placeholder_lines(editor) > self._lines:
+            editor.setPlaceholderText(self.hints[1])
+
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if watched is self.input and event.type() in (QEvent.Type.StyleChange, QEvent.Type.FontChange):
             self._fit_input()
+        if watched is self.input.viewport() and event.type() == QEvent.Type.Resize:
+            self._fit_hint()  # (the viewport's: the input's own comes before the viewport has its width)
         if watched is self.input and event.type() == QEvent.Type.KeyPress:
             key_event: QKeyEvent = event  # type: ignore[assignment]
             if key_event.key() == Qt.Key.Key_Escape and self._editing:

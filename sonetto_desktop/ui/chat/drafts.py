@@ -185,14 +185,22 @@ class LongDraftFiles:
 _WRITER = _Writer()
 
 
+#: The tray's quick chat: its input's drafts, kept apart from the main window's (both follow the chat open).
+QUICK_PREFIX, QUICK_LONG_DRAFTS = "chat/quick-drafts", "chat-quick-drafts"
+
+
 class Drafts(QObject):
+    """``prefix`` / ``long_folder``: where this composer's drafts go in the UI state and beside it (the
+    main window's by default; the quick chat's are QUICK_PREFIX / QUICK_LONG_DRAFTS)."""
+
     def __init__(self, controller: ChatController, composer: Composer, state: QSettings,
-                 parent: QObject | None = None) -> None:
+                 parent: QObject | None = None, *, prefix: str = PREFIX, long_folder: str = LONG_DRAFTS) -> None:
         super().__init__(parent or composer)
         self._controller = controller
         self._composer = composer
         self._state = state
-        self._folder = Path(state.fileName()).parent / LONG_DRAFTS
+        self._prefix = prefix
+        self._folder = Path(state.fileName()).parent / long_folder
         self._files = LongDraftFiles.for_folder(self._folder)
         self._session = controller.current_session_id  # the chat the composer's text belongs to
         self._timer = QTimer(self)
@@ -204,9 +212,8 @@ class Drafts(QObject):
         controller.current_session_changed.connect(self._on_session_changed)
         controller.sessions_changed.connect(self._on_sessions_changed)
 
-    @staticmethod
-    def _key(session_id: str) -> str:
-        return f"{PREFIX}/{session_id}"
+    def _key(self, session_id: str) -> str:
+        return f"{self._prefix}/{session_id}"
 
     def _long_file(self, session_id: str) -> Path:
         return self._folder / f"{hashlib.sha256(session_id.encode()).hexdigest()[:32]}.txt"
@@ -280,7 +287,7 @@ class Drafts(QObject):
     def _on_sessions_changed(self, sessions: list[Any]) -> None:
         """A chat that is gone (deleted) takes its draft with it."""
         live = {info.id for info in sessions}
-        self._state.beginGroup(PREFIX)
+        self._state.beginGroup(self._prefix)
         try:
             gone = [key for key in self._state.childKeys() if key not in live]
         finally:

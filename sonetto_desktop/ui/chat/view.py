@@ -19,6 +19,11 @@ from .message_bubble import MessageBubble
 
 BUBBLE_WIDTH_RATIO = 0.78
 NARROW, NARROW_RATIO = 520, 0.94
+#: The bubbles' least width, in a column that has it; a narrower one (the window at its smallest: the
+#: session list and the wall at their own minimum leave the chat 130-160 px) gets bubbles as wide as
+#: it is, inside margins of SQUEEZED_MARGIN, rather than a floor that hides them behind a sideways scroll.
+MIN_BUBBLE = 160
+SIDE_MARGIN, COMPACT_MARGIN, SQUEEZED_MARGIN = 18, 10, 6
 HIGHLIGHT_MS = 3000  # a message found for the person (打开这段对话, a search hit) stays marked this long
 ANCHOR_MARGIN = 48  # a found message sits this far below the top of the view
 
@@ -44,7 +49,8 @@ class ChatView(QScrollArea):
         self._area = QWidget()
         self._area.setObjectName("ChatArea")
         self._column = QVBoxLayout(self._area)
-        self._column.setContentsMargins(10 if compact else 18, 12, 10 if compact else 18, 12)
+        self._side = COMPACT_MARGIN if compact else SIDE_MARGIN
+        self._column.setContentsMargins(self._side, 12, self._side, 12)
         self._column.setSpacing(8 if compact else 12)
         self._column.addStretch(1)
         self.empty_state = self._build_empty_state()
@@ -335,10 +341,19 @@ class ChatView(QScrollArea):
         margins = self._column.contentsMargins()
         usable = self.viewport().width() - margins.left() - margins.right()
         ratio = BUBBLE_WIDTH_RATIO if usable > NARROW else NARROW_RATIO  # a narrow pane: use it all
-        return max(160, int(usable * ratio))
+        return max(min(MIN_BUBBLE, usable), int(usable * ratio))
+
+    def _fit_margins(self) -> None:
+        """The column's side margins: its own, or SQUEEZED_MARGIN where they would leave a bubble less
+        than MIN_BUBBLE."""
+        side = self._side if self.viewport().width() - 2 * self._side >= MIN_BUBBLE else SQUEEZED_MARGIN
+        margins = self._column.contentsMargins()
+        if margins.left() != side:
+            self._column.setContentsMargins(side, margins.top(), side, margins.bottom())
 
     def viewportEvent(self, event: QEvent) -> bool:
         if event.type() == QEvent.Type.Resize:  # the window, or a scroll bar coming and going
+            self._fit_margins()
             width = self._bubble_width()
             for bubble in self._bubbles:
                 bubble.set_max_width(width)

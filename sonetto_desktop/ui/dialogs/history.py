@@ -40,6 +40,8 @@ from sonetto_desktop.memory.errors import MemoryNotFound
 from sonetto_desktop.memory.events import MemoryChange
 from sonetto_desktop.memory import kinds
 from sonetto_desktop.memory.item import MemoryItem, parse_time
+from sonetto_desktop.memory.undo import UNDO_PREFIX
+from sonetto_desktop.memory.writer.limits import ROLLBACK_PREFIX
 from sonetto_desktop.presentation.reasons import render_reason
 
 from .history_diff import SafeTextBrowser, actor_label, diff_html, diff_stylesheet
@@ -82,6 +84,20 @@ def _merged_ids(entries: list[dict[str, Any]]) -> list[str]:
     return [str(entry["merged_id"]) for entry in entries
             if isinstance(entry, dict) and "from" not in entry and entry.get("action") == kinds.MERGE
             and isinstance(entry.get("merged_id"), str)]
+
+
+#: Turns the app makes for its own actions (an undo, a failed write taken back): their excerpt is a note
+#: the app keeps for itself ("撤销 ui-… 的记忆变化", in Chinese whatever the window's language), not
+#: what someone said, and the reason line already says what they were.
+APP_TURNS = (UNDO_PREFIX, ROLLBACK_PREFIX)
+
+
+def prompted_by(entry: dict[str, Any]) -> str:
+    """What was said that led to the change (a chat message, an imported conversation), one line; ""
+    when there is none or the change was the app's own undo."""
+    if str(entry.get("turn_id") or "").startswith(APP_TURNS):
+        return ""
+    return " ".join(str(entry.get("excerpt") or "").split())
 
 
 def _format_time(value: Any) -> str:
@@ -267,8 +283,8 @@ class HistoryDialog(QDialog):
             reason = reason if len(reason) <= 40 else reason[:39] + "…"  # in full in the diff pane
             text = f"{head}\n{reason}" if reason else head
         item = QListWidgetItem(text)
-        if row.entry is not None and row.entry.get("excerpt"):
-            item.setToolTip(plain_tooltip(self.tr("起因：“{0}”").format(str(row.entry["excerpt"]))))
+        if row.entry is not None and prompted_by(row.entry):
+            item.setToolTip(plain_tooltip(self.tr("起因：“{0}”").format(prompted_by(row.entry))))
         lines = text.count("\n") + 1
         item.setSizeHint(QSize(0, lines * self.list.fontMetrics().lineSpacing() + 12))
         item.setData(Qt.ItemDataRole.UserRole, row.version)
@@ -339,8 +355,8 @@ class HistoryDialog(QDialog):
         if entry.get("reason"):
             reason = render_reason(str(entry["reason"]), ui_language())
             parts.append("<p class='muted'>" + self.tr("原因：{0}").format(escape(reason)) + "</p>")
-        if entry.get("excerpt"):
-            said = self.tr("起因：“{0}”").format(escape(" ".join(str(entry["excerpt"]).split())))
+        if prompted_by(entry):
+            said = self.tr("起因：“{0}”").format(escape(prompted_by(entry)))
             parts.append(f"<p class='muted'>{said}</p>")
         if entry.get("origin"):
             where = self.tr("来自：{0}").format(escape(" ".join(str(entry["origin"]).split())))

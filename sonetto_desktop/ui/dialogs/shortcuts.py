@@ -7,7 +7,7 @@ part of the window that adds a shortcut only has to describe it to be listed her
 
 from __future__ import annotations
 
-from PySide6.QtCore import QCoreApplication
+from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtGui import QAction, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QDialog,
@@ -31,6 +31,7 @@ def fixed_shortcuts() -> list[tuple[str, str]]:
         ("Delete", QCoreApplication.translate("ShortcutsDialog", "删除选中的记忆卡片（可撤销）")),
         ("↑ ↓ ← →", QCoreApplication.translate("ShortcutsDialog", "在记忆墙的卡片之间移动（到一个主题的边上就进到相邻的主题）")),
         ("Enter", QCoreApplication.translate("ShortcutsDialog", "编辑记忆墙上当前的卡片")),
+        ("Shift+F10", QCoreApplication.translate("ShortcutsDialog", "记忆墙上当前卡片的菜单（历史、合并、锁定、置顶…）")),
     ]
 
 
@@ -38,11 +39,24 @@ def _key_text(sequence: QKeySequence) -> str:
     return sequence.toString(QKeySequence.SequenceFormat.NativeText)
 
 
+def _typed(sequence: QKeySequence) -> bool:
+    """A key combination a person types: with a modifier, or a function key. A platform's extra
+    bindings for a standard action include media keys ("Redo", which a Chinese window names 重做,
+    the action's own name) that read as a mistake in the key column."""
+    first = sequence[0]
+    return first.keyboardModifiers() != Qt.KeyboardModifier.NoModifier or Qt.Key.Key_F1 <= first.key() <= Qt.Key.Key_F35
+
+
+#: The most key combinations listed for one action (Windows binds 重做 to three: Ctrl+Y, Alt+Shift+Backspace
+#: and Ctrl+Shift+Z; the column took half the dialog and cut the descriptions beside it).
+MAX_KEYS = 2
+
+
 def window_shortcuts(window: QWidget) -> list[tuple[str, str]]:
     """(keys, what) for every described action and shortcut of ``window``."""
     rows: dict[str, str] = {}
     for action in window.findChildren(QAction):
-        keys = [k for k in action.shortcuts() if not k.isEmpty()]
+        keys = [k for k in action.shortcuts() if not k.isEmpty() and _typed(k)][:MAX_KEYS]
         text = action.text().replace("&", "").rstrip("…").strip()
         if keys and text:
             rows.setdefault(" / ".join(_key_text(k) for k in keys), text)
@@ -72,6 +86,10 @@ class ShortcutsDialog(QDialog):
         self.table.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
         self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
         self.table.horizontalHeader().setStretchLastSection(True)
+        # A description longer than its column wraps (the row grows) rather than being cut with "…".
+        self.table.setWordWrap(True)
+        self.table.setTextElideMode(Qt.TextElideMode.ElideNone)
+        self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         for row, (keys, what) in enumerate(rows):
             self.table.setItem(row, 0, QTableWidgetItem(keys))
             self.table.setItem(row, 1, QTableWidgetItem(what))

@@ -146,6 +146,12 @@ class SettingsDialog(QDialog):
         self.request_timeout = QDoubleSpinBox(page)
         self.request_timeout.setRange(1.0, 3600.0)
         self.request_timeout.setSuffix(self.tr(" 秒"))
+        # How long a reply may take to start (a local model still loading needs more): the chat's
+        # "did not start replying" message sends the person here.
+        self.first_token_timeout = QDoubleSpinBox(page)
+        self.first_token_timeout.setRange(1.0, 3600.0)
+        self.first_token_timeout.setSuffix(self.tr(" 秒"))
+        self.first_token_timeout.setToolTip(self.tr("模型多久没有开始回复就停止等待；本地模型加载慢时调大"))
         self.test_button = QPushButton(self.tr("测试连接"), page)
         self.test_button.clicked.connect(lambda: self._tasks.spawn(self.test_connection(), name="test-connection"))
         self.test_result = QLabel(page)
@@ -161,6 +167,7 @@ class SettingsDialog(QDialog):
         form.addRow(self.tr("模型"), self.model)
         form.addRow(self.tr("温度"), self.temperature)
         form.addRow(self.tr("请求超时"), self.request_timeout)
+        form.addRow(self.tr("首字超时"), self.first_token_timeout)
         form.addRow(test_row)
         return page
 
@@ -241,6 +248,7 @@ class SettingsDialog(QDialog):
         self.model.setEditText(s.model)
         self.temperature.setValue(s.temperature)
         self.request_timeout.setValue(s.request_timeout)
+        self.first_token_timeout.setValue(s.first_token_timeout)
         self._select(self.retrieval_mode, s.retrieval_mode)
         self.recall_timeout.setValue(s.recall_timeout)
         self._select(self.store_backend, s.store_backend)
@@ -270,6 +278,7 @@ class SettingsDialog(QDialog):
         values = {
             "temperature": round(self.temperature.value(), 2),
             "request_timeout": self.request_timeout.value(),
+            "first_token_timeout": self.first_token_timeout.value(),
             "retrieval_mode": self.retrieval_mode.currentData(),
             "recall_timeout": self.recall_timeout.value(),
             "store_backend": self.store_backend.currentData(),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QPoint, QRect, QSize, Qt, Signal
+from PySide6.QtCore import QPoint, QRect, QSettings, QSize, Qt, Signal
 from PySide6.QtGui import QCursor, QGuiApplication, QKeySequence, QShortcut
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
 
@@ -13,8 +13,10 @@ from ..chat.controller import ChatController
 from ..chat.view import ChatView
 from ..chat.composer import Composer
 from ..chat.conversation import Conversation
+from ..chat.drafts import QUICK_LONG_DRAFTS, QUICK_PREFIX, Drafts
 from ..chat.memory_bar import memory_mode
 from ..notices.toasts import ToastOverlay
+from ..widgets.elided_label import ElidedLabel
 from ..widgets.icons import icon
 
 POPUP_SIZE = QSize(380, 460)
@@ -40,7 +42,8 @@ def popup_position(size: QSize, anchor: QRect | None, screen: QRect) -> QPoint:
 class QuickChat(QWidget):
     memory_activated = Signal(str)  # a recalled-memory chip was clicked: the app opens its card
 
-    def __init__(self, controller: ChatController, parent: QWidget | None = None) -> None:
+    def __init__(self, controller: ChatController, parent: QWidget | None = None, *,
+                 ui_state: QSettings | None = None) -> None:
         super().__init__(parent, Qt.WindowType.Tool | Qt.WindowType.FramelessWindowHint | Qt.WindowType.WindowStaysOnTopHint)
         self.setObjectName("QuickChat")
         self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)
@@ -58,7 +61,9 @@ class QuickChat(QWidget):
         logo.setPixmap(icon("app").pixmap(18, 18))
         title = QLabel(self.tr("快速对话"), self)
         title.setObjectName("QuickChatTitle")
-        self.session_label = QLabel(self)
+        # The chat's title gives way (cut with "…", whole in its tooltip): a long one must not widen the
+        # popup past the screen's edge beside a tray in the corner, taking its ✕ and send button along.
+        self.session_label = ElidedLabel(self, min_text="")
         self.session_label.setObjectName("HintLabel")
         close = QToolButton(self)
         close.setText("✕")
@@ -78,6 +83,9 @@ class QuickChat(QWidget):
         column.addWidget(self.view, 1)
         column.addWidget(self.composer)
         QShortcut(QKeySequence(Qt.Key.Key_Escape), self, activated=self.hide)
+        # What was typed and not sent is kept per chat across a restart, as in the main window (its own).
+        self.drafts = (Drafts(controller, self.composer, ui_state, prefix=QUICK_PREFIX, long_folder=QUICK_LONG_DRAFTS)
+                       if ui_state is not None else None)
         self.toasts = ToastOverlay(self)  # what its messages' actions did, while the window is in the tray
 
         controller.sessions_changed.connect(self._on_controller_changed)  # bound: dropped with this popup
@@ -93,6 +101,11 @@ class QuickChat(QWidget):
         self.raise_()
         self.activateWindow()
         self.composer.input.setFocus()
+
+    def save_state(self) -> None:
+        """Write the input's draft now (at quit)."""
+        if self.drafts is not None:
+            self.drafts.save()
 
     def focus_home(self) -> QWidget:
         """Where the focus goes back to (a toast's button reached with Tab, gone): the input."""

@@ -636,6 +636,12 @@ class ThemeCardView(QListView):
             event.accept()
             return
         current = self.currentIndex()
+        if key == Qt.Key.Key_F10 and event.modifiers() == Qt.KeyboardModifier.ShiftModifier and current.isValid():
+            # The card's menu, as the Menu key opens it (most laptops have none): at the card.
+            where = self.viewport().mapToGlobal(self.visualRect(current).center())
+            self.context_requested.emit(current.data(CardRole.Id), where)
+            event.accept()
+            return
         if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and current.isValid() \
                 and not event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier:
             self.edit_requested.emit(current.data(CardRole.Id))  # Enter edits, as a double click does

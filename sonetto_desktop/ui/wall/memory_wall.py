@@ -163,8 +163,9 @@ class MemoryWall(QWidget):
         for source in (self.sticky, self.theme_sections):  # a drag near the edges scrolls the wall
             source.drag_moved.connect(self.autoscroll.drag_at)
             source.drag_hovered.connect(self.autoscroll.drag_hovered)
-        QShortcut(QKeySequence.StandardKey.Find, self, activated=self.focus_search,
-                  context=Qt.ShortcutContext.WindowShortcut)
+        find = QShortcut(QKeySequence.StandardKey.Find, self, activated=self.focus_search,
+                         context=Qt.ShortcutContext.WindowShortcut)
+        find.setWhatsThis(self.tr("搜索记忆墙"))  # listed in the window's shortcut list (F1)
 
     def _connect_sections(self) -> None:
         sections = self.theme_sections

@@ -17,6 +17,7 @@ import shiboken6
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QHBoxLayout, QLabel, QListWidget, QPushButton, QVBoxLayout, QWidget
 
+from .focus import chain_tab_order
 from .tasks import task_scope
 
 
@@ -81,6 +82,9 @@ class ListDialogFrame:
         if self.status is not None:
             layout.addWidget(self.status)
         layout.addWidget(self.close_box)
+        # Tab in the order laid out: the close box was made first, and Tab went from the list to 关闭
+        # before the buttons under the list (Tab, Enter for 添加… closed the dialog).
+        chain_tab_order([self.list, *self._leading, *self._trailing, *self.close_box.buttons()])
 
     def spawn(self, coro: Coroutine[Any, Any, Any], name: str | None = None) -> Any:
         """Run ``coro`` in the dialog's scope (cancelled when the dialog closes or goes)."""
