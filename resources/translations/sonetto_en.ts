@@ -1686,127 +1686,132 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>ImportErrors</name>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="162" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="178" />
         <source>无法识别的文件类型 {0}：请用 .yaml、.json 或 .md 文件</source>
         <translation>unknown file type {0}: use .yaml, .json or .md</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="164" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="180" />
         <source>{0}：条目 {1} 不是一条记忆（应有 description、theme 等）</source>
         <translation>{0}: entry {1} is not a memory (expected description, theme, ...)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="167" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="183" />
         <source>{0}：记忆 {1} 的{2}不是文字（而是{3}）</source>
         <translation>{0}: memory {1} has a {2} that is not text (it is {3})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="173" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="189" />
         <source>{0}：记忆 {1} 的{2}有 {3} 个字，超过了上限 {4} 字</source>
         <translation>{0}: memory {1} has a {2} of {3} characters (limit {4})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="179" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="195" />
         <source>第 {0} 行：这条记忆的{1}有 {2} 个字，超过了上限 {3} 字</source>
         <translation>line {0}: this memory's {1} has {2} characters (limit {3})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="185" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="201" />
         <source>系统不让读取（错误代码 {0}）</source>
         <translation>the system refused to read it (error code {0})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="190" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="206" />
         <source>{0} 不是 UTF-8 编码的文本（第 {1} 行起）：请把它另存为 UTF-8 再导入</source>
         <translation>{0} is not UTF-8 text (from line {1}): save it as UTF-8 and import it again</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="192" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="208" />
         <source>{0} 用了 YAML 的锚点或别名（&amp;名字 / *名字，第 {1} 行）：记忆文件用不到它们，所以没有读取</source>
         <translation>{0} uses YAML anchors or aliases (&amp;name / *name, line {1}); memory files never need them, so it is not read</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="196" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="212" />
         <source>{0} 不是记忆导出文件：它应是从编号到记忆的对应表，这里是{1}</source>
         <translation>{0}: expected a mapping of id -&gt; memory, found {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="199" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="215" />
         <source>{0} 无法解析：第 {1} 行第 {2} 列不合格式。它可能不是记忆导出文件，或已损坏</source>
         <translation>{0} cannot be parsed: the format breaks at line {1}, column {2}; it may not be a memory export, or it is damaged</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="202" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="218" />
         <source>{0} 无法解析，它可能不是记忆导出文件，或已损坏</source>
         <translation>{0} cannot be parsed; it may not be a memory export, or it is damaged</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="204" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="220" />
         <source>{0}：回收站里的 {1} 不是一条删除了的记忆</source>
         <translation>{0}: trash entry {1} is not a deleted memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="206" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="222" />
         <source>{0}：回收站那一部分读不了（应是从编号到删除了的记忆的对应表）</source>
         <translation>{0}: the trash cannot be read (expected a mapping of id -&gt; deleted memory)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="208" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="224" />
         <source>{0} 无法解析：嵌套层数太多，不像是记忆导出文件</source>
         <translation>{0} cannot be parsed: it is nested too deeply to be a memory export</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="215" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="226" />
+        <source>{0} 不是从编号到置顶标记的对应表</source>
+        <translation>{0} is not a mapping of ids to pins</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="233" />
         <source>内容</source>
         <translation>description</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="217" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="235" />
         <source>主题</source>
         <translation>theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="219" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="237" />
         <source>历史里的一条原因</source>
         <translation>history reason</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="226" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="244" />
         <source>列表</source>
         <translation>a list</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="228" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="246" />
         <source>对应表</source>
         <translation>a mapping</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="230" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="248" />
         <source>一段文字</source>
         <translation>text</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="232" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="250" />
         <source>数字</source>
         <translation>a number</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="234" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="252" />
         <source>是/否</source>
         <translation>yes or no</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="236" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="254" />
         <source>空值</source>
         <translation>nothing (null)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="237" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="255" />
         <source>别的内容</source>
         <translation>something else</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="170" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="186" />
         <source>{0}：记忆 {1} 没有内容（description）</source>
         <translation>{0}: memory {1} has no description</translation>
     </message>
@@ -1816,17 +1821,27 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
         <translation>The trash file beside it could not be read, so the deleted memories in it were left out: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="176" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="160" />
+        <source>旁边的置顶标记文件读不了，记忆导入了，但没有置顶：{0}</source>
+        <translation>The pins file beside it could not be read, so the pins in it were left out (the memories came in unpinned): {0}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="169" />
+        <source>{0}。{1}</source>
+        <translation>{0}. {1}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="192" />
         <source>第 {0} 行：这条记忆前面没有“## 主题”标题</source>
         <translation>line {0}: a memory before any '## theme' heading</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="186" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="202" />
         <source>{0} 无法读取：{1}</source>
         <translation>{0} cannot be read: {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="188" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="204" />
         <source>{0} 有 {1} MB，超过 {2} MB 的导入文件不会被读取</source>
         <translation>{0} is {1} MB; imports larger than {2} MB are not read</translation>
     </message>
@@ -2320,93 +2335,93 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>MemoryWall</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="369" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="371" />
         <source>正在载入记忆…</source>
         <translation>Loading memories…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="306" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="308" />
         <source>记忆库暂时无法读取，卡片墙是空的；没有任何内容被改动。</source>
         <translation>The memory store cannot be read right now, so the wall is empty; nothing was changed.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="308" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="310" />
         <source>还没有记忆。和 Sonetto 聊聊，或点「新建」写下一条。</source>
         <translation>No memories yet. Chat with Sonetto, or click “New” to write one.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="310" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="312" />
         <source>没有「{0}」的记忆。</source>
         <translation>No memories for “{0}”.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="312" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="314" />
         <source>正在准备拼音搜索…（第一次用拼音搜很多记忆时要几秒）</source>
         <translation>Getting pinyin search ready… (the first pinyin search over many memories takes a few seconds)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="314" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="316" />
         <source>没有和「{0}」匹配的记忆。</source>
         <translation>No memory matches “{0}”.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="341" />
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="342" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="343" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="344" />
         <source>1 条</source>
         <translation>1 memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="326" />
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="354" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="328" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="356" />
         <source>排序中 {0}%</source>
         <translation>Sorting {0}%</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="326" />
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="356" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="328" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="358" />
         <source>筛选中 {0}%</source>
         <translation>Filtering {0}%</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="327" />
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="358" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="329" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="360" />
         <source>载入中 {0}%</source>
         <translation>Loading {0}%</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="365" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="367" />
         <source>正在排序… {0} / {1}</source>
         <translation>Sorting… {0} / {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="365" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="367" />
         <source>正在排序…</source>
         <translation>Sorting…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="367" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="369" />
         <source>正在筛选… {0} / {1}</source>
         <translation>Filtering… {0} / {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="367" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="369" />
         <source>正在筛选…</source>
         <translation>Filtering…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="369" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="371" />
         <source>正在载入记忆… {0} / {1}</source>
         <translation>Loading memories… {0} / {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="337" />
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="338" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="339" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="340" />
         <source>{0} / {1} 条</source>
         <translation>{0} of {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="341" />
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="342" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="343" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="344" />
         <source>{0} 条</source>
         <translation>{0} memories</translation>
     </message>
@@ -2856,82 +2871,82 @@ Your theme: {1}</translation>
         <translation>This has already been taken care of (perhaps in another window).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="243" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="261" />
         <source>密码</source>
         <translation>password</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="245" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="263" />
         <source>验证码</source>
         <translation>verification code</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="247" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="265" />
         <source>密钥</source>
         <translation>key</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="249" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="267" />
         <source>私钥</source>
         <translation>private key</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="251" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="269" />
         <source>身份证号</source>
         <translation>ID number</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="253" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="271" />
         <source>证件号</source>
         <translation>document number</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="255" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="273" />
         <source>银行卡号</source>
         <translation>bank card number</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="257" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="275" />
         <source>银行账号</source>
         <translation>bank account number</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="258" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="276" />
         <source>秘密信息</source>
         <translation>secret</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="265" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="283" />
         <source>磁盘已满</source>
         <translation>the disk is full</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="267" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="285" />
         <source>文件超过了系统允许的大小（文件大小限制）</source>
         <translation>the file is larger than the system allows (file size limit)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="269" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="287" />
         <source>磁盘或文件夹是只读的</source>
         <translation>the disk or folder is read-only</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="271" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="289" />
         <source>没有权限</source>
         <translation>permission denied</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="273" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="291" />
         <source>找不到这个文件</source>
         <translation>no such file</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="275" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="293" />
         <source>这是一个文件夹，不是文件</source>
         <translation>it is a folder, not a file</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="277" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="295" />
         <source>路径里应是文件夹的地方是一个文件</source>
         <translation>a file stands where the path needs a folder</translation>
     </message>
@@ -4656,17 +4671,17 @@ Your theme: {1}</translation>
         <translation><numerusform>, and the one in the trash (an import puts it back in the trash)</numerusform><numerusform>, and the %n in the trash (an import puts them back in the trash)</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="147" />
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="146" />
         <source>；%n 条删除了的记忆放回了回收站（这次导入没有新增记忆，无从撤销；不需要的可以在回收站里永久删除）</source>
         <translation><numerusform>; 1 deleted memory put back in the trash (no memory added, so nothing to undo; delete it for good in the trash if you do not want it)</numerusform><numerusform>; %n deleted memories put back in the trash (no memory added, so nothing to undo; delete them for good in the trash if you do not want them)</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="150" />
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="149" />
         <source>；%n 条删除了的记忆放回了回收站（撤销这次导入时它们仍留在回收站）</source>
         <translation><numerusform>; 1 deleted memory put back in the trash (undoing this import leaves it there)</numerusform><numerusform>; %n deleted memories put back in the trash (undoing this import leaves them there)</numerusform></translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="152" />
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="151" />
         <source>{0}。{1}</source>
         <translation>{0}. {1}</translation>
     </message>
@@ -4686,7 +4701,7 @@ Your theme: {1}</translation>
         <translation>Cannot import {0}: {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="145" />
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="144" />
         <source>已导入 {0} 条记忆，跳过 {1} 条重复的</source>
         <translation>Imported {0} memories, skipped {1} duplicates</translation>
     </message>
@@ -5000,7 +5015,7 @@ Your theme: {1}</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/wall/selection.py" line="98" />
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="154" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="155" />
         <source>取消</source>
         <translation>Cancel</translation>
     </message>
@@ -5035,27 +5050,27 @@ Your theme: {1}</translation>
         <translation>Renamed “{1}” to “{2}” ({0})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="147" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="148" />
         <source>合并主题</source>
         <translation>Merge themes</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="148" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="149" />
         <source>已经有主题「{0}」了。要把「{1}」的记忆都并入「{0}」吗？</source>
         <translation>There is already a theme “{0}”. Move the memories of “{1}” into “{0}”?</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="152" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="153" />
         <source>合并</source>
         <translation>Merge</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="177" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="178" />
         <source>撤销</source>
         <translation>Undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="188" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="189" />
         <source>已撤销（{0} 条记忆）</source>
         <translation>Undone ({0} memories)</translation>
     </message>
