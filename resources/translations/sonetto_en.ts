@@ -287,7 +287,7 @@ Talk about anything — I'll remember what matters to you.</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/chat/composer.py" line="57" />
-        <location filename="../../sonetto_desktop/ui/chat/composer.py" line="139" />
+        <location filename="../../sonetto_desktop/ui/chat/composer.py" line="161" />
         <source>发送 (Enter)</source>
         <translation>Send (Enter)</translation>
     </message>
@@ -307,7 +307,7 @@ Talk about anything — I'll remember what matters to you.</translation>
         <translation>Cancel editing</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/composer.py" line="139" />
+        <location filename="../../sonetto_desktop/ui/chat/composer.py" line="161" />
         <source>另一个对话还在回复，结束后就能发送</source>
         <translation>Another chat is still replying; you can send once it is done</translation>
     </message>
@@ -3140,6 +3140,81 @@ Your theme: {1}</translation>
         <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="134" />
         <source>正在连接…</source>
         <translation>Connecting…</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="153" />
+        <source>连接成功：PostgreSQL %1（TLS 加密），%2，用时 %3 毫秒。</source>
+        <translation>Connected: PostgreSQL %1 (TLS), %2, %3 ms.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="154" />
+        <source>连接成功：PostgreSQL %1（未加密），%2，用时 %3 毫秒。</source>
+        <translation>Connected: PostgreSQL %1 (not encrypted), %2, %3 ms.</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="155" />
+        <source>已有 %n 条记忆</source>
+        <translation><numerusform>1 memory stored</numerusform><numerusform>%n memories stored</numerusform></translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="156" />
+        <source>记忆库尚未建立（首次使用时会自动创建）</source>
+        <translation>no memories yet (created on first use)</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="167" />
+        <source>地址有误，应像 postgresql://用户名@服务器:5432/数据库</source>
+        <translation>Bad URL: it should look like postgresql://user@server:5432/database</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="169" />
+        <source>缺少 PostgreSQL 组件：pip install 'sonetto-desktop[postgres]'</source>
+        <translation>PostgreSQL support is not installed: pip install 'sonetto-desktop[postgres]'</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="171" />
+        <source>TLS 加密连接没有建立：服务器不支持 TLS，或证书不被信任。可以换一个 TLS 设置再试</source>
+        <translation>No TLS connection could be made: the server does not support TLS, or its certificate is not trusted. Try another TLS setting</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="173" />
+        <source>服务器在限定时间内没有回答：请检查地址、端口和网络</source>
+        <translation>The server did not answer in time: check the address, the port and the network</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="175" />
+        <source>服务器不接受这个用户名和密码：请检查密码</source>
+        <translation>The server does not accept this user name and password: check the password</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="177" />
+        <source>服务器不允许这台电脑或这个用户连接（看它的 pg_hba.conf 设置，或连接数已满）</source>
+        <translation>The server does not let this computer or this user connect (see its pg_hba.conf, or it has too many connections)</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="179" />
+        <source>服务器上没有名为 %1 的数据库：请先建好它，或改一下地址最后的数据库名</source>
+        <translation>The server has no database named %1: create it first, or change the database name at the end of the URL</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="181" />
+        <source>服务器上没有名为 %1 的用户</source>
+        <translation>The server has no user named %1</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="183" />
+        <source>这个用户没有读取记忆库的权限</source>
+        <translation>This user may not read the memory store</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="185" />
+        <source>连不上服务器：它没有运行，或地址、端口不对</source>
+        <translation>Cannot reach the server: it is not running, or the address or port is wrong</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="187" />
+        <source>连接失败（服务器说的原因见提示）</source>
+        <translation>Could not connect (the server's reason is in the tooltip)</translation>
     </message>
 </context>
 <context>
