@@ -3932,200 +3932,345 @@ Your theme: {1}</translation>
 <context>
     <name>SettingsDialog</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="78" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="79" />
         <source>设置</source>
         <extracomment>The settings dialog's height when the screen has room (px): its tallest pages (回忆, 其他应用) scroll.</extracomment>
         <translation>Settings</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="96" />
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="161" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="97" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="162" />
         <source>模型</source>
         <translation>Model</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="97" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="98" />
         <source>记忆</source>
         <translation>Memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="104" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="105" />
         <source>外观</source>
         <translation>Appearance</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="109" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="110" />
         <source>保存</source>
         <translation>Save</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="110" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="111" />
         <source>取消</source>
         <translation>Cancel</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="130" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="131" />
         <source>留空时 Sonetto 会从记忆里知道</source>
         <translation>Leave empty and Sonetto learns it from the memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="135" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="136" />
         <source>本地模型可以留空</source>
         <translation>Leave empty for local models</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="148" />
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="176" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="149" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="177" />
         <source> 秒</source>
         <translation> s</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="149" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="150" />
         <source>测试连接</source>
         <translation>Test connection</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="157" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="158" />
         <source>你希望 Sonetto 怎么称呼你</source>
         <translation>What should Sonetto call you</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="158" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="159" />
         <source>服务商</source>
         <translation>Provider</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="159" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="160" />
         <source>服务地址</source>
         <translation>Endpoint URL</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="160" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="161" />
         <source>API 密钥</source>
         <translation>API key</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="162" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="163" />
         <source>温度</source>
         <translation>Temperature</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="163" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="164" />
         <source>请求超时</source>
         <translation>Request timeout</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="171" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="172" />
         <source>混合（推荐）</source>
         <translation>Hybrid (recommended)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="171" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="172" />
         <source>本地检索（快，不用模型）</source>
         <translation>Local search (fast, no model)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="172" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="173" />
         <source>模型检索</source>
         <translation>Model search</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="182" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="183" />
         <source>切换后会把现有记忆（含历史和回收站）完整迁移过去，旧文件保留。</source>
         <translation>Switching moves every memory (with history and trash) to the new store; the old file is kept.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="186" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="187" />
         <source>Sonetto 的记忆变化先交给我审核（审核模式）</source>
         <translation>Let me review Sonetto's memory changes first (review mode)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="188" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="189" />
         <source>不要记住的内容…</source>
         <translation>Things not to remember…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="192" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="193" />
         <source>选择…</source>
         <translation>Choose…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="194" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="195" />
         <source>打开数据文件夹</source>
         <translation>Open data folder</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="199" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="200" />
         <source>回忆方式</source>
         <translation>Recall</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="200" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="201" />
         <source>回忆超时</source>
         <translation>Recall timeout</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="201" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="202" />
         <source>存储方式</source>
         <translation>Storage</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="203" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="204" />
         <source>回收站保留</source>
         <translation>Keep deleted memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="204" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="205" />
         <source>记忆写入</source>
         <translation>Memory writing</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="206" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="207" />
         <source>换到还没有记忆的文件夹时，现在的记忆和聊天记录会复制过去（原来的文件夹保留不动）；换到已有记忆的文件夹时，使用那里的记忆。</source>
         <translation>A folder that holds no memories yet gets a copy of the current memories and chats (the current folder is left as it is); a folder that holds memories already is used as it is.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="210" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="211" />
         <source>数据文件夹</source>
         <translation>Data folder</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="219" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="220" />
         <source>跟随系统</source>
         <translation>Follow the system</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="219" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="220" />
         <source>浅色</source>
         <translation>Light</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="219" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="220" />
         <source>深色</source>
         <translation>Dark</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="224" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="225" />
         <source>主题</source>
         <translation>Theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="225" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="226" />
         <source>语言</source>
         <translation>Language</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="306" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="307" />
         <source>无法保存设置：</source>
         <translation>Cannot save the settings: </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="325" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="326" />
         <source>正在连接…</source>
         <translation>Connecting…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="385" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="351" />
+        <source>连接成功：模型“%1”可以使用（响应 %2 毫秒）。</source>
+        <translation>Connected: the model “%1” answers (%2 ms).</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="354" />
+        <source>（它没有出现在服务的模型列表里，但能正常回答。）</source>
+        <translation> (It is not in the server's model list, but it answers.)</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="357" />
+        <source>服务商已公布：这个模型将于 %1 停用，之后就不能再用了。请在那之前换一个模型。</source>
+        <translation>The provider has announced that this model shuts down on %1; after that it will not answer. Choose another model before then.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="361" />
+        <source>接口地址应以 http:// 或 https:// 开头。</source>
+        <translation>The base URL must start with http:// or https://.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="362" />
+        <source>请填写接口地址或 API Key。</source>
+        <translation>Please enter a base URL or an API key.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="366" />
+        <source>（HTTP %1）</source>
+        <translation> (HTTP %1)</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="370" />
+        <source>服务要求约 %1 分钟后再试。</source>
+        <translation> The server asks to try again in about %1 min.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="371" />
+        <source>服务要求约 %1 秒后再试。</source>
+        <translation> The server asks to try again in about %1 s.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="373" />
+        <source>（服务说的原因见提示）</source>
+        <translation> (The server's own words are in the tooltip.)</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="375" />
+        <source>、</source>
+        <translation>, </translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="377" />
+        <source>%1等</source>
+        <translation>%1, …</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="378" />
+        <source>服务上可用的模型：%1</source>
+        <translation>Models on the server: %1</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="384" />
+        <source>模型服务上找不到模型“%1”。请检查模型名称的拼写，或先在服务上下载/启用它。</source>
+        <translation>The model server does not know the model “%1”. Check the name, or pull/enable it on the server.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="386" />
+        <source>模型服务上找不到这个模型。请检查模型名称的拼写，或先在服务上下载/启用它。</source>
+        <translation>The model server does not know this model. Check the model name, or pull/enable it on the server.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="388" />
+        <source>还没有配置模型。请在“设置”里填写接口地址、模型名称和 API Key（本地模型可不填 Key）。</source>
+        <translation>No model is configured. Open Settings and enter the base URL, model name and API key (local servers need no key).</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="390" />
+        <source>连不上模型服务。请检查接口地址是否正确、网络是否通畅，本地模型服务是否已经启动。</source>
+        <translation>Cannot reach the model server. Check the base URL and your network, and that a local server is running.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="392" />
+        <source>模型服务拒绝了 API Key（认证失败）。请在“设置”里检查或重新填写 API Key。</source>
+        <translation>The model server rejected the API key (authentication failed). Check or re-enter it in Settings.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="394" />
+        <source>请求太频繁，或账户额度/余额不足。请稍后再试，或检查账户额度。</source>
+        <translation>Too many requests, or the account is out of quota or credit. Try again later or check your account.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="396" />
+        <source>模型服务内部出错了，请稍后再试。</source>
+        <translation>The model server had an internal error. Please try again later.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="398" />
+        <source>模型服务响应超时。可以稍后再试，或在“设置”里调大超时时间。</source>
+        <translation>The model server took too long to answer. Try again later or raise the timeout in Settings.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="400" />
+        <source>模型服务拒绝了这次请求。请检查 API 密钥是否正确、这个密钥能否使用该模型，以及服务端的设置。</source>
+        <translation>The model server refused the request. Check that the API key is right, that it may use this model, and the server's own setup.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="402" />
+        <source>模型返回了空回复（没有任何文字）。可以重试；如果经常这样，可能是模型的输出被服务端过滤或截断了，或者这个模型不适合对话。</source>
+        <translation>The model sent back an empty reply (no text at all). Try again; if it keeps happening, the server may be filtering or cutting off its output, or the model is not made for chat.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="404" />
+        <source>模型反复调用工具，一直没有给出回答，已中止。换个说法再试一次；如果经常这样，可以换一个模型。</source>
+        <translation>The model kept calling tools without answering and was stopped. Try rephrasing; if it keeps happening, try another model.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="405" />
+        <source>模型服务返回了无法理解的内容。请确认接口地址是 OpenAI 兼容的（通常以 /v1 结尾）。</source>
+        <translation>The model server sent a reply that could not be understood. Check that the base URL is OpenAI-compatible (it usually ends in /v1).</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="410" />
+        <source>它也会调用工具（记忆写入靠工具调用）。</source>
+        <translation> It calls tools too (memory writing works through tool calls).</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="412" />
+        <source>但它没有调用工具，而是用文字回答：Sonetto 写记忆要靠工具调用（function calling），用这个模型时记忆不会被写入。请换一个支持工具调用的模型（llama.cpp 的服务需要加 --jinja 启动）。</source>
+        <translation> But it answered in words instead of calling a tool: Sonetto writes memories through tool calls (function calling), so with this model nothing would be remembered. Choose a model that supports tool calling (start a llama.cpp server with --jinja).</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="414" />
+        <source>但服务拒绝了带工具的请求：这个模型或服务不支持工具调用（function calling），用它时记忆不会被写入。</source>
+        <translation> But the server refused a request with tools: this model or server does not support tool calling (function calling), so with it nothing would be remembered.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="416" />
+        <source>（未能确认它是否支持工具调用。）</source>
+        <translation> (Whether it supports tool calling could not be checked.)</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="424" />
+        <source>yyyy年M月d日</source>
+        <translation>d MMMM yyyy</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="468" />
         <source>选择数据文件夹</source>
         <translation>Choose the data folder</translation>
     </message>
