@@ -30,7 +30,7 @@ from .memory.reasons import reason_text
 from .memory.undo import Touched, UndoConflict
 from .memory.transfer import (FORMATS, ImportFormatError, export_text, export_yaml_text, format_for, marks_beside,
                               read_import, trash_beside)
-from .presentation.errors import describe_error_exactly, trash_left_out
+from .presentation.errors import describe_error_exactly, pins_left_out, trash_left_out
 from .presentation.i18n import english, translating
 from .presentation.reasons import render_reason
 from .presentation.store_notices import notice_text
@@ -432,9 +432,10 @@ async def _import(args: argparse.Namespace, services: AppServices) -> int:
     reason = reason_text("import.file", Path(args.file).name)
     for note in getattr(args.incoming, "notes", list)():  # a repeated id: both entries kept, one re-id'd
         print(f"note: {printable(note)}", file=sys.stderr)
-    problem = getattr(args.incoming, "trash_problem", None)
-    if problem is not None:  # a damaged NAME.trash.yaml: the memories come in without it
-        print(f"note: {printable(trash_left_out(problem))}", file=sys.stderr)
+    for problem, said in ((getattr(args.incoming, "trash_problem", None), trash_left_out),
+                          (getattr(args.incoming, "flags_problem", None), pins_left_out)):
+        if problem is not None:  # a damaged NAME.trash.yaml / NAME.flags.yaml: the memories come in without it
+            print(f"note: {printable(said(problem))}", file=sys.stderr)
     turn = ops.action_turn()
     added, skipped, trashed = await _do(services, ops.ImportItems(args.incoming, reason, as_turn=turn))
     one = len(trashed) == 1

@@ -8,6 +8,7 @@ it does not import psycopg.
 from __future__ import annotations
 
 import logging
+import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -110,6 +111,37 @@ class ConnectionCheck:
     server_version: str = ""
     millis: float = 0.0
     memories: int | None = None
+    tls: bool = False  # the connection was encrypted
+    words: tuple[str, ...] = ()  # what failed, as a kind and its values (``failure_words``), for a front end's language
+    detail: str = ""  # the exact words of the failure (the library's or the server's), secrets scrubbed
+
+
+#: What a failed connection's text (libpq's or the server's, English) says, in order: a kind of ``failure_words``.
+_FAILURES = (
+    ("tls", re.compile(r"\bSSL\b|\bTLS\b|certificate", re.IGNORECASE)),
+    ("timeout", re.compile(r"timeout expired|timed out", re.IGNORECASE)),
+    ("auth", re.compile(r"password authentication failed|no password supplied|authentication failed|"
+                        r"password is required|fe_sendauth", re.IGNORECASE)),
+    ("not_allowed", re.compile(r"pg_hba\.conf|not permitted to log in|too many connections", re.IGNORECASE)),
+    ("no_database", re.compile(r'database "([^"]*)" does not exist', re.IGNORECASE)),
+    ("no_user", re.compile(r'role "([^"]*)" does not exist', re.IGNORECASE)),
+    ("no_permission", re.compile(r"permission denied", re.IGNORECASE)),
+    ("unreachable", re.compile(r"connection refused|could not translate host name|failed to resolve host|"
+                               r"name or service not known|no route to host|network is unreachable|"
+                               r"could not connect|host is down|nodename nor servname", re.IGNORECASE)),
+)
+
+
+def failure_words(detail: str) -> tuple[str, ...]:
+    """Why a connection failed, from its text: ``("tls",)``, ``("timeout",)``, ``("auth",)``,
+    ``("not_allowed",)``, ``("no_database", name)``, ``("no_user", name)``, ``("no_permission",)``,
+    ``("unreachable",)``, else ``("failed",)`` (the text itself then says why: a server that answers in
+    its own language)."""
+    for kind, pattern in _FAILURES:
+        found = pattern.search(detail)
+        if found:
+            return (kind, *found.groups())
+    return ("failed",)
 
 
 def check_connection(settings: Settings, *, password: str | None = None) -> ConnectionCheck:
@@ -118,12 +150,13 @@ def check_connection(settings: Settings, *, password: str | None = None) -> Conn
     try:
         location = location_of(settings, password=password)
     except PgLocationError as exc:
-        return ConnectionCheck(False, f"地址有误：{exc}", f"Bad URL: {exc}")
+        return ConnectionCheck(False, f"地址有误：{exc}", f"Bad URL: {exc}", words=("bad_url",), detail=str(exc))
     try:
         import psycopg
     except ImportError:
         return ConnectionCheck(False, "缺少 PostgreSQL 组件：pip install 'sonetto-desktop[postgres]'",
-                               "PostgreSQL support is not installed: pip install 'sonetto-desktop[postgres]'")
+                               "PostgreSQL support is not installed: pip install 'sonetto-desktop[postgres]'",
+                               words=("no_driver",))
     started = time.perf_counter()
     try:
         with psycopg.connect(location.url, autocommit=True, **location.connect_kwargs()) as conn:
@@ -136,7 +169,8 @@ def check_connection(settings: Settings, *, password: str | None = None) -> Conn
             tls = conn.pgconn.ssl_in_use
     except psycopg.Error as exc:
         detail = scrub(" ".join(str(exc).split()), [location.password])[:300]
-        return ConnectionCheck(False, f"连接失败：{detail}", f"Could not connect: {detail}")
+        return ConnectionCheck(False, f"连接失败：{detail}", f"Could not connect: {detail}", words=failure_words(detail),
+                               detail=detail)
     millis = (time.perf_counter() - started) * 1000
     lock = "（TLS 加密）" if tls else "（未加密）"
     lock_en = " (TLS)" if tls else " (not encrypted)"
@@ -144,7 +178,7 @@ def check_connection(settings: Settings, *, password: str | None = None) -> Conn
     count_en = f", {memories} memories stored" if memories is not None else ", no memories yet (created on first use)"
     return ConnectionCheck(True, f"连接成功：PostgreSQL {version}{lock}{count}，用时 {millis:.0f} 毫秒。",
                            f"Connected: PostgreSQL {version}{lock_en}{count_en}, {millis:.0f} ms.",
-                           version, millis, memories)
+                           version, millis, memories, tls=bool(tls))
 
 
 def chat_session_db(settings: Settings, store: Any, secrets: Any = tuple) -> Any:

@@ -769,6 +769,36 @@ def test_a_damaged_trash_file_beside_a_yaml_backup_leaves_out_the_trash_not_the_
         dst.close()
 
 
+@pytest.mark.parametrize("damage", ["  oops: [not closed\n", "- a list, not the pins\n"])
+def test_a_damaged_pins_file_beside_a_yaml_backup_is_said_not_dropped_without_a_word(tmp_path, capsys, damage):
+    """A YAML backup keeps the pins in NAME.flags.yaml beside it. One that got damaged (cut off, edited by
+    hand) was left out without a word: the memories came in unpinned. They still come in (the pins are
+    the file's only loss), and the command says, on its error stream, which file was left out and why."""
+    from memory_stores import store_path
+
+    src = open_store("yaml", tmp_path / "a")
+    src.set_field(src.add("小林喜欢猫", "品味"), "pinned", True)
+    src.add("小林住在杭州", "身份")
+    src.close()
+    out = tmp_path / "backup.yaml"
+    assert cli_main(["--store", str(store_path("yaml", tmp_path / "a")), "export", "-o", str(out)]) == 0
+    side = transfer.flags_path(out)
+    side.write_text(damage if damage.startswith("-") else side.read_text(encoding="utf-8") + damage, encoding="utf-8")
+    capsys.readouterr()
+    target = store_path("yaml", tmp_path / "b")
+    assert cli_main(["--store", str(target), "--create", "import", str(out)]) == 0
+    printed = capsys.readouterr()
+    assert "imported 2 memories" in printed.out, printed
+    assert "backup.flags.yaml" in printed.err and "pins" in printed.err and "left out" in printed.err, printed.err
+    if not damage.startswith("-"):
+        assert f"line {len(side.read_text(encoding='utf-8').splitlines())}" in printed.err, printed.err
+    dst = open_store("yaml", tmp_path / "b")
+    try:
+        assert sorted(item.description for item in dst.all_items().values()) == ["小林住在杭州", "小林喜欢猫"]
+    finally:
+        dst.close()
+
+
 @pytest.mark.parametrize("fmt", ["yaml", "json", "md"])
 def test_a_merged_away_memory_comes_back_from_a_backup_as_merged(tmp_path, fmt):
     """The trash shows a memory merged into another as 合并进了「…」 (its ``merged_into``): a Markdown backup

@@ -293,7 +293,7 @@ Talk about anything — I'll remember what matters to you.</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/chat/composer.py" line="77" />
-        <location filename="../../sonetto_desktop/ui/chat/composer.py" line="159" />
+        <location filename="../../sonetto_desktop/ui/chat/composer.py" line="181" />
         <source>发送 (Enter)</source>
         <translation>Send (Enter)</translation>
     </message>
@@ -313,7 +313,7 @@ Talk about anything — I'll remember what matters to you.</translation>
         <translation>Cancel editing</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/composer.py" line="159" />
+        <location filename="../../sonetto_desktop/ui/chat/composer.py" line="181" />
         <source>另一个对话还在回复，结束后就能发送</source>
         <translation>Another chat is still replying; you can send once it is done</translation>
     </message>
@@ -1693,127 +1693,132 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>ImportErrors</name>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="162" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="178" />
         <source>无法识别的文件类型 {0}：请用 .yaml、.json 或 .md 文件</source>
         <translation>unknown file type {0}: use .yaml, .json or .md</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="164" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="180" />
         <source>{0}：条目 {1} 不是一条记忆（应有 description、theme 等）</source>
         <translation>{0}: entry {1} is not a memory (expected description, theme, ...)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="167" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="183" />
         <source>{0}：记忆 {1} 的{2}不是文字（而是{3}）</source>
         <translation>{0}: memory {1} has a {2} that is not text (it is {3})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="173" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="189" />
         <source>{0}：记忆 {1} 的{2}有 {3} 个字，超过了上限 {4} 字</source>
         <translation>{0}: memory {1} has a {2} of {3} characters (limit {4})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="179" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="195" />
         <source>第 {0} 行：这条记忆的{1}有 {2} 个字，超过了上限 {3} 字</source>
         <translation>line {0}: this memory's {1} has {2} characters (limit {3})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="185" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="201" />
         <source>系统不让读取（错误代码 {0}）</source>
         <translation>the system refused to read it (error code {0})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="190" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="206" />
         <source>{0} 不是 UTF-8 编码的文本（第 {1} 行起）：请把它另存为 UTF-8 再导入</source>
         <translation>{0} is not UTF-8 text (from line {1}): save it as UTF-8 and import it again</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="192" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="208" />
         <source>{0} 用了 YAML 的锚点或别名（&amp;名字 / *名字，第 {1} 行）：记忆文件用不到它们，所以没有读取</source>
         <translation>{0} uses YAML anchors or aliases (&amp;name / *name, line {1}); memory files never need them, so it is not read</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="196" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="212" />
         <source>{0} 不是记忆导出文件：它应是从编号到记忆的对应表，这里是{1}</source>
         <translation>{0}: expected a mapping of id -&gt; memory, found {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="199" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="215" />
         <source>{0} 无法解析：第 {1} 行第 {2} 列不合格式。它可能不是记忆导出文件，或已损坏</source>
         <translation>{0} cannot be parsed: the format breaks at line {1}, column {2}; it may not be a memory export, or it is damaged</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="202" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="218" />
         <source>{0} 无法解析，它可能不是记忆导出文件，或已损坏</source>
         <translation>{0} cannot be parsed; it may not be a memory export, or it is damaged</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="204" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="220" />
         <source>{0}：回收站里的 {1} 不是一条删除了的记忆</source>
         <translation>{0}: trash entry {1} is not a deleted memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="206" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="222" />
         <source>{0}：回收站那一部分读不了（应是从编号到删除了的记忆的对应表）</source>
         <translation>{0}: the trash cannot be read (expected a mapping of id -&gt; deleted memory)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="208" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="224" />
         <source>{0} 无法解析：嵌套层数太多，不像是记忆导出文件</source>
         <translation>{0} cannot be parsed: it is nested too deeply to be a memory export</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="215" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="226" />
+        <source>{0} 不是从编号到置顶标记的对应表</source>
+        <translation>{0} is not a mapping of ids to pins</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="233" />
         <source>内容</source>
         <translation>description</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="217" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="235" />
         <source>主题</source>
         <translation>theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="219" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="237" />
         <source>历史里的一条原因</source>
         <translation>history reason</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="226" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="244" />
         <source>列表</source>
         <translation>a list</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="228" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="246" />
         <source>对应表</source>
         <translation>a mapping</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="230" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="248" />
         <source>一段文字</source>
         <translation>text</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="232" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="250" />
         <source>数字</source>
         <translation>a number</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="234" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="252" />
         <source>是/否</source>
         <translation>yes or no</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="236" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="254" />
         <source>空值</source>
         <translation>nothing (null)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="237" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="255" />
         <source>别的内容</source>
         <translation>something else</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="170" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="186" />
         <source>{0}：记忆 {1} 没有内容（description）</source>
         <translation>{0}: memory {1} has no description</translation>
     </message>
@@ -1823,17 +1828,27 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
         <translation>The trash file beside it could not be read, so the deleted memories in it were left out: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="176" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="160" />
+        <source>旁边的置顶标记文件读不了，记忆导入了，但没有置顶：{0}</source>
+        <translation>The pins file beside it could not be read, so the pins in it were left out (the memories came in unpinned): {0}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="169" />
+        <source>{0}。{1}</source>
+        <translation>{0}. {1}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="192" />
         <source>第 {0} 行：这条记忆前面没有“## 主题”标题</source>
         <translation>line {0}: a memory before any '## theme' heading</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="186" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="202" />
         <source>{0} 无法读取：{1}</source>
         <translation>{0} cannot be read: {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="188" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="204" />
         <source>{0} 有 {1} MB，超过 {2} MB 的导入文件不会被读取</source>
         <translation>{0} is {1} MB; imports larger than {2} MB are not read</translation>
     </message>
@@ -2327,44 +2342,44 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>MemoryWall</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="370" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="372" />
         <source>正在载入记忆…</source>
         <translation>Loading memories…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="307" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="309" />
         <source>记忆库暂时无法读取，卡片墙是空的；没有任何内容被改动。</source>
         <translation>The memory store cannot be read right now, so the wall is empty; nothing was changed.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="309" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="311" />
         <source>还没有记忆。和 Sonetto 聊聊，或点「新建」写下一条。</source>
         <translation>No memories yet. Chat with Sonetto, or click “New” to write one.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="311" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="313" />
         <source>没有「{0}」的记忆。</source>
         <translation>No memories for “{0}”.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="313" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="315" />
         <source>正在准备拼音搜索…（第一次用拼音搜很多记忆时要几秒）</source>
         <translation>Getting pinyin search ready… (the first pinyin search over many memories takes a few seconds)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="315" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="317" />
         <source>没有和「{0}」匹配的记忆。</source>
         <translation>No memory matches “{0}”.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="342" />
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="343" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="344" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="345" />
         <source>1 条</source>
         <translation>1 memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="327" />
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="355" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="329" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="357" />
         <source>排序中 {0}%</source>
         <translation>Sorting {0}%</translation>
     </message>
@@ -2374,51 +2389,51 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
         <translation>Search the memory wall</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="327" />
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="357" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="329" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="359" />
         <source>筛选中 {0}%</source>
         <translation>Filtering {0}%</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="328" />
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="359" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="330" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="361" />
         <source>载入中 {0}%</source>
         <translation>Loading {0}%</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="366" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="368" />
         <source>正在排序… {0} / {1}</source>
         <translation>Sorting… {0} / {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="366" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="368" />
         <source>正在排序…</source>
         <translation>Sorting…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="368" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="370" />
         <source>正在筛选… {0} / {1}</source>
         <translation>Filtering… {0} / {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="368" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="370" />
         <source>正在筛选…</source>
         <translation>Filtering…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="370" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="372" />
         <source>正在载入记忆… {0} / {1}</source>
         <translation>Loading memories… {0} / {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="338" />
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="339" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="340" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="341" />
         <source>{0} / {1} 条</source>
         <translation>{0} of {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="342" />
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="343" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="344" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="345" />
         <source>{0} 条</source>
         <translation>{0} memories</translation>
     </message>
@@ -2868,82 +2883,82 @@ Your theme: {1}</translation>
         <translation>This has already been taken care of (perhaps in another window).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="243" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="261" />
         <source>密码</source>
         <translation>password</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="245" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="263" />
         <source>验证码</source>
         <translation>verification code</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="247" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="265" />
         <source>密钥</source>
         <translation>key</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="249" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="267" />
         <source>私钥</source>
         <translation>private key</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="251" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="269" />
         <source>身份证号</source>
         <translation>ID number</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="253" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="271" />
         <source>证件号</source>
         <translation>document number</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="255" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="273" />
         <source>银行卡号</source>
         <translation>bank card number</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="257" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="275" />
         <source>银行账号</source>
         <translation>bank account number</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="258" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="276" />
         <source>秘密信息</source>
         <translation>secret</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="265" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="283" />
         <source>磁盘已满</source>
         <translation>the disk is full</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="267" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="285" />
         <source>文件超过了系统允许的大小（文件大小限制）</source>
         <translation>the file is larger than the system allows (file size limit)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="269" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="287" />
         <source>磁盘或文件夹是只读的</source>
         <translation>the disk or folder is read-only</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="271" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="289" />
         <source>没有权限</source>
         <translation>permission denied</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="273" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="291" />
         <source>找不到这个文件</source>
         <translation>no such file</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="275" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="293" />
         <source>这是一个文件夹，不是文件</source>
         <translation>it is a folder, not a file</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="277" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="295" />
         <source>路径里应是文件夹的地方是一个文件</source>
         <translation>a file stands where the path needs a folder</translation>
     </message>
@@ -3137,6 +3152,81 @@ Your theme: {1}</translation>
         <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="134" />
         <source>正在连接…</source>
         <translation>Connecting…</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="153" />
+        <source>连接成功：PostgreSQL %1（TLS 加密），%2，用时 %3 毫秒。</source>
+        <translation>Connected: PostgreSQL %1 (TLS), %2, %3 ms.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="154" />
+        <source>连接成功：PostgreSQL %1（未加密），%2，用时 %3 毫秒。</source>
+        <translation>Connected: PostgreSQL %1 (not encrypted), %2, %3 ms.</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="155" />
+        <source>已有 %n 条记忆</source>
+        <translation><numerusform>1 memory stored</numerusform><numerusform>%n memories stored</numerusform></translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="156" />
+        <source>记忆库尚未建立（首次使用时会自动创建）</source>
+        <translation>no memories yet (created on first use)</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="167" />
+        <source>地址有误，应像 postgresql://用户名@服务器:5432/数据库</source>
+        <translation>Bad URL: it should look like postgresql://user@server:5432/database</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="169" />
+        <source>缺少 PostgreSQL 组件：pip install 'sonetto-desktop[postgres]'</source>
+        <translation>PostgreSQL support is not installed: pip install 'sonetto-desktop[postgres]'</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="171" />
+        <source>TLS 加密连接没有建立：服务器不支持 TLS，或证书不被信任。可以换一个 TLS 设置再试</source>
+        <translation>No TLS connection could be made: the server does not support TLS, or its certificate is not trusted. Try another TLS setting</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="173" />
+        <source>服务器在限定时间内没有回答：请检查地址、端口和网络</source>
+        <translation>The server did not answer in time: check the address, the port and the network</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="175" />
+        <source>服务器不接受这个用户名和密码：请检查密码</source>
+        <translation>The server does not accept this user name and password: check the password</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="177" />
+        <source>服务器不允许这台电脑或这个用户连接（看它的 pg_hba.conf 设置，或连接数已满）</source>
+        <translation>The server does not let this computer or this user connect (see its pg_hba.conf, or it has too many connections)</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="179" />
+        <source>服务器上没有名为 %1 的数据库：请先建好它，或改一下地址最后的数据库名</source>
+        <translation>The server has no database named %1: create it first, or change the database name at the end of the URL</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="181" />
+        <source>服务器上没有名为 %1 的用户</source>
+        <translation>The server has no user named %1</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="183" />
+        <source>这个用户没有读取记忆库的权限</source>
+        <translation>This user may not read the memory store</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="185" />
+        <source>连不上服务器：它没有运行，或地址、端口不对</source>
+        <translation>Cannot reach the server: it is not running, or the address or port is wrong</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="187" />
+        <source>连接失败（服务器说的原因见提示）</source>
+        <translation>Could not connect (the server's reason is in the tooltip)</translation>
     </message>
 </context>
 <context>
@@ -3854,211 +3944,356 @@ Your theme: {1}</translation>
 <context>
     <name>SettingsDialog</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="78" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="79" />
         <source>设置</source>
         <extracomment>The settings dialog's height when the screen has room (px): its tallest pages (回忆, 其他应用) scroll.</extracomment>
         <translation>Settings</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="96" />
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="167" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="97" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="168" />
         <source>模型</source>
         <translation>Model</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="97" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="98" />
         <source>记忆</source>
         <translation>Memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="104" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="105" />
         <source>外观</source>
         <translation>Appearance</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="109" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="110" />
         <source>保存</source>
         <translation>Save</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="110" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="111" />
         <source>取消</source>
         <translation>Cancel</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="130" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="131" />
         <source>留空时 Sonetto 会从记忆里知道</source>
         <translation>Leave empty and Sonetto learns it from the memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="135" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="136" />
         <source>本地模型可以留空</source>
         <translation>Leave empty for local models</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="148" />
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="153" />
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="183" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="149" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="154" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="184" />
         <source> 秒</source>
         <translation> s</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="154" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="155" />
         <source>模型多久没有开始回复就停止等待；本地模型加载慢时调大</source>
         <translation>How long to wait for the model to start replying; raise it when a local model loads slowly</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="155" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="156" />
         <source>测试连接</source>
         <translation>Test connection</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="163" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="164" />
         <source>你希望 Sonetto 怎么称呼你</source>
         <translation>What should Sonetto call you</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="164" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="165" />
         <source>服务商</source>
         <translation>Provider</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="165" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="166" />
         <source>服务地址</source>
         <translation>Endpoint URL</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="166" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="167" />
         <source>API 密钥</source>
         <translation>API key</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="168" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="169" />
         <source>温度</source>
         <translation>Temperature</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="169" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="170" />
         <source>请求超时</source>
         <translation>Request timeout</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="170" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="171" />
         <source>首字超时</source>
         <translation>First-token timeout</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="178" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="179" />
         <source>混合（推荐）</source>
         <translation>Hybrid (recommended)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="178" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="179" />
         <source>本地检索（快，不用模型）</source>
         <translation>Local search (fast, no model)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="179" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="180" />
         <source>模型检索</source>
         <translation>Model search</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="189" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="190" />
         <source>切换后会把现有记忆（含历史和回收站）完整迁移过去，旧文件保留。</source>
         <translation>Switching moves every memory (with history and trash) to the new store; the old file is kept.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="193" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="194" />
         <source>Sonetto 的记忆变化先交给我审核（审核模式）</source>
         <translation>Let me review Sonetto's memory changes first (review mode)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="195" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="196" />
         <source>不要记住的内容…</source>
         <translation>Things not to remember…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="199" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="200" />
         <source>选择…</source>
         <translation>Choose…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="201" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="202" />
         <source>打开数据文件夹</source>
         <translation>Open data folder</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="206" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="207" />
         <source>回忆方式</source>
         <translation>Recall</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="207" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="208" />
         <source>回忆超时</source>
         <translation>Recall timeout</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="208" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="209" />
         <source>存储方式</source>
         <translation>Storage</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="210" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="211" />
         <source>回收站保留</source>
         <translation>Keep deleted memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="211" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="212" />
         <source>记忆写入</source>
         <translation>Memory writing</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="213" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="214" />
         <source>换到还没有记忆的文件夹时，现在的记忆和聊天记录会复制过去（原来的文件夹保留不动）；换到已有记忆的文件夹时，使用那里的记忆。</source>
         <translation>A folder that holds no memories yet gets a copy of the current memories and chats (the current folder is left as it is); a folder that holds memories already is used as it is.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="217" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="218" />
         <source>数据文件夹</source>
         <translation>Data folder</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="226" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="227" />
         <source>跟随系统</source>
         <translation>Follow the system</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="226" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="227" />
         <source>浅色</source>
         <translation>Light</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="226" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="227" />
         <source>深色</source>
         <translation>Dark</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="231" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="232" />
         <source>主题</source>
         <translation>Theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="232" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="233" />
         <source>语言</source>
         <translation>Language</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="315" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="316" />
         <source>无法保存设置：</source>
         <translation>Cannot save the settings: </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="334" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="335" />
         <source>正在连接…</source>
         <translation>Connecting…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="394" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="360" />
+        <source>连接成功：模型“%1”可以使用（响应 %2 毫秒）。</source>
+        <translation>Connected: the model “%1” answers (%2 ms).</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="363" />
+        <source>（它没有出现在服务的模型列表里，但能正常回答。）</source>
+        <translation> (It is not in the server's model list, but it answers.)</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="366" />
+        <source>服务商已公布：这个模型将于 %1 停用，之后就不能再用了。请在那之前换一个模型。</source>
+        <translation>The provider has announced that this model shuts down on %1; after that it will not answer. Choose another model before then.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="370" />
+        <source>接口地址应以 http:// 或 https:// 开头。</source>
+        <translation>The base URL must start with http:// or https://.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="371" />
+        <source>请填写接口地址或 API Key。</source>
+        <translation>Please enter a base URL or an API key.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="375" />
+        <source>（HTTP %1）</source>
+        <translation> (HTTP %1)</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="379" />
+        <source>服务要求约 %1 分钟后再试。</source>
+        <translation> The server asks to try again in about %1 min.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="380" />
+        <source>服务要求约 %1 秒后再试。</source>
+        <translation> The server asks to try again in about %1 s.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="382" />
+        <source>（服务说的原因见提示）</source>
+        <translation> (The server's own words are in the tooltip.)</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="384" />
+        <source>、</source>
+        <translation>, </translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="386" />
+        <source>%1等</source>
+        <translation>%1, …</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="387" />
+        <source>服务上可用的模型：%1</source>
+        <translation>Models on the server: %1</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="393" />
+        <source>模型服务上找不到模型“%1”。请检查模型名称的拼写，或先在服务上下载/启用它。</source>
+        <translation>The model server does not know the model “%1”. Check the name, or pull/enable it on the server.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="395" />
+        <source>模型服务上找不到这个模型。请检查模型名称的拼写，或先在服务上下载/启用它。</source>
+        <translation>The model server does not know this model. Check the model name, or pull/enable it on the server.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="397" />
+        <source>还没有配置模型。请在“设置”里填写接口地址、模型名称和 API Key（本地模型可不填 Key）。</source>
+        <translation>No model is configured. Open Settings and enter the base URL, model name and API key (local servers need no key).</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="399" />
+        <source>连不上模型服务。请检查接口地址是否正确、网络是否通畅，本地模型服务是否已经启动。</source>
+        <translation>Cannot reach the model server. Check the base URL and your network, and that a local server is running.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="401" />
+        <source>模型服务拒绝了 API Key（认证失败）。请在“设置”里检查或重新填写 API Key。</source>
+        <translation>The model server rejected the API key (authentication failed). Check or re-enter it in Settings.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="403" />
+        <source>请求太频繁，或账户额度/余额不足。请稍后再试，或检查账户额度。</source>
+        <translation>Too many requests, or the account is out of quota or credit. Try again later or check your account.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="405" />
+        <source>模型服务内部出错了，请稍后再试。</source>
+        <translation>The model server had an internal error. Please try again later.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="407" />
+        <source>模型服务响应超时。可以稍后再试，或在“设置”里调大超时时间。</source>
+        <translation>The model server took too long to answer. Try again later or raise the timeout in Settings.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="409" />
+        <source>模型服务拒绝了这次请求。请检查 API 密钥是否正确、这个密钥能否使用该模型，以及服务端的设置。</source>
+        <translation>The model server refused the request. Check that the API key is right, that it may use this model, and the server's own setup.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="411" />
+        <source>模型返回了空回复（没有任何文字）。可以重试；如果经常这样，可能是模型的输出被服务端过滤或截断了，或者这个模型不适合对话。</source>
+        <translation>The model sent back an empty reply (no text at all). Try again; if it keeps happening, the server may be filtering or cutting off its output, or the model is not made for chat.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="413" />
+        <source>模型反复调用工具，一直没有给出回答，已中止。换个说法再试一次；如果经常这样，可以换一个模型。</source>
+        <translation>The model kept calling tools without answering and was stopped. Try rephrasing; if it keeps happening, try another model.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="414" />
+        <source>模型服务返回了无法理解的内容。请确认接口地址是 OpenAI 兼容的（通常以 /v1 结尾）。</source>
+        <translation>The model server sent a reply that could not be understood. Check that the base URL is OpenAI-compatible (it usually ends in /v1).</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="419" />
+        <source>它也会调用工具（记忆写入靠工具调用）。</source>
+        <translation> It calls tools too (memory writing works through tool calls).</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="421" />
+        <source>但它没有调用工具，而是用文字回答：Sonetto 写记忆要靠工具调用（function calling），用这个模型时记忆不会被写入。请换一个支持工具调用的模型（llama.cpp 的服务需要加 --jinja 启动）。</source>
+        <translation> But it answered in words instead of calling a tool: Sonetto writes memories through tool calls (function calling), so with this model nothing would be remembered. Choose a model that supports tool calling (start a llama.cpp server with --jinja).</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="423" />
+        <source>但服务拒绝了带工具的请求：这个模型或服务不支持工具调用（function calling），用它时记忆不会被写入。</source>
+        <translation> But the server refused a request with tools: this model or server does not support tool calling (function calling), so with it nothing would be remembered.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="425" />
+        <source>（未能确认它是否支持工具调用。）</source>
+        <translation> (Whether it supports tool calling could not be checked.)</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="433" />
+        <source>yyyy年M月d日</source>
+        <translation>d MMMM yyyy</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="477" />
         <source>选择数据文件夹</source>
         <translation>Choose the data folder</translation>
     </message>
@@ -4685,17 +4920,17 @@ Your theme: {1}</translation>
         <translation><numerusform>, and the one in the trash (an import puts it back in the trash)</numerusform><numerusform>, and the %n in the trash (an import puts them back in the trash)</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="147" />
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="146" />
         <source>；%n 条删除了的记忆放回了回收站（这次导入没有新增记忆，无从撤销；不需要的可以在回收站里永久删除）</source>
         <translation><numerusform>; 1 deleted memory put back in the trash (no memory added, so nothing to undo; delete it for good in the trash if you do not want it)</numerusform><numerusform>; %n deleted memories put back in the trash (no memory added, so nothing to undo; delete them for good in the trash if you do not want them)</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="150" />
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="149" />
         <source>；%n 条删除了的记忆放回了回收站（撤销这次导入时它们仍留在回收站）</source>
         <translation><numerusform>; 1 deleted memory put back in the trash (undoing this import leaves it there)</numerusform><numerusform>; %n deleted memories put back in the trash (undoing this import leaves them there)</numerusform></translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="152" />
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="151" />
         <source>{0}。{1}</source>
         <translation>{0}. {1}</translation>
     </message>
@@ -4715,7 +4950,7 @@ Your theme: {1}</translation>
         <translation>Cannot import {0}: {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="145" />
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="144" />
         <source>已导入 {0} 条记忆，跳过 {1} 条重复的</source>
         <translation>Imported {0} memories, skipped {1} duplicates</translation>
     </message>
@@ -5029,7 +5264,7 @@ Your theme: {1}</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/wall/selection.py" line="98" />
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="154" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="155" />
         <source>取消</source>
         <translation>Cancel</translation>
     </message>
@@ -5064,27 +5299,27 @@ Your theme: {1}</translation>
         <translation>Renamed “{1}” to “{2}” ({0})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="147" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="148" />
         <source>合并主题</source>
         <translation>Merge themes</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="148" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="149" />
         <source>已经有主题「{0}」了。要把「{1}」的记忆都并入「{0}」吗？</source>
         <translation>There is already a theme “{0}”. Move the memories of “{1}” into “{0}”?</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="152" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="153" />
         <source>合并</source>
         <translation>Merge</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="177" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="178" />
         <source>撤销</source>
         <translation>Undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="188" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="189" />
         <source>已撤销（{0} 条记忆）</source>
         <translation>Undone ({0} memories)</translation>
     </message>

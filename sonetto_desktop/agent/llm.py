@@ -113,6 +113,9 @@ class ConnectionResult:
     latency_ms: float | None = None
     tools: str = ""  # after a good answer: "calls", "text", "refused" or "unknown" (see _probe_tools)
     shutdown: str = ""  # the shutdown date the server's model list gives the model (OpenAI's ``shutdown_date``)
+    error: LLMErrorInfo | None = None  # why it failed (code, status, detail…): for a front end's own words
+    words: tuple[str, ...] = ()  # the address refused before asking: ("bad_url",) or ("no_endpoint",)
+    unlisted: bool = False  # connected, but the model is not in the server's model list
 
     @property
     def warning(self) -> bool:
@@ -122,7 +125,7 @@ class ConnectionResult:
 
 
 def _failure(info: LLMErrorInfo, models: list[str] | None = None) -> ConnectionResult:
-    return ConnectionResult(False, info.code, info.zh, info.en, list(models or []))
+    return ConnectionResult(False, info.code, info.zh, info.en, list(models or []), error=info)
 
 
 def _model_listed(model: str, models: list[str]) -> bool:
@@ -235,7 +238,9 @@ async def test_connection(settings: Settings, *, timeout: float | None = None) -
         timeout = min(settings.request_timeout, TEST_CONNECTION_MAX_TIMEOUT)
     url_problems = [p for p in settings.validate() if p.field == "base_url"]
     if url_problems:
-        return ConnectionResult(False, "unconfigured", url_problems[0].zh, url_problems[0].en)
+        bad = settings.base_url.strip() and not settings.base_url.strip().lower().startswith(("http://", "https://"))
+        return ConnectionResult(False, "unconfigured", url_problems[0].zh, url_problems[0].en,
+                                words=("bad_url",) if bad else ("no_endpoint",))
     if not settings.is_llm_configured:
         return _failure(describe_llm_error(None))
 
@@ -284,7 +289,7 @@ async def _check(settings: Settings, timeout: float, http: Any) -> ConnectionRes
         zh += f"\n服务商已公布：这个模型将于 {day_zh} 停用，之后就不能再用了。请在那之前换一个模型。"
         en += (f"\nThe provider has announced that this model shuts down on {day_en}; after that it will not answer."
                " Choose another model before then.")
-    return ConnectionResult(True, "ok", zh, en, listed, latency, tools, shutdown)
+    return ConnectionResult(True, "ok", zh, en, listed, latency, tools, shutdown, unlisted=missing)
 
 
 def _day(text: str) -> tuple[str, str]:
@@ -306,7 +311,7 @@ def _unknown_model_result(info: LLMErrorInfo, models: list[str]) -> ConnectionRe
         shown = "、".join(models[:10]) + ("等" if len(models) > 10 else "")
         zh = f"{zh}\n服务上可用的模型：{shown}"
         en = f"{en}\nModels on the server: {', '.join(models[:10])}{', …' if len(models) > 10 else ''}"
-    return ConnectionResult(False, "unknown_model", zh, en, models)
+    return ConnectionResult(False, "unknown_model", zh, en, models, error=info)
 
 
 test_connection.__test__ = False  # type: ignore[attr-defined]  # not a pytest test when imported

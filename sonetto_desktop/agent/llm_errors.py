@@ -50,6 +50,9 @@ class LLMErrorInfo:
     zh: str
     en: str
     detail: str = ""  # scrubbed technical detail (exception type and text), for logs and "details" UIs
+    status: int | None = None  # the HTTP status the server answered
+    retry_after: float | None = None  # the seconds it asked to wait
+    model: str = ""  # the model that was asked for (scrubbed)
 
 
 def _status_message(exc: BaseException) -> str:
@@ -235,7 +238,7 @@ def error_info(code: str, *, status: int | None = None, model: str = "", detail:
         # The server's own words often say what to do (for example "insufficient balance").
         zh = f"{zh}\n详情：{detail}"
         en = f"{en}\nDetails: {detail}"
-    return LLMErrorInfo(code, scrub(zh, secrets), scrub(en, secrets), detail)
+    return LLMErrorInfo(code, scrub(zh, secrets), scrub(en, secrets), detail, status, retry_after, scrub(model, secrets))
 
 
 def describe_llm_error(exc: BaseException | None, *, api_key: str = "", model: str = "") -> LLMErrorInfo:

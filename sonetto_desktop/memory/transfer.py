@@ -48,6 +48,7 @@ class Incoming(dict[str, MemoryItem]):
         self.renamed: dict[str, str] = {}
         self.trash: dict[str, dict[str, Any]] = {}  # the export's trash entries: they go back into the trash
         self.trash_problem: ImportFormatError | None = None  # why a .yaml export's trash file was left out
+        self.flags_problem: ImportFormatError | None = None  # why a .yaml export's pins file was left out
 
     def notes(self) -> list[str]:
         """One English line per renamed entry (the command line prints them)."""
@@ -523,7 +524,10 @@ def read_import(path: str | Path) -> Incoming:
         raise ImportFormatError(f"{path.name} cannot be parsed: {exc}", *_unparsable(path.name, exc, text)) from exc
     items = _items_from_pairs(pairs, path.name)
     if fmt == "yaml":
-        _apply_flags_file(items, path)
+        try:
+            _apply_flags_file(items, path)
+        except ImportFormatError as exc:  # a damaged pins file costs the pins, not the memories
+            items.flags_problem = exc
         try:
             items.trash = _trash_file(path)
         except ImportFormatError as exc:  # a damaged trash file costs its own entries, not the memories
@@ -539,8 +543,14 @@ def _trash_file(path: Path) -> dict[str, dict[str, Any]]:
     side = trash_path(path)
     if side == path or not side.is_file():
         return {}
+    return _trash_of(_side_data(side), side.name)
+
+
+def _side_data(side: Path) -> Any:
+    """The data of a file beside a .yaml export (its trash or its pins); ``ImportFormatError`` saying what is
+    wrong and where when it cannot be read."""
     try:
-        raw = load_yaml(side.read_bytes(), side.name)
+        return load_yaml(side.read_bytes(), side.name)
     except YamlRefused as exc:
         raise ImportFormatError(str(exc), *exc.words) from exc
     except UnicodeDecodeError as exc:
@@ -553,7 +563,6 @@ def _trash_file(path: Path) -> dict[str, dict[str, Any]]:
         raise ImportFormatError(f"{side.name} cannot be parsed: nested too deeply", "too_deep", side.name) from exc
     except yaml.YAMLError as exc:
         raise ImportFormatError(f"{side.name} cannot be parsed: {exc}", *_unparsable(side.name, exc, "")) from exc
-    return _trash_of(raw, side.name)
 
 
 def _unparsable(name: str, exc: yaml.YAMLError | json.JSONDecodeError, text: str) -> tuple[str, ...]:
@@ -572,18 +581,15 @@ def _unparsable(name: str, exc: yaml.YAMLError | json.JSONDecodeError, text: str
 
 def _apply_flags_file(items: Incoming, path: Path) -> None:
     """The pins of a .yaml export (its ``NAME.flags.yaml``, when there is one): set where the entry
-    did not set them itself. One that cannot be parsed is left out, as a store leaves it."""
+    did not set them itself. ``ImportFormatError`` when it cannot be read (nothing set): ``read_import``
+    then imports the memories without the pins (``Incoming.flags_problem``), and says so."""
     side = flags_path(path)
     if side == path or not side.is_file():
         return
-    try:
-        raw = side.read_bytes()
-        load_yaml(raw, side.name)  # (its guards: size, no aliases)
-    except YamlRefused as exc:
-        raise ImportFormatError(str(exc), *exc.words) from exc
-    except (OSError, yaml.YAMLError, UnicodeDecodeError, RecursionError):
-        return
-    apply_flags(items, parse_flags(raw))
+    data = _side_data(side)  # (its guards: size, no aliases)
+    if data is not None and not isinstance(data, dict):
+        raise ImportFormatError(f"{side.name}: the pins are not a mapping of id -> marks", "bad_flags_all", side.name)
+    apply_flags(items, parse_flags(side.read_bytes()))
 
 
 def follow_ids(trash: dict[str, dict[str, Any]], items: dict[str, MemoryItem], added: list[str],

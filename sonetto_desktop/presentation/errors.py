@@ -154,6 +154,22 @@ def trash_left_out(exc: BaseException) -> str:
     return translate("ImportErrors", "旁边的回收站文件读不了，里面删除了的记忆没有导入：{0}").format(error_detail(exc))
 
 
+def pins_left_out(exc: BaseException) -> str:
+    """What an import says when the pins file beside a YAML export could not be read (the memories are
+    imported without their pins): which file, and what is wrong where (``error_detail``)."""
+    return translate("ImportErrors", "旁边的置顶标记文件读不了，记忆导入了，但没有置顶：{0}").format(error_detail(exc))
+
+
+def left_out(items: object) -> str:
+    """What an import of ``items`` (``transfer.Incoming``) says it left out of a YAML export: its damaged
+    trash file, its damaged pins file (``trash_left_out``, ``pins_left_out``), one sentence each; "" for none."""
+    trash, flags = getattr(items, "trash_problem", None), getattr(items, "flags_problem", None)
+    said = trash_left_out(trash) if trash is not None else ""
+    if flags is not None:
+        said = translate("ImportErrors", "{0}。{1}").format(said, pins_left_out(flags)) if said else pins_left_out(flags)
+    return said
+
+
 def _import_words(kind: str, *values: str) -> str | None:
     """Why a file cannot be imported (``ImportFormatError.words``), in the person's language: what is wrong
     and where (the memory, the line and column), never the parser's own English; None for a kind this
@@ -206,6 +222,8 @@ def _import_words(kind: str, *values: str) -> str | None:
         return translate("ImportErrors", "{0}：回收站那一部分读不了（应是从编号到删除了的记忆的对应表）").format(*values)
     if kind == "too_deep":
         return translate("ImportErrors", "{0} 无法解析：嵌套层数太多，不像是记忆导出文件").format(*values)
+    if kind == "bad_flags_all":
+        return translate("ImportErrors", "{0} 不是从编号到置顶标记的对应表").format(*values)
     return None
 
 

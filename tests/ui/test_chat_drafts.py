@@ -99,7 +99,7 @@ async def test_a_draft_longer_than_the_state_file_keeps_is_not_lost(qapp, tmp_pa
         second = app.controller.current_session_id
         assert panel.composer.text() == ""
         await panel.select_session(first)
-        assert panel.composer.text() == book
+        await wait(lambda: panel.composer.text() == book, message="the long draft back")
         await panel.select_session(second)
         panel.composer.set_text("短草稿")
     async with running_app(qapp, settings) as app:  # a restart
@@ -107,7 +107,7 @@ async def test_a_draft_longer_than_the_state_file_keeps_is_not_lost(qapp, tmp_pa
         await wait(lambda: app.controller.current_session_id == second, message="the newest chat open")
         assert panel.composer.text() == "短草稿"
         await panel.select_session(first)
-        assert panel.composer.text() == book
+        await wait(lambda: panel.composer.text() == book, message="the long draft read back (by a worker)")
         panel.composer.set_text("")  # sent or cleared: the long draft is gone, its file too
         app.window.drafts.save()
         assert app.window.drafts.draft(first) == ""
@@ -182,7 +182,7 @@ async def test_a_long_draft_is_written_off_the_qt_thread_and_the_latest_save_win
     assert qt_thread not in writers
     async with running_app(qapp, settings) as app:  # a restart
         await app.window.chat_panel.select_session(chat)
-        assert app.window.chat_panel.composer.text() == last
+        await wait(lambda: app.window.chat_panel.composer.text() == last, message="the long draft read back")
 
 
 async def test_what_was_typed_in_the_quick_chat_survives_a_restart(qapp, tmp_path, llm_server, wait):
@@ -207,3 +207,70 @@ async def test_what_was_typed_in_the_quick_chat_survives_a_restart(qapp, tmp_pat
         await wait(lambda: app.controller.current_session_id == chat, message="the chat open again")
         await asyncio.sleep(0.1)
         assert app.quick_chat.composer.text() == ""
+
+
+async def test_a_long_draft_is_read_off_the_qt_thread_and_typing_meanwhile_is_kept(qapp, tmp_path, llm_server, wait,
+                                                                                   monkeypatch):
+    """Switching to a chat whose draft is in its own file (a pasted book) read that file on the Qt thread.
+    It is read by a worker now: meanwhile the composer shows nothing of another chat's, the draft shows
+    when it arrives, and what the person typed meanwhile stays, after it (where it would have gone had the
+    draft shown at once), the cursor where they type; typed and left before it arrived, it is kept too."""
+    import threading
+    from pathlib import Path
+
+    from sonetto_desktop.ui.chat.drafts import LONG_DRAFTS, MAX_DRAFT_CHARS
+
+    readers: list[int] = []
+    gate = threading.Event()
+    real_read = Path.read_text
+
+    def observed_read(self, *args, **kwargs):  # the real read, its thread noted, held until the gate opens
+        if self.parent.name == LONG_DRAFTS:
+            readers.append(threading.get_ident())
+            gate.wait(3)
+        return real_read(self, *args, **kwargs)
+
+    book = "一本很长的书，" * (MAX_DRAFT_CHARS // 7 + 1)
+    qt_thread = threading.get_ident()
+    async with running_app(qapp, app_settings(tmp_path / "data", llm_server)) as app:
+        panel, drafts = app.window.chat_panel, app.window.drafts
+        first = app.controller.current_session_id
+        panel.composer.set_text(book)
+        await panel.new_session()
+        second = app.controller.current_session_id
+        panel.composer.set_text("第二个对话的草稿")
+        await drafts.flush()
+        monkeypatch.setattr(Path, "read_text", observed_read)
+
+        await panel.select_session(first)  # untouched while it loads: the draft, the cursor at its end
+        await wait(lambda: readers, message="the long draft's read begun")
+        assert readers[0] != qt_thread  # the Qt thread did not read the file
+        assert panel.composer.text() == ""  # not the chat left's draft
+        gate.set()
+        await wait(lambda: panel.composer.text() == book, message="the long draft shown")
+        assert panel.composer.input.textCursor().position() == len(book)
+
+        gate.clear()
+        await panel.select_session(second)
+        await drafts.flush()  # (leaving it saved it again: on disk, so that it is read, not the save's text)
+        await panel.select_session(first)
+        await wait(lambda: len(readers) == 2, message="read again")
+        panel.composer.input.insertPlainText("再补一句")  # typed while it loads
+        gate.set()
+        await wait(lambda: panel.composer.text() != "再补一句", message="the draft arrived")
+        assert panel.composer.text() == book + "再补一句"
+        assert panel.composer.input.textCursor().position() == len(book + "再补一句")
+
+        gate.clear()
+        await panel.select_session(second)
+        await drafts.flush()  # (leaving it saved it again: on disk, so that it is read, not the save's text)
+        await panel.select_session(first)
+        await wait(lambda: len(readers) == 3, message="read a third time")
+        panel.composer.input.insertPlainText("，还有")  # typed, and the chat left, before it arrived
+        await panel.select_session(second)
+        assert panel.composer.text() == "第二个对话的草稿"
+        gate.set()
+        await drafts.flush()
+        await panel.select_session(first)
+        await wait(lambda: panel.composer.text() == book + "再补一句，还有", message="both kept")
+    assert qt_thread not in readers

@@ -164,3 +164,74 @@ async def test_changing_only_the_device_name_keeps_the_chat_working(qapp, tmp_pa
         panel.composer.submit()
         await wait(lambda: len(panel.view.bubbles) == 2 and not app.controller.busy, timeout=10)
         assert panel.view.bubbles[-1].text == "还在这里" and not panel.view.bubbles[-1].error_box.isVisibleTo(panel.view)
+
+
+def _latin_words(text: str, *known: str) -> set[str]:
+    """English words in ``text`` (names aside)."""
+    import re
+
+    for name in known:
+        text = text.replace(name, "")
+    return set(re.findall(r"[A-Za-z]{3,}", text)) - {"PostgreSQL", "TLS"}
+
+
+async def test_the_test_result_reads_in_chinese_and_keeps_the_exact_words_in_the_tooltip(qtbot, pg_url, pg_schema,
+                                                                                         chinese):
+    """A failed test put libpq's English into the Chinese sentence ("连接失败：connection failed: … Connection
+    refused …"): each kind of failure is said in words of the page, the exact ones in the tooltip."""
+    import socket
+    from urllib.parse import urlsplit, urlunsplit
+
+    d = SettingsDialog(Settings(language="en"))  # the settings' language is not the UI's
+    qtbot.addWidget(d)
+    page = d.postgres_page
+    page.schema.setText(pg_schema)
+    page.url.setText(pg_url)
+    await page.test_connection()
+    assert page.result.text().startswith("✓ 连接成功：PostgreSQL") and "毫秒" in page.result.text(), page.result.text()
+    parts = urlsplit(pg_url)
+    page.url.setText(urlunsplit(parts._replace(path="/no_such_db_here")))
+    await page.test_connection()
+    text = page.result.text()
+    assert text.startswith("✗ 服务器上没有名为 no_such_db_here 的数据库") and not _latin_words(text, "no_such_db_here"), text
+    assert "does not exist" in page.result.toolTip()
+    page.url.setText(urlunsplit(parts._replace(netloc=f"nobody_here@{parts.hostname}:{parts.port}")))
+    await page.test_connection()
+    assert page.result.text().startswith("✗ 服务器上没有名为 nobody_here 的用户"), page.result.text()
+    page.url.setText(pg_url)
+    pick(page.tls, "require")  # the test server has no TLS
+    await page.test_connection()
+    text = page.result.text()
+    assert text.startswith("✗ TLS 加密连接没有建立") and not _latin_words(text), text
+    pick(page.tls, "prefer")
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        dead = sock.getsockname()[1]
+    page.url.setText(f"postgresql://me@127.0.0.1:{dead}/x")
+    await page.test_connection()
+    text = page.result.text()
+    assert text.startswith("✗ 连不上服务器") and not _latin_words(text), text
+    assert "refused" in page.result.toolTip().lower()
+    for said, start in (("FATAL:  password authentication failed for user \"me\"", "✗ 服务器不接受这个用户名和密码"),
+                        ("connection timeout expired", "✗ 服务器在限定时间内没有回答"),
+                        ("FATAL:  no pg_hba.conf entry for host \"10.0.0.2\"", "✗ 服务器不允许"),
+                        ("致命错误:  数据库 \"x\" 不存在", "✗ 连接失败（服务器说的原因见提示）")):
+        from sonetto_desktop.postgres_setup import ConnectionCheck, failure_words
+
+        text = page.checked_text(ConnectionCheck(False, "", "", words=failure_words(said), detail=said))
+        assert text.startswith(start) and not _latin_words(text, "pg_hba.conf"), text
+
+
+async def test_the_test_result_reads_in_english_in_an_english_ui(qtbot, pg_url, pg_schema, english):
+    d = SettingsDialog(Settings(language="zh_CN"))
+    qtbot.addWidget(d)
+    page = d.postgres_page
+    page.schema.setText(pg_schema)
+    page.url.setText(pg_url)
+    await page.test_connection()
+    text = page.result.text()
+    assert text.startswith("✓ Connected: PostgreSQL") and "no memories yet" in text, text
+    page.url.setText("postgresql://me@127.0.0.1:9/x")
+    await page.test_connection()
+    text = page.result.text()
+    assert text.startswith("✗ Cannot reach the server") and not any("\u4e00" <= ch <= "\u9fff" for ch in text), text

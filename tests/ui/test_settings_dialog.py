@@ -482,3 +482,66 @@ def _journal_turns(data, count: int) -> None:
     (data / "memory.journal").mkdir(exist_ok=True)
     for n in range(count):
         (data / "memory.journal" / f"turn-{n:03}.json").write_text("{}", encoding="utf-8")
+
+
+def _latin_words(text: str, *known: str) -> set[str]:
+    """English words in ``text`` (names and addresses aside)."""
+    import re
+
+    for name in known:
+        text = text.replace(name, "")
+    return set(re.findall(r"[A-Za-z]{3,}", text)) - {"HTTP", "API", "Key", "Sonetto", "OpenAI", "function", "calling"}
+
+
+async def test_a_chat_test_reads_in_chinese_and_keeps_the_servers_words_in_the_tooltip(dialog, llm_server, chinese):
+    """The 模型 page's test said its result in the settings' language, not the UI's, and put the server's
+    English into the Chinese text ("详情：insufficient balance"): each result is said in the page's words,
+    the server's or the library's own in the tooltip."""
+    d = dialog(Settings(base_url=llm_server.base_url, model="test-model", api_key="sk-test", language="en"))
+    llm_server.add_text("pong")
+    await d.test_connection()
+    text = d.test_result.text()
+    assert text.startswith("✓ 连接成功：模型“test-model”可以使用") and not _latin_words(text, "test-model"), text
+    for status, said in ((402, "Insufficient Balance"), (400, "No connected db."), (500, "upstream exploded")):
+        llm_server.clear()
+        for _ in range(3):  # (a busy server's answer is asked again)
+            llm_server.add_error(status, said)
+        await d.test_connection()
+        text = d.test_result.text()
+        assert text.startswith("✗") and f"HTTP {status}" in text and not _latin_words(text, "test-model"), text
+        assert said in d.test_result.toolTip(), d.test_result.toolTip()
+    llm_server.clear()
+    llm_server.add_error(401, "invalid api key")
+    await d.test_connection()
+    assert d.test_result.text().startswith("✗ 模型服务拒绝了 API Key"), d.test_result.text()
+    d.base_url.setText("http://127.0.0.1:9/v1")
+    await d.test_connection()
+    text = d.test_result.text()
+    assert text.startswith("✗ 连不上模型服务") and not _latin_words(text), text
+    assert d.test_result.toolTip()
+    d.base_url.setText("ftp://example.org")
+    await d.test_connection()
+    assert d.test_result.text() == "✗ 接口地址应以 http:// 或 https:// 开头。" and d.test_result.toolTip() == ""
+
+
+async def test_every_chat_test_result_reads_in_english_in_an_english_ui(dialog, llm_server, english):
+    d = dialog(Settings(base_url=llm_server.base_url, model="test-model", api_key="sk-test", language="zh_CN"))
+    llm_server.shutdown_dates["test-model"] = "2027-01-14"
+    llm_server.add_text("pong")
+    await d.test_connection()
+    text = d.test_result.text()
+    assert text.startswith("⚠ Connected: the model “test-model” answers") and "14 January 2027" in text, text
+    llm_server.models = ["other-model", "third-model"]
+    llm_server.strict_models = True
+    llm_server.add_error(404, "The model `test-model` does not exist")
+    await d.test_connection()
+    text = d.test_result.text()
+    assert text.startswith("✗ The model server does not know the model “test-model”") and "other-model, third-model" in text, text
+    for status in (401, 429, 500):
+        llm_server.clear()
+        for _ in range(3):  # (a busy server's answer is asked again)
+            llm_server.add_error(status, "refused")
+        await d.test_connection()
+        text = d.test_result.text()
+        assert text.startswith(("✗ The model server", "✗ Too many requests")), text
+        assert not any("\u4e00" <= ch <= "\u9fff" for ch in text), text

@@ -479,6 +479,32 @@ async def test_an_undo_of_a_rename_gives_the_colours_back_and_frees_the_new_name
     assert colours["工作"] == colour and len(set(colours.values())) == 4
 
 
+async def test_a_theme_made_later_under_a_folded_renamed_themes_old_name_starts_unfolded(wall, populated_store, wait):
+    """A folded 「家人」 renamed 「亲人」 left 家人 remembered as folded: a theme Sonetto filed later under
+    家人 started folded (its cards out of sight). Now the old name gives its fold up once its cards have
+    moved; an undo of the rename gives it back, and the name the undo empties gives its own up too."""
+    await wall.reload()
+    wall.set_collapsed("家人", True)
+    await _rename(wall, "家人", "亲人", wait)
+    assert wall.section("亲人").is_collapsed()
+    assert "家人" not in wall.state.collapsed()  # the next run too
+    populated_store.add("表妹下个月结婚", "家人")
+    await wait(lambda: wall.section("家人") is not None, message="a new 家人")
+    assert not wall.section("家人").is_collapsed()
+
+    wall.set_collapsed("工作", True)
+    await _rename(wall, "工作", "职场", wait)
+    assert "工作" not in wall.state.collapsed() and wall.section("职场").is_collapsed()
+    await wait(lambda: _toast(wall, "bulk:") is not None and "工作" in _toast(wall, "bulk:").text)
+    _toast(wall, "bulk:").action_button.click()  # the undo: 工作 folded as it was
+    await wait(lambda: wall.section("工作") is not None and wall.section("职场") is None, message="undone")
+    assert wall.section("工作").is_collapsed() and "工作" in wall.state.collapsed()
+    assert "职场" not in wall.state.collapsed()
+    populated_store.add("想换个工作环境", "职场")
+    await wait(lambda: wall.section("职场") is not None, message="a new 职场")
+    assert not wall.section("职场").is_collapsed()
+
+
 async def test_a_theme_name_typed_too_long_is_held_to_the_limit_not_refused_after_the_dialog_closed(
         wall, populated_store, wait):
     """新主题… and 重命名主题… stop at a theme's length limit as the edit dialog's theme does: the store

@@ -149,6 +149,31 @@ async def test_a_damaged_trash_file_leaves_out_the_trash_and_says_so(actions, se
     assert populated_store.count() == 5 and populated_store.list_trash() == []
 
 
+async def test_a_damaged_pins_file_is_said_in_the_preview_and_the_message(actions, service, populated_store, tmp_path,
+                                                                        wait):
+    """A YAML backup's pins file (NAME.flags.yaml) that cannot be read was left out without a word (the
+    memories came in unpinned): the preview and the message now say so, naming it and the line."""
+    populated_store.set_field(populated_store.ids["讨厌香菜"], "pinned", True)
+    target = tmp_path / "备份.yaml"
+    await actions.export_to(target)
+    side = transfer.flags_path(target)
+    side.write_text(side.read_text(encoding="utf-8") + "  oops: [not closed\n", encoding="utf-8")
+    line = len(side.read_text(encoding="utf-8").splitlines())
+    for mid in list(populated_store.all_items()):
+        populated_store.delete(mid, "")
+    populated_store.purge()
+    flow = asyncio.ensure_future(actions.import_from(target))
+    await wait(lambda: isinstance(actions.active_dialog, ImportPreviewDialog) and actions.active_dialog.isVisible())
+    summary = actions.active_dialog.summary.text()
+    assert "新增 6 条" in summary and "备份.flags.yaml" in summary and f"第 {line} 行" in summary, summary
+    assert "置顶" in summary, summary
+    actions.active_dialog.import_button.click()
+    result = await flow
+    assert len(result.added) == 6
+    said, kind = actions.messages[-1]
+    assert "已导入 6 条记忆" in said and "备份.flags.yaml" in said and "置顶" in said and kind == "error", said
+
+
 @pytest.mark.parametrize("fmt", ["yaml", "json"])
 async def test_a_backup_with_one_memory_in_the_trash_says_it_in_english(actions, service, populated_store, tmp_path,
                                                                         wait, english, fmt):

@@ -147,6 +147,28 @@ class Composer(QWidget):
     def set_text(self, text: str) -> None:
         self.input.setPlainText(text)
 
+    def put_before_draft(self, text: str) -> None:
+        """``text`` (a chat's draft that arrived late) goes before what was typed meanwhile (or put aside
+        while an earlier message is edited), where it would have been had it shown at once; the cursor
+        stays where it was in what was typed, at the end when nothing was."""
+        if not text:
+            return
+        if self._editing:
+            self._before_edit = text + self._before_edit
+            return
+        typed = self.text()
+        cursor = self.input.textCursor()
+        position, anchor = cursor.position(), cursor.anchor()
+        self.input.setPlainText(text + typed)
+        cursor = self.input.textCursor()
+        if typed:
+            shift = len(text.encode("utf-16-le")) // 2  # (the document counts UTF-16 units)
+            cursor.setPosition(anchor + shift)
+            cursor.setPosition(position + shift, cursor.MoveMode.KeepAnchor)
+        else:
+            cursor.movePosition(cursor.MoveOperation.End)
+        self.input.setTextCursor(cursor)
+
     def set_busy(self, busy: bool) -> None:
         self._busy = busy
         self.send_button.setVisible(not busy)

@@ -7,7 +7,9 @@ and removed once sent (the input is empty) or when the chat is deleted. A draft 
 state file keeps (a pasted book) is written to its own file beside it (``chat-drafts/``) instead:
 never dropped. Those files are written, removed and swept by a thread of their own, never the Qt thread
 (a write with its fsync took 1.5-26 ms): the newest save of each wins, the chat shows it until it is on
-disk, and the app's shutdown (and the interpreter's exit) waits for it. A temporary chat keeps none (it is not saved at all). While an earlier message is
+disk, and the app's shutdown (and the interpreter's exit) waits for it. Such a file is read by a worker
+too when its chat is shown: the composer is empty until it arrives, then shows it before whatever was
+typed meanwhile (a chat left before it arrived keeps both the same way). A temporary chat keeps none (it is not saved at all). While an earlier message is
 being edited, the draft is the text from before the edit (the edit itself is the message, not a draft).
 """
 
@@ -26,6 +28,7 @@ from ...aio import start_thread
 from ...memory.files import atomic_write, private_dir
 
 from ..memory_service import call
+from ..widgets.tasks import task_scope
 from .composer import Composer
 from .controller import ChatController
 
@@ -105,6 +108,8 @@ class LongDraftFiles:
         self._waiting: dict[str, tuple[str, Any]] = {}  # file name -> ("write", text) / ("remove", None); _SWEEP -> ("keep", names)
         self._unwritten: dict[str, str] = {}  # a draft its file could not take (disk full): kept for this run
         self._absent: set[str] = set()  # files known not to be there (no removal queued for them again)
+        self._present: set[str] | None = None  # the drafts' files there or to be written (None: not listed yet)
+        self._changed: dict[str, bool] = {}  # saves while the folder is being listed: name -> written (not removed)
         self._idle = threading.Event()
         self._idle.set()
 
@@ -117,15 +122,47 @@ class LongDraftFiles:
                 return change[1] if change[0] == "write" else ""
             return self._unwritten.get(name)
 
+    def maybe_there(self, name: str) -> bool:
+        """Whether this file may hold a draft (False only once the folder was listed: ``list_folder``)."""
+        with self._lock:
+            return self._present is None or name in self._present
+
+    def list_folder(self) -> None:
+        """Note which drafts' files are there (blocking: a worker's), so that a chat without one is shown
+        without reading anything."""
+        with self._lock:
+            if self._present is not None:
+                return
+        try:
+            found = {path.name for path in self._folder.glob("*.txt")} if self._folder.is_dir() else set()
+        except OSError:
+            log.warning("the long drafts' folder could not be listed", exc_info=True)
+            return
+        with self._lock:
+            if self._present is None:
+                found.update(name for name, written in self._changed.items() if written)
+                self._present = found - {name for name, written in self._changed.items() if not written}
+                self._changed.clear()
+
+    def _note(self, name: str, written: bool) -> None:  # (under the lock)
+        if self._present is None:
+            self._changed[name] = written
+        elif written:
+            self._present.add(name)
+        else:
+            self._present.discard(name)
+
     def write(self, name: str, text: str) -> None:
         with self._lock:
             self._unwritten.pop(name, None)
             self._absent.discard(name)
+            self._note(name, True)
             self._queue(name, ("write", text))
 
     def remove(self, name: str) -> None:
         with self._lock:
             self._unwritten.pop(name, None)
+            self._note(name, False)
             if name in self._absent and name not in self._waiting:
                 return
             self._queue(name, ("remove", None))
@@ -137,6 +174,8 @@ class LongDraftFiles:
                 del self._waiting[name]
             for name in [name for name in self._unwritten if name not in names]:
                 del self._unwritten[name]
+            if self._present is not None:
+                self._present &= names
             self._queue(_SWEEP, ("keep", frozenset(names)))
 
     async def flush(self, timeout: float | None = None) -> bool:
@@ -208,6 +247,10 @@ class Drafts(QObject):
         self._timer.setInterval(SAVE_DELAY_MS)
         self._timer.timeout.connect(self.save)
         self._loading = False
+        self._tasks = task_scope(self, "chat-drafts")
+        self._reads: dict[str, Any] = {}  # a chat whose long draft's file is being read -> that read's task
+        self._typed: dict[str, str] = {}  # what was typed in such a chat before it was left (the draft goes before it)
+        self._tasks.spawn(call(self._files.list_folder), name="list-drafts")  # (then a chat without one reads nothing)
         composer.input.textChanged.connect(self._on_text_changed)
         controller.current_session_changed.connect(self._on_session_changed)
         controller.sessions_changed.connect(self._on_sessions_changed)
@@ -219,6 +262,12 @@ class Drafts(QObject):
         return self._folder / f"{hashlib.sha256(session_id.encode()).hexdigest()[:32]}.txt"
 
     def draft(self, session_id: str) -> str:
+        """The chat's draft as saved (blocking when it is in its own file: a worker's, or a test's)."""
+        known = self._known(session_id)
+        return self._read_long(session_id) if known is None else known
+
+    def _known(self, session_id: str) -> str | None:
+        """The chat's draft without reading a file; None when it may be in its own file (``_read_long``)."""
         if not session_id:
             return ""
         pending = self._files.pending(self._long_file(session_id).name)
@@ -227,8 +276,12 @@ class Drafts(QObject):
         value = self._state.value(self._key(session_id), "", type=str)
         if isinstance(value, str) and value:
             return value
-        if pending is not None:  # its file is being removed
-            return ""
+        if pending is not None or not self._files.maybe_there(self._long_file(session_id).name):
+            return ""  # (its file is being removed, or there is none)
+        return None
+
+    def _read_long(self, session_id: str) -> str:
+        """A long draft's file, read (blocking); "" when there is none or it cannot be read."""
         try:
             return self._long_file(session_id).read_text(encoding="utf-8")
         except FileNotFoundError:
@@ -255,6 +308,12 @@ class Drafts(QObject):
         if not session:
             return
         text = self._composer.draft_text()
+        if session in self._reads:  # its draft is still being read: what is shown is only what was typed since
+            self._typed[session] = text  # (put after the draft when it arrives: ``_arrive``)
+            return
+        self._store(session, text)
+
+    def _store(self, session: str, text: str) -> None:
         if not text.strip() or self._temporary(session):
             self._state.remove(self._key(session))
             self._forget_long(session)
@@ -274,15 +333,42 @@ class Drafts(QObject):
             return
         self.save()  # the text typed so far belongs to the chat being left
         self._session = session_id
+        known = self._known(session_id)
+        if known is None:  # in its own file, maybe: read by a worker (what was typed here since it began comes back)
+            known = self._typed.pop(session_id, "")
+            if session_id not in self._reads:
+                self._reads[session_id] = self._tasks.spawn(self._arrive(session_id), name="read-draft")
         self._loading = True
         try:
             self._composer.set_editing("")
-            self._composer.set_text(self.draft(session_id))
+            self._composer.set_text(known)
             cursor = self._composer.input.textCursor()
             cursor.movePosition(cursor.MoveOperation.End)
             self._composer.input.setTextCursor(cursor)
         finally:
             self._loading = False
+
+    async def _arrive(self, session_id: str) -> None:
+        """Read the chat's long draft in a worker; it goes before what was typed meanwhile: in the composer
+        when the chat is still shown, else in the draft saved for it."""
+        try:
+            read = await call(self._read_long, session_id)
+        finally:
+            self._reads.pop(session_id, None)
+        text = read.value if read.ok else ""
+        typed = self._typed.pop(session_id, "")
+        if session_id == self._session:
+            self._loading = True
+            try:
+                self._composer.put_before_draft(text)
+            finally:
+                self._loading = False
+            if typed:  # a save came while it was read (the window's, at quit): made again, the draft with it
+                self.save()
+            elif self._composer.draft_text() != text:  # typed meanwhile: saved as usual, the draft with it
+                self._timer.start()
+        elif typed and any(info.id == session_id for info in self._controller.sessions):
+            self._store(session_id, text + typed)
 
     def _on_sessions_changed(self, sessions: list[Any]) -> None:
         """A chat that is gone (deleted) takes its draft with it."""

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import QFileDialog, QWidget
 from sonetto_desktop import ops
 from sonetto_desktop.memory.reasons import reason_text
 from sonetto_desktop.memory.transfer import ImportFormatError, format_for, marks_beside, read_import, trash_beside
-from sonetto_desktop.presentation.errors import error_detail, trash_left_out
+from sonetto_desktop.presentation.errors import error_detail, left_out
 
 from ..widgets.dialogs import execute_dialog
 from ..widgets.file_dialogs import translated
@@ -132,8 +132,7 @@ class TransferActions(QObject):
         preview = await self._service.run(ops.PreviewImport(items))
         if preview is None or not shiboken6.isValid(self._parent):
             return None
-        problem = getattr(items, "trash_problem", None)  # a damaged NAME.trash.yaml: left out, said
-        note = trash_left_out(problem) if problem is not None else ""
+        note = left_out(items)  # a damaged NAME.trash.yaml or NAME.flags.yaml: left out, said
         dialog = ImportPreviewDialog(preview, path.name, self._parent, note=note)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.setWindowModality(Qt.WindowModality.WindowModal)

@@ -12,10 +12,11 @@ first run (``provider_picker.py``).
 from __future__ import annotations
 
 import dataclasses
+import math
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import Qt, QUrl, Signal
+from PySide6.QtCore import QDate, QLocale, Qt, QUrl, Signal
 from PySide6.QtGui import QDesktopServices, QGuiApplication
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -332,6 +333,7 @@ class SettingsDialog(QDialog):
         settings = self.current_settings()
         self.test_button.setEnabled(False)
         self.test_result.setText(self.tr("正在连接…"))
+        self.test_result.setToolTip("")
         try:
             result = await test_connection(settings)
         finally:
@@ -345,16 +347,97 @@ class SettingsDialog(QDialog):
             self.model.addItems(result.models)
             self.model.setEditText(current)
         self.last_result = result
-        message = result.en if settings.language == "en" else result.zh  # says the latency once
         mark = "⚠ " if result.warning else "✓ " if result.ok else "✗ "  # ⚠: connected, but no tool calls or retiring
-        self.test_result.setText(mark + message)
+        self.test_result.setText(mark + self.tested_text(result, settings.model.strip()))
+        error = result.error
+        self.test_result.setToolTip(error.detail if error is not None else "")  # the server's or library's own words
         self.connection_tested.emit(result)
+
+    def tested_text(self, result: Any, model: str) -> str:
+        """A connection test's outcome (``agent.llm.ConnectionResult``) for ``model`` in the UI's language
+        (the server's or the library's own words are the tooltip's: ``LLMErrorInfo.detail``)."""
+        if result.ok:
+            text = self.tr("连接成功：模型“%1”可以使用（响应 %2 毫秒）。").replace("%1", model).replace(
+                "%2", f"{result.latency_ms or 0:.0f}")
+            if result.unlisted:
+                text += self.tr("（它没有出现在服务的模型列表里，但能正常回答。）")
+            text += self._tools_note(result.tools)
+            if result.shutdown:
+                text += "\n" + self.tr("服务商已公布：这个模型将于 %1 停用，之后就不能再用了。请在那之前换一个模型。").replace(
+                    "%1", self._day(result.shutdown))
+            return text
+        if result.words:
+            return (self.tr("接口地址应以 http:// 或 https:// 开头。") if result.words[0] == "bad_url"
+                    else self.tr("请填写接口地址或 API Key。"))
+        error = result.error
+        text = self._failure_text(error.code if error is not None else result.code, error.model if error else "")
+        if error is not None and error.status is not None:
+            text += self.tr("（HTTP %1）").replace("%1", str(error.status))
+        if error is not None and error.retry_after is not None and error.retry_after >= 1 and error.code in (
+                "rate_limit", "server"):
+            seconds = error.retry_after
+            text += (self.tr("服务要求约 %1 分钟后再试。").replace("%1", str(math.ceil(seconds / 60))) if seconds >= 120
+                     else self.tr("服务要求约 %1 秒后再试。").replace("%1", str(max(1, math.ceil(seconds)))))
+        if error is not None and error.detail and error.code in ("server", "bad_response", "rate_limit", "refused"):
+            text += self.tr("（服务说的原因见提示）")
+        if result.code == "unknown_model" and result.models:
+            names = self.tr("、").join(result.models[:10])
+            if len(result.models) > 10:
+                names = self.tr("%1等").replace("%1", names)
+            text += "\n" + self.tr("服务上可用的模型：%1").replace("%1", names)
+        return text
+
+    def _failure_text(self, code: str, model: str) -> str:
+        """What failed (``llm_errors.CODES``), in the UI's language."""
+        if code == "unknown_model" and model:
+            return self.tr("模型服务上找不到模型“%1”。请检查模型名称的拼写，或先在服务上下载/启用它。").replace("%1", model)
+        if code == "unknown_model":
+            return self.tr("模型服务上找不到这个模型。请检查模型名称的拼写，或先在服务上下载/启用它。")
+        if code == "unconfigured":
+            return self.tr("还没有配置模型。请在“设置”里填写接口地址、模型名称和 API Key（本地模型可不填 Key）。")
+        if code == "unreachable":
+            return self.tr("连不上模型服务。请检查接口地址是否正确、网络是否通畅，本地模型服务是否已经启动。")
+        if code == "auth":
+            return self.tr("模型服务拒绝了 API Key（认证失败）。请在“设置”里检查或重新填写 API Key。")
+        if code == "rate_limit":
+            return self.tr("请求太频繁，或账户额度/余额不足。请稍后再试，或检查账户额度。")
+        if code == "server":
+            return self.tr("模型服务内部出错了，请稍后再试。")
+        if code == "timeout":
+            return self.tr("模型服务响应超时。可以稍后再试，或在“设置”里调大超时时间。")
+        if code == "refused":
+            return self.tr("模型服务拒绝了这次请求。请检查 API 密钥是否正确、这个密钥能否使用该模型，以及服务端的设置。")
+        if code == "empty_reply":
+            return self.tr("模型返回了空回复（没有任何文字）。可以重试；如果经常这样，可能是模型的输出被服务端过滤或截断了，或者这个模型不适合对话。")
+        if code == "tool_loop":
+            return self.tr("模型反复调用工具，一直没有给出回答，已中止。换个说法再试一次；如果经常这样，可以换一个模型。")
+        return self.tr("模型服务返回了无法理解的内容。请确认接口地址是 OpenAI 兼容的（通常以 /v1 结尾）。")
+
+    def _tools_note(self, tools: str) -> str:
+        """Whether the model calls tools (``agent.llm._probe_tools``), said after a good answer."""
+        if tools == "calls":
+            return self.tr("它也会调用工具（记忆写入靠工具调用）。")
+        if tools == "text":
+            return self.tr("但它没有调用工具，而是用文字回答：Sonetto 写记忆要靠工具调用（function calling），用这个模型时记忆不会被写入。请换一个支持工具调用的模型（llama.cpp 的服务需要加 --jinja 启动）。")
+        if tools == "refused":
+            return self.tr("但服务拒绝了带工具的请求：这个模型或服务不支持工具调用（function calling），用它时记忆不会被写入。")
+        if tools == "unknown":
+            return self.tr("（未能确认它是否支持工具调用。）")
+        return ""
+
+    def _day(self, text: str) -> str:
+        """A ``YYYY-MM-DD`` date as the UI's language writes it (``2027年1月14日`` / ``14 January 2027``)."""
+        day = QDate.fromString(text.strip(), "yyyy-MM-dd")
+        if not day.isValid():
+            return text
+        return QLocale.c().toString(day, self.tr("yyyy年M月d日"))  # (the C locale's month names are English)
 
     def _endpoint_edited(self, *_: Any) -> None:
         """The address, the key or the model changed: a test's result was for the one before."""
         self.last_result = None
         if self.test_button.isEnabled():  # (a test under way keeps saying so; its answer is dropped)
             self.test_result.clear()
+            self.test_result.setToolTip("")
 
     def dirty(self) -> bool:
         """Anything changed that closing would lose."""

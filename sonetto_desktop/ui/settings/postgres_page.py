@@ -132,6 +132,7 @@ class PostgresPage(QWidget):
         settings = self._dialog.current_settings()
         self.test_button.setEnabled(False)
         self.result.setText(self.tr("正在连接…"))
+        self.result.setToolTip("")
         checked = await call(check_connection, settings)
         if not alive(self):  # the page may have been closed and deleted meanwhile
             return
@@ -141,5 +142,47 @@ class PostgresPage(QWidget):
             return
         check = checked.value
         self.last_check = check
-        self.result.setText(("✓ " if check.ok else "✗ ") + (check.en if settings.language == "en" else check.zh))
+        self.result.setText(self.checked_text(check))
+        self.result.setToolTip(check.detail)  # the exact words (the library's or the server's)
         self.connection_checked.emit(check)
+
+    def checked_text(self, check: Any) -> str:
+        """A connection test's outcome (``postgres_setup.ConnectionCheck``) in the UI's language: what
+        failed is said from its ``words`` (libpq's or the server's own words are the tooltip's)."""
+        if check.ok:
+            text = (self.tr("连接成功：PostgreSQL %1（TLS 加密），%2，用时 %3 毫秒。") if check.tls
+                    else self.tr("连接成功：PostgreSQL %1（未加密），%2，用时 %3 毫秒。"))
+            count = (self.tr("已有 %n 条记忆", "", check.memories) if check.memories is not None
+                     else self.tr("记忆库尚未建立（首次使用时会自动创建）"))
+            return "✓ " + text.replace("%1", check.server_version).replace("%2", count).replace(
+                "%3", f"{check.millis:.0f}")
+        kind, values = (check.words[0], check.words[1:]) if check.words else ("failed", ())
+
+        def said(text: str) -> str:
+            for i, value in enumerate(values, 1):
+                text = text.replace(f"%{i}", value)
+            return text
+
+        if kind == "bad_url":
+            reason = self.tr("地址有误，应像 postgresql://用户名@服务器:5432/数据库")
+        elif kind == "no_driver":
+            reason = self.tr("缺少 PostgreSQL 组件：pip install 'sonetto-desktop[postgres]'")
+        elif kind == "tls":
+            reason = self.tr("TLS 加密连接没有建立：服务器不支持 TLS，或证书不被信任。可以换一个 TLS 设置再试")
+        elif kind == "timeout":
+            reason = self.tr("服务器在限定时间内没有回答：请检查地址、端口和网络")
+        elif kind == "auth":
+            reason = self.tr("服务器不接受这个用户名和密码：请检查密码")
+        elif kind == "not_allowed":
+            reason = self.tr("服务器不允许这台电脑或这个用户连接（看它的 pg_hba.conf 设置，或连接数已满）")
+        elif kind == "no_database":
+            reason = said(self.tr("服务器上没有名为 %1 的数据库：请先建好它，或改一下地址最后的数据库名"))
+        elif kind == "no_user":
+            reason = said(self.tr("服务器上没有名为 %1 的用户"))
+        elif kind == "no_permission":
+            reason = self.tr("这个用户没有读取记忆库的权限")
+        elif kind == "unreachable":
+            reason = self.tr("连不上服务器：它没有运行，或地址、端口不对")
+        else:
+            reason = self.tr("连接失败（服务器说的原因见提示）")
+        return "✗ " + reason

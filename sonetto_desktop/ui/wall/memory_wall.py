@@ -275,7 +275,7 @@ class MemoryWall(QWidget):
 
     def _on_change_arriving(self, change: Any) -> None:
         """An undo (of a rename, from the toast, 编辑 ▸ 撤销 or the history) moves cards back to a theme
-        the rename emptied: that theme takes back its colours before its cards show (``moved_back``)."""
+        the rename emptied: that theme takes back its colours and its fold before its cards show (``moved_back``)."""
         if not change.extra.get("undo_of"):
             return
         present = self.model.theme_counts()
@@ -284,7 +284,9 @@ class MemoryWall(QWidget):
             card, state = self.model.card(memory_id), change.state(memory_id)
             theme = state.get("theme") if state is not None else None
             if card is not None and theme and theme != card[THEME]:
-                took_back = self.theme_colors.moved_back(card[THEME], theme, present) or took_back
+                if self.theme_colors.moved_back(card[THEME], theme, present):
+                    self.theme_sections.fold_back(theme, card[THEME])
+                    took_back = True
         if took_back:
             self.state.set_color_slots(self.theme_colors.slots)
             self.state.set_custom_colors(self.theme_colors.custom)

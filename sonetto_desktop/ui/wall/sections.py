@@ -64,6 +64,7 @@ class WallSections(QObject):
         self._column = column
         self._state = state
         self._colors = theme_colors
+        self._folds_left: dict[str, str] = {}  # a folded name a rename emptied -> the name its cards went to (this run)
         self._settings = settings
         self._loading = loading
         self._sections: dict[str, ThemeSection] = {}
@@ -101,6 +102,7 @@ class WallSections(QObject):
         if self._colors.assign(counts):
             self._state.set_color_slots(self._colors.slots)
             self._state.set_custom_colors(self._colors.custom)
+        self._settle_folds()
         collapsed = self._state.collapsed()
         missing = self.missing(counts)
         if limit is None and self._loading():
@@ -114,6 +116,23 @@ class WallSections(QObject):
                 self._column.removeWidget(section)
                 self._column.insertWidget(position, section)
         self.synced.emit()
+
+    def _settle_folds(self) -> None:
+        """A rename whose cards have all moved (``ThemeColors.settled``): the old name gives up its fold
+        (kept aside for an undo, ``fold_back``), so a theme made later under it starts unfolded."""
+        for old, new in self._colors.settled:
+            if old in self._state.collapsed():
+                self._state.set_collapsed(old, False)
+                self._folds_left[old] = new
+            else:
+                self._folds_left.pop(old, None)
+
+    def fold_back(self, theme: str, source: str) -> None:
+        """An undo moves the cards of ``source`` back to ``theme``, which a rename to ``source`` emptied
+        (``ThemeColors.moved_back``): ``theme`` is folded again if it was then."""
+        if self._folds_left.get(theme) == source:
+            del self._folds_left[theme]
+            self._state.set_collapsed(theme, True)
 
     def missing(self, counts: dict[str, int] | None = None) -> list[str]:
         """Themes of the model without a section yet (made while the wall loads), in display order."""

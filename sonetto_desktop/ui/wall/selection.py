@@ -135,8 +135,9 @@ class WallBulk(QObject):
     def _keep_look(self, old: str, new: str) -> None:
         """A plain rename keeps the theme's look: folded or not, its colour (picked, or its palette
         slot), over whatever an earlier theme named ``new`` left remembered. The old name gives its
-        colour up once its cards have moved (a theme made later under it has its own), and an undo of
-        the rename gives it back (``ThemeColors.rename`` / ``moved_back``)."""
+        colour and its fold up once its cards have moved (a theme made later under it has its own colour
+        and starts unfolded), and an undo of the rename gives them back (``ThemeColors.rename`` /
+        ``moved_back``, ``WallSections.fold_back``)."""
         wall = self._wall
         wall.state.set_collapsed(new, old in wall.state.collapsed())
         wall.theme_colors.rename(old, new)

@@ -77,6 +77,7 @@ class ThemeColors:
         self._moving: set[tuple[str, str]] = set()  # (from, to): a rename (or its undo) whose cards move
         self._left: dict[str, tuple[str, int | None, str | None]] = {}  # a name a rename emptied: (the name
         # its cards went to, the slot and picked colour it gave up), for an undo of that rename (this run)
+        self.settled: list[tuple[str, str]] = []  # (from, to): the renames whose cards all moved in the last ``assign``
 
     def assign(self, themes: Iterable[str]) -> bool:
         """Give the themes on the wall (``themes``) slots of their own (module docstring); True if
@@ -141,6 +142,7 @@ class ThemeColors:
         gives up the slot and picked colour it shared with ``to`` (kept aside for an undo), so a theme
         made later under that name is a new theme with a colour of its own. True if any was given up."""
         done = [(old, new) for old, new in self._moving if old not in present and new in present]
+        self.settled = done
         for old, new in done:
             self._moving.discard((old, new))
             self._left[old] = (new, self.slots.pop(old, None), self.custom.pop(old, None))
