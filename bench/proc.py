@@ -31,3 +31,29 @@ def timed_peak(fn: Callable[[], Any]) -> tuple[Any, float, float]:
     finally:
         tracemalloc.stop()
     return result, took, peak
+
+
+def run_offscreen_app(measure: Callable[[Any], Any]) -> int:
+    """Run ``await measure(qapp)`` on a qasync loop over an offscreen QApplication, with a throwaway
+    profile (``SONETTO_CONFIG_DIR`` / ``SONETTO_DATA_DIR`` unless set), and print its result as JSON."""
+    import asyncio
+    import json
+    import os
+    import tempfile
+    from pathlib import Path
+
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    os.environ.setdefault("QT_API", "pyside6")
+    with tempfile.TemporaryDirectory() as home:
+        os.environ.setdefault("SONETTO_CONFIG_DIR", str(Path(home) / "config"))
+        os.environ.setdefault("SONETTO_DATA_DIR", str(Path(home) / "data"))
+        import qasync
+        from PySide6.QtWidgets import QApplication
+
+        qapp = QApplication.instance() or QApplication([])
+        loop = qasync.QEventLoop(qapp)
+        asyncio.set_event_loop(loop)
+        with loop:
+            out = loop.run_until_complete(measure(qapp))
+    print(json.dumps(out, ensure_ascii=False, indent=1))
+    return 0

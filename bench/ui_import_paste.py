@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
-import os
 import statistics
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+from bench.proc import run_offscreen_app
 
 ROOT = Path(__file__).resolve().parent.parent
 for extra in (ROOT, ROOT / "tests", ROOT / "tests" / "ui"):
@@ -85,21 +85,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--mb", type=float, default=5.0)
     parser.add_argument("--keys", type=int, default=20)
     args = parser.parse_args(argv)
-    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    os.environ.setdefault("QT_API", "pyside6")
-    with tempfile.TemporaryDirectory() as home:
-        os.environ.setdefault("SONETTO_CONFIG_DIR", str(Path(home) / "config"))
-        os.environ.setdefault("SONETTO_DATA_DIR", str(Path(home) / "data"))
-        import qasync
-        from PySide6.QtWidgets import QApplication
-
-        qapp = QApplication.instance() or QApplication([])
-        loop = qasync.QEventLoop(qapp)
-        asyncio.set_event_loop(loop)
-        with loop:
-            out = loop.run_until_complete(measure(qapp, args.mb, args.keys))
-    print(json.dumps(out, ensure_ascii=False, indent=1))
-    return 0
+    return run_offscreen_app(lambda qapp: measure(qapp, args.mb, args.keys))
 
 
 if __name__ == "__main__":
