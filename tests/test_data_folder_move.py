@@ -70,24 +70,33 @@ async def test_a_data_folder_inside_the_current_one_gets_the_memories(tmp_path):
         await services.close()
 
 
+def _disk_full_at_the_store(monkeypatch):
+    """The disk fills up when the copy comes to the memories' file (the other files copy as they are);
+    returns the real copy, to put back."""
+    import errno
+    import shutil
+
+    copy = shutil.copy2
+
+    def full_at_the_store(source, target, **kw):
+        if str(source).endswith("memory.yaml"):
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return copy(source, target, **kw)
+
+    monkeypatch.setattr(shutil, "copy2", full_at_the_store)
+    return copy
+
+
 async def test_a_copy_that_fails_leaves_the_new_folder_without_a_store_and_keeps_the_old_one(tmp_path, monkeypatch):
     """The disk fills up while the memories are copied: nothing half copied stays in the new folder
     (its next use copies again, whole), and the current folder's store is opened again."""
-    import errno
     import shutil
 
     old, new = tmp_path / "old", tmp_path / "new"
     services = await AppServices.open(settings=_settings(old), watch=False)
     try:
         services.memory.add("用户喜欢爬山", "爱好")
-        copy = shutil.copy2
-
-        def full_at_the_store(source, target, **kw):
-            if str(source).endswith("memory.yaml"):
-                raise OSError(errno.ENOSPC, "No space left on device")
-            return copy(source, target, **kw)
-
-        monkeypatch.setattr(shutil, "copy2", full_at_the_store)
+        copy = _disk_full_at_the_store(monkeypatch)
         with pytest.raises(OSError):
             await services.apply_settings(dataclasses.replace(services.settings, data_dir=str(new)))
         assert services.data_dir == old
@@ -107,8 +116,6 @@ async def test_a_copy_that_fails_into_a_folder_of_the_persons_leaves_nothing_of_
     """A copy into a folder that was there already (the person's Documents) fails: the folder keeps
     what it held and nothing of the app's; the copy's lock file stayed there for good (only a folder the
     copy had made itself went, with its lock)."""
-    import errno
-    import shutil
 
     old, new = tmp_path / "old", tmp_path / "Documents"
     new.mkdir()
@@ -116,14 +123,7 @@ async def test_a_copy_that_fails_into_a_folder_of_the_persons_leaves_nothing_of_
     services = await AppServices.open(settings=_settings(old), watch=False)
     try:
         services.memory.add("用户喜欢爬山", "爱好")
-        copy = shutil.copy2
-
-        def full_at_the_store(source, target, **kw):
-            if str(source).endswith("memory.yaml"):
-                raise OSError(errno.ENOSPC, "No space left on device")
-            return copy(source, target, **kw)
-
-        monkeypatch.setattr(shutil, "copy2", full_at_the_store)
+        _disk_full_at_the_store(monkeypatch)
         with pytest.raises(OSError):
             await services.apply_settings(dataclasses.replace(services.settings, data_dir=str(new)))
         assert services.data_dir == old

@@ -799,11 +799,8 @@ def test_a_damaged_pins_file_beside_a_yaml_backup_is_said_not_dropped_without_a_
         dst.close()
 
 
-@pytest.mark.parametrize("fmt", ["yaml", "json", "md"])
-def test_a_merged_away_memory_comes_back_from_a_backup_as_merged(tmp_path, fmt):
-    """The trash shows a memory merged into another as 合并进了「…」 (its ``merged_into``): a Markdown backup
-    left that out, so after importing it the trash said the merge's bare reason with the kept memory's id
-    in it ("合并到 3f2a…：…") and an undo of the merge no longer knew where the text went."""
+def _merged_backup(tmp_path, fmt: str):
+    """A store with one memory merged into another, exported as ``fmt``: (kept id, merged-away id, file)."""
     src = open_store("yaml", tmp_path / "a")
     keep = src.add("小林喜欢猫", "品味")
     gone = src.add("小林很喜欢猫咪", "品味")
@@ -811,6 +808,15 @@ def test_a_merged_away_memory_comes_back_from_a_backup_as_merged(tmp_path, fmt):
     out = tmp_path / f"backup.{fmt}"
     transfer.write_export(src, out, fmt)
     src.close()
+    return keep, gone, out
+
+
+@pytest.mark.parametrize("fmt", ["yaml", "json", "md"])
+def test_a_merged_away_memory_comes_back_from_a_backup_as_merged(tmp_path, fmt):
+    """The trash shows a memory merged into another as 合并进了「…」 (its ``merged_into``): a Markdown backup
+    left that out, so after importing it the trash said the merge's bare reason with the kept memory's id
+    in it ("合并到 3f2a…：…") and an undo of the merge no longer knew where the text went."""
+    keep, gone, out = _merged_backup(tmp_path, fmt)
     dst = open_store("yaml", tmp_path / "b")
     try:
         import_file(dst, out)
@@ -830,13 +836,7 @@ def test_a_merged_away_memory_follows_its_kept_memory_to_a_new_id(tmp_path, caps
     from memory_stores import store_path
     from sonetto_desktop.memory.item import MemoryItem
 
-    src = open_store("yaml", tmp_path / "a")
-    keep = src.add("小林喜欢猫", "品味")
-    gone = src.add("小林很喜欢猫咪", "品味")
-    src.merge(keep, gone, "小林喜欢猫，尤其是橘猫", "品味", "两条说的是一件事")
-    out = tmp_path / f"backup.{fmt}"
-    transfer.write_export(src, out, fmt)
-    src.close()
+    keep, gone, out = _merged_backup(tmp_path, fmt)
     dst = open_store("yaml", tmp_path / "b")
     dst.import_items({keep: MemoryItem("小林在写一个 Rust 项目", "工作")})  # the same id, another memory
     if how == "import_file":
@@ -859,13 +859,7 @@ def test_a_merged_away_memory_follows_its_kept_memory_to_the_stores_copy(tmp_pat
     says it went into the store's copy, not into an id the store gives to something else."""
     from sonetto_desktop.memory.item import MemoryItem
 
-    src = open_store("yaml", tmp_path / "a")
-    keep = src.add("小林喜欢猫", "品味")
-    gone = src.add("小林很喜欢猫咪", "品味")
-    src.merge(keep, gone, "小林喜欢猫，尤其是橘猫", "品味", "两条说的是一件事")
-    out = tmp_path / "backup.md"
-    transfer.write_export(src, out, "md")
-    src.close()
+    keep, gone, out = _merged_backup(tmp_path, "md")
     dst = open_store("yaml", tmp_path / "b")
     try:
         dst.import_items({keep: MemoryItem("小林在写一个 Rust 项目", "工作"),

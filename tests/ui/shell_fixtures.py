@@ -61,3 +61,22 @@ async def running_app(qapp: Any, settings: Settings, **kwargs: Any) -> AsyncIter
         await app.shutdown()
 
 
+
+
+@contextlib.asynccontextmanager
+async def app_whose_chat_cannot_start(qapp: Any, data_dir: Path) -> AsyncIterator[Any]:
+    """The composed app on ``data_dir`` whose chat cannot start (its session database is a folder), past
+    that failure; shut down afterwards."""
+    import pytest
+
+    from sonetto_desktop.ui.shell import SonettoApp
+
+    (data_dir / "sessions.db").mkdir(parents=True)
+    app = SonettoApp(qapp, app_settings(data_dir), interactive=False, writer_drain_timeout=2.0)
+    try:
+        await app.start()
+        with pytest.raises(Exception):
+            await app.wait_until_ready()
+        yield app
+    finally:
+        await app.shutdown()

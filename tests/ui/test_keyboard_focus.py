@@ -71,7 +71,8 @@ def test_tab_reaches_every_control_of_the_edit_dialog(qtbot):
     assert not missing, missing
 
 
-async def test_tab_reaches_every_control_of_the_trash(service, populated_store, qtbot, wait):
+async def _trash_shown(service, populated_store, qtbot, wait):
+    """The trash, with one memory in it, loaded, shown and active."""
     populated_store.delete(populated_store.ids["讨厌香菜"], "测试")
     dialog = TrashDialog(service)
     qtbot.addWidget(dialog)
@@ -79,6 +80,11 @@ async def test_tab_reaches_every_control_of_the_trash(service, populated_store, 
     dialog.show()
     dialog.activateWindow()
     await wait(dialog.isActiveWindow, message="trash window active")
+    return dialog
+
+
+async def test_tab_reaches_every_control_of_the_trash(service, populated_store, qtbot, wait):
+    dialog = await _trash_shown(service, populated_store, qtbot, wait)
     stops = _tab_stops(qtbot, dialog, dialog.list)
     missing = [w.objectName() or w.text() for w in _controls(dialog) if w not in stops]
     assert not missing, missing
@@ -142,13 +148,7 @@ async def test_tab_in_a_list_dialog_follows_the_layout(service, populated_store,
     """Tab from the list went to 关闭 before the row of buttons under the list (the close box was made
     first): in the don't-remember list a person pressing Tab, Enter for 添加… closed the dialog (seen in a
     real window). The same frame lays out the trash, the review inbox and the contradictions."""
-    populated_store.delete(populated_store.ids["讨厌香菜"], "测试")
-    dialog = TrashDialog(service)
-    qtbot.addWidget(dialog)
-    await dialog.wait_loaded()
-    dialog.show()
-    dialog.activateWindow()
-    await wait(dialog.isActiveWindow, message="trash window active")
+    dialog = await _trash_shown(service, populated_store, qtbot, wait)
     dialog.list.setCurrentRow(0)  # the row buttons are enabled
     stops = [w for w in _tab_stops(qtbot, dialog, dialog.list) if isinstance(w, QPushButton)]
     left_to_right = sorted(stops, key=lambda w: (w.mapTo(dialog, w.rect().topLeft()).y(),

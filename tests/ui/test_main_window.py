@@ -8,7 +8,7 @@ import pytest
 from PySide6.QtCore import QByteArray, QSettings
 from PySide6.QtWidgets import QApplication
 
-from shell_fixtures import OFFSCREEN_RAISE, OFFSCREEN_SIZE_HINTS, app_settings, running_app
+from shell_fixtures import OFFSCREEN_RAISE, OFFSCREEN_SIZE_HINTS, app_settings, app_whose_chat_cannot_start, running_app
 from sonetto_desktop import ops
 from sonetto_desktop.config.settings import config_dir
 from sonetto_desktop.ui.theme import tokens
@@ -213,22 +213,13 @@ async def test_first_run_setup_leads_from_welcome_to_a_working_chat(qapp, tmp_pa
 
 
 async def test_chat_failing_to_start_is_shown_and_the_wall_still_works(qapp, tmp_path, wait):
-    from sonetto_desktop.ui.shell import SonettoApp
-
     data = tmp_path / "data"
-    (data / "sessions.db").mkdir(parents=True)  # the session database cannot be opened
-    app = SonettoApp(qapp, app_settings(data), interactive=False, writer_drain_timeout=2.0)
-    try:
-        await app.start()
-        with pytest.raises(Exception):
-            await app.wait_until_ready()
+    async with app_whose_chat_cannot_start(qapp, data) as app:  # the session database cannot be opened
         await wait(lambda: any("对话功能启动失败" in t.text for t in app.toasts.toasts()), message="error toast")
         await app.wall_loaded
         await app.service.submit(ops.AddMemory("用户喜欢爬山", "爱好"))
         await wait(lambda: app.wall.model.rowCount() == 1, message="card shown")
         assert (data / "sessions.db").is_dir()  # nothing was moved aside or overwritten
-    finally:
-        await app.shutdown()
 
 
 async def test_a_failed_chat_operation_shows_an_error_toast(qapp, tmp_path, wait, monkeypatch):

@@ -14,7 +14,7 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QLineEdit
 
 from conftest import wait_until
-from shell_fixtures import OFFSCREEN_RAISE, OFFSCREEN_SIZE_HINTS, app_settings, running_app
+from shell_fixtures import OFFSCREEN_RAISE, OFFSCREEN_SIZE_HINTS, app_settings, app_whose_chat_cannot_start, running_app
 from sonetto_desktop.collector import DUE_AFTER, FULL_PASS_EVERY, QuietPasses
 from sonetto_desktop.ui.quiet_collector import HELD_S, QuietCollector
 
@@ -144,22 +144,12 @@ async def test_a_chat_that_could_not_start_still_gets_its_passes_at_quiet_moment
     """The session database cannot be opened: the chat says so and the wall keeps working, for as long
     as the person likes. The policy that makes automatic full passes a hundred times rarer is in force
     all that time, so the passes it leaves to the quiet moments must run too (old cycles freed)."""
-    from sonetto_desktop.ui.shell import SonettoApp
-
-    data = tmp_path / "data"
-    (data / "sessions.db").mkdir(parents=True)  # the session database cannot be opened
-    app = SonettoApp(qapp, app_settings(data), interactive=False, writer_drain_timeout=2.0)
-    try:
-        await app.start()
-        with pytest.raises(Exception):
-            await app.wait_until_ready()
+    async with app_whose_chat_cannot_start(qapp, tmp_path / "data") as app:
         assert app.full_passes.installed and gc.get_threshold()[2] == FULL_PASS_EVERY
         app.quiet_collector.quiet_s = 0.2
         _make_due()
         await wait_until(lambda: app.full_passes.passes > 0, timeout=5,
                          message="no full pass ran at a quiet moment after the chat failed to start")
-    finally:
-        await app.shutdown()
     assert gc.get_threshold()[2] == 10
 
 

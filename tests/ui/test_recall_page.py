@@ -52,13 +52,19 @@ async def test_an_embeddings_model_without_a_name_is_refused(qtbot):
     assert "向量模型" in d.error_label.text()
 
 
-async def test_the_test_button_asks_the_embeddings_endpoint(qtbot, llm_server):
+async def _tested_on_the_chats_endpoint(qtbot, llm_server):
+    """The 回忆 page of a settings dialog on the scripted server, its embeddings model tested once."""
     d = SettingsDialog(Settings(base_url=llm_server.base_url, model="test-model", api_key="sk-test"))
     qtbot.addWidget(d)
     page = d.recall_page
     page.source_endpoint.setChecked(True)
     page.model.setText("scripted-embed")
     await page.test_embeddings()
+    return page
+
+
+async def test_the_test_button_asks_the_embeddings_endpoint(qtbot, llm_server):
+    page = await _tested_on_the_chats_endpoint(qtbot, llm_server)
     assert page.test_result.text().startswith("✓ 向量模型可用：64 维")
     assert llm_server.embedding_requests[-1]["model"] == "scripted-embed"
     assert llm_server.embedding_headers[-1]["authorization"] == "Bearer sk-test"  # the chat's endpoint and key
@@ -114,12 +120,7 @@ async def test_a_failed_test_reads_in_chinese_and_keeps_the_exact_words_in_the_t
 
 
 async def test_every_test_result_reads_in_english_in_an_english_ui(qtbot, llm_server, english):
-    d = SettingsDialog(Settings(base_url=llm_server.base_url, model="test-model", api_key="sk-test"))
-    qtbot.addWidget(d)
-    page = d.recall_page
-    page.source_endpoint.setChecked(True)
-    page.model.setText("scripted-embed")
-    await page.test_embeddings()
+    page = await _tested_on_the_chats_endpoint(qtbot, llm_server)
     assert page.test_result.text().startswith("✓ The embeddings model works: 64 dimensions"), page.test_result.text()
     for status in (401, 404, 400, 500):
         llm_server.add_embedding_error(status, "refused")

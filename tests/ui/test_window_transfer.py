@@ -122,6 +122,19 @@ async def test_a_backup_keeps_the_trash_and_says_so(actions, service, populated_
     assert gone not in populated_store.all_items()
 
 
+async def _preview_with_a_damaged_side_file(actions, populated_store, target, side, wait):
+    """``side`` (a file beside the export ``target``) cut off mid-line, every memory deleted for good, the
+    import of ``target`` started until its preview shows: (the damaged line, the import's future)."""
+    side.write_text(side.read_text(encoding="utf-8") + "  oops: [not closed\n", encoding="utf-8")
+    line = len(side.read_text(encoding="utf-8").splitlines())
+    for mid in list(populated_store.all_items()):
+        populated_store.delete(mid, "")
+    populated_store.purge()
+    flow = asyncio.ensure_future(actions.import_from(target))
+    await wait(lambda: isinstance(actions.active_dialog, ImportPreviewDialog) and actions.active_dialog.isVisible())
+    return line, flow
+
+
 async def test_a_damaged_trash_file_leaves_out_the_trash_and_says_so(actions, service, populated_store, tmp_path,
                                                                      wait):
     """A YAML backup's trash file (NAME.trash.yaml) that cannot be read no longer refuses the import: the
@@ -130,14 +143,8 @@ async def test_a_damaged_trash_file_leaves_out_the_trash_and_says_so(actions, se
     populated_store.delete(gone, "口味变了")
     target = tmp_path / "备份.yaml"
     await actions.export_to(target)
-    side = transfer.trash_path(target)
-    side.write_text(side.read_text(encoding="utf-8") + "  oops: [not closed\n", encoding="utf-8")
-    line = len(side.read_text(encoding="utf-8").splitlines())
-    for mid in list(populated_store.all_items()):
-        populated_store.delete(mid, "")
-    populated_store.purge()
-    flow = asyncio.ensure_future(actions.import_from(target))
-    await wait(lambda: isinstance(actions.active_dialog, ImportPreviewDialog) and actions.active_dialog.isVisible())
+    line, flow = await _preview_with_a_damaged_side_file(actions, populated_store, target,
+                                                         transfer.trash_path(target), wait)
     summary = actions.active_dialog.summary.text()
     assert "新增 5 条" in summary and "备份.trash.yaml" in summary and f"第 {line} 行" in summary, summary
     assert "没有导入" in summary, summary
@@ -156,14 +163,8 @@ async def test_a_damaged_pins_file_is_said_in_the_preview_and_the_message(action
     populated_store.set_field(populated_store.ids["讨厌香菜"], "pinned", True)
     target = tmp_path / "备份.yaml"
     await actions.export_to(target)
-    side = transfer.flags_path(target)
-    side.write_text(side.read_text(encoding="utf-8") + "  oops: [not closed\n", encoding="utf-8")
-    line = len(side.read_text(encoding="utf-8").splitlines())
-    for mid in list(populated_store.all_items()):
-        populated_store.delete(mid, "")
-    populated_store.purge()
-    flow = asyncio.ensure_future(actions.import_from(target))
-    await wait(lambda: isinstance(actions.active_dialog, ImportPreviewDialog) and actions.active_dialog.isVisible())
+    line, flow = await _preview_with_a_damaged_side_file(actions, populated_store, target,
+                                                         transfer.flags_path(target), wait)
     summary = actions.active_dialog.summary.text()
     assert "新增 6 条" in summary and "备份.flags.yaml" in summary and f"第 {line} 行" in summary, summary
     assert "置顶" in summary, summary
