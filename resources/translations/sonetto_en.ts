@@ -594,62 +594,67 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>EditDialog</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="67" />
+        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="41" />
+        <source>保存（{0}）</source>
+        <translation>Save ({0})</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="74" />
         <source>新建记忆</source>
         <translation>New memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="67" />
+        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="74" />
         <source>编辑记忆</source>
         <translation>Edit memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="75" />
+        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="82" />
         <source>关于你的一件事，例如：喜欢手冲咖啡，不加糖</source>
         <translation>Something about you, e.g.: likes pour-over coffee, no sugar</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="80" />
+        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="87" />
         <source>主题，例如：品味、工作、家人</source>
         <translation>Theme, e.g.: taste, work, family</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="87" />
+        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="94" />
         <source>为什么这样改（可选，会记入历史）</source>
         <translation>Why this change (optional, kept in the history)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="93" />
+        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="100" />
         <source>内容</source>
         <translation>Text</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="95" />
+        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="102" />
         <source>主题</source>
         <translation>Theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="96" />
+        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="103" />
         <source>原因</source>
         <translation>Reason</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="129" />
+        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="136" />
         <source>内容不能为空。</source>
         <translation>The text cannot be empty.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="131" />
+        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="138" />
         <source>内容太长了：最多 {0} 个字，现在 {1} 个。</source>
         <translation>The text is too long: at most {0} characters, now {1}.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="134" />
+        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="141" />
         <source>主题不能为空。</source>
         <translation>The theme cannot be empty.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="136" />
+        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="143" />
         <source>还没有改动。</source>
         <translation>Nothing has changed yet.</translation>
     </message>
@@ -2314,27 +2319,27 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
         <translation>unpin</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="78" />
+        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="90" />
         <source>Sonetto 的 %n 处记忆变化</source>
         <translation><numerusform>Sonetto's 1 memory change</numerusform><numerusform>Sonetto's %n memory changes</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="80" />
+        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="92" />
         <source>%n 处记忆变化</source>
         <translation><numerusform>1 memory change</numerusform><numerusform>%n memory changes</numerusform></translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="83" />
+        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="95" />
         <source>{0}「{1}」</source>
         <translation>{0} “{1}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="166" />
+        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="178" />
         <source>已重做：{0}</source>
         <translation>Redone: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="167" />
+        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="179" />
         <source>已撤销：{0}</source>
         <translation>Undone: {0}</translation>
     </message>
@@ -2342,283 +2347,283 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>MemoryWall</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="372" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="375" />
         <source>正在载入记忆…</source>
         <translation>Loading memories…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="309" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="312" />
         <source>记忆库暂时无法读取，卡片墙是空的；没有任何内容被改动。</source>
         <translation>The memory store cannot be read right now, so the wall is empty; nothing was changed.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="311" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="314" />
         <source>还没有记忆。和 Sonetto 聊聊，或点「新建」写下一条。</source>
         <translation>No memories yet. Chat with Sonetto, or click “New” to write one.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="313" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="316" />
         <source>没有「{0}」的记忆。</source>
         <translation>No memories for “{0}”.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="315" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="318" />
         <source>正在准备拼音搜索…（第一次用拼音搜很多记忆时要几秒）</source>
         <translation>Getting pinyin search ready… (the first pinyin search over many memories takes a few seconds)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="317" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="320" />
         <source>没有和「{0}」匹配的记忆。</source>
         <translation>No memory matches “{0}”.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="344" />
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="345" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="347" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="348" />
         <source>1 条</source>
         <translation>1 memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="329" />
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="357" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="332" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="360" />
         <source>排序中 {0}%</source>
         <translation>Sorting {0}%</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="168" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="171" />
         <source>搜索记忆墙</source>
         <translation>Search the memory wall</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="329" />
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="359" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="332" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="362" />
         <source>筛选中 {0}%</source>
         <translation>Filtering {0}%</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="330" />
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="361" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="333" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="364" />
         <source>载入中 {0}%</source>
         <translation>Loading {0}%</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="368" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="371" />
         <source>正在排序… {0} / {1}</source>
         <translation>Sorting… {0} / {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="368" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="371" />
         <source>正在排序…</source>
         <translation>Sorting…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="370" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="373" />
         <source>正在筛选… {0} / {1}</source>
         <translation>Filtering… {0} / {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="370" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="373" />
         <source>正在筛选…</source>
         <translation>Filtering…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="372" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="375" />
         <source>正在载入记忆… {0} / {1}</source>
         <translation>Loading memories… {0} / {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="340" />
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="341" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="343" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="344" />
         <source>{0} / {1} 条</source>
         <translation>{0} of {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="344" />
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="345" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="347" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="348" />
         <source>{0} 条</source>
         <translation>{0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="247" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="248" />
         <source>这条记忆已经不在了（可能刚被删除或合并）。可以把你写的内容另存为一条新记忆。</source>
         <translation>This memory is gone (it may have just been deleted or merged). You can save what you wrote as a new memory.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="304" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="305" />
         <source>合并前，这条记忆刚被改过：{0}</source>
         <translation>Before the merge, this memory just changed: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="306" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="307" />
         <source>你写的合并内容还在，请对照现在的内容再确认。</source>
         <translation>Your merged text is still here: check it against the texts as they are now.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="307" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="308" />
         <source>已按现在的内容重新填写，请再确认。</source>
         <translation>Filled in again from the texts as they are now: please check.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="352" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="353" />
         <source>要保留的那条记忆已经不在了（可能刚被删除或合并），没有合并任何内容。可以把合并后的内容另存为一条新记忆。</source>
         <translation>The memory to keep is gone (it may just have been deleted or merged); nothing was merged. You can save the merged text as a new memory.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="371" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="372" />
         <source>已删除：{0}</source>
         <translation>Deleted: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="373" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="374" />
         <source>已删除 {0} 条记忆</source>
         <translation>Deleted {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="377" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="378" />
         <source>撤销</source>
         <translation>Undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="423" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="425" />
         <source>已经在「{0}」里了。要合并，就把它拖到另一张卡片上。</source>
         <translation>Already in “{0}”. To merge, drop it on another card.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="449" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="451" />
         <source>移动到新主题</source>
         <translation>Move to a new theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="450" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="452" />
         <source>新主题的名字：</source>
         <translation>Name of the new theme:</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="455" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="457" />
         <source>移动到…</source>
         <translation>Move to…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="462" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="464" />
         <source>{0}（{1}）</source>
         <translation>{0} ({1})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="466" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="468" />
         <source>新主题…</source>
         <translation>New theme…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="478" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="480" />
         <source>展开</source>
         <translation>Expand</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="479" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="481" />
         <source>折叠</source>
         <translation>Collapse</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="482" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="484" />
         <source>重命名主题…</source>
         <translation>Rename theme…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="485" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="487" />
         <source>更改颜色…</source>
         <translation>Change colour…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="488" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="490" />
         <source>恢复默认颜色</source>
         <translation>Default colour</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="497" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="499" />
         <source>「{0}」的颜色</source>
         <translation>Colour of “{0}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="514" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="516" />
         <source>已选 {0} 条，其中 {1} 条不在视野内</source>
         <translation>{0} selected, {1} of them out of sight</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="520" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="522" />
         <source>删除</source>
         <translation>Delete</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="522" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="524" />
         <source>删除 {0} 条</source>
         <translation>Delete {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="526" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="528" />
         <source>锁定</source>
         <translation>Lock</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="527" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="529" />
         <source>锁定 {0} 条</source>
         <translation>Lock {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="529" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="531" />
         <source>解锁</source>
         <translation>Unlock</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="530" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="532" />
         <source>解锁 {0} 条</source>
         <translation>Unlock {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="533" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="535" />
         <source>置顶</source>
         <translation>Pin to the top</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="534" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="536" />
         <source>置顶 {0} 条</source>
         <translation>Pin {0} to the top</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="536" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="538" />
         <source>取消置顶</source>
         <translation>Unpin</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="537" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="539" />
         <source>取消置顶 {0} 条</source>
         <translation>Unpin {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="539" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="541" />
         <source>合并这 2 条</source>
         <translation>Merge these 2</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="545" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="547" />
         <source>编辑</source>
         <translation>Edit</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="546" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="548" />
         <source>历史</source>
         <translation>History</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="542" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="544" />
         <source>与…合并</source>
         <translation>Merge with…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="194" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="195" />
         <source>你编辑这条记忆的时候，它被改过了。</source>
         <translation>This memory was changed while you were editing it.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="197" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="198" />
         <source>现在的内容：
 {0}
 
@@ -2631,29 +2636,29 @@ Yours:
 {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="200" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="201" />
         <source>现在的主题：{0}
 你写的主题：{1}</source>
         <translation>Theme now: {0}
 Your theme: {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="201" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="202" />
         <source>用你写的覆盖现在的吗？</source>
         <translation>Replace it with what you wrote?</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="202" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="203" />
         <source>这条记忆刚被改过</source>
         <translation>This memory just changed</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="203" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="204" />
         <source>覆盖</source>
         <translation>Replace</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="554" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="556" />
         <source>复制</source>
         <translation>Copy</translation>
     </message>
@@ -4365,43 +4370,48 @@ Your theme: {1}</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/dialogs/shortcuts.py" line="31" />
+        <source>保存编辑或合并记忆的对话框</source>
+        <translation>Save in the memory edit or merge dialog</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/shortcuts.py" line="32" />
         <source>删除选中的记忆卡片（可撤销）</source>
         <translation>Delete the selected memory cards (can be undone)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/shortcuts.py" line="32" />
+        <location filename="../../sonetto_desktop/ui/dialogs/shortcuts.py" line="33" />
         <source>在记忆墙的卡片之间移动（到一个主题的边上就进到相邻的主题）</source>
         <translation>Move between the memory wall's cards (at a theme's edge, on to the next theme)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/shortcuts.py" line="33" />
+        <location filename="../../sonetto_desktop/ui/dialogs/shortcuts.py" line="34" />
         <source>编辑记忆墙上当前的卡片</source>
         <translation>Edit the memory wall's current card</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/shortcuts.py" line="34" />
+        <location filename="../../sonetto_desktop/ui/dialogs/shortcuts.py" line="35" />
         <source>记忆墙上当前卡片的菜单（历史、合并、锁定、置顶…）</source>
         <translation>The current memory card's menu (history, merge, lock, pin…)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/shortcuts.py" line="75" />
-        <location filename="../../sonetto_desktop/ui/dialogs/shortcuts.py" line="82" />
+        <location filename="../../sonetto_desktop/ui/dialogs/shortcuts.py" line="76" />
+        <location filename="../../sonetto_desktop/ui/dialogs/shortcuts.py" line="83" />
         <source>键盘快捷键</source>
         <extracomment>The most key combinations listed for one action (Windows binds 重做 to three: Ctrl+Y, Alt+Shift+Backspace and Ctrl+Shift+Z; the column took half the dialog and cut the descriptions beside it).</extracomment>
         <translation>Keyboard shortcuts</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/shortcuts.py" line="83" />
+        <location filename="../../sonetto_desktop/ui/dialogs/shortcuts.py" line="84" />
         <source>按键</source>
         <translation>Keys</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/shortcuts.py" line="83" />
+        <location filename="../../sonetto_desktop/ui/dialogs/shortcuts.py" line="84" />
         <source>作用</source>
         <translation>Action</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/shortcuts.py" line="97" />
+        <location filename="../../sonetto_desktop/ui/dialogs/shortcuts.py" line="98" />
         <source>关闭</source>
         <translation>Close</translation>
     </message>
@@ -4424,98 +4434,98 @@ Your theme: {1}</translation>
         <translation>The settings file was damaged: every setting is back at its default for now. The old file was kept as {0}; your settings can be found there.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="388" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="390" />
         <source>对话功能启动失败：%1。记忆墙仍可使用；请检查数据目录后重启。</source>
         <translation>Chat could not start: %1. The memory wall still works; check the data folder, then restart.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="655" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="657" />
         <source>没有切换到 PostgreSQL：本机的记忆没能搬到记忆服务器 {0} 上（{1}）。仍在使用本机的记忆库，记忆都还在。</source>
         <translation>Did not switch to PostgreSQL: the memories on this computer could not be moved to the memory server {0} ({1}). Still using this computer's memory store; every memory is still there.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="659" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="661" />
         <source>无法切换存储方式：{0}。仍在使用原来的记忆库。</source>
         <translation>Cannot switch the storage: {0}. Still using the previous memory store.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="52" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="53" />
         <source>被替换的那几轮写下的记忆后来又被改过，这些没有撤销（{0}）。可以在记忆墙上处理。</source>
         <translation>Memories written by the replaced turns were changed since; those were not taken back ({0}). You can handle them on the wall.</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="59" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="60" />
         <source>消息改过了：已撤销被替换那几轮记下的 %n 处记忆变化</source>
         <translation><numerusform>Message edited: took back 1 memory change of the replaced turns</numerusform><numerusform>Message edited: took back %n memory changes of the replaced turns</numerusform></translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="68" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="70" />
         <source>已导出到 {0}</source>
         <translation>Exported to {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="69" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="71" />
         <source>打开文件夹</source>
         <translation>Open folder</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="81" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="83" />
         <source>这条记忆已经不在了（合并进了别的记忆，或已永久删除）。</source>
         <translation>This memory is gone (merged into another one, or deleted for good).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="86" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="88" />
         <source>这条记忆已被忘掉，在回收站里：{0}</source>
         <translation>This memory was forgotten and is in the trash: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="88" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="90" />
         <source>恢复</source>
         <translation>Restore</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="108" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="111" />
         <source>那段对话已经不在了（删除了，或是临时对话）。</source>
         <translation>That chat is gone (deleted, or a temporary chat).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="119" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="122" />
         <source>那条消息后来被编辑替换了，已不在这段对话里。原话：“{0}”</source>
         <translation>That message was later replaced by an edit and is no longer in this chat. It said: “{0}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="120" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="123" />
         <source>那条消息后来被编辑替换了，已不在这段对话里。</source>
         <translation>That message was later replaced by an edit and is no longer in this chat.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="134" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="137" />
         <source>以后不会再记住这件事；但这轮写下的记忆后来又被改过，没有撤销（{0}）。可以在记忆墙上处理。</source>
         <translation>This will not be remembered from now on; but the memories this turn wrote were changed since and were not undone ({0}). You can handle them on the memory wall.</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="140" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="143" />
         <source>已撤销这轮的 %n 处记忆变化，以后也不会记住这件事。</source>
         <translation><numerusform>Undid this turn's memory change; this will not be remembered from now on.</numerusform><numerusform>Undid this turn's %n memory changes; this will not be remembered from now on.</numerusform></translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="143" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="146" />
         <source>好的，这件事不会被记住。</source>
         <translation>OK, this will not be remembered.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="158" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="161" />
         <source>已忘掉：{0}</source>
         <translation>Forgotten: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="62" />
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="160" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="63" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="163" />
         <source>撤销</source>
         <translation>Undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="660" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="662" />
         <source>无法使用新的数据文件夹 {0}：{1}。仍在使用原来的记忆库。</source>
         <translation>Cannot use the new data folder {0}: {1}. Still using the previous memory store.</translation>
     </message>
@@ -4881,8 +4891,8 @@ Your theme: {1}</translation>
 <context>
     <name>Toast</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/toasts.py" line="102" />
-        <location filename="../../sonetto_desktop/ui/notices/toasts.py" line="162" />
+        <location filename="../../sonetto_desktop/ui/notices/toasts.py" line="107" />
+        <location filename="../../sonetto_desktop/ui/notices/toasts.py" line="167" />
         <source>关闭</source>
         <translation>Close</translation>
     </message>
@@ -5208,118 +5218,118 @@ Your theme: {1}</translation>
 <context>
     <name>WallBulk</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="40" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="41" />
         <source>已锁定 {0} 条</source>
         <translation>{0} locked</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="42" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="43" />
         <source>已不在 {0} 条</source>
         <translation>{0} gone</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="43" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="44" />
         <source>（跳过 {0} 条：{1}）</source>
         <translation> ({0} skipped: {1})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="44" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="45" />
         <source>，</source>
         <translation>, </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="72" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="73" />
         <source>已把 {0} 条移到「{1}」</source>
         <translation>Moved {0} to “{1}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="78" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="79" />
         <source>已删除 {0} 条记忆</source>
         <translation>Deleted {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="84" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="85" />
         <source>已锁定 {0} 条：Sonetto 和其他应用不能再改动它们</source>
         <translation>Locked {0}: Sonetto and other apps can no longer change them</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="85" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="86" />
         <source>已解锁 {0} 条</source>
         <translation>Unlocked {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="92" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="93" />
         <source>删除 Sonetto 今天写的记忆</source>
         <translation>Delete what Sonetto wrote today</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="93" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="94" />
         <source>把 Sonetto 今天新写下的记忆都移到回收站？之后可以在提示里撤销，或从回收站恢复。</source>
         <translation>Move every memory Sonetto wrote today to the trash? You can undo it from the notification, or restore them from the trash.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="96" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="97" />
         <source>删除</source>
         <translation>Delete</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="98" />
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="155" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="99" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="156" />
         <source>取消</source>
         <translation>Cancel</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="107" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="108" />
         <source>已删除 Sonetto 今天写的 {0} 条记忆</source>
         <translation>Deleted {0} memories Sonetto wrote today</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="108" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="109" />
         <source>Sonetto 今天还没有写下新的记忆。</source>
         <translation>Sonetto has not written any new memory today.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="115" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="116" />
         <source>重命名主题</source>
         <translation>Rename theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="116" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="117" />
         <source>「{0}」的新名字：</source>
         <translation>New name for “{0}”:</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="131" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="132" />
         <source>已把「{1}」并入「{2}」（{0} 条）</source>
         <translation>Merged “{1}” into “{2}” ({0})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="132" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="133" />
         <source>已把「{1}」改名为「{2}」（{0} 条）</source>
         <translation>Renamed “{1}” to “{2}” ({0})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="148" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="149" />
         <source>合并主题</source>
         <translation>Merge themes</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="149" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="150" />
         <source>已经有主题「{0}」了。要把「{1}」的记忆都并入「{0}」吗？</source>
         <translation>There is already a theme “{0}”. Move the memories of “{1}” into “{0}”?</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="153" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="154" />
         <source>合并</source>
         <translation>Merge</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="178" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="179" />
         <source>撤销</source>
         <translation>Undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="189" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="191" />
         <source>已撤销（{0} 条记忆）</source>
         <translation>Undone ({0} memories)</translation>
     </message>
@@ -5637,22 +5647,22 @@ The memory wall on the right works already.</translation>
         <translation>Imported {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="101" />
+        <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="102" />
         <source>解锁</source>
         <translation>Unlock</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="119" />
+        <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="120" />
         <source>已解锁：Sonetto 之后可以更新这条记忆了</source>
         <translation>Unlocked: Sonetto may update this memory from now on</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="159" />
+        <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="160" />
         <source>撤销</source>
         <translation>Undo</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="175" />
+        <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="176" />
         <source>已撤销这轮的 %n 处记忆变化</source>
         <translation><numerusform>Undid this turn's memory change</numerusform><numerusform>Undid this turn's %n memory changes</numerusform></translation>
     </message>

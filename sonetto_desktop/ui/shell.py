@@ -282,6 +282,7 @@ class SonettoApp:
         self._show_import_status(window)
         if self.toasts is None:
             self.toasts = ToastOverlay(window)
+            self.feed.memory_changed.connect(self.toasts.withdraw_undone)  # a 撤销 undone another way goes
             # As long-lived as the overlay: a toast kept across a language switch still undoes, and
             # reveals in whatever window is current.
             self.writer_toasts = WriterToasts(self.toasts, self.service,
@@ -303,6 +304,7 @@ class SonettoApp:
         transfer = self._connect_transfer(window)
         yield wall
         quick_chat = QuickChat(self.controller, ui_state=self._ui_state)
+        self.feed.memory_changed.connect(quick_chat.toasts.withdraw_undone)
         quick_chat.memory_activated.connect(self.open_memory)
         for source in (window.chat_panel, quick_chat.view):  # memory actions from chat messages
             source.undo_memory_requested.connect(

@@ -8,6 +8,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox, QPushButton
 
+from helpers import activate
 from shell_fixtures import OFFSCREEN_RAISE, OFFSCREEN_SIZE_HINTS
 from sonetto_desktop.memory.changes import Turn
 from sonetto_desktop.memory.item import MAX_DESCRIPTION_CHARS
@@ -56,6 +57,33 @@ def test_esc_on_a_filled_form_asks_and_keeps_the_text(qtbot):
     assert dialog.isVisible() and box is not None
     box.findChild(QPushButton, "DiscardConfirm").click()
     assert not dialog.isVisible()
+
+
+# ── Ctrl+Enter saves; Enter is a new line ─────────────────────────────
+
+
+async def test_ctrl_enter_saves_a_memory_dialog_and_enter_stays_a_new_line(qtbot, wait):
+    """A multi-line editor's dialog saved only by a click on 保存 (Ctrl+Enter typed a new line):
+    Ctrl+Enter (the main keyboard's Return or the keypad's Enter) is the same as the click, the
+    button's tooltip says so, and a plain Enter still breaks the line."""
+    for key, modifiers in ((Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier),
+                           (Qt.Key.Key_Enter, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.KeypadModifier)):
+        dialog = _shown(qtbot, EditDialog(description="讨厌香菜", theme="品味"))
+        await activate(dialog, wait)
+        ok = dialog.buttons.button(dialog.buttons.StandardButton.Ok)
+        text = dialog.description_edit
+        text.setFocus()
+        qtbot.keyClick(text, Qt.Key.Key_Return)
+        qtbot.keyClicks(text, "no onions")
+        assert dialog.isVisible() and text.toPlainText() == "讨厌香菜\nno onions"
+        qtbot.keyClick(text, key, modifiers)
+        assert not dialog.isVisible() and dialog.result() == dialog.DialogCode.Accepted
+        assert dialog.values()[0] == "讨厌香菜\nno onions"  # saved as typed, no new line added
+        assert "Ctrl+Enter" in ok.toolTip()
+    unchanged = _shown(qtbot, EditDialog(description="讨厌香菜", theme="品味"))
+    await activate(unchanged, wait)
+    qtbot.keyClick(unchanged.description_edit, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+    assert unchanged.isVisible() and "还没有改动" in unchanged.hint.text()  # as a click on a disabled 保存
 
 
 # ── issue 11 item 18: the description's limit, visible ─────────────────

@@ -147,3 +147,38 @@ async def test_a_toast_that_appears_under_a_still_pointer_waits(qtbot, wait):
     QCursor.setPos(QPoint(0, 0))
     second.resume()
     await wait(lambda: second.is_dismissed, timeout=3, message="goes once the pointer left")
+
+
+async def test_a_toast_s_undo_goes_once_that_action_was_undone_another_way(qapp, tmp_path, llm_server, wait):
+    """The delete's "已删除：… 撤销" toast, after Ctrl+Z took that delete back, stayed beside "已撤销" with
+    a 撤销 that did nothing; so did one whose card came back from the trash, and Sonetto's turn toast
+    after the menu undid that turn. Each goes once what it offers to undo is undone."""
+    async with running_app(qapp, app_settings(tmp_path / "data", llm_server)) as app:
+        await activate(app.window, wait)
+        menus, memory = app.window.menus, app.services.memory
+        a = await app.service.submit(ops.AddMemory("用户讨厌香菜", "品味"))
+        b = await app.service.submit(ops.AddMemory("用户喜欢猫", "宠物"))
+        await wait(lambda: app.wall.model.card(b) is not None, message="on the wall")
+        deleted = lambda text: [t for t in app.toasts.toasts() if t.text.startswith("已删除：" + text)]  # noqa: E731
+        await app.wall.actions.delete_cards([a])
+        await wait(lambda: deleted("用户讨厌香菜"), message="the delete's toast")
+        await wait(lambda: "删除" in menus.undo_action.text(), message="the delete is the last action")
+        menus.undo_action.trigger()
+        await wait(lambda: a in memory.all_items(), message="Ctrl+Z took the delete back")
+        await app.memory_undo.busy
+        await wait(lambda: any(t.text.startswith("已撤销") for t in app.toasts.toasts()), message="said")
+        assert not deleted("用户讨厌香菜")  # its 撤销 would do nothing now
+        await app.wall.actions.delete_cards([b])
+        await wait(lambda: deleted("用户喜欢猫"), message="the second delete's toast")
+        await app.service.submit(ops.RestoreMemory(b))  # the trash's 恢复
+        await wait(lambda: not deleted("用户喜欢猫"), message="restored from the trash: the toast goes")
+        llm_server.add_text("好的", to="chat")
+        llm_server.add_tool_calls([("create_memory", {"content": "用户喜欢山竹", "section": "品味"})], to="writer")
+        app.controller.send("我喜欢山竹")
+        turn = lambda: [t for t in app.toasts.toasts() if (t.key or "").startswith("turn:")]  # noqa: E731
+        await wait(lambda: turn(), timeout=30, message="Sonetto's turn toast")
+        await wait(lambda: "Sonetto" in menus.undo_action.text(), message="the turn is the last action")
+        menus.undo_action.trigger()
+        await wait(lambda: memory.count() == 2, message="the turn taken back")
+        await app.memory_undo.busy
+        await wait(lambda: not turn(), message="the turn's toast goes")

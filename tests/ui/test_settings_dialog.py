@@ -64,6 +64,21 @@ async def test_invalid_values_are_refused_and_nothing_is_written(dialog):
     assert not (config_dir() / "settings.json").exists()
 
 
+@pytest.mark.parametrize("shown, picked, said", [
+    ("chinese", "en", "接口地址应以 http:// 或 https:// 开头。"),
+    ("english", "zh_CN", "The base URL must start with http:// or https://.")])
+async def test_a_refused_save_says_why_in_the_ui_s_language_not_the_one_picked(dialog, request, shown, picked, said):
+    """保存 with a wrong value said why in the language picked in the 语言 box (not applied yet), not in
+    the language the dialog is shown in: a Chinese window showed English once English was picked."""
+    request.getfixturevalue(shown)
+    d = dialog(Settings(language=picked))
+    d.base_url.setText("not a url at all")
+    d.model.setEditText("m")
+    assert not await d.save()
+    assert d.error_label.text() == said
+    assert not (config_dir() / "settings.json").exists()
+
+
 def test_environment_overrides_are_read_only(dialog, monkeypatch):
     monkeypatch.setenv("SONETTO_MODEL", "env-model")
     d = dialog(Settings.load().with_env())

@@ -14,6 +14,7 @@ from sonetto_desktop import ops
 from sonetto_desktop.memory.reasons import reason_text
 from sonetto_desktop.presentation.undo_words import card_names
 
+from ..notices.memory_undo import restores, undoes_turn
 from ..widgets.deferred import alive
 
 
@@ -59,7 +60,8 @@ class ChatActions:
             self.toasts.show_toast(QApplication.translate(
                 "SonettoApp", "消息改过了：已撤销被替换那几轮记下的 %n 处记忆变化", "", changes),
                 key=key if not result.conflicts else f"{key}:done", kind="success", timeout_ms=8000,
-                action_text=QApplication.translate("SonettoApp", "撤销"), on_action=lambda: service.submit(ops.UndoTurn(undo)))
+                action_text=QApplication.translate("SonettoApp", "撤销"), on_action=lambda: service.submit(ops.UndoTurn(undo)),
+                undone_by=undoes_turn(undo))
         return result
 
     def chat_exported(self, path: str) -> None:
@@ -85,7 +87,8 @@ class ChatActions:
         said = " ".join(str(entry.get("description") or "").split())
         self.toasts.show_toast(QApplication.translate("SonettoApp", "这条记忆已被忘掉，在回收站里：{0}").format(
             said if len(said) <= 40 else said[:39] + "…"), key=f"gone:{memory_id}", kind="info",
-            action_text=QApplication.translate("SonettoApp", "恢复"), on_action=lambda: service.submit(ops.RestoreMemory(memory_id)))
+            action_text=QApplication.translate("SonettoApp", "恢复"), on_action=lambda: service.submit(ops.RestoreMemory(memory_id)),
+            undone_by=restores([memory_id]))
 
     @property
     def window(self) -> Any:
@@ -158,4 +161,5 @@ class ChatActions:
         self.toasts.show_toast(QApplication.translate("SonettoApp", "已忘掉：{0}").format(preview),
                                key=f"forgot:{memory_id}", kind="success",
                                action_text=QApplication.translate("SonettoApp", "撤销"),
-                               on_action=lambda: service.submit(ops.RestoreMemory(memory_id)))
+                               on_action=lambda: service.submit(ops.RestoreMemory(memory_id)),
+                               undone_by=restores([memory_id]))

@@ -2,14 +2,15 @@
 and why. The dialog only collects values; the caller hands them to :class:`MemoryService`.
 
 The description shows a counter against the domain's limit (OK waits until it fits); closing with
-unsaved changes (Esc, the close button, 取消) asks first (``discard_guard``)."""
+unsaved changes (Esc, the close button, 取消) asks first (``discard_guard``). Ctrl+Enter saves, as a
+click on OK would (Enter in the description is a new line)."""
 
 from __future__ import annotations
 
 from typing import Iterable
 
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QTextCursor
+from PySide6.QtCore import QCoreApplication, Qt
+from PySide6.QtGui import QKeySequence, QShortcut, QTextCursor
 from PySide6.QtWidgets import (
     QCompleter,
     QDialog,
@@ -29,10 +30,16 @@ from ..widgets.discard_guard import guard_reject
 
 
 def finish_form(dialog: QDialog, form: QFormLayout, *extra: QWidget) -> QDialogButtonBox:
-    """Lay out a memory dialog: the form, any extra widgets, then OK / Cancel wired to accept / reject."""
+    """Lay out a memory dialog: the form, any extra widgets, then OK / Cancel wired to accept / reject.
+    Ctrl+Enter (the main keyboard's or the keypad's) clicks OK: nothing while OK is disabled."""
     buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel, dialog)
     buttons.accepted.connect(dialog.accept)
     buttons.rejected.connect(dialog.reject)
+    save = buttons.button(QDialogButtonBox.StandardButton.Ok)
+    for keys in ("Ctrl+Return", "Ctrl+Enter"):
+        QShortcut(QKeySequence(keys), dialog).activated.connect(save.click)
+    save.setToolTip(QCoreApplication.translate("EditDialog", "保存（{0}）").format(
+        QKeySequence("Ctrl+Enter").toString(QKeySequence.SequenceFormat.NativeText)))
     layout = QVBoxLayout(dialog)
     layout.addLayout(form)
     for widget in extra:

@@ -28,6 +28,7 @@ def fixed_shortcuts() -> list[tuple[str, str]]:
         ("Shift+Enter", QCoreApplication.translate("ShortcutsDialog", "在消息里换行")),
         ("Tab / Shift+Tab", QCoreApplication.translate("ShortcutsDialog", "在输入框、对话列表、记忆墙和按钮之间移动")),
         ("Esc", QCoreApplication.translate("ShortcutsDialog", "关闭对话框（有未保存的修改时会先询问）")),
+        ("Ctrl+Enter", QCoreApplication.translate("ShortcutsDialog", "保存编辑或合并记忆的对话框")),
         ("Delete", QCoreApplication.translate("ShortcutsDialog", "删除选中的记忆卡片（可撤销）")),
         ("↑ ↓ ← →", QCoreApplication.translate("ShortcutsDialog", "在记忆墙的卡片之间移动（到一个主题的边上就进到相邻的主题）")),
         ("Enter", QCoreApplication.translate("ShortcutsDialog", "编辑记忆墙上当前的卡片")),

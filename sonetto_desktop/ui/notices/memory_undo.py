@@ -12,7 +12,7 @@ action clears what could be redone. Each undo and redo says what happened in a t
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable, Iterable
 
 from PySide6.QtCore import QCoreApplication, QObject, Signal
 
@@ -51,6 +51,18 @@ def _verb(change: MemoryChange) -> str:
         return (QCoreApplication.translate("MemoryUndo", "置顶") if change.extra.get("value")
                 else QCoreApplication.translate("MemoryUndo", "取消置顶"))
     return QCoreApplication.translate("MemoryUndo", "修改")  # any other change of a memory
+
+
+def undoes_turn(turn_id: str) -> Callable[[MemoryChange], bool]:
+    """A toast's ``undone_by`` when its 撤销 undoes turn ``turn_id``: a change of that turn's undo."""
+    return lambda change: change.extra.get("undo_of") == turn_id
+
+
+def restores(ids: Iterable[str]) -> Callable[[MemoryChange], bool]:
+    """A toast's ``undone_by`` when its 撤销 (or 恢复) brings ``ids`` back from the trash: one of them
+    restored (by Ctrl+Z, the trash, the history or another toast)."""
+    wanted = frozenset(ids)
+    return lambda change: change.kind == kinds.RESTORE and not wanted.isdisjoint(change.ids)
 
 
 def _an_action(change: MemoryChange) -> bool:

@@ -3,7 +3,10 @@
 Each toast dismisses itself after a while (a ``QTimer``), waits while the pointer is over it (also
 when it appears under a pointer that does not move),
 can carry one action button (e.g. "撤销") and a click callback (e.g. reveal a card). A toast
-shown again with the same ``key`` while still visible is refreshed instead of stacked twice.
+shown again with the same ``key`` while still visible is refreshed instead of stacked twice. A toast
+whose 撤销 takes back an action says how to know that action was undone another way (``undone_by``, a
+test of a memory change): the overlay is told each change (``withdraw_undone``) and such a toast goes
+then, its button would do nothing (Ctrl+Z, the history, the trash or another toast took it back).
 Styled by the shared QSS through object names (``ToastOverlay``, ``Toast``, ``ToastText``,
 ``ToastAction``, ``ToastClose``) and the ``kind`` property (info / success / error).
 
@@ -61,6 +64,7 @@ class Toast(QFrame):
         on_action: Callable[[], object] | None,
         on_click: Callable[[], object] | None,
         parent: QWidget,
+        undone_by: Callable[[object], bool] | None = None,
     ) -> None:
         super().__init__(parent)
         self.setObjectName("Toast")
@@ -72,6 +76,7 @@ class Toast(QFrame):
         self._base_text = text
         self._on_action = on_action
         self._on_click = on_click
+        self.undone_by = undone_by  # a change that took back what 撤销 offers (the toast then goes)
         self._timeout_ms = timeout_ms
         self._remaining_ms = timeout_ms
         self._done = False
@@ -227,10 +232,12 @@ class ToastOverlay(QWidget):
         on_click: Callable[[], object] | None = None,
         timeout_ms: int | None = None,
         repeat: bool = True,
+        undone_by: Callable[[object], bool] | None = None,
     ) -> Toast:
         """Show ``text``; same ``key`` as a visible toast refreshes that one instead (counted as ×N
         when ``repeat``: the same news again; else the new text replaces the old). ``timeout_ms=0``
-        keeps it until closed."""
+        keeps it until closed. ``undone_by``: true for a memory change that undid what ``on_action``
+        would undo (``withdraw_undone``)."""
         if kind not in KINDS:
             raise ValueError(f"kind must be one of {KINDS}, not {kind!r}")
         if key is not None:
@@ -249,6 +256,7 @@ class ToastOverlay(QWidget):
             on_action=on_action,
             on_click=on_click,
             parent=self,
+            undone_by=undone_by,
         )
         toast.dismissed.connect(self._on_toast_dismissed)
         self._toasts.append(toast)
@@ -260,6 +268,19 @@ class ToastOverlay(QWidget):
             toast.pause()  # shown under a pointer that does not move: no enter event will come
         self.toast_shown.emit(toast)
         return toast
+
+    def withdraw_undone(self, change: object) -> None:
+        """``change`` (a memory change) took back what some toasts offer to undo: those go."""
+        for toast in self.toasts():
+            test = toast.undone_by
+            if test is not None:
+                try:
+                    gone = test(change)
+                except Exception:
+                    log.exception("toast undone_by failed")
+                    continue
+                if gone:
+                    toast.dismiss()
 
     def clear(self) -> None:
         for toast in self.toasts():

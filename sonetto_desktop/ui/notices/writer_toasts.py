@@ -26,6 +26,7 @@ from sonetto_desktop.presentation.toasts import ToastSpec, toast_for
 from sonetto_desktop.presentation.turn_summary import TurnTallies, quiet, summarised
 
 from ..memory_service import MemoryService
+from .memory_undo import undoes_turn
 from .toasts import ToastOverlay
 
 __all__ = ["ToastSpec", "WriterToasts", "toast_for"]
@@ -157,7 +158,7 @@ class WriterToasts(QObject):
         turn_id = tally.turn_id
         self._overlay.show_toast(text, key=key, kind=spec.kind, on_click=on_click,
                                  action_text=QCoreApplication.translate("WriterToasts", "撤销"),
-                                 on_action=lambda: self.undo_turn(turn_id))
+                                 on_action=lambda: self.undo_turn(turn_id), undone_by=undoes_turn(turn_id))
 
     def undo_turn(self, turn_id: str, overlay: Any = None) -> None:
         """Take back every change of ``turn_id`` (in a worker), then say how it went (in ``overlay``

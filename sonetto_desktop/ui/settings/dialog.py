@@ -304,7 +304,7 @@ class SettingsDialog(QDialog):
         settings = self.current_settings()
         problems = settings.validate()
         if problems:
-            use_en = settings.language == "en"
+            use_en = ui_language() == "en"  # the dialog's language, not the one just picked (applied on save)
             self.error_label.setText("\n".join(p.en if use_en else p.zh for p in problems))
             return False
         self.buttons.setEnabled(False)

@@ -33,6 +33,7 @@ from sonetto_desktop.presentation.cards import DESCRIPTION, LOCKED, PINNED, THEM
 from .memory_model import MemoryCardModel
 from ..memory_service import MemoryService
 from ..dialogs.merge import MergeDialog
+from ..notices.memory_undo import restores
 from ..notices.toasts import ToastOverlay
 from ..dialogs.trash import TrashDialog
 from ..widgets.tasks import task_scope
@@ -377,6 +378,7 @@ class WallActions(QObject):
                 action_text=QCoreApplication.translate("MemoryWall", "撤销"),
                 on_action=lambda: self.undo_delete(deleted),
                 timeout_ms=6000,
+                undone_by=restores(deleted),
             )
         return deleted
 

@@ -65,7 +65,10 @@ class MemoryWall(QWidget):
         self.setObjectName("MemoryWall")
         self.service = service
         self.model = model if model is not None else MemoryCardModel(service, self, lang=ui_language())
-        self.toasts = toasts if toasts is not None else ToastOverlay(self)
+        if toasts is None:  # its own (tests): a 撤销 undone another way goes, as in the app's
+            toasts = ToastOverlay(self)
+            service.memory_changed.connect(toasts.withdraw_undone)
+        self.toasts = toasts
         self.state = WallState(ui_state)
         self.theme_colors = ThemeColors(self.state.color_slots(), self.state.custom_colors())
         self.actions = WallActions(self, service, self.model, self.toasts, self.reveal)

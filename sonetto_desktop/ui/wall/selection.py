@@ -20,6 +20,7 @@ from PySide6.QtWidgets import QInputDialog, QMessageBox
 from sonetto_desktop import ops
 from sonetto_desktop.memory.changes import AGENT
 
+from ..notices.memory_undo import undoes_turn
 from ..widgets.deferred import alive
 from ..widgets.owner import Owner
 from ..widgets.tasks import task_scope
@@ -176,7 +177,8 @@ class WallBulk(QObject):
         self._wall.toasts.show_toast(
             message, key=f"bulk:{turn_id}", kind="success" if done else "info",
             action_text=QCoreApplication.translate("WallBulk", "撤销") if done else None,
-            on_action=(lambda: self.undo(turn_id)) if done else None, timeout_ms=8000)
+            on_action=(lambda: self.undo(turn_id)) if done else None, timeout_ms=8000,
+            undone_by=undoes_turn(turn_id) if done else None)
         return result
 
     def undo(self, turn_id: str) -> "asyncio.Task[Any]":
