@@ -37,6 +37,10 @@ log = logging.getLogger(__name__)
 FULL_PASS_EVERY = 1000
 #: generation-1 collections since the last full pass after which one is due at the next quiet moment
 DUE_AFTER = 10
+#: a quiet pass takes at most this share of the time since the one before (Python's own rule, a quarter
+#: of the heap new, is not known here: without it a worker that allocates while the window is idle, an
+#: import say, would have a pass of 0.2 s every second)
+DUTY = 0.05
 
 
 def _supported() -> bool:
@@ -51,10 +55,12 @@ class QuietPasses:
     _installs = 0
     _saved: tuple[int, ...] | None = None
 
-    def __init__(self) -> None:
+    def __init__(self, clock=time.monotonic) -> None:
         self.installed = False
         self.passes = 0  # full passes run by ``run``
         self.last_ms = 0.0
+        self._clock = clock
+        self._last_end = -float("inf")
 
     def install(self) -> bool:
         """Let automatic full passes come ``FULL_PASS_EVERY`` generation-1 collections apart; whether
@@ -87,9 +93,12 @@ class QuietPasses:
                 cls._saved = None
 
     def due(self) -> bool:
-        """A full pass is due: the collector is on and Python's default would have started one by its
-        count (generation-1 collections since the last full pass)."""
-        return self.installed and gc.isenabled() and gc.get_count()[2] >= DUE_AFTER
+        """A full pass is due: the collector is on, Python's default would have started one by its count
+        (generation-1 collections since the last full pass), and the last one is long enough ago that
+        passes take at most ``DUTY`` of the time."""
+        if not (self.installed and gc.isenabled() and gc.get_count()[2] >= DUE_AFTER):
+            return False
+        return self._clock() - self._last_end >= self.last_ms / 1000 / DUTY
 
     def run(self) -> float:
         """One full pass now, on this thread; its length in ms."""
@@ -97,5 +106,6 @@ class QuietPasses:
         found = gc.collect()
         self.last_ms = (time.perf_counter() - started) * 1000
         self.passes += 1
+        self._last_end = self._clock()
         log.debug("full collection at a quiet moment: %.1f ms, %d unreachable", self.last_ms, found)
         return self.last_ms

@@ -118,3 +118,26 @@ def test_an_import_sized_burst_starts_no_full_pass_under_the_policy():
     assert default["full"] >= 1, default  # what made the first chat turn wait: passes in the burst
     assert quiet["full"] == 0, quiet
     assert quiet["count"][2] >= DUE_AFTER  # the pass is due, for the window's next quiet moment
+
+
+def test_quiet_passes_take_at_most_a_twentieth_of_the_time(passes):
+    """Without Python's own rule (a quarter of the heap new) a worker that allocates while the window is
+    idle — an import — would get a whole-heap pass every second: after a pass of d ms the next one is due
+    no sooner than d / DUTY ms later, however many young collections came meanwhile."""
+    now = [1000.0]
+    p = QuietPasses(clock=lambda: now[0])
+    assert p.install()
+    try:
+        for _ in range(DUE_AFTER):
+            gc.collect(1)
+        assert p.due()
+        took = p.run() / 1000
+        for _ in range(DUE_AFTER):
+            gc.collect(1)
+        assert not p.due()  # due by the count, too soon by the time
+        now[0] += took / collector.DUTY * 0.9
+        assert not p.due()
+        now[0] += took / collector.DUTY * 0.2
+        assert p.due()
+    finally:
+        p.uninstall()
