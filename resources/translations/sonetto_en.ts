@@ -118,19 +118,19 @@
         <location filename="../../sonetto_desktop/ui/chat/panel.py" line="107" />
         <location filename="../../sonetto_desktop/ui/chat/panel.py" line="109" />
         <location filename="../../sonetto_desktop/ui/chat/panel.py" line="205" />
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="338" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="342" />
         <source>新对话</source>
         <translation>New chat</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/chat/panel.py" line="110" />
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="339" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="343" />
         <source>新建临时对话（不回忆、不记住、不保存）</source>
         <translation>New temporary chat (no recall, not remembered, not saved)</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/chat/panel.py" line="114" />
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="343" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="347" />
         <source>重命名</source>
         <translation>Rename</translation>
     </message>
@@ -142,7 +142,7 @@
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/chat/panel.py" line="116" />
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="344" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="348" />
         <source>导出为 Markdown…</source>
         <translation>Export as Markdown…</translation>
     </message>
@@ -182,17 +182,18 @@
         <translation>Delete the chat “%1”? Its messages are deleted; memories already kept stay.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="345" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="323" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="349" />
         <source>删除</source>
         <translation>Delete</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="356" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="360" />
         <source>导出对话</source>
         <translation>Export chat</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="356" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="360" />
         <source>Markdown 文件 (*.md)</source>
         <translation>Markdown files (*.md)</translation>
     </message>
@@ -511,6 +512,8 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>Dialogs</name>
     <message>
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="325" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="231" />
         <location filename="../../sonetto_desktop/ui/widgets/dialogs.py" line="53" />
         <location filename="../../sonetto_desktop/ui/widgets/dialogs.py" line="78" />
         <source>取消</source>
@@ -3892,6 +3895,7 @@ Your theme: {1}</translation>
     <message>
         <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="88" />
         <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="226" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="229" />
         <source>全部拒绝</source>
         <translation>Reject all</translation>
     </message>
@@ -3941,7 +3945,7 @@ Your theme: {1}</translation>
         <translation>Reject all %1 changes waiting for review? They will not be written to memory.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="233" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="237" />
         <source>已全部拒绝。</source>
         <translation>All rejected.</translation>
     </message>

@@ -165,6 +165,20 @@ async def test_sessions_new_rename_delete(tmp_path, llm_server, make_llm, panel_
         assert [b.text for b in panel.view.bubbles] == ["在第一个会话里说话", "第一条回复"]
 
 
+async def test_delete_chat_question_names_the_action_and_defaults_to_cancel(tmp_path, make_llm, panel_factory):
+    """A destructive confirmation names what it does (删除, not 是 / Yes); 取消 is the default and
+    the escape button, so Enter or Esc never deletes a chat."""
+    async with running_engine(tmp_path / "data", make_llm(streaming=True)) as parts:
+        controller, panel = await _attached(panel_factory, parts)
+        box = panel.confirm_delete(controller.current_session_id)
+        confirm = box.button(QMessageBox.StandardButton.Yes)
+        cancel = box.button(QMessageBox.StandardButton.Cancel)
+        assert confirm.text() == "删除"
+        assert cancel.text() == "取消"
+        assert box.defaultButton() is cancel and box.escapeButton() is cancel
+        box.reject()
+
+
 def test_markdown_never_interprets_raw_html():
     html = render_markdown("**粗体** <script>alert(1)</script> <b>x</b>")
     assert "<strong>粗体</strong>" in html

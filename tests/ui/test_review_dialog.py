@@ -82,6 +82,9 @@ async def test_reject_all_asks_and_defaults_to_cancel(qtbot, services, wait):
     await wait(lambda: isinstance(QApplication.activeModalWidget(), QMessageBox), message="the question")
     box = QApplication.activeModalWidget()
     assert box.defaultButton() is box.button(QMessageBox.StandardButton.Cancel)
+    assert box.escapeButton() is box.button(QMessageBox.StandardButton.Cancel)
+    assert box.button(QMessageBox.StandardButton.Yes).text() == "全部拒绝"  # names the action, not 是 / Yes
+    assert box.button(QMessageBox.StandardButton.Cancel).text() == "取消"
     box.button(QMessageBox.StandardButton.Cancel).click()
     await task
     assert services.review.count() == 2  # nothing rejected

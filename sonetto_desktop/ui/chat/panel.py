@@ -9,7 +9,7 @@ import asyncio
 import logging
 from typing import Any, Awaitable
 
-from PySide6.QtCore import QPoint, Qt, Signal
+from PySide6.QtCore import QCoreApplication, QPoint, Qt, Signal
 from PySide6.QtWidgets import (
     QFileDialog,
     QHBoxLayout,
@@ -313,14 +313,18 @@ class ChatPanel(QWidget):
         await self._reported(self.controller.rename_session(session_id, title))
 
     def confirm_delete(self, session_id: str | None = None) -> QMessageBox:
-        """Ask before deleting (non-blocking); Yes deletes the session and its transcript."""
+        """Ask before deleting (non-blocking); 删除 deletes the session and its transcript."""
         session_id = session_id or self.controller.current_session_id
         item = self._item_for(session_id)
         title = item.text() if item is not None else ""
         box = QMessageBox(QMessageBox.Icon.Question, self.tr("删除对话"),
                           self.tr("删除对话“%1”？聊天记录会被删除，已经记住的记忆不受影响。").replace("%1", title),
                           QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel, self)
-        box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+        box.button(QMessageBox.StandardButton.Yes).setText(self.tr("删除"))  # names the action, not 是 / Yes
+        cancel = box.button(QMessageBox.StandardButton.Cancel)
+        cancel.setText(QCoreApplication.translate("Dialogs", "取消"))
+        box.setDefaultButton(cancel)
+        box.setEscapeButton(cancel)
         box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         box.accepted.connect(lambda: self._spawn(self.delete_session(session_id)))
         self._delete_box = box

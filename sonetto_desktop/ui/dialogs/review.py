@@ -226,7 +226,11 @@ class ReviewDialog(QDialog):
         box = QMessageBox(QMessageBox.Icon.Question, self.tr("全部拒绝"),
                           self.tr("拒绝全部 %1 处待审核的变化？它们不会被写入记忆。").replace("%1", str(len(shown))),
                           QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel, self)
-        box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+        box.button(QMessageBox.StandardButton.Yes).setText(self.tr("全部拒绝"))  # names the action, not 是 / Yes
+        cancel = box.button(QMessageBox.StandardButton.Cancel)
+        cancel.setText(QCoreApplication.translate("Dialogs", "取消"))
+        box.setDefaultButton(cancel)
+        box.setEscapeButton(cancel)
         box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         if await execute_dialog(box) != QMessageBox.StandardButton.Yes or not shiboken6.isValid(self):
             return
