@@ -48,6 +48,22 @@ async def test_tab_order_and_one_stop_for_the_cards(wall, populated_store, qtbot
     assert not isinstance(QApplication.focusWidget(), ThemeCardView)
 
 
+async def test_every_tab_stop_on_the_wall_is_a_control_that_shows_it(wall, populated_store, qtbot, wait):
+    """Between the outline of themes and the cards was one Tab stop that showed nothing: the wall's
+    scroll area (``WallScroll``) took the focus, drew no ring and did nothing with keys a person
+    could see. The stops are the toolbar, the outline and the cards, nothing else."""
+    await _ready(wall, qtbot, wait)
+    wall.outline.show()  # (shown on a wide enough wall; the Tab chain must hold either way)
+    stops = _tab_stops(qtbot, wall.toolbar.search_edit)
+    names = [w.objectName() or type(w).__name__ for w in stops]
+    assert "WallScroll" not in names, names
+    known = {"WallSearch", "WallView", "WallSort", "WallAdd", "WallTrash", "WallOutline"}
+    assert all(name in known or isinstance(w, ThemeCardView) for name, w in zip(names, stops, strict=True)), names
+    wall.outline.setFocus(Qt.FocusReason.TabFocusReason)
+    qtbot.keyClick(wall.outline, Qt.Key.Key_Tab)
+    assert isinstance(QApplication.focusWidget(), ThemeCardView), QApplication.focusWidget()
+
+
 async def test_arrows_go_from_theme_to_theme_and_enter_edits(wall, populated_store, qtbot, wait):
     await _ready(wall, qtbot, wait)
     sections = wall.visible_sections()

@@ -107,6 +107,8 @@ class MemoryWall(QWidget):
         self.scroll.setWidgetResizable(True)
         self.scroll.setFrameShape(QFrame.Shape.NoFrame)
         self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        # not a Tab stop: it drew no focus ring, and the cards inside take the keys (arrows, PageUp/Down)
+        self.scroll.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.container = QWidget(self.scroll)
         self.container.setObjectName("WallSections")
         self._column = QVBoxLayout(self.container)
