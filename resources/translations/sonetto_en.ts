@@ -2350,98 +2350,98 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>MemoryWall</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="375" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="377" />
         <source>正在载入记忆…</source>
         <translation>Loading memories…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="312" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="314" />
         <source>记忆库暂时无法读取，卡片墙是空的；没有任何内容被改动。</source>
         <translation>The memory store cannot be read right now, so the wall is empty; nothing was changed.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="314" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="316" />
         <source>还没有记忆。和 Sonetto 聊聊，或点「新建」写下一条。</source>
         <translation>No memories yet. Chat with Sonetto, or click “New” to write one.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="316" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="318" />
         <source>没有「{0}」的记忆。</source>
         <translation>No memories for “{0}”.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="318" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="320" />
         <source>正在准备拼音搜索…（第一次用拼音搜很多记忆时要几秒）</source>
         <translation>Getting pinyin search ready… (the first pinyin search over many memories takes a few seconds)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="320" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="322" />
         <source>没有和「{0}」匹配的记忆。</source>
         <translation>No memory matches “{0}”.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="347" />
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="348" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="349" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="350" />
         <source>1 条</source>
         <translation>1 memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="332" />
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="360" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="334" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="362" />
         <source>排序中 {0}%</source>
         <translation>Sorting {0}%</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="171" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="173" />
         <source>搜索记忆墙</source>
         <translation>Search the memory wall</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="332" />
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="362" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="334" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="364" />
         <source>筛选中 {0}%</source>
         <translation>Filtering {0}%</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="333" />
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="364" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="335" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="366" />
         <source>载入中 {0}%</source>
         <translation>Loading {0}%</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="371" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="373" />
         <source>正在排序… {0} / {1}</source>
         <translation>Sorting… {0} / {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="371" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="373" />
         <source>正在排序…</source>
         <translation>Sorting…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="373" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="375" />
         <source>正在筛选… {0} / {1}</source>
         <translation>Filtering… {0} / {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="373" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="375" />
         <source>正在筛选…</source>
         <translation>Filtering…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="375" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="377" />
         <source>正在载入记忆… {0} / {1}</source>
         <translation>Loading memories… {0} / {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="343" />
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="344" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="345" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="346" />
         <source>{0} / {1} 条</source>
         <translation>{0} of {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="347" />
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="348" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="349" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="350" />
         <source>{0} 条</source>
         <translation>{0} memories</translation>
     </message>
