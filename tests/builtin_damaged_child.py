@@ -13,15 +13,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-
-async def wait_for(predicate, timeout: float = 60.0) -> bool:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not predicate():
-        if loop.time() > deadline:
-            return False
-        await asyncio.sleep(0.05)
-    return True
+from waiting import came  # noqa: E402 - the tests folder is this script's own
 
 
 async def main(data_dir: str) -> None:
@@ -40,7 +32,7 @@ async def main(data_dir: str) -> None:
         await services.start_agents()
         services.writer.pause()
         vectors = services._agents.vectors
-        out["settled"] = await wait_for(lambda: vectors.status is not None and vectors.status.state in ("error", "idle"))
+        out["settled"] = await came(lambda: vectors.status is not None and vectors.status.state in ("error", "idle"))
         out["state"], out["error"] = vectors.status.state, vectors.status.error
         out["recalled"] = [r["id"] for r in await services.recall.aretrieve("汤圆是什么猫", "mechanical")]
         out["ranked"] = await run_blocking(services.recall.dense.rank, "我养了什么宠物", 1)

@@ -16,22 +16,13 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from lazy_llm_child import LoopThreadWork  # noqa: E402 - the tests folder is this script's own
+from waiting import came  # noqa: E402
 
 WATCHED = ("numpy", "httpx")
 
 
 def loaded() -> list[str]:
     return sorted(name for name in WATCHED if name in sys.modules)
-
-
-async def wait_for(predicate, timeout: float = 60.0) -> bool:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not predicate():
-        if loop.time() > deadline:
-            return False
-        await asyncio.sleep(0.05)
-    return True
 
 
 async def main(base_url: str, data_dir: str) -> None:
@@ -48,13 +39,13 @@ async def main(base_url: str, data_dir: str) -> None:
         await services.warm_up(mode=settings.retrieval_mode, empty_waits=True)  # as the app's start
         vectors = services._agents.vectors
         out["builtin"] = vectors.sync is not None and vectors.sync.config.builtin
-        out["vectors_idle"] = await wait_for(lambda: vectors.status.state == "idle")
+        out["vectors_idle"] = await came(lambda: vectors.status.state == "idle")
         out["recalled_empty"] = await services.recall.aretrieve("我的猫叫什么", "mechanical")
         await asyncio.sleep(0.3)  # the writer, the tidy-up scheduler and the sync have taken their first steps
         out["idle_loaded"] = loaded()
         on_loop.on = True
         await run_blocking(services.memory.add, "用户养了一只叫汤圆的猫", "身份")
-        out["vector_computed"] = await wait_for(lambda: vectors.status.state == "idle" and vectors.status.done == 1)
+        out["vector_computed"] = await came(lambda: vectors.status.state == "idle" and vectors.status.done == 1)
         on_loop.on = False
         out["first_memory_loaded"] = loaded()
         out["first_memory_loop_imports"] = [name for name in on_loop.seen if name.split(".")[0] in WATCHED]

@@ -31,3 +31,15 @@ def wait_for(predicate: Callable[[], Any], timeout: float = 10.0, what: str = "c
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out after {timeout} s waiting for {what}")
         time.sleep(0.02)
+
+
+async def came(predicate: Callable[[], Any], timeout: float = 60.0) -> bool:
+    """Await until ``predicate()`` is true: whether it was within ``timeout`` (for a child process that
+    reports what it saw rather than failing)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not predicate():
+        if loop.time() > deadline:
+            return False
+        await asyncio.sleep(0.05)
+    return True
