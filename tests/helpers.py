@@ -80,11 +80,32 @@ def pick(combo: Any, value: Any) -> None:
 
 
 def process_events(rounds: int = 4) -> None:
-    """Let Qt handle what is posted (layouts, deferred deletes) a few rounds."""
+    """Let Qt handle what is posted (layouts, deferred deletes) a few rounds; outside a coroutine only
+    (inside one: ``await settle()``)."""
     from PySide6.QtCore import QCoreApplication
 
+    if _in_a_task():
+        raise RuntimeError("process_events() inside a coroutine strands other tasks: await settle()")
     for _ in range(rounds):
         QCoreApplication.processEvents()
+
+
+async def settle(rounds: int = 4) -> None:
+    """Let Qt handle what is posted (layouts, deferred deletes, queued signals) and the loop run what is
+    due, a few rounds: "process events" inside a coroutine. ``QCoreApplication.processEvents()`` there
+    would run other tasks' wake-ups inside this task's step; asyncio refuses each ("Cannot enter into
+    task … while another task is being executed"), and a task whose wake-up was refused never runs
+    again (a test's teardown then waits for it forever)."""
+    for _ in range(rounds):
+        await asyncio.sleep(0)
+    await asyncio.sleep(0.01)  # (one pass of Qt's loop with nothing of ours due)
+
+
+def _in_a_task() -> bool:
+    try:
+        return asyncio.current_task() is not None
+    except RuntimeError:  # no loop running here
+        return False
 
 
 async def activate(window: Any, wait: Any) -> None:

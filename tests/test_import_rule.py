@@ -339,6 +339,81 @@ def mixed_classes(root: Path = PACKAGE) -> list[str]:
     return found
 
 
+TESTS = Path(__file__).resolve().parent
+#: Calls that run a nested Qt event loop (``exec`` of a dialog, menu or drag; the static dialogs) or a
+#: round of it (``processEvents``, the tests' ``process_events``).
+NESTED_LOOPS = {"processEvents", "process_events", "exec", "exec_"}
+NESTED_STATICS = {"QMessageBox", "QFileDialog", "QInputDialog", "QColorDialog", "QFontDialog"}
+
+
+def _calls_in_body(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.Call]:
+    """The calls a function makes itself (not those of a function or lambda it defines)."""
+    found, todo = [], list(fn.body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            continue
+        if isinstance(node, ast.Call):
+            found.append(node)
+        todo.extend(ast.iter_child_nodes(node))
+    return found
+
+
+def nested_loops_in_coroutines(*roots: Path) -> list[str]:
+    """Qt event loops run inside a coroutine. Under qasync a coroutine's step runs in a timer event;
+    a nested loop there runs other tasks' wake-ups inside that step, asyncio refuses each ("Cannot enter
+    into task … while another task is being executed") and those tasks never run again (a shutdown
+    waiting for them hangs). A coroutine awaits instead (a dialog's ``open()`` and its signal; the tests'
+    ``settle()``)."""
+    found = []
+    for root in roots:
+        for path in sorted(root.rglob("*.py")):
+            tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+            # a module's own functions that run one (a coroutine calling them runs it too)
+            runners = {fn.name for fn in tree.body if isinstance(fn, ast.FunctionDef)
+                       and any(_runs_a_loop(call, set()) for call in _calls_in_body(fn))}
+            for fn in ast.walk(tree):
+                if not isinstance(fn, ast.AsyncFunctionDef):
+                    continue
+                for call in _calls_in_body(fn):
+                    if said := _runs_a_loop(call, runners):
+                        found.append(f"{path.relative_to(root.parent)}:{call.lineno} {fn.name} runs a Qt loop "
+                                     f"({said}) inside a coroutine")
+    return found
+
+
+def _runs_a_loop(call: ast.Call, runners: set[str]) -> str:
+    """What ``call`` is, when it runs a Qt loop (else "")."""
+    func = call.func
+    name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+    owner = func.value.id if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) else ""
+    if name in NESTED_LOOPS or (isinstance(func, ast.Name) and name in runners):
+        return f"{owner + '.' if owner else ''}{name}"
+    if owner in NESTED_STATICS and name[:1].islower() and name not in {"open", "show", "tr"}:
+        return f"{owner}.{name}"
+    return ""
+
+
+def test_no_coroutine_runs_a_nested_qt_loop():
+    assert nested_loops_in_coroutines(PACKAGE, TESTS) == []
+
+
+def test_the_nested_loop_rule_sees_each_way(tmp_path):
+    root = tmp_path / "pkg"
+    root.mkdir()
+    (root / "ok.py").write_text(
+        "async def f(app, dialog):\n    dialog.open()\n    def later():\n        app.processEvents()\n"
+        "    return later\n", encoding="utf-8")
+    (root / "bad.py").write_text(
+        "from PySide6.QtWidgets import QMessageBox\n"
+        "async def f(app, dialog, menu):\n    app.processEvents()\n    dialog.exec()\n    menu.exec_()\n"
+        "    QMessageBox.question(None, 'a', 'b')\n    process_events()\n    flush()\n"
+        "def flush():\n    from PySide6.QtCore import QCoreApplication\n    QCoreApplication.processEvents()\n",
+        encoding="utf-8")
+    found = nested_loops_in_coroutines(root)
+    assert len(found) == 6 and all("bad.py" in v for v in found), found
+
+
 def test_classes_are_composed_not_mixed():
     assert mixed_classes() == []
 

@@ -10,7 +10,7 @@ import pytest
 from PySide6.QtWidgets import QLabel
 
 from shell_fixtures import OFFSCREEN_RAISE, OFFSCREEN_SIZE_HINTS, running_engine
-from helpers import process_events
+from helpers import process_events, settle
 from sonetto_desktop.ui.chat.controller import ChatController
 from sonetto_desktop.ui.chat.panel import ChatPanel
 from sonetto_desktop.ui.tray.quick_chat import QuickChat
@@ -180,7 +180,7 @@ async def test_at_the_windows_smallest_size_the_chat_still_fits_its_column(qapp,
             "Try again later; if a local model is still loading, raise the first-token timeout in Settings.")
         window.resize(window.minimumSizeHint().width(), 560)
         await asyncio.sleep(0.1)  # laid out at that size
-        process_events()
+        await settle()
         assert window.width() <= 800, window.width()
         assert view.verticalScrollBar().isVisible()
         assert not view.horizontalScrollBar().isVisible(), (view.viewport().width(), view.widget().minimumSizeHint())

@@ -19,6 +19,7 @@ from PySide6.QtCore import QCoreApplication, QEvent, QObject
 from PySide6.QtWidgets import QApplication
 
 from sonetto_desktop.aio import TaskScope
+from helpers import settle
 
 
 @contextlib.contextmanager
@@ -30,12 +31,6 @@ def collector_off():
     finally:
         if was_enabled:
             gc.enable()
-
-
-def _flush_deletes() -> None:
-    for _ in range(3):
-        QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
-        QCoreApplication.processEvents()
 
 
 def _python_parts(root: object, depth: int = 3, *, outside: object = None) -> dict[str, weakref.ref]:
@@ -74,7 +69,9 @@ def _alive(refs: dict[str, weakref.ref]) -> list[str]:
 async def _left_alive(refs: dict[str, weakref.ref]) -> list[str]:
     """What is still alive once the loop has run a little (a task or a queued call that still holds a
     part lets it go when it ends; a cycle never does: the collector is off)."""
-    _flush_deletes()
+    for _ in range(3):
+        QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+        await settle()
     deadline = time.monotonic() + 2.0
     while (left := _alive(refs)) and time.monotonic() < deadline:
         await asyncio.sleep(0.02)  # (the loop runs Qt's events meanwhile)

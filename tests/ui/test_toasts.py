@@ -20,6 +20,7 @@ from sonetto_desktop.memory.operations import MemoryOperations
 from sonetto_desktop.ui.memory_service import MemoryService
 from sonetto_desktop.ui.notices.writer_toasts import WriterToasts, toast_for
 from sonetto_desktop.presentation.cards import DESCRIPTION, ID
+from helpers import settle
 
 
 @pytest.fixture
@@ -50,7 +51,7 @@ async def test_overlay_follows_window_resize(window):
     overlay = ToastOverlay(window)
     overlay.show_toast("提示", timeout_ms=0)
     window.resize(1000, 700)
-    QApplication.processEvents()
+    await settle()
     assert overlay.geometry().bottom() > 700 - 40 and overlay.geometry().right() > 1000 - 40
 
 
@@ -176,7 +177,7 @@ async def test_writer_change_from_a_worker_thread_becomes_a_toast_that_reveals(w
     writer_toasts.close()  # no more toasts from the feed…
     feed.publish(WriterEvent("failed", detail="关闭之后"))
     await service.drain()
-    QApplication.processEvents()
+    await settle()
     assert not any("关闭之后" in t.text for t in wall.toasts.toasts())
     service.close()  # …and the service's own feed lets go of the sources
     assert len(feed) == 0

@@ -8,6 +8,7 @@ import contextlib
 import re
 from datetime import datetime
 
+from helpers import settle
 from shell_fixtures import app_settings, running_app
 from sonetto_desktop.memory import MemoryItem, YamlMemoryManager
 
@@ -87,7 +88,7 @@ async def test_turning_the_embeddings_off_while_a_request_hangs_leaves_no_count_
         await wait(lambda: llm_server.embedding_requests, timeout=20, message="a request under way")
         await app.apply_settings(dataclasses.replace(settings, embeddings_source="off"))
         await wait(lambda: not old._thread.is_alive(), timeout=20, message="the old sync ended")
-        qapp.processEvents()  # (its last word, if any, reaches the window)
+        await settle()  # (its last word, if any, reaches the window)
         label = app.window.status_indicator.vectors_label
         assert app.writer_control.vectors is None and not label.isVisibleTo(app.window.status_indicator), label.text()
         assert old.status.state == "stopped", old.status
@@ -121,7 +122,7 @@ async def test_a_built_in_model_that_does_not_run_here_is_said_once(qapp, tmp_pa
         app.vector_notices.fallback_said.connect(told.append)
         app.services._agents.vectors.sync.retry()  # tried again (new settings, a retry): not said again
         await wait(lambda: app.services._agents.vectors.status.state == "error", timeout=60)
-        qapp.processEvents()
+        await settle()
         assert told == []
 
 
@@ -162,7 +163,7 @@ async def test_an_embeddings_service_gone_away_is_said_once_in_words_and_recall_
             proxy.restore()
             await wait(lambda: sync.status.state == "idle", timeout=20)
             assert await run_blocking(sync.rank, "周末去了哪里", 1)  # by meaning again
-            qapp.processEvents()
+            await settle()
             assert not label.isVisibleTo(indicator) and len(told) == 1
     finally:
         proxy.cut()
@@ -200,7 +201,7 @@ async def test_a_new_embeddings_model_asks_first_and_not_now_keeps_recall_workin
         assert "5 条记忆" in box.text() and "scripted-embed-v2" in box.text() and "scripted-embed" in box.text()
         later = next(b for b in box.buttons() if b.text() == "以后再说")
         later.click()
-        qapp.processEvents()
+        await settle()
         new = app.services._agents.vectors.sync
         assert [t for t in llm_server.embedded_inputs()[sent:] if t != PROBE_TEXT] == []  # nothing sent
         assert await run_blocking(new.rank, "周末去了哪里", 1) is None
@@ -278,7 +279,7 @@ async def test_the_same_models_question_asked_again_is_asked_and_answered_as_its
         await wait(lambda: len(asked) == 2, timeout=10, message="its own question shown")
         assert not asked[0].isVisible() and asked[1].isVisible()
         next(b for b in asked[1].buttons() if b.text() == "开始计算").click()
-        qapp.processEvents()
+        await settle()
         await wait(lambda: again.status.state == "idle" and again.status.complete, timeout=30, message="embedded")
 
 
@@ -333,7 +334,7 @@ async def test_an_answer_to_a_question_for_another_model_agrees_to_nothing(qapp,
         await wait(lambda: len(llm_server.embedding_requests) > sent, timeout=30, message="the new model asked")
         assert asked[0].isVisible()
         next(b for b in asked[0].buttons() if b.text() == "开始计算").click()  # the first model's question
-        qapp.processEvents()
+        await settle()
         llm_server.embedding_gate.set()
         new = app.services._agents.vectors.sync
         await wait(lambda: new.status.state in ("consent", "idle"), timeout=30)

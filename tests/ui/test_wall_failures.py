@@ -11,6 +11,7 @@ from PySide6.QtCore import Qt
 from sonetto_desktop.presentation.cards import DESCRIPTION, THEME
 from sonetto_desktop.ui.dialogs.edit import EditDialog
 from sonetto_desktop.ui.dialogs.merge import MergeDialog
+from helpers import settle
 
 
 async def test_editing_a_card_the_agent_just_deleted_keeps_the_text(wall, populated_store, wait):
@@ -367,8 +368,7 @@ async def test_a_reveal_scheduled_before_the_wall_is_deleted_never_fires_on_it(s
     QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
     assert not shiboken6.isValid(wall)
     with qtbot.captureExceptions() as errors:
-        for _ in range(3):
-            QCoreApplication.processEvents()
+        await settle(3)
     assert errors == []
 
 
@@ -388,8 +388,7 @@ async def test_a_delete_finishing_after_the_wall_is_gone_touches_nothing(service
     with qtbot.captureExceptions() as errors:
         await asyncio.gather(task, return_exceptions=True)
         await service.drain()
-        for _ in range(3):
-            QCoreApplication.processEvents()
+        await settle(3)
     assert errors == []
     assert task.cancelled()  # the wall's follow-up (its toast) ended with the wall (issue 28: task scopes)…
     assert cat not in populated_store.all_items()  # …the write itself, owned by the service, was done
