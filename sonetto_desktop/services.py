@@ -190,11 +190,11 @@ class _CarryStop(threading.Event):
     why = "cancelled"
 
 
-def _forget_stopped(folder: Path) -> None:
+def _forget_stopped(folder: Path, stop: Callable[[], bool]) -> bool:
     """``data_folder.forget_stopped`` (blocking; imported in the worker)."""
     from .memory.stores.data_folder import forget_stopped
 
-    forget_stopped(folder)
+    return forget_stopped(folder, stop)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -362,8 +362,19 @@ class AppServices:
     async def forget_stopped_carry(self, folder: Path) -> None:
         """The settings saved again after a copy into ``folder`` was stopped (``apply_settings`` raised,
         or ``returned_from``): its marker goes, and the folder itself when the copy made it and it
-        holds nothing else (``data_folder.forget_stopped``)."""
-        await run_blocking(_forget_stopped, folder)
+        holds nothing else (``data_folder.forget_stopped``). Its wait for another process's lock on
+        ``folder`` gives up when this is cancelled (the window's tasks end at a quit: the cancel completes
+        once the worker has let go, so no thread holds up the process's exit) or ``QUIT_WAIT`` s into
+        quitting; nothing is removed then (the marker stays: nothing of the memories is in it)."""
+        stop = threading.Event()
+        work = spawn(run_blocking(_forget_stopped, folder, lambda: stop.is_set() or self._in_use.quitting),
+                     name="forget-stopped-carry", awaited=True)
+        try:
+            await asyncio.shield(work)
+        except asyncio.CancelledError:
+            stop.set()
+            await asyncio.wait([work])
+            raise
 
     async def _operations_finished(self) -> None:
         """Before the store closes: no operation starts on it any more, and those under way finish."""

@@ -133,6 +133,62 @@ async def test_a_copy_that_fails_into_a_folder_of_the_persons_leaves_nothing_of_
         await services.close()
 
 
+async def test_a_quit_while_another_process_holds_the_folder_does_not_wait_for_it(tmp_path, monkeypatch):
+    """Forgetting a stopped copy waits for the new folder's lock; another process held it (a second
+    copy into that folder) and the app quit meanwhile: the wait went on in its worker thread, which the
+    process's exit waits for, until that process let go. Cancelled, it gives up now (the cancel completes
+    once the worker has let go) and removes nothing: the marker stays for a later copy to replace."""
+    import asyncio
+    import threading
+
+    import portalocker
+
+    from sonetto_desktop.memory.stores.data_folder import CARRYING, carry_stopped
+    from sonetto_desktop.memory.stores.migrate import _migration_lock
+
+    old, new = tmp_path / "old", tmp_path / "new"
+    holding, release = threading.Event(), threading.Event()
+
+    def hold() -> None:  # (another process's lock: a lock on another open file of the same path)
+        with _migration_lock(new):
+            holding.set()
+            release.wait()
+
+    holder = threading.Thread(target=hold, name="other-process-lock")
+    tried = threading.Event()
+    acquire = portalocker.Lock.acquire
+
+    def seen_trying(lock, *args, **kwargs):  # (portalocker's own, told when a try finds the lock held)
+        try:
+            return acquire(lock, *args, **kwargs)
+        except portalocker.exceptions.AlreadyLocked:
+            tried.set()
+            raise
+
+    monkeypatch.setattr(portalocker.Lock, "acquire", seen_trying)
+    services = await AppServices.open(settings=_settings(old), watch=False)
+    try:
+        services.memory.add("用户喜欢爬山", "爱好")
+        _disk_full_at_the_store(monkeypatch)
+        with pytest.raises(OSError):
+            await services.apply_settings(dataclasses.replace(services.settings, data_dir=str(new)))
+        assert carry_stopped(new) == old
+        holder.start()
+        assert await asyncio.to_thread(holding.wait, 30)
+        forgetting = asyncio.ensure_future(services.forget_stopped_carry(new))
+        assert await asyncio.to_thread(tried.wait, 30)  # its worker waits for the lock
+        forgetting.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await forgetting
+    finally:
+        release.set()
+        if holder.is_alive():
+            holder.join(30)
+        await services.close()
+    await asyncio.get_running_loop().shutdown_default_executor()  # (every worker thread has ended)
+    assert (new / CARRYING).exists() and carry_stopped(new) == old  # it gave up: nothing was removed after
+
+
 async def test_the_settings_and_keys_kept_beside_the_memories_stay_behind(tmp_path, monkeypatch):
     """On Windows and macOS the default data folder is the config folder too (platformdirs gives
     the same folder): its settings, the API key files (no keyring), the MCP token and the window's

@@ -196,27 +196,43 @@ def stopped_why(folder: str | os.PathLike[str]) -> str:
     return why if why in STOPPED_WHY else FAILED
 
 
-def forget_stopped(folder: str | os.PathLike[str]) -> None:
+class _GaveUp(Exception):
+    """``forget_stopped``'s wait for another process's lock was told to stop."""
+
+
+def forget_stopped(folder: str | os.PathLike[str], stop: Callable[[], bool] | None = None) -> bool:
     """After a stopped copy into ``folder`` (``carry_stopped``), once the settings name the old folder
     again: its marker and the copy's lock file go (the folder may be the person's: nothing of the app's
     stays there), and the folders the copy made, when nothing else was put there (blocking; nothing when
-    no copy was stopped there)."""
+    no copy was stopped there). While another process holds the folder's lock, ``stop()`` is asked
+    every ``LOCK_POLL`` s: True gives up (the app quits), and False is returned with nothing removed
+    (the marker stays; a later copy into the folder replaces it: ``carry_data``)."""
     folder = Path(folder).expanduser().absolute()
     found = _marker(folder)
     if found is None or not found.get("stopped"):
-        return
-    with _migration_lock(folder):  # (not while another process copies into it)
-        found = _marker(folder)
-        if found is None or not found.get("stopped"):
-            return
-        (folder / CARRYING).unlink(missing_ok=True)
-        if not store_files(folder):  # (else a data folder of its own, whose lock this is)
-            with contextlib.suppress(OSError):  # (removed while held: see ``_migration_lock``)
-                (folder / MIGRATION_LOCK).unlink()
+        return True
+
+    def waiting() -> None:
+        if stop is not None and stop():
+            raise _GaveUp
+
+    try:
+        with _migration_lock(folder, waiting):  # (not while another process copies into it)
+            found = _marker(folder)
+            if found is None or not found.get("stopped"):
+                return True
+            (folder / CARRYING).unlink(missing_ok=True)
+            if not store_files(folder):  # (else a data folder of its own, whose lock this is)
+                with contextlib.suppress(OSError):  # (removed while held: see ``_migration_lock``)
+                    (folder / MIGRATION_LOCK).unlink()
+    except _GaveUp:
+        log.info("another process holds %s; its stopped copy's marker stays for now", folder)
+        return False
     made = [Path(one) for one in found.get("made") or () if isinstance(one, str)]
     for one in reversed(made):  # the innermost first; one not empty (something else put there) stays
         with contextlib.suppress(OSError):
             one.rmdir()
+    return True
 
 
 def _sqlite(path: Path) -> bool:
