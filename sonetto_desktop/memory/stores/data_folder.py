@@ -97,7 +97,7 @@ def store_files(folder: Path) -> list[Path]:
 
 def carry_data(old: str | os.PathLike[str], new: str | os.PathLike[str], *,
                data_files: Collection[str] = (), progress: Progress | None = None,
-               cancel: threading.Event | None = None) -> list[Path]:
+               cancel: threading.Event | None = None, follows: bool = False) -> list[Path]:
     """Copy ``old``'s files — its stores' and ``data_files`` (top-level names: ``ours``), nothing else it
     holds — into ``new`` when ``new`` holds no memory store and ``old`` does (blocking;
     the stores must be closed; one process at a time, under the
@@ -110,7 +110,11 @@ def carry_data(old: str | os.PathLike[str], new: str | os.PathLike[str], *,
     the reason recorded (``QUIT``: the app quitting; else ``CANCELLED``). A copy another process makes
     into ``new`` is waited for (a ``cancel`` meanwhile stops the wait): found whole, nothing is copied;
     cancelled there by the person, nothing is either (:class:`CancelledElsewhere`); stopped there
-    otherwise (that process quit, or its copy failed), this one copies.
+    otherwise (that process quit, or its copy failed), this one copies. ``follows``: this process follows
+    a choice made in another (``sonetto mcp`` following the settings the app saved, a start finishing a
+    copy it found under way): a copy the person cancelled there is not made either when this one came
+    after it ended (the app saves the settings back a moment later); only the person's own choice of the
+    folder copies over such a mark (an earlier choice's).
     Returns the files made in ``new`` (none: nothing to carry)."""
     old, new = Path(old).expanduser().absolute(), Path(new).expanduser().absolute()
     if old == new or not old.is_dir() or store_files(new) or not store_files(old):
@@ -127,7 +131,7 @@ def carry_data(old: str | os.PathLike[str], new: str | os.PathLike[str], *,
     with _migration_lock(new, waiting) as waited:
         if store_files(new):
             return []
-        found = _marker(new) if waited else None
+        found = _marker(new) if waited or follows else None
         if found is not None and found.get("stopped") and found.get("why") == CANCELLED:
             log.warning("not copying %s into %s: the copy another Sonetto process made there was cancelled",
                         old, new)
