@@ -4,13 +4,15 @@ libpq reports a refused connection only as text, and a server writes that text i
 (``lc_messages``: "FATAL:  Passwort-Authentifizierung für Benutzer »me« fehlgeschlagen",
 "致命错误:  数据库 "x" 不存在"), so the text cannot be read for the reason. The server's ErrorResponse
 also carries the SQLSTATE (``28P01``, ``3D000``…), but psycopg leaves it out of a failed connection's
-error. libpq's protocol trace shows it (libpq 18 and later trace the connection's start):
+error. libpq's protocol trace shows it (the connection's start is traced by the libpq 18 that
+psycopg-binary bundles; an older libpq may leave it out):
 :func:`refusal_state` connects once more, as the failed connection did (the same conninfo, TLS,
 authentication: libpq's own), with the trace going into a pipe of this process, and reads the code
 there. The trace is read here and dropped (it is never logged: a cleartext password message is in it).
 
 Not on Windows: psycopg's trace hands libpq a C ``FILE*`` from its own C runtime, which libpq's may
-not be. There, and with an older libpq, the answer is ``None`` (the caller says it without a reason).
+not be (psycopg's pure-Python implementation traces on Linux only). There, and where the trace has no
+code, the answer is ``None`` (the caller then says the failure without a reason, as before).
 """
 
 from __future__ import annotations
