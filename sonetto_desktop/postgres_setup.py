@@ -132,16 +132,51 @@ _FAILURES = (
 )
 
 
-def failure_words(detail: str) -> tuple[str, ...]:
+#: What a server's refusal says by its SQLSTATE (the same in every language): a kind of ``failure_words``.
+_REFUSALS = {
+    "28P01": "auth",  # invalid_password
+    "28000": "not_allowed",  # invalid_authorization_specification: pg_hba.conf, a role that may not log in
+    "53300": "not_allowed",  # too_many_connections
+    "3D000": "no_database",  # invalid_catalog_name
+    "42501": "no_permission",  # insufficient_privilege
+}
+
+
+def failure_words(detail: str, state: str | None = None, database: str = "") -> tuple[str, ...]:
     """Why a connection failed, from its text: ``("tls",)``, ``("timeout",)``, ``("auth",)``,
     ``("not_allowed",)``, ``("no_database", name)``, ``("no_user", name)``, ``("no_permission",)``,
-    ``("unreachable",)``, else ``("failed",)`` (the text itself then says why: a server that answers in
-    its own language)."""
+    ``("unreachable",)``; a text that says none of them (a server that answers in its own language),
+    from the server's SQLSTATE ``state`` (``database``: the name asked for); else ``("failed",)``
+    (the text itself then says why)."""
     for kind, pattern in _FAILURES:
         found = pattern.search(detail)
         if found:
             return (kind, *found.groups())
-    return ("failed",)
+    kind = _REFUSALS.get(state or "")
+    if kind == "no_database":
+        return (kind, database)
+    return (kind,) if kind else ("failed",)
+
+
+def _refused_words(exc: Any, detail: str, location: PgLocation) -> tuple[str, ...]:
+    """``failure_words`` of a failed connection test (blocking): a failure its text does not explain is
+    asked again for the server's SQLSTATE (a refused connection's error has none: ``refusal``)."""
+    words = failure_words(detail)
+    if words != ("failed",):
+        return words
+    from psycopg.pq import ConnStatus
+
+    state = getattr(exc, "sqlstate", None)
+    pgconn = getattr(exc, "pgconn", None)
+    if state is None and pgconn is not None and pgconn.status == ConnStatus.BAD:  # refused while connecting
+        from psycopg.conninfo import make_conninfo
+
+        from .memory.stores.postgres.location import CONNECT_TIMEOUT
+        from .memory.stores.postgres.refusal import refusal_state
+
+        state = refusal_state(make_conninfo(location.url, **location.connect_kwargs()), CONNECT_TIMEOUT)
+    database = bytes(getattr(pgconn, "db", b"") or b"").decode("utf-8", "replace")
+    return failure_words(detail, state, database)
 
 
 def check_connection(settings: Settings, *, password: str | None = None) -> ConnectionCheck:
@@ -169,8 +204,8 @@ def check_connection(settings: Settings, *, password: str | None = None) -> Conn
             tls = conn.pgconn.ssl_in_use
     except psycopg.Error as exc:
         detail = scrub(" ".join(str(exc).split()), [location.password])[:300]
-        return ConnectionCheck(False, f"连接失败：{detail}", f"Could not connect: {detail}", words=failure_words(detail),
-                               detail=detail)
+        return ConnectionCheck(False, f"连接失败：{detail}", f"Could not connect: {detail}",
+                               words=_refused_words(exc, detail, location), detail=detail)
     millis = (time.perf_counter() - started) * 1000
     lock = "（TLS 加密）" if tls else "（未加密）"
     lock_en = " (TLS)" if tls else " (not encrypted)"

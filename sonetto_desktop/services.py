@@ -190,11 +190,11 @@ class _CarryStop(threading.Event):
     why = "cancelled"
 
 
-def _forget_stopped(folder: Path) -> None:
+def _forget_stopped(folder: Path, stop: Callable[[], bool]) -> bool:
     """``data_folder.forget_stopped`` (blocking; imported in the worker)."""
     from .memory.stores.data_folder import forget_stopped
 
-    forget_stopped(folder)
+    return forget_stopped(folder, stop)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -302,15 +302,16 @@ class AppServices:
         self._in_use.opened()
         await handle.open(check=check)
 
-    async def _carry(self, previous: Path, *, cancellable: bool = False) -> None:
+    async def _carry(self, previous: Path, *, cancellable: bool = False, follows: bool = False) -> None:
         """The previous data folder's files into this one when it holds no memories (``carry_data``);
         how far it has come on the event feed (``data_folder.CarryProgress``). ``cancellable``: the
-        person may stop it (:meth:`cancel_carry`; ``CopyCancelled`` raised)."""
+        person may stop it (:meth:`cancel_carry`; ``CopyCancelled`` raised). ``follows``: a choice made
+        in another process (``carry_data``'s)."""
         cancel = _CarryStop() if cancellable else None
         self._carry_cancel = cancel
         try:
-            carried = await run_blocking(_carry_data, previous, self.data_dir,
-                                         progress=_CarryReports(self._events.publish), cancel=cancel)
+            carried = await run_blocking(_carry_data, previous, self.data_dir, progress=_CarryReports(self._events.publish),
+                                         cancel=cancel, follows=follows)
         finally:
             self._carry_cancel = None
         if carried:  # the new folder held no memories: it has the previous folder's now
@@ -347,7 +348,7 @@ class AppServices:
 
             log.warning("finishing the copy of %s into the data folder %s (it was cut short)", previous, self.data_dir)
             try:
-                await self._carry(previous)
+                await self._carry(previous, follows=True)  # (the copy it found under way may be cancelled meanwhile)
             except CancelledElsewhere as exc:  # (the app's copy, waited for, was cancelled: stopped, below)
                 log.warning("%s", exc)
         stopped = await run_blocking(_carry_stopped, self.data_dir)
@@ -362,8 +363,19 @@ class AppServices:
     async def forget_stopped_carry(self, folder: Path) -> None:
         """The settings saved again after a copy into ``folder`` was stopped (``apply_settings`` raised,
         or ``returned_from``): its marker goes, and the folder itself when the copy made it and it
-        holds nothing else (``data_folder.forget_stopped``)."""
-        await run_blocking(_forget_stopped, folder)
+        holds nothing else (``data_folder.forget_stopped``). Its wait for another process's lock on
+        ``folder`` gives up when this is cancelled (the window's tasks end at a quit: the cancel completes
+        once the worker has let go, so no thread holds up the process's exit) or ``QUIT_WAIT`` s into
+        quitting; nothing is removed then (the marker stays: nothing of the memories is in it)."""
+        stop = threading.Event()
+        work = spawn(run_blocking(_forget_stopped, folder, lambda: stop.is_set() or self._in_use.quitting),
+                     name="forget-stopped-carry", awaited=True)
+        try:
+            await asyncio.shield(work)
+        except asyncio.CancelledError:
+            stop.set()
+            await asyncio.wait([work])
+            raise
 
     async def _operations_finished(self) -> None:
         """Before the store closes: no operation starts on it any more, and those under way finish."""
@@ -634,19 +646,21 @@ class AppServices:
         (a chat engine in use is closed): another data dir, backend, or memory server setting."""
         return store_key(self.settings) != store_key(new)
 
-    async def apply_settings(self, new: Settings) -> None:
+    async def apply_settings(self, new: Settings, *, followed: bool = False) -> None:
         """Use ``new`` from now on: a new data dir or backend re-opens the store (migrating), with the
         agents restarted; otherwise the models, recall mode and timeouts are rebuilt in place. If the
         new store cannot be opened, the previous one is opened again and the error re-raised.
         Publishes ``SettingsApplied`` (and ``AgentsStarted`` when the agents were restarted).
         Settings applied while others are (saved again during a long copy into a new data folder)
-        are applied once those are: two re-opens at once opened two stores on one folder."""
+        are applied once those are: two re-opens at once opened two stores on one folder. ``followed``:
+        saved in another process (the app's, followed by ``sonetto mcp``): a copy into a new data folder
+        that the person cancelled there is not made here either (``carry_data``'s ``follows``)."""
         async with self._applying:
             old, reopen = self.settings, self.restarts_agents(new)
             self.settings = new
             try:
                 if reopen:
-                    await self._reopen(old)
+                    await self._reopen(old, followed=followed)
                     return
                 if self._handle is not None:
                     self._handle.apply_settings(new)
@@ -655,7 +669,7 @@ class AppServices:
             finally:
                 self._events.publish(SettingsApplied(self.settings))
 
-    async def _reopen(self, fallback: Settings) -> None:
+    async def _reopen(self, fallback: Settings, *, followed: bool = False) -> None:
         agents, self._agents = self._agents, None
         chat = agents.with_chat if agents is not None else True
         had_agents = agents is not None and agents.started
@@ -674,7 +688,7 @@ class AppServices:
         to_server = fallback.store_backend != "postgres" and self.settings.store_backend == "postgres"
         try:
             if self._store_file is None and fallback.resolved_data_dir() != self.data_dir:
-                await self._carry(fallback.resolved_data_dir(), cancellable=True)
+                await self._carry(fallback.resolved_data_dir(), cancellable=True, follows=followed)
             if self._closed:  # the app quit while the data was copied: nothing opens on closed services
                 return
             await self._open_store()

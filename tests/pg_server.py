@@ -63,18 +63,22 @@ class PgServer:
     def url(self) -> str:
         return f"postgresql://{USER}@127.0.0.1:{self.port}/{DATABASE}"
 
-    def _run(self, *args: str, timeout: float = 120) -> subprocess.CompletedProcess:
+    def _run(self, *args: str, timeout: float = 120, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
         cmd = _as_server_user([str(self.bins / args[0]), *args[1:]])
-        done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=self.base)
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=self.base,
+                              env={**os.environ, **env} if env else None)
         if done.returncode != 0:
             raise RuntimeError(f"{' '.join(args[:2])} failed: {done.stderr.strip() or done.stdout.strip()}")
         return done
 
     @classmethod
-    def start(cls, base: Path, *, fsync: bool = False, bins: Path | None = None) -> "PgServer":
+    def start(cls, base: Path, *, fsync: bool = False, bins: Path | None = None, language: str = "") -> "PgServer":
         """A new cluster in ``base`` (created; must be reachable by the server user), started.
         ``fsync`` off by default: tests restart the server cleanly and never need durability.
-        ``bins``: another installation's binaries (default: :func:`bin_dir`)."""
+        ``bins``: another installation's binaries (default: :func:`bin_dir`). ``language`` ("de",
+        "zh_CN"): the server's messages in it (when its translations are installed), as a server set up
+        with ``lc_messages`` in that language answers (gettext's ``LANGUAGE`` under the C.UTF-8 locale:
+        no system locale needs to be generated)."""
         bins = bins or bin_dir()
         if bins is None:
             raise RuntimeError("PostgreSQL server binaries (initdb, pg_ctl) were not found")
@@ -87,8 +91,10 @@ class PgServer:
         server = cls(base, _free_port(), bins)
         server._run("initdb", "-D", str(server.data), "-U", USER, "--auth=trust", "-E", "UTF8", "--no-locale")
         options = (f"-p {server.port} -k {base / 'sock'} -c listen_addresses=127.0.0.1 -c max_connections=200"
-                   + ("" if fsync else " -c fsync=off -c synchronous_commit=off -c full_page_writes=off"))
-        server._run("pg_ctl", "-D", str(server.data), "-l", str(base / "server.log"), "-o", options, "-w", "start")
+                   + ("" if fsync else " -c fsync=off -c synchronous_commit=off -c full_page_writes=off")
+                   + (" -c lc_messages=C.UTF-8" if language else ""))
+        server._run("pg_ctl", "-D", str(server.data), "-l", str(base / "server.log"), "-o", options, "-w", "start",
+                    env={"LANGUAGE": language} if language else None)
         server._run("createdb", "-h", "127.0.0.1", "-p", str(server.port), "-U", USER, DATABASE)
         (base / URL_FILE).write_text(f"{server.port}\n", encoding="utf-8")
         return server

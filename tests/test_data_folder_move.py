@@ -133,6 +133,62 @@ async def test_a_copy_that_fails_into_a_folder_of_the_persons_leaves_nothing_of_
         await services.close()
 
 
+async def test_a_quit_while_another_process_holds_the_folder_does_not_wait_for_it(tmp_path, monkeypatch):
+    """Forgetting a stopped copy waits for the new folder's lock; another process held it (a second
+    copy into that folder) and the app quit meanwhile: the wait went on in its worker thread, which the
+    process's exit waits for, until that process let go. Cancelled, it gives up now (the cancel completes
+    once the worker has let go) and removes nothing: the marker stays for a later copy to replace."""
+    import asyncio
+    import threading
+
+    import portalocker
+
+    from sonetto_desktop.memory.stores.data_folder import CARRYING, carry_stopped
+    from sonetto_desktop.memory.stores.migrate import _migration_lock
+
+    old, new = tmp_path / "old", tmp_path / "new"
+    holding, release = threading.Event(), threading.Event()
+
+    def hold() -> None:  # (another process's lock: a lock on another open file of the same path)
+        with _migration_lock(new):
+            holding.set()
+            release.wait()
+
+    holder = threading.Thread(target=hold, name="other-process-lock")
+    tried = threading.Event()
+    acquire = portalocker.Lock.acquire
+
+    def seen_trying(lock, *args, **kwargs):  # (portalocker's own, told when a try finds the lock held)
+        try:
+            return acquire(lock, *args, **kwargs)
+        except portalocker.exceptions.AlreadyLocked:
+            tried.set()
+            raise
+
+    monkeypatch.setattr(portalocker.Lock, "acquire", seen_trying)
+    services = await AppServices.open(settings=_settings(old), watch=False)
+    try:
+        services.memory.add("用户喜欢爬山", "爱好")
+        _disk_full_at_the_store(monkeypatch)
+        with pytest.raises(OSError):
+            await services.apply_settings(dataclasses.replace(services.settings, data_dir=str(new)))
+        assert carry_stopped(new) == old
+        holder.start()
+        assert await asyncio.to_thread(holding.wait, 30)
+        forgetting = asyncio.ensure_future(services.forget_stopped_carry(new))
+        assert await asyncio.to_thread(tried.wait, 30)  # its worker waits for the lock
+        forgetting.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await forgetting
+    finally:
+        release.set()
+        if holder.is_alive():
+            holder.join(30)
+        await services.close()
+    await asyncio.get_running_loop().shutdown_default_executor()  # (every worker thread has ended)
+    assert (new / CARRYING).exists() and carry_stopped(new) == old  # it gave up: nothing was removed after
+
+
 async def test_the_settings_and_keys_kept_beside_the_memories_stay_behind(tmp_path, monkeypatch):
     """On Windows and macOS the default data folder is the config folder too (platformdirs gives
     the same folder): its settings, the API key files (no keyring), the MCP token and the window's
@@ -755,3 +811,106 @@ async def test_sonetto_mcp_does_not_copy_into_a_folder_whose_copy_the_person_can
     assert out.splitlines() == (["refused CancelledElsewhere", serving] if how == "follows" else [serving]), err[-2000:]
     assert "the copy another Sonetto process made there was cancelled" in err  # (its log says why)
     assert store_files(new) == []  # no second copy of the memories there
+
+
+async def test_a_late_follower_does_not_copy_into_a_folder_whose_copy_was_just_cancelled(tmp_path, monkeypatch):
+    """The app saved settings naming a new data folder, copied into it and the person cancelled; in the
+    moment before the app saves the settings back, ``sonetto mcp`` (following them) took them up. The
+    folder's lock was free by then (the app's copy had ended), so it took it without waiting, did not look
+    at the folder's "cancelled" mark (only a process that had waited did), made its own copy there — the
+    memories in a folder the person had just said no to, found "with memories" the next time it was chosen —
+    and served it. Now a follower never copies over a copy the person cancelled there."""
+    import asyncio
+    import threading
+
+    from sonetto_desktop.mcp_server.entry import follow_settings
+    from sonetto_desktop.memory.stores.data_folder import CopyCancelled, carry_data, carry_stopped, store_files
+
+    old, new = tmp_path / "old", tmp_path / "OneDrive" / "Sonetto"
+    monkeypatch.setenv("SONETTO_CONFIG_DIR", str(tmp_path / "config"))
+    monkeypatch.delenv("SONETTO_DATA_DIR", raising=False)  # (it would override the folder the settings name)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))  # (never the real default folder)
+    _settings(old).save()
+    services = await AppServices.open(settings=_settings(old), watch=False)
+    try:
+        services.memory.add("用户喜欢爬山", "爱好")
+    finally:
+        await services.close()
+    mcp = await AppServices.open(settings=_settings(old), actor="mcp", watch=False)
+    following = follow_settings(mcp)
+    try:
+        assert not await following.refresh()  # (the settings as saved so far: the old folder)
+        _settings(new).save()  # the app: the new folder, saved before its copy begins
+        cancel = threading.Event()
+        cancel.set()  # the person's 取消, before the first file
+        with pytest.raises(CopyCancelled):
+            await asyncio.to_thread(carry_data, old, new, data_files=DATA_FILES, cancel=cancel)
+        assert carry_stopped(new) == old  # (the app saves the settings back to the old folder next)
+        await following.refresh()  # sonetto mcp takes up the saved settings in that moment
+        assert mcp.data_dir == old, mcp.data_dir
+        assert [m["description"] for m in mcp.store.show()] == ["用户喜欢爬山"]
+    finally:
+        await mcp.close()
+    assert store_files(new) == []  # no copy of the memories there
+
+
+async def test_a_follower_starting_while_a_copy_goes_on_does_not_copy_after_it_is_cancelled(tmp_path, monkeypatch):
+    """``sonetto mcp`` started on the settings naming the new folder while the app copied into it: it found
+    the copy under way (to be finished), and the person cancelled it before this process reached the
+    folder's lock. Taking the lock without a wait, it made the copy the person had cancelled. Now it sees
+    the mark and serves the old folder."""
+    import asyncio
+    import shutil
+    import threading
+
+    from sonetto_desktop import services as services_module
+    from sonetto_desktop.memory.stores.data_folder import CopyCancelled, carry_data, store_files
+
+    old, new = tmp_path / "old", tmp_path / "OneDrive" / "Sonetto"
+    services = await AppServices.open(settings=_settings(old), watch=False)
+    try:
+        services.memory.add("用户喜欢爬山", "爱好")
+    finally:
+        await services.close()
+    copy, copying, go, cancel = shutil.copy2, threading.Event(), threading.Event(), threading.Event()
+
+    def held(source, target, **kw):  # the app's copy, under way until the person cancels it
+        if threading.current_thread().name == "window":
+            copying.set()
+            go.wait(60)
+        return copy(source, target, **kw)
+
+    monkeypatch.setattr(shutil, "copy2", held)
+    ended: list[BaseException] = []
+
+    def window() -> None:
+        try:
+            carry_data(old, new, data_files=DATA_FILES, cancel=cancel)
+        except BaseException as exc:  # noqa: BLE001 - said by the assertion below
+            ended.append(exc)
+
+    app = threading.Thread(target=window, name="window")
+    found = services_module._carrying_from
+
+    def then_cancelled(folder):  # the real look; then the person's 取消, the app's copy ended, before the lock
+        source = found(folder)
+        cancel.set()
+        go.set()
+        app.join(30)
+        return source
+
+    monkeypatch.setattr(services_module, "_carrying_from", then_cancelled)
+    app.start()
+    try:
+        assert await asyncio.to_thread(copying.wait, 30)
+        mcp = await AppServices.open(settings=_settings(new), actor="mcp", watch=False)
+        try:
+            assert mcp.data_dir == old and mcp.returned_from == new
+            assert [m["description"] for m in mcp.store.show()] == ["用户喜欢爬山"]
+        finally:
+            await mcp.close()
+    finally:
+        go.set()
+        app.join(30)
+    assert len(ended) == 1 and isinstance(ended[0], CopyCancelled)
+    assert store_files(new) == []

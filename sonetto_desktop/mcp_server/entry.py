@@ -169,7 +169,7 @@ def follow_settings(services: AppServices) -> SettingsFollower:
     logged; the previous settings stay and the server keeps serving."""
 
     async def apply(new: Settings) -> None:
-        await services.apply_settings(new)
+        await services.apply_settings(new, followed=True)  # (saved in the app: a copy cancelled there is not made here)
         if new.is_llm_configured and services.writer is None:  # the writer (and hybrid search) now have a model
             await services.start_agents(chat=False)
 

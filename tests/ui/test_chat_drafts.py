@@ -274,3 +274,53 @@ async def test_a_long_draft_is_read_off_the_qt_thread_and_typing_meanwhile_is_ke
         await panel.select_session(first)
         await wait(lambda: panel.composer.text() == book + "再补一句，还有", message="both kept")
     assert qt_thread not in readers
+
+
+async def test_typing_while_a_long_draft_loads_then_quitting_at_once_keeps_both(qapp, tmp_path, llm_server, wait,
+                                                                                 monkeypatch):
+    """Characters typed into a chat whose long draft was still being read, and the app quit at once: the
+    quit ended the read, and its save of the composer (what was typed, without the draft that had not
+    arrived) then replaced the draft. After a restart both are there: the draft, then what was typed."""
+    import threading
+    from pathlib import Path
+
+    from sonetto_desktop.ui.chat.drafts import LONG_DRAFTS, MAX_DRAFT_CHARS
+
+    readers: list[int] = []
+    gate = threading.Event()
+    real_read = Path.read_text
+
+    def observed_read(self, *args, **kwargs):  # a worker's read of a long draft, held until the gate opens
+        if self.parent.name == LONG_DRAFTS and threading.current_thread().name != "sonetto-chat-drafts":
+            readers.append(threading.get_ident())
+            gate.wait(3)
+        return real_read(self, *args, **kwargs)
+
+    book = "一本很长的书，" * (MAX_DRAFT_CHARS // 7 + 1)
+    settings = app_settings(tmp_path / "data", llm_server)
+    async with running_app(qapp, settings) as app:
+        panel = app.window.chat_panel
+        first = app.controller.current_session_id
+        panel.composer.set_text(book)
+        await panel.new_session()
+        second = app.controller.current_session_id
+        panel.composer.set_text("第二个对话的草稿")
+    try:
+        with monkeypatch.context() as patched:
+            async with running_app(qapp, settings) as app:
+                panel = app.window.chat_panel
+                await wait(lambda: app.controller.current_session_id == second, message="the newest chat open")
+                patched.setattr(Path, "read_text", observed_read)
+                await panel.select_session(first)
+                await wait(lambda: readers, message="the long draft's read begun")
+                panel.composer.input.insertPlainText("再补一句")  # typed while it loads, then the app quits
+    finally:
+        gate.set()
+    async with running_app(qapp, settings) as app:
+        panel = app.window.chat_panel
+        await panel.select_session(first)
+        await wait(lambda: panel.composer.text(), message="the draft read back")
+        text = panel.composer.text()
+        assert text == book + "再补一句", text[-30:]  # (before: "再补一句" alone, the book's file replaced)
+        await panel.select_session(second)
+        assert panel.composer.text() == "第二个对话的草稿"

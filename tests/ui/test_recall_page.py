@@ -302,3 +302,20 @@ def test_the_page_in_english_has_no_chinese_left(qtbot, english):
     assert [t for t in texts if chinese.search(t)] == []
     assert any("Alibaba Cloud" in t for t in texts) and any("SiliconFlow" in t for t in texts)
     assert not [t for t in texts if re.search(r"[a-z0-9)]\.[A-Z]", t)]  # a space after each sentence
+
+
+def test_a_value_with_a_percent_sign_is_said_as_it_is(qtbot, chinese):
+    """The reason's values were put in one placeholder after the other: an address with an escape in it
+    (``%2F``) had its ``%2`` replaced by the seconds of the timeout ("…?q=a20.0F…")."""
+    from sonetto_desktop.memory.retrieval.embeddings import EmbeddingsError, TestResult
+
+    d = SettingsDialog(Settings())
+    qtbot.addWidget(d)
+    page = d.recall_page
+    url = "http://x/v1/%2Fembed?k=%1"
+    late = EmbeddingsError(f"no answer from {url} within 20.0 s", words=("timeout", url, "20.0"))
+    assert page.tested_text(TestResult(False, "", "", error=late)) == f"✗ 向量模型不可用：{url} 在 20.0 秒内没有回答"
+    odd = EmbeddingsError("asked for %2 vectors, got 2", words=("count", "%2", "2"))
+    assert page.tested_text(TestResult(False, "", "", error=odd)) == "✗ 向量模型不可用：要了 %2 个向量，回答了 2 个"
+    from sonetto_desktop.presentation.i18n import filled
+    assert filled("%2 before %1, %3 unfilled", "a%2", 5) == "5 before a%2, %3 unfilled"  # (a translation's order)

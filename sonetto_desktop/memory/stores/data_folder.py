@@ -97,7 +97,7 @@ def store_files(folder: Path) -> list[Path]:
 
 def carry_data(old: str | os.PathLike[str], new: str | os.PathLike[str], *,
                data_files: Collection[str] = (), progress: Progress | None = None,
-               cancel: threading.Event | None = None) -> list[Path]:
+               cancel: threading.Event | None = None, follows: bool = False) -> list[Path]:
     """Copy ``old``'s files — its stores' and ``data_files`` (top-level names: ``ours``), nothing else it
     holds — into ``new`` when ``new`` holds no memory store and ``old`` does (blocking;
     the stores must be closed; one process at a time, under the
@@ -110,7 +110,11 @@ def carry_data(old: str | os.PathLike[str], new: str | os.PathLike[str], *,
     the reason recorded (``QUIT``: the app quitting; else ``CANCELLED``). A copy another process makes
     into ``new`` is waited for (a ``cancel`` meanwhile stops the wait): found whole, nothing is copied;
     cancelled there by the person, nothing is either (:class:`CancelledElsewhere`); stopped there
-    otherwise (that process quit, or its copy failed), this one copies.
+    otherwise (that process quit, or its copy failed), this one copies. ``follows``: this process follows
+    a choice made in another (``sonetto mcp`` following the settings the app saved, a start finishing a
+    copy it found under way): a copy the person cancelled there is not made either when this one came
+    after it ended (the app saves the settings back a moment later); only the person's own choice of the
+    folder copies over such a mark (an earlier choice's).
     Returns the files made in ``new`` (none: nothing to carry)."""
     old, new = Path(old).expanduser().absolute(), Path(new).expanduser().absolute()
     if old == new or not old.is_dir() or store_files(new) or not store_files(old):
@@ -127,7 +131,7 @@ def carry_data(old: str | os.PathLike[str], new: str | os.PathLike[str], *,
     with _migration_lock(new, waiting) as waited:
         if store_files(new):
             return []
-        found = _marker(new) if waited else None
+        found = _marker(new) if waited or follows else None
         if found is not None and found.get("stopped") and found.get("why") == CANCELLED:
             log.warning("not copying %s into %s: the copy another Sonetto process made there was cancelled",
                         old, new)
@@ -196,27 +200,43 @@ def stopped_why(folder: str | os.PathLike[str]) -> str:
     return why if why in STOPPED_WHY else FAILED
 
 
-def forget_stopped(folder: str | os.PathLike[str]) -> None:
+class _GaveUp(Exception):
+    """``forget_stopped``'s wait for another process's lock was told to stop."""
+
+
+def forget_stopped(folder: str | os.PathLike[str], stop: Callable[[], bool] | None = None) -> bool:
     """After a stopped copy into ``folder`` (``carry_stopped``), once the settings name the old folder
     again: its marker and the copy's lock file go (the folder may be the person's: nothing of the app's
     stays there), and the folders the copy made, when nothing else was put there (blocking; nothing when
-    no copy was stopped there)."""
+    no copy was stopped there). While another process holds the folder's lock, ``stop()`` is asked
+    every ``LOCK_POLL`` s: True gives up (the app quits), and False is returned with nothing removed
+    (the marker stays; a later copy into the folder replaces it: ``carry_data``)."""
     folder = Path(folder).expanduser().absolute()
     found = _marker(folder)
     if found is None or not found.get("stopped"):
-        return
-    with _migration_lock(folder):  # (not while another process copies into it)
-        found = _marker(folder)
-        if found is None or not found.get("stopped"):
-            return
-        (folder / CARRYING).unlink(missing_ok=True)
-        if not store_files(folder):  # (else a data folder of its own, whose lock this is)
-            with contextlib.suppress(OSError):  # (removed while held: see ``_migration_lock``)
-                (folder / MIGRATION_LOCK).unlink()
+        return True
+
+    def waiting() -> None:
+        if stop is not None and stop():
+            raise _GaveUp
+
+    try:
+        with _migration_lock(folder, waiting):  # (not while another process copies into it)
+            found = _marker(folder)
+            if found is None or not found.get("stopped"):
+                return True
+            (folder / CARRYING).unlink(missing_ok=True)
+            if not store_files(folder):  # (else a data folder of its own, whose lock this is)
+                with contextlib.suppress(OSError):  # (removed while held: see ``_migration_lock``)
+                    (folder / MIGRATION_LOCK).unlink()
+    except _GaveUp:
+        log.info("another process holds %s; its stopped copy's marker stays for now", folder)
+        return False
     made = [Path(one) for one in found.get("made") or () if isinstance(one, str)]
     for one in reversed(made):  # the innermost first; one not empty (something else put there) stays
         with contextlib.suppress(OSError):
             one.rmdir()
+    return True
 
 
 def _sqlite(path: Path) -> bool:

@@ -9,12 +9,14 @@ never dropped. Those files are written, removed and swept by a thread of their o
 (a write with its fsync took 1.5-26 ms): the newest save of each wins, the chat shows it until it is on
 disk, and the app's shutdown (and the interpreter's exit) waits for it. Such a file is read by a worker
 too when its chat is shown: the composer is empty until it arrives, then shows it before whatever was
-typed meanwhile (a chat left before it arrived keeps both the same way). A temporary chat keeps none (it is not saved at all). While an earlier message is
+typed meanwhile (a chat left before it arrived keeps both the same way; a read the app's quit ends
+leaves it to the writer's thread: the file's text, then what was typed). A temporary chat keeps none (it is not saved at all). While an earlier message is
 being edited, the draft is the text from before the edit (the edit itself is the message, not a draft).
 """
 
 from __future__ import annotations
 
+import asyncio
 import atexit
 import hashlib
 import logging
@@ -105,7 +107,8 @@ class LongDraftFiles:
     def __init__(self, folder: Path) -> None:
         self._folder = folder
         self._lock = threading.Lock()
-        self._waiting: dict[str, tuple[str, Any]] = {}  # file name -> ("write", text) / ("remove", None); _SWEEP -> ("keep", names)
+        self._waiting: dict[str, tuple[str, Any]] = {}  # file name -> ("write", text) / ("after", text) / ("remove", None); _SWEEP -> ("keep", names)
+        self._bases: dict[str, str] = {}  # a file's text as ``write_after`` first read it: what later ones go after
         self._unwritten: dict[str, str] = {}  # a draft its file could not take (disk full): kept for this run
         self._absent: set[str] = set()  # files known not to be there (no removal queued for them again)
         self._present: set[str] | None = None  # the drafts' files there or to be written (None: not listed yet)
@@ -118,6 +121,8 @@ class LongDraftFiles:
         be removed; None when the file is as saved."""
         with self._lock:
             change = self._waiting.get(name)
+            if change is not None and change[0] == "after":
+                return None  # (the file's text is not known here)
             if change is not None:
                 return change[1] if change[0] == "write" else ""
             return self._unwritten.get(name)
@@ -155,13 +160,25 @@ class LongDraftFiles:
     def write(self, name: str, text: str) -> None:
         with self._lock:
             self._unwritten.pop(name, None)
+            self._bases.pop(name, None)
             self._absent.discard(name)
             self._note(name, True)
             self._queue(name, ("write", text))
 
+    def write_after(self, name: str, text: str) -> None:
+        """The draft is this file's text as it is, then ``text`` (what was typed while its read, ended
+        by the app's quit, had not brought it): the writer reads the file for the first such save, and
+        a later one puts its ``text`` after that same text (it holds what the earlier one did)."""
+        with self._lock:
+            self._unwritten.pop(name, None)
+            self._absent.discard(name)
+            self._note(name, True)
+            self._queue(name, ("after", text))
+
     def remove(self, name: str) -> None:
         with self._lock:
             self._unwritten.pop(name, None)
+            self._bases.pop(name, None)
             self._note(name, False)
             if name in self._absent and name not in self._waiting:
                 return
@@ -174,6 +191,8 @@ class LongDraftFiles:
                 del self._waiting[name]
             for name in [name for name in self._unwritten if name not in names]:
                 del self._unwritten[name]
+            for name in [name for name in self._bases if name not in names]:
+                del self._bases[name]
             if self._present is not None:
                 self._present &= names
             self._queue(_SWEEP, ("keep", frozenset(names)))
@@ -213,6 +232,17 @@ class LongDraftFiles:
         kind, value = change
         if kind == "write":
             atomic_write(private_dir(self._folder) / name, value.encode("utf-8"))
+        elif kind == "after":
+            with self._lock:
+                base = self._bases.get(name)
+            if base is None:
+                try:
+                    base = (self._folder / name).read_text(encoding="utf-8")
+                except FileNotFoundError:
+                    base = ""
+                with self._lock:
+                    base = self._bases.setdefault(name, base)
+            atomic_write(private_dir(self._folder) / name, (base + value).encode("utf-8"))
         elif kind == "remove":
             (self._folder / name).unlink(missing_ok=True)
         elif self._folder.is_dir():
@@ -250,6 +280,7 @@ class Drafts(QObject):
         self._tasks = task_scope(self, "chat-drafts")
         self._reads: dict[str, Any] = {}  # a chat whose long draft's file is being read -> that read's task
         self._typed: dict[str, str] = {}  # what was typed in such a chat before it was left (the draft goes before it)
+        self._cut: set[str] = set()  # a chat whose draft's read was ended before it arrived (the quit): ``write_after``
         self._tasks.spawn(call(self._files.list_folder), name="list-drafts")  # (then a chat without one reads nothing)
         composer.input.textChanged.connect(self._on_text_changed)
         controller.current_session_changed.connect(self._on_session_changed)
@@ -311,6 +342,10 @@ class Drafts(QObject):
         if session in self._reads:  # its draft is still being read: what is shown is only what was typed since
             self._typed[session] = text  # (put after the draft when it arrives: ``_arrive``)
             return
+        if session in self._cut:  # its read was ended (the quit): the draft is its file's text, then this
+            if text:
+                self._files.write_after(self._long_file(session).name, text)
+            return
         self._store(session, text)
 
     def _store(self, session: str, text: str) -> None:
@@ -353,6 +388,12 @@ class Drafts(QObject):
         when the chat is still shown, else in the draft saved for it."""
         try:
             read = await call(self._read_long, session_id)
+        except asyncio.CancelledError:  # the app quits (or the window goes) before it arrived
+            self._cut.add(session_id)
+            typed = self._typed.pop(session_id, "")
+            if typed:
+                self._files.write_after(self._long_file(session_id).name, typed)
+            raise
         finally:
             self._reads.pop(session_id, None)
         text = read.value if read.ok else ""

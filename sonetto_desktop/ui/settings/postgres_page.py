@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 )
 
 from sonetto_desktop.config.settings import Settings
+from sonetto_desktop.presentation.i18n import filled
 from sonetto_desktop.memory.stores.postgres.location import default_device_name, split_password
 
 from ..widgets.deferred import alive
@@ -154,14 +155,11 @@ class PostgresPage(QWidget):
                     else self.tr("连接成功：PostgreSQL %1（未加密），%2，用时 %3 毫秒。"))
             count = (self.tr("已有 %n 条记忆", "", check.memories) if check.memories is not None
                      else self.tr("记忆库尚未建立（首次使用时会自动创建）"))
-            return "✓ " + text.replace("%1", check.server_version).replace("%2", count).replace(
-                "%3", f"{check.millis:.0f}")
+            return "✓ " + filled(text, check.server_version, count, f"{check.millis:.0f}")
         kind, values = (check.words[0], check.words[1:]) if check.words else ("failed", ())
 
         def said(text: str) -> str:
-            for i, value in enumerate(values, 1):
-                text = text.replace(f"%{i}", value)
-            return text
+            return filled(text, *values)
 
         if kind == "bad_url":
             reason = self.tr("地址有误，应像 postgresql://用户名@服务器:5432/数据库")

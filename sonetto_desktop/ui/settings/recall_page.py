@@ -31,6 +31,7 @@ from ..widgets.tasks import task_scope
 from sonetto_desktop.agent.recall_setup import INSTALLED, embeddings_plan, resolve_builtin
 from sonetto_desktop.config.providers import same_server
 from sonetto_desktop.config.settings import Settings
+from sonetto_desktop.presentation.i18n import filled
 from sonetto_desktop.memory.retrieval.budget import CLOUD_BUDGET, LOCAL_BUDGET_MAX, budget_for, is_local_endpoint
 from .recall_cost_line import RecallCostLine
 from sonetto_desktop.memory.retrieval.builtin_model import PLATFORMS, platform_label
@@ -427,23 +428,21 @@ class RecallPage(QWidget):
         if result.ok:
             text = (self.tr("内置向量模型可用：%1 维，%2 毫秒（含加载）") if result.builtin
                     else self.tr("向量模型可用：%1 维，%2 毫秒"))
-            return "✓ " + text.replace("%1", str(result.dimensions)).replace("%2", f"{result.latency_ms or 0:.0f}")
+            return "✓ " + filled(text, result.dimensions, f"{result.latency_ms or 0:.0f}")
         error = result.error
         words = tuple(getattr(error, "words", ()) or ())
         if words[:1] and words[0].startswith("check_"):  # BuiltinUnavailable: the install is at fault
-            return "✗ " + self.tr("内置向量模型在这台电脑上运行不了：%1。回忆只按字面找记忆；可以改用向量服务。").replace(
-                "%1", self._reason(words))
+            return "✗ " + filled(self.tr("内置向量模型在这台电脑上运行不了：%1。回忆只按字面找记忆；可以改用向量服务。"),
+                                 self._reason(words))
         lead = self.tr("内置向量模型不可用：%1") if result.builtin else self.tr("向量模型不可用：%1")
-        return "✗ " + lead.replace("%1", self._reason(words)) + self._status_hint(getattr(error, "status", None))
+        return "✗ " + filled(lead, self._reason(words)) + self._status_hint(getattr(error, "status", None))
 
     def _reason(self, words: tuple[str, ...]) -> str:
         """What failed, from an ``EmbeddingsError``'s ``words`` (kind, values)."""
         kind, values = (words[0], words[1:]) if words else ("", ())
 
         def said(text: str) -> str:
-            for i, value in enumerate(values, 1):
-                text = text.replace(f"%{i}", value)
-            return text
+            return filled(text, *values)
 
         if kind == "timeout":
             return said(self.tr("%1 在 %2 秒内没有回答"))
