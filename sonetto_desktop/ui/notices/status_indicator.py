@@ -17,6 +17,7 @@ from PySide6.QtCore import QObject, QSize, Qt, Signal
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolButton, QWidget
 
+from sonetto_desktop.presentation.i18n import filled
 from ..i18n import ui_language
 from ..widgets.icons import icon
 from ..widgets.tasks import task_scope
@@ -214,8 +215,8 @@ class StatusIndicator(QWidget):
         if status.state == "consent":
             self.vectors_label.setTextFormat(Qt.TextFormat.RichText)
             self.vectors_label.setText('<a href="consent">%s</a>' % self.tr("向量模型已更换：等你确认"))
-            self.vectors_label.setToolTip(self.tr("回忆改用了向量模型 %1，要为 %2 条记忆重新计算向量；确认之前回忆只按字面找。").replace(
-                "%1", status.model).replace("%2", f"{status.total:,}"))
+            self.vectors_label.setToolTip(filled(self.tr("回忆改用了向量模型 %1，要为 %2 条记忆重新计算向量；确认之前回忆只按字面找。"),
+                status.model, f"{status.total:,}"))
             self.vectors_label.setVisible(True)
             return
         self.vectors_label.setTextFormat(Qt.TextFormat.PlainText)
@@ -226,7 +227,7 @@ class StatusIndicator(QWidget):
                                           + "\n" + self.tr("原因：%1").replace("%1", self._vectors_trouble(status.error)))
             self.vectors_label.setVisible(True)
             return
-        count = self.tr("向量 %1/%2").replace("%1", f"{status.done:,}").replace("%2", f"{status.total:,}")
+        count = filled(self.tr("向量 %1/%2"), f"{status.done:,}", f"{status.total:,}")
         if status.state == "error":
             count = self.tr("%1 出错").replace("%1", count)
         elif status.state == "waiting":

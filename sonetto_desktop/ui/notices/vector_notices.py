@@ -28,6 +28,7 @@ from PySide6.QtCore import QObject, QSettings, Signal
 from PySide6.QtWidgets import QMessageBox, QWidget
 
 from sonetto_desktop.memory.retrieval.builtin_model import platform_label
+from sonetto_desktop.presentation.i18n import filled
 
 from ..i18n import ui_language
 
@@ -85,8 +86,8 @@ class VectorNotices(QObject):
             self._ui_state.setValue(FALLBACK_KEY, key)
         here = platform_label()
         if plan.runs == "endpoint":
-            text = self.tr("这台电脑（%1）没有内置的向量模型：回忆改用你填好的向量服务 %2 按意思找记忆。").replace(
-                "%1", here).replace("%2", plan.model)
+            text = filled(self.tr("这台电脑（%1）没有内置的向量模型：回忆改用你填好的向量服务 %2 按意思找记忆。"),
+                          here, plan.model)
         else:
             text = self.tr("这台电脑（%1）没有内置的向量模型：回忆只按字面找记忆。在 设置 ▸ 回忆 填一个向量服务"
                            "（比如 Ollama 的 bge-m3），回忆就能按意思找。").replace("%1", here)

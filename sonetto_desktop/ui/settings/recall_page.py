@@ -128,8 +128,8 @@ class RecallPage(QWidget):
             "多到超出下面的额度时，读最近的一部分，再加上和这句话最可能相关的那些。"), self)
         self.budget_auto = QCheckBox(self.tr("自动"), self)
         # what "automatic" means, in a label that wraps (a check box's text does not: it widened the page)
-        self.auto_hint = self._hint(self.tr("云端模型 %1（记忆不超过它时读全部）；本机模型 %2，受它的上下文长度所限。").replace(
-            "%1", f"{CLOUD_BUDGET:,}").replace("%2", f"{LOCAL_BUDGET_MAX:,}"), self)
+        self.auto_hint = self._hint(filled(self.tr("云端模型 %1（记忆不超过它时读全部）；本机模型 %2，受它的上下文长度所限。"),
+            f"{CLOUD_BUDGET:,}", f"{LOCAL_BUDGET_MAX:,}"), self)
         self.budget = QSpinBox(self)
         self.budget.setRange(1_000, 2_000_000)
         self.budget.setSingleStep(4_000)
@@ -267,8 +267,8 @@ class RecallPage(QWidget):
         plan = embeddings_plan(self._values_settings(), self.builtin)
         here = platform_label()
         if plan.runs == "builtin":
-            return self.tr("这台电脑（%1）：内置模型 %2，在本机计算，记忆不离开这台电脑。第一次会在后台为每条记忆计算向量。").replace(
-                "%1", here).replace("%2", plan.builtin.label if plan.builtin else plan.model)
+            return filled(self.tr("这台电脑（%1）：内置模型 %2，在本机计算，记忆不离开这台电脑。第一次会在后台为每条记忆计算向量。"),
+                          here, plan.builtin.label if plan.builtin else plan.model)
         if plan.fallback and plan.runs == "endpoint":
             return self.tr("这台电脑（%1）没有内置模型：改用下面填好的向量服务 %2。").replace("%1", here).replace(
                 "%2", plan.model)
@@ -351,7 +351,7 @@ class RecallPage(QWidget):
             for name in found.models:
                 self.local_models.addItem(name, name)
             self.local_models.setVisible(True)
-            text = self.tr("%1 有 %2 个向量模型。").replace("%1", server).replace("%2", str(len(found.models)))
+            text = filled(self.tr("%1 有 %2 个向量模型。"), server, len(found.models))
             if not found.said:
                 text += self.tr("（服务没有说明哪些是向量模型：按名称挑出）")
             self.local_result.setText(text)
