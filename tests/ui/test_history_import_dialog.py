@@ -732,6 +732,36 @@ async def test_stopping_and_choosing_to_undo_what_was_imported_undoes_it(qapp, t
         dialog.reject()
 
 
+async def test_stopping_and_keeping_what_was_imported_says_how_many_memories_it_made(qapp, tmp_path, llm_server, wait):
+    """停止, then 保留已导入的部分: the window said "新记忆 0 · 更新 0 · 剩余不到 2 分钟" and "正在读：「…」"
+    under 导入已停止, the memories made on the wall beside it."""
+    llm_server.responder = remember_each_line
+    async with running_app(qapp, app_settings(tmp_path / "data", llm_server)) as app:
+        ops = app.services.memory
+        days = tmp_path / "days.jsonl"  # four days: four batches, one model call each
+        days.write_text("\n".join(json.dumps({"conversation": f"day-{d}", "role": "user", "content": f"第{d}天的事",
+                                              "time": f"2024-03-{d + 1:02d}T20:00:00+08:00", "id": f"u{d}"},
+                                             ensure_ascii=False) for d in range(4)), encoding="utf-8")
+        dialog = app.history_imports.open_dialog(app.window)
+        assert await dialog.open_path(days)
+        await wait(lambda: dialog.start_button.isEnabled(), message="the plan")
+        llm_server.delay = 0.5
+        dialog.start_button.click()
+        panel = dialog.progress
+        await wait(lambda: panel.bar.value() >= 1, timeout=20, message="the first batch")
+        panel.stop_button.click()
+        await wait(lambda: getattr(dialog, "stop_question", None) is not None
+                   and shiboken6.isValid(dialog.stop_question) and dialog.stop_question.isVisible(), message="asked")
+        (keep,) = [b for b in dialog.stop_question.buttons() if b.text() == "保留已导入的部分"]
+        keep.click()
+        await wait(lambda: panel.title.text() == "导入已停止", message="stopped")
+        made = ops.count()
+        assert 1 <= made < 4
+        assert panel.line.text() == f"已写入 {made}/4 轮 · 新记忆 {made} · 更新 0", panel.line.text()
+        assert not panel.current.isVisibleTo(dialog)  # nothing is being read any more
+        dialog.reject()
+
+
 async def test_one_conversation_of_an_import_is_undone_alone_and_brought_back(qapp, tmp_path, llm_server, wait):
     """Issue 38, item 4: 按对话撤销… lists the import's conversations with what each left, undoes the
     chosen one after saying how many memories, and 撤回刚才的撤销 brings it back."""
