@@ -540,6 +540,25 @@ def test_an_import_that_wrote_nothing_says_it_failed_and_why(qtbot):
     assert panel.title.text() == "导入完成" and panel.line.text().endswith("；1 轮没能写入")
 
 
+def test_a_long_reason_wraps_and_never_widens_the_window(qtbot):
+    """A failed import's reason (the model's error, with the server's details) and an undo's line that
+    names what it kept were one unbroken line: the import window grew as wide as the screen (wider on
+    a laptop's), its 关闭 off the edge."""
+    from sonetto_desktop.history_import.runner import ImportProgress, ImportResult
+    from sonetto_desktop.ui.dialogs.history_progress import ImportProgressPanel
+
+    panel = ImportProgressPanel()
+    qtbot.addWidget(panel)
+    panel.show_progress(ImportProgress("imp-0badc0de", "running", 2, 0, 3, 0))
+    running = panel.minimumSizeHint().width()
+    reason = ("模型服务拒绝了这次请求（它说的原因见下面）。请检查 API 密钥是否正确、这个密钥能否使用该模型，以及服务端的设置。"
+              "（HTTP 400）\n详情：BadRequestError: the model does not support tools, please choose a model that does（refused）")
+    panel.show_done(ImportResult("imp-0badc0de", 0, 0, 0, 0, 0, 3, batches=2, batches_done=0, failed_batches=2,
+                                 error=reason), review=False)
+    assert reason in panel.line.text()
+    assert panel.minimumSizeHint().width() <= max(running, 400), (running, panel.minimumSizeHint().width())
+
+
 def test_changes_the_import_may_not_make_are_said_to_wait_for_the_person(qtbot):
     from sonetto_desktop.history_import.runner import ImportProgress, ImportResult
     from sonetto_desktop.ui.dialogs.history_progress import ImportProgressPanel, progress_line

@@ -83,6 +83,7 @@ class ImportProgressPanel(QWidget):
         self.line = QLabel("", self)
         self.line.setObjectName("HistoryProgressLine")
         self.line.setTextFormat(Qt.TextFormat.PlainText)
+        self.line.setWordWrap(True)  # a failure's reason, an undo's line: long, and never wider than the window
         self.current = QLabel("", self)
         self.current.setObjectName("HintLabel")
         self.current.setTextFormat(Qt.TextFormat.PlainText)
