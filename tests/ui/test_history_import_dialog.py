@@ -423,6 +423,27 @@ async def test_the_window_offers_the_unfinished_import_and_then_the_last_one(qap
         again.reject()
 
 
+async def test_an_import_that_wrote_nothing_is_not_offered_to_undo(qapp, tmp_path, llm_server, wait):
+    """An import whose every batch failed (a wrong address: 导入失败) was offered at the next opening as
+    "上次导入：…，写入 0 轮，新记忆 0 条" with 撤销这次导入, whose question was "撤销会影响 0 条记忆：删除它新建的
+    0 条记忆"; the import before it, which can still be taken back, is offered instead."""
+    from sonetto_desktop.history_import.ledger import DONE, ImportState, new_import_id
+
+    llm_server.responder = remember_each_line
+    async with running_app(qapp, app_settings(tmp_path / "data", llm_server)) as app:
+        imports = app.history_imports.imports
+        history = await imports.read(fixture("history.jsonl"))
+        await imports.start(await imports.plan(history), history, file_name="history.jsonl")
+        done = await imports.wait()
+        imports.ledger.save(ImportState(new_import_id(), "chatgpt", "ChatGPT", "conversations.json", "0" * 64,
+                                        status=DONE, batches=2, turns=3, failed_batches=2))  # wrote nothing
+        dialog = app.history_imports.open_dialog(app.window)
+        await dialog.loading
+        assert dialog.unfinished.text().startswith("上次导入：JSON Lines · history.jsonl，写入 3 轮"), dialog.unfinished.text()
+        assert dialog.undo_unfinished.isVisible() and dialog.import_id == done.undo_id
+        dialog.reject()
+
+
 async def test_undo_after_the_person_changed_cards_lists_them_and_undoes_the_rest(qapp, tmp_path, llm_server, wait):
     """Issue 35, item 4: the window's undo of an import whose cards the person changed since asks
     first, naming those cards by their text and why, with what the rest is; 取消 changes nothing,
