@@ -535,6 +535,23 @@ async def _stopped_after_a_batch(imports, llm_server, tmp_path):
     return history, state
 
 
+async def test_a_stopped_import_counts_the_memories_it_made_and_goes_on_counting_from_them(
+        services, imports, llm_server, tmp_path):
+    """停止 part-way: the import's state (``sonetto history status``, the window's last progress line)
+    said "+0" new memories, as its memories were counted only at the end; going on with it counted
+    from 0 again while its turns went on from where they were (新记忆 10 after 208 turns of 787)."""
+    _history, state = await _stopped_after_a_batch(imports, llm_server, tmp_path)
+    made = services.memory.count()
+    assert made >= 1
+    assert imports.ledger.get(state.id).memories_created == made  # what the status line says
+    assert imports.runner.last.created == made  # the stopped window's line
+    llm_server.delay = 0.5
+    await imports.resume(state.id)
+    assert imports.runner.last.turns_done >= 1 and imports.runner.last.created >= made  # not from 0 again
+    result = await asyncio.wait_for(imports.wait(), 30)
+    assert result.memories_created == services.memory.count() == 4
+
+
 async def test_undoing_a_stopped_import_leaves_none_of_its_chats_on_disk(services, imports, llm_server, tmp_path):
     """Stopped part-way (停止, then 撤销已导入的部分): the batches it had still to write stayed in its
     journal — the chats' text, on disk for good, of an import nothing can resume any more."""

@@ -86,6 +86,24 @@ async def test_the_imports_writer_is_made_as_chats_is(services, llm_server):
     assert users and all(prompts.ENGLISH_REASONS in u and "## 用户的称呼\n小林（" in u for u in users)
 
 
+async def test_why_a_turn_failed_is_said_in_the_uis_language(services, llm_server):
+    """English UI, a model that refuses the key: the status bar said "Memory writing failed:
+    模型服务拒绝了 API Key（认证失败）…", and a failed import "None of the 2 batches could be written;
+    nothing was written: 模型服务返回了无法理解的内容…" (the writer's reason was always the Chinese one)."""
+    from llm_server import error
+    from waiting import until
+
+    await services.apply_settings(dataclasses.replace(services.settings, language="en"))
+    llm_server.responder = lambda body: error(401, "invalid api key")
+    await services.start_agents(chat=False)
+    writer = services.writer
+    await writer.send_history([{"role": "user", "content": "我养了一只猫"}, {"role": "assistant", "content": "好呀"}])
+    await until(lambda: writer.status().last_error, what="the first failure")
+    reason = writer.status().last_error
+    assert reason.startswith("The model server rejected the API key"), reason
+    assert not any("\u4e00" <= ch <= "\u9fff" for ch in reason), reason
+
+
 async def test_progress_is_on_the_services_one_feed(services, llm_server):
     seen: list[ImportProgress] = []
     services.subscribe_events(lambda event: seen.append(event) if isinstance(event, ImportProgress) else None)

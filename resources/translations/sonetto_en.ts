@@ -1460,240 +1460,245 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>HistoryProgress</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="30" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="31" />
         <source>剩余时间估算中</source>
         <translation>working out the time left</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="32" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="33" />
         <source>剩余不到 2 分钟</source>
         <translation>less than 2 minutes left</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="34" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="35" />
         <source>剩余约 {0} 分钟</source>
         <translation>about {0} minutes left</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="35" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="36" />
         <source>剩余约 {0} 小时</source>
         <translation>about {0} hours left</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="41" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="42" />
         <source>提议 {0} 条</source>
         <translation>{0} proposals</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="43" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="44" />
         <source>新记忆 {0} · 更新 {1}</source>
         <translation>{0} new memories · {1} updated</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="45" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="46" />
         <source> · 待你确认 {0}</source>
         <translation> · {0} waiting for you</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="46" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="48" />
+        <source>已写入 {0}/{1} 轮 · {2}</source>
+        <translation>{0}/{1} turns written · {2}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="49" />
         <source>已写入 {0}/{1} 轮 · {2} · {3}</source>
         <translation>{0}/{1} turns written · {2} · {3}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="51" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="54" />
         <source>已暂停：点“继续”接着导入</source>
         <translation>Paused: click “Continue” to go on</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="53" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="56" />
         <source>审核箱快满了，导入已暂停：处理一些提议后会自动继续</source>
         <translation>The review inbox is nearly full, so the import waits: it goes on by itself once you have dealt with some proposals</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="55" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="58" />
         <source>先写刚才聊天的记忆，导入稍后继续…</source>
         <translation>Remembering your latest chat first; the import goes on right after…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="72" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="75" />
         <source>正在导入…</source>
         <translation>Importing…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="79" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="82" />
         <source>导入进度</source>
         <translation>Import progress</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="93" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="96" />
         <source>重试</source>
         <translation>Retry</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="98" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="177" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="101" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="180" />
         <source>暂停</source>
         <translation>Pause</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="99" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="102" />
         <source>后台运行</source>
         <translation>Run in background</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="100" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="103" />
         <source>停止</source>
         <translation>Stop</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="101" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="104" />
         <source>撤销这次导入</source>
         <translation>Undo this import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="102" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="105" />
         <source>重做这次导入</source>
         <translation>Redo this import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="103" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="106" />
         <source>按对话撤销…</source>
         <translation>Undo one conversation…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="104" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="107" />
         <source>关闭</source>
         <translation>Close</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="171" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="174" />
         <source>正在读：「{0}」· {1}</source>
         <translation>Reading: “{0}” · {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="177" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="180" />
         <source>继续</source>
         <translation>Continue</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="178" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="181" />
         <source>{0} 批没能写入</source>
         <translation>{0} batches could not be written</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="184" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="187" />
         <source>导入失败</source>
         <translation>Import failed</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="187" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="190" />
         <source>{0} 批都没能写入，什么也没有写入：{1}</source>
         <translation>None of the {0} batches could be written; nothing was written: {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="188" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="191" />
         <source>原因不明</source>
         <translation>no reason given</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="194" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="256" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="197" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="259" />
         <source>导入完成</source>
         <translation>Import finished</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="198" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="201" />
         <source>写入 {0} 轮，{1} 条提议已进入审核箱</source>
         <translation>{0} turns read; {1} proposals are in the review inbox</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="200" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="203" />
         <source>写入 {0} 轮：新记忆 {1} 条，更新 {2} 条，删除 {3} 条</source>
         <translation>{0} turns read: {1} new memories, {2} updated, {3} deleted</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="203" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="206" />
         <source>；{0} 项对你已有记忆的改动在审核箱里等你确认</source>
         <translation>; {0} changes to your memories wait for you in the review inbox</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="206" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="209" />
         <source>；{0} 轮没能写入</source>
         <translation>; {0} turns could not be written</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="212" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="264" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="215" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="267" />
         <source>撤销编号：{0}（命令行：sonetto memory undo {0}）</source>
         <translation>Undo id: {0} (command line: sonetto memory undo {0})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="219" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="222" />
         <source>已撤销这次导入</source>
         <translation>Import undone</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="222" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="225" />
         <source>其余导入的记忆已放回原样；你之后改过的 {0} 张卡片原样保留；同一个文件以后可以重新导入</source>
         <translation>The rest of the imported memories are as they were; the {0} cards you changed afterwards are kept as they are; the same file can be imported again later</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="226" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="229" />
         <source>导入的记忆已放回原样；同一个文件以后可以重新导入</source>
         <translation>The memories are as they were before; the same file can be imported again later</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="228" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="231" />
         <source>；它在审核箱里等你确认的 {0} 项改动已一并撤回</source>
         <translation>; its {0} changes waiting for you in the review inbox were withdrawn with it</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="232" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="235" />
         <source>……还有 {0} 张</source>
         <translation>…and {0} more</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="235" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="238" />
         <source>改变主意了？点“重做这次导入”，或在命令行：sonetto memory undo {0}</source>
         <translation>Changed your mind? Click “Redo this import”, or on the command line: sonetto memory undo {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="244" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="247" />
         <source>已重做这次导入</source>
         <translation>Import redone</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="246" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="249" />
         <source>导入的记忆已恢复成导入后的样子</source>
         <translation>The imported memories are back as the import left them</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="248" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="251" />
         <source>；你之后改过的 {0} 张卡片原样保留</source>
         <translation>; the {0} cards you changed since are kept as they are</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="259" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="262" />
         <source>{0} 条提议已进入审核箱</source>
         <translation>{0} proposals are in the review inbox</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="260" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="263" />
         <source>新记忆 {0} 条</source>
         <translation>{0} new memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="262" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="265" />
         <source>；跳过 {0} 条</source>
         <translation>; {0} skipped</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="268" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="271" />
         <source>导入已停止</source>
         <translation>Import stopped</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="269" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="273" />
         <source>已导入的部分保留着；再次导入同一个文件会接着导入剩下的</source>
         <translation>What was imported stays; importing the same file again goes on with the rest</translation>
     </message>

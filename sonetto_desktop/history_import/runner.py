@@ -334,6 +334,10 @@ class ImportRunner:
             await run_blocking(self.ledger.save, state)
         run = _Run(state, batches, writer)
         run.written = await run_blocking(self.ledger.written_batches, state.id)
+        if run.written:  # going on: its counts go on from what it made before, not from 0
+            await self._count(state)
+            run.live.update(created=state.memories_created, updated=state.memories_updated,
+                            deleted=state.memories_deleted)
         run.failed = {s for t in await run_blocking(writer.journal.failed_turn_ids) if (s := batch_seq(t)) is not None}
         journaled = {s for t in await run_blocking(writer.journal.pending_turn_ids) if (s := batch_seq(t)) is not None}
         self._run = run
@@ -542,8 +546,7 @@ class ImportRunner:
         batch failed: those wait in the journal for a retry)."""
         state = run.state
         _tally(run)
-        state.memories_created, state.memories_updated, state.memories_deleted = await run_blocking(
-            count_changes, self.ops, state.id)
+        await self._count(state)
         if self.review is not None:
             state.proposals = len(await run_blocking(self.review.pending_of, state.id))
         state.status = DONE
@@ -552,6 +555,11 @@ class ImportRunner:
         await run_blocking(self.ledger.save, state)
         if not run.failed:
             await run_blocking(self.ledger.finish, state.id)
+
+    async def _count(self, state: ImportState) -> None:
+        """What the import left in the store so far, counted from it (one read, in a worker)."""
+        state.memories_created, state.memories_updated, state.memories_deleted = await run_blocking(
+            count_changes, self.ops, state.id)
 
     def _publish_final(self, state: ImportState) -> None:
         last = self.last
@@ -580,6 +588,7 @@ class ImportRunner:
             await self._done(run)
         else:
             _tally(run)
+            await self._count(state)  # (the status line and the stopped window's line say them)
             state.status = PAUSED if paused else RUNNING
             await self._saved()
             await run_blocking(self.ledger.save, state)

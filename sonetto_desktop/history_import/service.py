@@ -177,10 +177,10 @@ class HistoryImports:
 
     async def latest(self) -> ImportState | None:
         """The import to offer in the window: the newest unfinished one, else the newest done (not
-        undone) one, so it can still be taken back."""
+        undone) one, so it can still be taken back (not one that wrote nothing: every batch failed)."""
         states = await run_blocking(self.ledger.imports)
         unfinished = [s for s in states if s.unfinished]
-        done = [s for s in states if s.status == DONE]
+        done = [s for s in states if s.status == DONE and s.batches_done]
         return (unfinished or done or [None])[-1]
 
     async def resume_interrupted(self) -> ImportState | None:

@@ -423,6 +423,27 @@ async def test_the_window_offers_the_unfinished_import_and_then_the_last_one(qap
         again.reject()
 
 
+async def test_an_import_that_wrote_nothing_is_not_offered_to_undo(qapp, tmp_path, llm_server, wait):
+    """An import whose every batch failed (a wrong address: 导入失败) was offered at the next opening as
+    "上次导入：…，写入 0 轮，新记忆 0 条" with 撤销这次导入, whose question was "撤销会影响 0 条记忆：删除它新建的
+    0 条记忆"; the import before it, which can still be taken back, is offered instead."""
+    from sonetto_desktop.history_import.ledger import DONE, ImportState, new_import_id
+
+    llm_server.responder = remember_each_line
+    async with running_app(qapp, app_settings(tmp_path / "data", llm_server)) as app:
+        imports = app.history_imports.imports
+        history = await imports.read(fixture("history.jsonl"))
+        await imports.start(await imports.plan(history), history, file_name="history.jsonl")
+        done = await imports.wait()
+        imports.ledger.save(ImportState(new_import_id(), "chatgpt", "ChatGPT", "conversations.json", "0" * 64,
+                                        status=DONE, batches=2, turns=3, failed_batches=2))  # wrote nothing
+        dialog = app.history_imports.open_dialog(app.window)
+        await dialog.loading
+        assert dialog.unfinished.text().startswith("上次导入：JSON Lines · history.jsonl，写入 3 轮"), dialog.unfinished.text()
+        assert dialog.undo_unfinished.isVisible() and dialog.import_id == done.undo_id
+        dialog.reject()
+
+
 async def test_undo_after_the_person_changed_cards_lists_them_and_undoes_the_rest(qapp, tmp_path, llm_server, wait):
     """Issue 35, item 4: the window's undo of an import whose cards the person changed since asks
     first, naming those cards by their text and why, with what the rest is; 取消 changes nothing,
@@ -538,6 +559,25 @@ def test_an_import_that_wrote_nothing_says_it_failed_and_why(qtbot):
     partly = ImportResult("imp-0badc0de", 2, 1, 0, 0, 0, 1, batches=2, batches_done=1, failed_batches=1, error="x")
     panel.show_done(partly, review=False)
     assert panel.title.text() == "导入完成" and panel.line.text().endswith("；1 轮没能写入")
+
+
+def test_a_long_reason_wraps_and_never_widens_the_window(qtbot):
+    """A failed import's reason (the model's error, with the server's details) and an undo's line that
+    names what it kept were one unbroken line: the import window grew as wide as the screen (wider on
+    a laptop's), its 关闭 off the edge."""
+    from sonetto_desktop.history_import.runner import ImportProgress, ImportResult
+    from sonetto_desktop.ui.dialogs.history_progress import ImportProgressPanel
+
+    panel = ImportProgressPanel()
+    qtbot.addWidget(panel)
+    panel.show_progress(ImportProgress("imp-0badc0de", "running", 2, 0, 3, 0))
+    running = panel.minimumSizeHint().width()
+    reason = ("模型服务拒绝了这次请求（它说的原因见下面）。请检查 API 密钥是否正确、这个密钥能否使用该模型，以及服务端的设置。"
+              "（HTTP 400）\n详情：BadRequestError: the model does not support tools, please choose a model that does（refused）")
+    panel.show_done(ImportResult("imp-0badc0de", 0, 0, 0, 0, 0, 3, batches=2, batches_done=0, failed_batches=2,
+                                 error=reason), review=False)
+    assert reason in panel.line.text()
+    assert panel.minimumSizeHint().width() <= max(running, 400), (running, panel.minimumSizeHint().width())
 
 
 def test_changes_the_import_may_not_make_are_said_to_wait_for_the_person(qtbot):
@@ -729,6 +769,36 @@ async def test_stopping_and_choosing_to_undo_what_was_imported_undoes_it(qapp, t
         undo.click()
         await wait(lambda: panel.title.text() == "已撤销这次导入", message="undone")
         assert ops.count() == 0
+        dialog.reject()
+
+
+async def test_stopping_and_keeping_what_was_imported_says_how_many_memories_it_made(qapp, tmp_path, llm_server, wait):
+    """停止, then 保留已导入的部分: the window said "新记忆 0 · 更新 0 · 剩余不到 2 分钟" and "正在读：「…」"
+    under 导入已停止, the memories made on the wall beside it."""
+    llm_server.responder = remember_each_line
+    async with running_app(qapp, app_settings(tmp_path / "data", llm_server)) as app:
+        ops = app.services.memory
+        days = tmp_path / "days.jsonl"  # four days: four batches, one model call each
+        days.write_text("\n".join(json.dumps({"conversation": f"day-{d}", "role": "user", "content": f"第{d}天的事",
+                                              "time": f"2024-03-{d + 1:02d}T20:00:00+08:00", "id": f"u{d}"},
+                                             ensure_ascii=False) for d in range(4)), encoding="utf-8")
+        dialog = app.history_imports.open_dialog(app.window)
+        assert await dialog.open_path(days)
+        await wait(lambda: dialog.start_button.isEnabled(), message="the plan")
+        llm_server.delay = 0.5
+        dialog.start_button.click()
+        panel = dialog.progress
+        await wait(lambda: panel.bar.value() >= 1, timeout=20, message="the first batch")
+        panel.stop_button.click()
+        await wait(lambda: getattr(dialog, "stop_question", None) is not None
+                   and shiboken6.isValid(dialog.stop_question) and dialog.stop_question.isVisible(), message="asked")
+        (keep,) = [b for b in dialog.stop_question.buttons() if b.text() == "保留已导入的部分"]
+        keep.click()
+        await wait(lambda: panel.title.text() == "导入已停止", message="stopped")
+        made = ops.count()
+        assert 1 <= made < 4
+        assert panel.line.text() == f"已写入 {made}/4 轮 · 新记忆 {made} · 更新 0", panel.line.text()
+        assert not panel.current.isVisibleTo(dialog)  # nothing is being read any more
         dialog.reject()
 
 

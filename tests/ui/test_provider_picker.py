@@ -275,6 +275,21 @@ async def test_choosing_a_local_server_that_is_not_running_says_so(dialog, wait)
     assert "LM Studio" in d.provider_picker.found_label.text()
 
 
+async def test_the_not_running_line_goes_once_another_address_is_typed(dialog, llm_server, wait):
+    """llama.cpp chosen while it was not running, then the address of the server that runs typed in
+    服务地址 (the picker moves to 自定义): "没有找到本机的 llama.cpp：请先启动它" stayed under it, over an
+    address that answers, and 测试连接 said 连接成功 beside it."""
+    d = dialog(Settings.load(), providers=_with_local(f"http://127.0.0.1:{_free_port()}/v1", "llama-cpp"))
+    listed = []
+    d.provider_picker.local_models_listed.connect(listed.append)
+    _choose(d, "llama-cpp")
+    await wait(lambda: listed, message="the server asked")
+    assert _line_shown(d) and "llama.cpp" in d.provider_picker.found_label.text()
+    d.base_url.setText(llm_server.base_url)  # as typed (textChanged)
+    assert d.provider.currentData() == "custom"
+    assert not _line_shown(d)
+
+
 # ── English ───────────────────────────────────────────────────────────
 
 

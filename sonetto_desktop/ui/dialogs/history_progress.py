@@ -16,6 +16,7 @@ from typing import Sequence
 from PySide6.QtCore import QCoreApplication, Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QVBoxLayout, QWidget
 
+from sonetto_desktop.history_import.ledger import PAUSED
 from sonetto_desktop.history_import.runner import ImportProgress, ImportResult
 from sonetto_desktop.memory.undo import Touched
 from sonetto_desktop.presentation.undo_words import kept_lines
@@ -43,6 +44,8 @@ def progress_line(p: ImportProgress) -> str:
         memories = QCoreApplication.translate("HistoryProgress", "新记忆 {0} · 更新 {1}").format(p.created, p.updated)
         if p.proposals:  # changes to memories the import did not create wait for the person
             memories += QCoreApplication.translate("HistoryProgress", " · 待你确认 {0}").format(p.proposals)
+    if p.status == PAUSED and not p.held:  # stopped (停止): nothing runs, no time is left to say
+        return QCoreApplication.translate("HistoryProgress", "已写入 {0}/{1} 轮 · {2}").format(p.turns_done, p.turns, memories)
     return QCoreApplication.translate("HistoryProgress", "已写入 {0}/{1} 轮 · {2} · {3}").format(p.turns_done, p.turns, memories, time_left(p.seconds_left))
 
 
@@ -80,6 +83,7 @@ class ImportProgressPanel(QWidget):
         self.line = QLabel("", self)
         self.line.setObjectName("HistoryProgressLine")
         self.line.setTextFormat(Qt.TextFormat.PlainText)
+        self.line.setWordWrap(True)  # a failure's reason, an undo's line: long, and never wider than the window
         self.current = QLabel("", self)
         self.current.setObjectName("HintLabel")
         self.current.setTextFormat(Qt.TextFormat.PlainText)
@@ -266,6 +270,7 @@ class ImportProgressPanel(QWidget):
 
     def show_stopped(self) -> None:
         self.title.setText(QCoreApplication.translate("HistoryProgress", "导入已停止"))
+        self._say(self.current, "")  # (no conversation is being read any more)
         self._say(self.note, QCoreApplication.translate("HistoryProgress", "已导入的部分保留着；再次导入同一个文件会接着导入剩下的"))
         self._ended(undo=True, conversations=True)
 

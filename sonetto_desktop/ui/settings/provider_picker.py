@@ -12,7 +12,9 @@ picker is locked as those fields are.
 
 On the dialog's first opening with no address set (first run), the local servers' ports are
 asked in the background (``agent/local_servers.py``); one that answers is offered in a line —
-"发现本机的 Ollama（3 个模型）" — with a 使用 button. Nothing is said when none answers.
+"发现本机的 Ollama（3 个模型）" — with a 使用 button. Nothing is said when none answers. A local
+provider chosen that does not answer is said there ("没有找到本机的 llama.cpp") until the address
+typed is another server's.
 """
 
 from __future__ import annotations
@@ -66,6 +68,7 @@ class ProviderPicker(QObject):
         self.locked = False
         self.last_found: list[Any] | None = None  # what the first-run search found (LocalServer)
         self._offered: Any = None  # the LocalServer the line offers
+        self._missing: Provider | None = None  # the local provider the line says is not running
 
         self.combo = QComboBox(page)
         self.combo.setObjectName("ProviderPicker")
@@ -126,6 +129,8 @@ class ProviderPicker(QObject):
         provider = provider_for(text, self.providers)
         key = provider.key if provider is not None else CUSTOM if text.strip() else None
         self.combo.setCurrentIndex(self.combo.findData(key) if key is not None else -1)
+        if self._missing is not None and provider is not self._missing:  # an address of another server now
+            self._say(None)
         field = self._dialog.api_key
         if provider is not None and provider.needs_key:
             field.setPlaceholderText(self.tr("%1 的 API 密钥").replace("%1", provider.name))
@@ -196,6 +201,7 @@ class ProviderPicker(QObject):
             return
         if not found:
             self._say(self.tr("没有找到本机的 %1：请先启动它（或在下面填写它的地址）。").replace("%1", provider.name))
+            self._missing = provider
             return
         server = found[0]
         if not same_server(server.base_url, self._dialog.base_url.text()):
@@ -242,6 +248,7 @@ class ProviderPicker(QObject):
         """The line under the picker: ``text`` (None: hidden), with 使用 when it ``offer``s a server."""
         if not offer:
             self._offered = None
+        self._missing = None
         self.found_label.setText(text or "")
         self.use_button.setVisible(offer)
         if self._form is not None:
