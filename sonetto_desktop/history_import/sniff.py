@@ -44,12 +44,30 @@ def _json_kind(source: Source, name: str) -> str | None:
             continue
         if isinstance(conv.get("chat_messages"), list):
             return "claude"
+        if _is_openwebui_chat(conv):
+            return "openwebui"
         if not isinstance(conv.get("mapping"), dict):
             continue
         if "inserted_at" in conv or "root" in conv["mapping"] and "create_time" not in conv:
             return "deepseek"
         return "chatgpt"
     return EMPTY
+
+
+def _is_openwebui_chat(conv: dict[str, Any]) -> bool:
+    """One entry of Open WebUI's export: ``{…, chat: {history: {messages: {…}}}}`` (very old ones:
+    ``chat.messages`` only, or the chat itself without the row around it)."""
+    body = conv.get("chat") if isinstance(conv.get("chat"), dict) else conv
+    tree = body.get("history")
+    if isinstance(tree, dict) and isinstance(tree.get("messages"), dict):
+        return True
+    return body is not conv and isinstance(body.get("messages"), list) and "user_id" in conv
+
+
+#: ``exportType`` of LobeChat's older settings-page export (``settings`` holds no chats: its reader says so).
+LOBECHAT_EXPORTS = ("all", "sessions", "singleSession", "agents", "settings")
+#: Top-level keys only Chatbox's 导出数据 writes.
+CHATBOX_KEYS = ("chat-sessions", "chat-sessions-list", "__exported_items", "__exported_at")
 
 
 def _object_kind(stream: JsonStream, depth: int = 0) -> str | None:
@@ -60,6 +78,14 @@ def _object_kind(stream: JsonStream, depth: int = 0) -> str | None:
         keys.add(key)
         if depth == 0 and {"indexedDB", "localStorage"} <= keys:
             return "cherry"
+        if depth == 0 and (key in CHATBOX_KEYS or key.startswith("session:")):
+            return "chatbox"
+        if depth == 0 and key == "exportType":
+            return "lobechat" if stream.value() in LOBECHAT_EXPORTS else None
+        if depth == 0 and key == "schemaHash" and "data" in keys:
+            return "lobechat"
+        if depth == 1 and {"sessions", "topics", "messages"} <= keys:  # a newer one's ``data``: its tables
+            return "lobechat"
         if key == "chat_session":
             return "deepseek"
         if key == "chat_messages":
@@ -90,6 +116,18 @@ def is_deepseek(source: Source, name: str) -> bool:
 
 def is_cherry(source: Source, name: str) -> bool:
     return json_kind(source, name) == "cherry"
+
+
+def is_openwebui(source: Source, name: str) -> bool:
+    return json_kind(source, name) == "openwebui"
+
+
+def is_lobechat(source: Source, name: str) -> bool:
+    return json_kind(source, name) == "lobechat"
+
+
+def is_chatbox(source: Source, name: str) -> bool:
+    return json_kind(source, name) == "chatbox"
 
 
 def is_saved_memories(source: Source, name: str) -> bool:
@@ -134,6 +172,25 @@ def archive_is_deepseek(source: Source) -> bool:
         return True
     saved = sorted(n for n in source.names if n.lower().endswith(".json"))
     return bool(saved) and json_kind(source, saved[0]) == "deepseek"
+
+
+def _json_files_are(source: Source, kind: str) -> bool:
+    """A zip or folder whose first ``.json`` file (by name) is of ``kind``: exports of an app that
+    writes one file, packed or put together by the person."""
+    found = sorted(n for n in source.names if n.lower().endswith(".json"))
+    return bool(found) and json_kind(source, found[0]) == kind
+
+
+def archive_is_openwebui(source: Source) -> bool:
+    return _export_kind(source) is None and _json_files_are(source, "openwebui")
+
+
+def archive_is_lobechat(source: Source) -> bool:
+    return _export_kind(source) is None and _json_files_are(source, "lobechat")
+
+
+def archive_is_chatbox(source: Source) -> bool:
+    return _export_kind(source) is None and _json_files_are(source, "chatbox")
 
 
 def cherry_folder_backup(source: Source) -> tuple[str, str] | None:
