@@ -1,5 +1,5 @@
 """Chats kept in the local-model clients people use beside Sonetto: Open WebUI, LobeChat (both of its
-export generations) and Chatbox, read from their export files and imported for real.
+export generations), Chatbox and LM Studio, read from their files and imported for real.
 
 The fixtures are ours (our words, our ids), in the shape each app's own source writes:
 
@@ -9,7 +9,10 @@ The fixtures are ours (our words, our ids), in the shape each app's own source w
 - LobeChat: the older ``{exportType, state, version}`` export (its config migrations' fixtures) and the
   newer ``{data: {tables…}, mode, schemaHash}`` one (its data exporter's table list);
 - Chatbox: the store as its 导出数据 writes it (``chat-sessions-list``, ``session:<id>`` with ``threads``
-  and ``messageForksHash``, ``contentParts``; its session types).
+  and ``messageForksHash``, ``contentParts``; its session types);
+- LM Studio (closed source): its conversations folder, one ``<ms>.conversation.json`` per chat, as the
+  public readers of those files show them (``messages[].versions`` / ``currentlySelected``, assistant
+  ``multiStep`` versions of ``contentBlock`` steps).
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ OPEN_WEBUI = "openwebui_chat_export.json"
 LOBE_OLD = "lobechat_export_v7.json"
 LOBE_NEW = "lobechat_pglite_export.json"
 CHATBOX = "chatbox-exported-data-2025-3-3.json"
+LM_STUDIO = "lmstudio-conversations"
 
 
 def _data(name: str):
@@ -171,21 +175,60 @@ def test_a_chatbox_export_without_chats_says_to_tick_them(tmp_path):
     assert "聊天记录" in caught.value.zh and "Chat History" in caught.value.en
 
 
+# ── LM Studio ─────────────────────────────────────────────────────────
+
+
+def test_lm_studio_folder_reads_each_chat_file_with_the_versions_on_screen():
+    history = read_history(fixture(LM_STUDIO))
+    assert history.source == "lmstudio" and history.label == "LM Studio" and history.best_effort
+    assert "不记录每条消息的时间" in history.notes[0][0] and "dated at its start" in history.notes[0][1]
+    bread, japanese = history.conversations  # the subfolder's chat too, in the order they were made
+    assert (bread.id, bread.title) == ("lmstudio-1735689600000", "周末学做面包")
+    assert texts_of(bread) == [
+        ("user", "我想周末在家学做面包，需要买什么工具？"),
+        ("assistant", "需要一台烤箱、电子秤和一个大碗。"),  # the version on screen, its thinking block left out
+        ("user", "我家没有烤箱，用空气炸锅可以吗？\n[图片]"),  # the edited question, with its picture
+        ("assistant", "可以，做小餐包就行。"),  # <think> left out
+    ]
+    assert {m.time for m in bread.messages} == {datetime(2025, 1, 1, 8, 0)}  # the chat's createdAt (ms)
+    assert japanese.id == "lmstudio-1736294400000" and japanese.title.startswith("帮我把这句日语翻译成中文")
+    assert history.skipped == {"other_branch": 2, "hidden": 2, "tool": 1, "empty": 1}
+    one = read_history(fixture(LM_STUDIO) / "1735689600000.conversation.json")
+    assert one.source == "lmstudio" and [texts_of(c) for c in one.conversations] == [texts_of(bread)]
+    assert [c.id for c in one.conversations] == [bread.id]  # the same chat, picked alone: imported once
+
+
+def test_lm_studio_folder_with_other_files_and_a_damaged_chat(tmp_path):
+    folder = tmp_path / "conversations"
+    folder.mkdir()
+    (folder / "1735689600000.conversation.json").write_bytes(
+        (fixture(LM_STUDIO) / "1735689600000.conversation.json").read_bytes())
+    bad = _data(f"{LM_STUDIO}/学习/1736294400000.conversation.json")
+    bad["createdAt"] = "yesterday"
+    _saved(folder / "1736294400000.conversation.json", bad)
+    (folder / "notes.txt").write_text("不是对话", encoding="utf-8")
+    history = read_history(folder)
+    assert [c.title for c in history.conversations] == ["周末学做面包"]
+    (left_out,) = history.bad
+    assert left_out.file == "1736294400000.conversation.json" and "不是数字" in left_out.zh
+
+
 # ── telling them apart, packed or not; damaged files ─────────────────
 
 
 @pytest.mark.parametrize("name, fmt", [(OPEN_WEBUI, "openwebui"), (LOBE_OLD, "lobechat"), (LOBE_NEW, "lobechat"),
-                                       (CHATBOX, "chatbox")])
+                                       (CHATBOX, "chatbox"), (f"{LM_STUDIO}/1735689600000.conversation.json",
+                                                              "lmstudio")])
 def test_each_is_told_by_its_content_alone_in_a_zip_and_in_a_folder(tmp_path, name, fmt):
     plain = tmp_path / "export.json"  # not its usual name: the content decides
     plain.write_bytes(fixture(name).read_bytes())
     packed = tmp_path / "backup.zip"
     with zipfile.ZipFile(packed, "w") as zf:
-        zf.writestr(f"exports/{name}", fixture(name).read_bytes())
+        zf.writestr(f"exports/{name.rsplit('/', 1)[-1]}", fixture(name).read_bytes())
         zf.writestr("exports/readme.txt", "备份")
     folder = tmp_path / "folder"
     folder.mkdir()
-    (folder / name).write_bytes(fixture(name).read_bytes())
+    (folder / name.rsplit("/", 1)[-1]).write_bytes(fixture(name).read_bytes())
     want = [texts_of(c) for c in read_history(fixture(name)).conversations]
     for path in (plain, packed, folder):
         history = read_history(path)
@@ -200,32 +243,34 @@ def test_the_other_formats_files_are_not_taken_for_these():
         assert read_history(fixture(name)).source == fmt, name
 
 
-@pytest.mark.parametrize("name", [OPEN_WEBUI, LOBE_OLD, LOBE_NEW, CHATBOX])
+@pytest.mark.parametrize("name", [OPEN_WEBUI, LOBE_OLD, LOBE_NEW, CHATBOX, f"{LM_STUDIO}/1735689600000.conversation.json"])
 def test_a_file_cut_short_is_refused_and_says_where(tmp_path, name):
     text = fixture(name).read_text(encoding="utf-8")
     cut = _saved(tmp_path / "export.json", None)
     cut.write_text(text[: len(text) * 2 // 3], encoding="utf-8")
     with pytest.raises(HistoryFormatError) as caught:
-        read_history(cut, {"lobechat_export_v7.json": "lobechat", "lobechat_pglite_export.json": "lobechat",
-                           OPEN_WEBUI: "openwebui", CHATBOX: "chatbox"}[name])
+        read_history(cut, {LOBE_OLD: "lobechat", LOBE_NEW: "lobechat", OPEN_WEBUI: "openwebui", CHATBOX: "chatbox",
+                           f"{LM_STUDIO}/1735689600000.conversation.json": "lmstudio"}[name])
     assert "第" in caught.value.zh and "行" in caught.value.zh
 
 
 def test_a_file_of_another_app_read_as_one_of_these_says_so(tmp_path):
-    for fmt, words in [("openwebui", "不是 Open WebUI"), ("lobechat", "不是 LobeChat"), ("chatbox", "不是 Chatbox")]:
+    for fmt, words, other in [("openwebui", "不是 Open WebUI", "claude_conversations.json"),
+                              ("lobechat", "不是 LobeChat", "deepseek_web_chat.json"),
+                              ("chatbox", "不是 Chatbox", "chatgpt_conversations.json"),
+                              ("lmstudio", "不是 LM Studio", "deepseek_web_chat.json")]:
         with pytest.raises(HistoryFormatError, match=words):
-            read_history(fixture("claude_conversations.json" if fmt == "openwebui" else "deepseek_web_chat.json"
-                                 if fmt == "lobechat" else "chatgpt_conversations.json"), fmt)
+            read_history(fixture(other), fmt)
 
 
 def test_the_command_line_and_the_error_texts_know_them(tmp_path):
     parser = _parser()
-    for fmt in ("openwebui", "lobechat", "chatbox"):
+    for fmt in ("openwebui", "lobechat", "chatbox", "lmstudio"):
         assert parser.parse_args(["import", "x.json", "--format", fmt]).format == fmt
     odd = _saved(tmp_path / "odd.json", {"hello": 1})
     with pytest.raises(HistoryFormatError) as caught:
         read_history(odd)
-    for words in ("Open WebUI 导出的对话", "LobeChat 导出的数据", "Chatbox 导出的数据"):
+    for words in ("Open WebUI 导出的对话", "LobeChat 导出的数据", "Chatbox 导出的数据", "LM Studio 的对话文件"):
         assert words in caught.value.zh
     assert "Open WebUI's chat export" in caught.value.en
 
@@ -244,6 +289,7 @@ async def imports(services):
     (OPEN_WEBUI, "openwebui", "Open WebUI「搬家去成都的准备」· 2024-06-01"),
     (LOBE_NEW, "lobechat", "LobeChat「健身计划」· 2025-01-05"),
     (CHATBOX, "chatbox", "Chatbox「猫粮」· 2025-03-02"),
+    (LM_STUDIO, "lmstudio", "LM Studio「周末学做面包」· 2025-01-01"),
 ])
 async def test_imported_through_the_writer_and_once_only(services, imports, llm_server, name, fmt, origin):
     llm_server.responder = remember_each_line

@@ -64,6 +64,15 @@ def _is_openwebui_chat(conv: dict[str, Any]) -> bool:
     return body is not conv and isinstance(body.get("messages"), list) and "user_id" in conv
 
 
+def _lmstudio_messages(stream: JsonStream, keys: set[str]) -> bool:
+    """An LM Studio chat file's ``messages``: each ``{versions: [...], currentlySelected}`` (an empty list
+    in a file that also has its ``name`` and ``createdAt``: a chat with nothing said yet)."""
+    for _index in stream.items():
+        first = stream.value()
+        return isinstance(first, dict) and isinstance(first.get("versions"), list) and "currentlySelected" in first
+    return {"name", "createdAt"} <= keys
+
+
 #: ``exportType`` of LobeChat's older settings-page export (``settings`` holds no chats: its reader says so).
 LOBECHAT_EXPORTS = ("all", "sessions", "singleSession", "agents", "settings")
 #: Top-level keys only Chatbox's 导出数据 writes.
@@ -86,6 +95,8 @@ def _object_kind(stream: JsonStream, depth: int = 0) -> str | None:
             return "lobechat"
         if depth == 1 and {"sessions", "topics", "messages"} <= keys:  # a newer one's ``data``: its tables
             return "lobechat"
+        if depth == 0 and key == "messages" and stream.peek() == "[":
+            return "lmstudio" if _lmstudio_messages(stream, keys) else None
         if key == "chat_session":
             return "deepseek"
         if key == "chat_messages":
@@ -128,6 +139,10 @@ def is_lobechat(source: Source, name: str) -> bool:
 
 def is_chatbox(source: Source, name: str) -> bool:
     return json_kind(source, name) == "chatbox"
+
+
+def is_lmstudio(source: Source, name: str) -> bool:
+    return json_kind(source, name) == "lmstudio"
 
 
 def is_saved_memories(source: Source, name: str) -> bool:
@@ -191,6 +206,14 @@ def archive_is_lobechat(source: Source) -> bool:
 
 def archive_is_chatbox(source: Source) -> bool:
     return _export_kind(source) is None and _json_files_are(source, "chatbox")
+
+
+def archive_is_lmstudio(source: Source) -> bool:
+    """LM Studio's conversations folder (or a zip of it): its ``*.conversation.json`` files."""
+    if _export_kind(source) is not None:
+        return False
+    chats = sorted(n for n in source.names if n.lower().endswith(".conversation.json"))
+    return json_kind(source, chats[0]) == "lmstudio" if chats else _json_files_are(source, "lmstudio")
 
 
 def cherry_folder_backup(source: Source) -> tuple[str, str] | None:

@@ -968,7 +968,7 @@ async def test_the_saved_memories_in_a_chatgpt_export_with_chats_are_offered(qap
 
 async def test_a_local_clients_export_is_offered_previewed_and_imported_from_the_window(qapp, tmp_path, llm_server,
                                                                                        wait):
-    """Open WebUI, LobeChat and Chatbox are in the format box (best effort, said so); an Open WebUI
+    """Open WebUI, LobeChat, Chatbox and LM Studio are in the format box (best effort, said so); an Open WebUI
     export picked with the format chosen previews its chats and what was guessed, and imports."""
     llm_server.responder = remember_each_line
     async with running_app(qapp, app_settings(tmp_path / "data", llm_server)) as app:
@@ -976,7 +976,7 @@ async def test_a_local_clients_export_is_offered_previewed_and_imported_from_the
         box = dialog.format_box
         offered = {box.itemData(i): box.itemText(i) for i in range(box.count())}
         assert offered["openwebui"] == "Open WebUI（尽力而为）" and offered["lobechat"] == "LobeChat（尽力而为）"
-        assert offered["chatbox"] == "Chatbox（尽力而为）"
+        assert offered["chatbox"] == "Chatbox（尽力而为）" and offered["lmstudio"] == "LM Studio（尽力而为）"
         box.setCurrentIndex(box.findData("openwebui"))
         assert await dialog.open_path(fixture("openwebui_chat_export.json"))
         assert dialog.stack.currentWidget() is dialog.preview_page
