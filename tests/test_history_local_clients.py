@@ -317,3 +317,26 @@ async def test_a_damaged_file_changes_nothing(services, imports, llm_server, tmp
     with pytest.raises(HistoryFormatError):
         await imports.read(cut)
     assert services.memory.all_items() == before and not llm_server.requests
+
+
+def test_open_webui_chats_one_a_line_as_newer_servers_stream_them(tmp_path):
+    """``/chats/all`` of newer Open WebUI servers is NDJSON: the same chats, one a line, in a .json or a
+    .jsonl file; a line cut off is named and the others read; our own JSON Lines stay ours."""
+    lines = [json.dumps(chat, ensure_ascii=False) for chat in _data(OPEN_WEBUI)]
+    want = [texts_of(c) for c in read_history(fixture(OPEN_WEBUI)).conversations]
+    for name in ("chat-export-1717200000000.json", "chats.jsonl"):
+        path = tmp_path / name
+        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        history = read_history(path)
+        assert history.source == "openwebui" and [texts_of(c) for c in history.conversations] == want, name
+    cut = tmp_path / "cut.jsonl"
+    cut.write_text("\n".join([lines[0], lines[1][:50], lines[2]]), encoding="utf-8")
+    history = read_history(cut)
+    assert [c.title for c in history.conversations] == ["搬家去成都的准备", "学做川菜"]
+    (bad,) = history.bad
+    assert bad.index == 2 and "不是完整的 JSON" in bad.zh
+    assert read_history(fixture("history.jsonl")).source == "jsonl"
+    broken = tmp_path / "mine.jsonl"
+    broken.write_text('{"conversation": 1, "role": \n', encoding="utf-8")
+    with pytest.raises(HistoryFormatError, match="第 1 行"):
+        read_history(broken)

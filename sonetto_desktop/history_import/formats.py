@@ -96,7 +96,7 @@ BUILT_IN: tuple[HistoryFormat, ...] = (
                   refusal=f"{_HERE}.sniff:cherry_folder_backup"),
     HistoryFormat("openwebui", "Open WebUI", ("Open WebUI 导出的对话（chat-export-….json）",
                                               "Open WebUI's chat export (chat-export-….json)"),
-                  f"{_HERE}.openwebui:read", (".json",), sniff=f"{_HERE}.sniff:is_openwebui",
+                  f"{_HERE}.openwebui:read", (".json", ".jsonl", ".ndjson"), sniff=f"{_HERE}.sniff:is_openwebui",
                   in_archive=f"{_HERE}.sniff:archive_is_openwebui", archive_files=("chat-export-….json",),
                   picker=("Open WebUI（尽力而为）", "Open WebUI (best effort)"), best_effort=True),
     HistoryFormat("lobechat", "LobeChat", ("LobeChat 导出的数据（.json）", "LobeChat's data export (.json)"),

@@ -1,6 +1,7 @@
 """Open WebUI's chat export (设置 → 对话 → 导出对话 / Settings → Chats → Export chats:
 ``chat-export-<ms>.json``; one chat's 下载 → 导出对话 (.json) is the same list with one entry), or a
-zip or folder of such files. Best effort: Open WebUI documents no export format; the shape below is
+zip or folder of such files. Newer servers stream the export one chat a line (``/chats/all`` as
+NDJSON): such a file (``.json``, ``.jsonl`` or ``.ndjson``) is read a line at a time. Best effort: Open WebUI documents no export format; the shape below is
 what its own server returns for the export (``ChatResponse``) and what its import takes back.
 
 A list of ``{id, user_id, title, chat, created_at, updated_at, archived, pinned, meta, folder_id…}``
@@ -21,13 +22,15 @@ export has is left out and named (``History.bad``).
 
 from __future__ import annotations
 
+import json
 from collections import Counter
+from collections.abc import Iterator
 from typing import Any
 
 from .chatgpt import IMAGE
-from .model import (BadValue, Conversation, History, HistoryFormatError, Message, When, convert_one, made_id,
+from .model import (BadConversation, BadValue, Conversation, History, HistoryFormatError, Message, When, convert_one, made_id,
                     read_stamp, without_reasoning)
-from .source_files import Source, listed_conversations, open_json
+from .source_files import Source, lines_of, listed_conversations, open_json
 
 #: Titles the page gives a chat before it has one.
 _UNTITLED = ("new chat", "新对话", "新聊天")
@@ -52,22 +55,41 @@ def read(source: Source) -> History:
                           "Open WebUI publishes no export format: read as its own export and import code shows "
                           "(best effort); thinking and tool calls are left out"))
     for name in names:
+        if open_json(source, name, hashed=False).peek() == "{":  # one chat a line, as its server streams them
+            for index, raw in _lines(history, source, name):
+                _one(history, name, index, raw)
+            continue
         stream = open_json(source, name)
         for index, raw in listed_conversations(history, name, stream):
-            body = raw.get("chat") if isinstance(raw, dict) else None
-            if not isinstance(body, dict):
-                body = raw if isinstance(raw, dict) and ("history" in raw or "messages" in raw) else None
-            if body is None:
-                raise HistoryFormatError(f"{name} 的第 {index} 个对话没有 chat，不是 Open WebUI 的导出格式",
-                                         f"chat {index} of {name} has no chat: not an Open WebUI export")
-            conversation = convert_one(history, name, index, raw, _conversation)
-            if conversation is not None and conversation.messages:
-                history.conversations.append(conversation)
+            _one(history, name, index, raw)
         stream.finish()
     history.note_guessed_branches("{0} 个对话有改写或重新生成的分支，文件没有记录保留哪一个：每步取最后一个",
                                   "{0} chats have edited or regenerated branches and the file does not say which "
                                   "was kept: the last one at each step was taken")
     return history
+
+
+def _lines(history: History, source: Source, name: str) -> Iterator[tuple[int, Any]]:
+    """(line number, chat) of a file with one chat a line; a line that is not whole JSON is left out and named."""
+    for number, line in enumerate(lines_of(source, name), 1):
+        if not line.strip():
+            continue
+        try:
+            yield number, json.loads(line)
+        except (ValueError, RecursionError):
+            history.bad.append(BadConversation(name, number, "", "这一行不是完整的 JSON", "this line is not whole JSON"))
+
+
+def _one(history: History, name: str, index: int, raw: Any) -> None:
+    body = raw.get("chat") if isinstance(raw, dict) else None
+    if not isinstance(body, dict):
+        body = raw if isinstance(raw, dict) and ("history" in raw or "messages" in raw) else None
+    if body is None:
+        raise HistoryFormatError(f"{name} 的第 {index} 个对话没有 chat，不是 Open WebUI 的导出格式",
+                                 f"chat {index} of {name} has no chat: not an Open WebUI export")
+    conversation = convert_one(history, name, index, raw, _conversation)
+    if conversation is not None and conversation.messages:
+        history.conversations.append(conversation)
 
 
 def _conversation(raw: dict[str, Any], skipped: Counter) -> Conversation:

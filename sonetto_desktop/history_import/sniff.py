@@ -95,6 +95,8 @@ def _object_kind(stream: JsonStream, depth: int = 0) -> str | None:
             return "lobechat"
         if depth == 1 and {"sessions", "topics", "messages"} <= keys:  # a newer one's ``data``: its tables
             return "lobechat"
+        if depth == 0 and key == "chat" and stream.peek() == "{":  # the first of Open WebUI's chats, one a line
+            return "openwebui" if _is_openwebui_chat({"chat": stream.value(), "user_id": None}) else None
         if depth == 0 and key == "messages" and stream.peek() == "[":
             return "lmstudio" if _lmstudio_messages(stream, keys) else None
         if key == "chat_session":
@@ -130,7 +132,12 @@ def is_cherry(source: Source, name: str) -> bool:
 
 
 def is_openwebui(source: Source, name: str) -> bool:
-    return json_kind(source, name) == "openwebui"
+    if name.lower().endswith(".json"):
+        return json_kind(source, name) == "openwebui"
+    try:  # a JSON Lines file: Open WebUI's chats one a line, or else the JSON Lines format's (which says what is wrong)
+        return json_kind(source, name) == "openwebui"
+    except HistoryFormatError:
+        return False
 
 
 def is_lobechat(source: Source, name: str) -> bool:
