@@ -17,15 +17,16 @@ regenerated reply replaces the old one in LobeChat, so there are no other branch
 Only what was said is kept: user and assistant messages (not system prompts, plugin and tool
 calls), a reasoning model's ``<think>`` left out, an image the person sent as ``[图片]``, a reply
 that failed (``...`` with an error) left out. The file is walked a piece at a time
-(``json_stream``): each message is read on its own and only its text is kept until its chat is
-complete; other tables are passed over. A chat holding a value no real export has is left out and
+(``json_stream``): each message is read on its own and only its text is kept until the table ends
+(a chat's messages may be anywhere in it: reading holds about the text of all messages, a 106 MB
+export 117 MB at most), then each chat is made and let go; other tables are passed over. A chat holding a value no real export has is left out and
 named (``History.bad``).
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
+from typing import Any, NamedTuple
 
 from .chatgpt import IMAGE
 from .json_stream import JsonStream, Skipped
@@ -61,6 +62,18 @@ def read(source: Source) -> History:
     return history
 
 
+class _Kept(NamedTuple):
+    """What is kept of a message until its chat is complete (the file lists every chat's messages in one table)."""
+
+    id: Any
+    role: Any
+    content: Any
+    created: Any
+    error: bool
+    tools: bool
+    images: int
+
+
 class _Tables:
     """What one export's tables say: names of assistants, topics and branches, and each chat's messages."""
 
@@ -70,7 +83,7 @@ class _Tables:
         self.agent_of: dict[str, str] = {}  # session id -> agent id (newer exports)
         self.topics: dict[str, str] = {}
         self.threads: dict[str, str] = {}
-        self.chats: dict[str, list[dict[str, Any]]] = {}  # chat key -> its messages, as read
+        self.chats: dict[str, list[_Kept]] = {}  # chat key -> its messages, as read
         self.unread = 0  # messages that could not be read (too deep, too large)
 
 
@@ -102,8 +115,8 @@ def _read_file(source: Source, name: str, history: History) -> None:
             f"不支持这个版本的 LobeChat 导出（version {str(version)[:20]}，支持 1–8）：请用新版 LobeChat 重新导出",
             f"this LobeChat export version is not supported (version {str(version)[:20]}; 1-8 are): "
             "export again from a current LobeChat")
-    for index, (key, raw) in enumerate(tables.chats.items(), 1):
-        chat = {"key": key, "title": _title(key, tables), "messages": raw}
+    for index, key in enumerate(list(tables.chats), 1):
+        chat = {"key": key, "title": _title(key, tables), "messages": tables.chats.pop(key)}  # (let each go when read)
         conversation = convert_one(history, name, index, chat, _conversation)
         if conversation is not None and conversation.messages:
             history.conversations.append(conversation)
@@ -162,8 +175,8 @@ def _keep_message(raw: dict[str, Any], tables: _Tables) -> None:
     else:
         key = f"session:{session if isinstance(session, str) and session else 'inbox'}"
     images = raw.get("imageList")
-    kept = {field: raw.get(field) for field in ("id", "role", "content", "createdAt", "error", "tools")}
-    kept["images"] = len(images) if isinstance(images, list) else 0
+    kept = _Kept(raw.get("id"), raw.get("role"), raw.get("content"), raw.get("createdAt"), bool(raw.get("error")),
+                 bool(raw.get("tools")), len(images) if isinstance(images, list) else 0)
     tables.chats.setdefault(key, []).append(kept)
 
 
@@ -186,11 +199,11 @@ def _when(value: Any) -> When | None:
 
 
 def _conversation(chat: dict[str, Any], skipped: Counter) -> Conversation:
-    timed = [(_when(m.get("createdAt")), n, m) for n, m in enumerate(chat["messages"])]
+    timed = [(_when(m.created), n, m) for n, m in enumerate(chat["messages"])]
     timed.sort(key=lambda t: (0, t[0].local, t[1]) if t[0] is not None else (1, t[1]))  # (no time: skipped)
     messages: list[Message] = []
     for when, _n, msg in timed:
-        role = msg.get("role")
+        role = msg.role
         if role == "system":
             skipped["system"] += 1
             continue
@@ -200,23 +213,23 @@ def _conversation(chat: dict[str, Any], skipped: Counter) -> Conversation:
         if role not in ("user", "assistant"):
             skipped["other_role"] += 1
             continue
-        content = msg.get("content")
+        content = msg.content
         if content is not None and not isinstance(content, str):
             raise BadValue("消息内容不是文字", "a message's content is not text")
         text, thought = without_reasoning((content or "").strip())
         if thought:
             skipped["hidden"] += 1
-        if text == _PLACEHOLDER and (msg.get("error") or role == "assistant"):
+        if text == _PLACEHOLDER and (msg.error or role == "assistant"):
             text = ""
-        if role == "user" and msg.get("images"):
-            text = "\n".join(p for p in (text, *[IMAGE] * msg["images"]) if p)
+        if role == "user" and msg.images:
+            text = "\n".join(p for p in (text, *[IMAGE] * msg.images) if p)
         if not text:
-            skipped["tool" if msg.get("tools") else "empty"] += 1
+            skipped["tool" if msg.tools else "empty"] += 1
             continue
         if when is None:
             skipped["no_time"] += 1
             continue
-        messages.append(Message(role, text, when.local, str(msg.get("id") or ""), when.instant))
+        messages.append(Message(role, text, when.local, str(msg.id or ""), when.instant))
     kind, _, rid = chat["key"].partition(":")
     cid = rid if kind in ("topic", "thread") else f"lobechat-{rid}-default"
     title = chat["title"] or (messages[0].text.splitlines()[0][:30] if messages else "")
