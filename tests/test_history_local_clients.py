@@ -340,3 +340,22 @@ def test_open_webui_chats_one_a_line_as_newer_servers_stream_them(tmp_path):
     broken.write_text('{"conversation": 1, "role": \n', encoding="utf-8")
     with pytest.raises(HistoryFormatError, match="第 1 行"):
         read_history(broken)
+
+
+def test_chatbox_reads_a_moved_chat_from_its_own_key_not_the_old_list_left_beside_it(tmp_path):
+    """Chatbox's store migration (7→8) copies each chat to ``session:<id>`` and leaves ``chat-sessions``
+    in place: the chat is read once, as its own key has it (the old list came first in the file); a
+    chat key left null and a chat without messages do not refuse the file."""
+    data = _data(CHATBOX)
+    stale = {"id": "s-cat", "name": "养猫", "messages": [
+        {"id": "old-u", "role": "user", "content": "旧的副本里的话", "timestamp": 1740880800000}]}
+    only_old = {"id": "s-old", "name": "旧对话", "messages": [
+        {"id": "o-u", "role": "user", "content": "我以前住在厦门", "timestamp": 1680000000000},
+        {"id": "o-a", "role": "assistant", "content": "厦门很美。", "timestamp": 1680000005000}]}
+    moved = {"configVersion": 8, "chat-sessions": [stale, only_old], **data, "session:gone": None,
+             "session:odd": {"id": "odd", "name": "坏的"}}
+    history = read_history(_saved(tmp_path / "chatbox-exported-data-2025-3-3.json", moved))
+    assert [c.id for c in history.conversations] == ["s-old", "s-cat:th-1", "s-cat"]
+    assert "旧的副本里的话" not in str([texts_of(c) for c in history.conversations])
+    (bad,) = history.bad
+    assert "没有 messages" in bad.zh

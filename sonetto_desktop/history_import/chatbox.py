@@ -5,7 +5,8 @@ and its session types show.
 
 The file is the app's store as one object: newer versions keep the chat list in
 ``chat-sessions-list`` and each chat under ``session:<id>``; older ones all chats in ``chat-sessions``
-(the settings, copilots and the export's ``__exported_at`` beside them). A chat (``{id, name, type,
+(the settings, copilots and the export's ``__exported_at`` beside them); a store moved to the newer
+way keeps the old list too, and a chat there that has its own key is read from its own key. A chat (``{id, name, type,
 messages, threads, threadName, messageForksHash}``) is one conversation; each of its earlier threads
 (开始新话题 keeps the old messages as a thread, ``{id, name, messages, createdAt}``) is one too. Of a
 regenerated reply the one on screen is in ``messages``; the others (``messageForksHash``) are left out.
@@ -65,13 +66,16 @@ def _read_file(source: Source, name: str, history: History) -> None:
     for key in stream.members():
         if key.startswith("session:") or key == "chat-sessions":
             chats = True
-        if key.startswith("session:") and stream.peek() == "{":
+        if key.startswith("session:") and stream.peek() in ("{", "n"):
             index += 1
             _one(history, name, index, stream.value(), seen)
         elif key == "chat-sessions" and stream.peek() == "[":
+            newer = _own_keys(source, name)  # (a chat moved to its own key is read there: this copy is stale)
             for _n in stream.items():
                 index += 1
-                _one(history, name, index, stream.value(), seen)
+                raw = stream.value()
+                if not (isinstance(raw, dict) and str(raw.get("id") or "") in newer):
+                    _one(history, name, index, raw, seen)
         elif key == "chat-sessions-list":
             chats = True
             stream.skip()
@@ -83,13 +87,23 @@ def _read_file(source: Source, name: str, history: History) -> None:
                                  f"{name} holds no chats: tick “Chat History” when exporting")
 
 
+def _own_keys(source: Source, name: str) -> set[str]:
+    """The ids of the chats kept under their own ``session:<id>`` key (versions since the store's
+    migration 7→8, which left the old ``chat-sessions`` list in place)."""
+    stream = open_json(source, name, hashed=False)
+    return {key[len("session:"):] for key in stream.members() if key.startswith("session:")}
+
+
 def _one(history: History, name: str, index: int, raw: Any, seen: set[str]) -> None:
+    if raw is None:  # (a chat's key left behind when it was deleted)
+        return
     if isinstance(raw, Skipped):
         history.bad.append(BadConversation(name, index, "", raw.zh, raw.en))
         return
     if not isinstance(raw, dict) or not isinstance(raw.get("messages"), list):
-        raise HistoryFormatError(f"{name} 的第 {index} 个对话没有 messages，{_NOT_CHATBOX[0]}",
-                                 f"chat {index} of {name} has no messages: {_NOT_CHATBOX[1]}")
+        history.bad.append(BadConversation(name, index, "", "没有 messages，不像是 Chatbox 的对话",
+                                           "has no messages: not a Chatbox chat"))
+        return
     if raw.get("type") == "picture":
         history.skipped["non_text"] += sum(1 for m in raw["messages"] if isinstance(m, dict))
         return

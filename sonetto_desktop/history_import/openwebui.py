@@ -104,7 +104,7 @@ def _conversation(raw: dict[str, Any], skipped: Counter) -> Conversation:
         path, guessed = _kept_branch(mapping, tree.get("currentId") or raw.get("current_message_id"))
         kept = set(path)
         skipped["other_branch"] += sum(1 for mid, m in mapping.items() if mid not in kept and isinstance(m, dict))
-        listed = [mapping[mid] for mid in path]
+        listed = [mapping[mid] for mid in path if isinstance(mapping[mid], dict)]
     else:  # an old export: the messages in order
         listed = [m for m in body.get("messages") or [] if isinstance(m, dict)]
     last = _first_time(raw, body)
