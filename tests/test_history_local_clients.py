@@ -359,3 +359,11 @@ def test_chatbox_reads_a_moved_chat_from_its_own_key_not_the_old_list_left_besid
     assert "旧的副本里的话" not in str([texts_of(c) for c in history.conversations])
     (bad,) = history.bad
     assert "没有 messages" in bad.zh
+
+
+def test_chatbox_odd_forks_are_no_reason_to_refuse_the_export(tmp_path):
+    data = _data(CHATBOX)
+    data["session:s-cat"]["messageForksHash"] = {"c-a3": {"lists": 5}, "c-a2": {"lists": [{"messages": 1.5}, True]},
+                                                 "c-u3": None}
+    history = read_history(_saved(tmp_path / "chatbox-exported-data-2025-3-3.json", data))
+    assert [c.id for c in history.conversations] == ["s-cat:th-1", "s-cat"] and "other_branch" not in history.skipped

@@ -117,13 +117,22 @@ def _one(history: History, name: str, index: int, raw: Any, seen: set[str]) -> N
             part = {"id": f"{sid}:{thread.get('id') or ''}", "title": thread.get("name") or raw.get("name"),
                     "messages": thread["messages"], "createdAt": thread.get("createdAt")}
             _add(history, name, index, part)
-    forks = raw.get("messageForksHash")
-    if isinstance(forks, dict):
-        history.skipped["other_branch"] += sum(
-            len(lst.get("messages") or []) for fork in forks.values() if isinstance(fork, dict)
-            for lst in fork.get("lists") or [] if isinstance(lst, dict))
+    forked = _forked(raw.get("messageForksHash"))
+    if forked:
+        history.skipped["other_branch"] += forked
     title = raw.get("threadName") if threads and raw.get("threadName") else raw.get("name")
     _add(history, name, index, {"id": sid, "title": title, "messages": raw["messages"]})
+
+
+def _forked(forks: Any) -> int:
+    """How many messages the replies not on screen hold (``messageForksHash``: {message id: {lists: [{messages}]}})."""
+    count = 0
+    for fork in forks.values() if isinstance(forks, dict) else ():
+        lists = fork.get("lists") if isinstance(fork, dict) else None
+        for kept in lists if isinstance(lists, list) else ():
+            messages = kept.get("messages") if isinstance(kept, dict) else None
+            count += len(messages) if isinstance(messages, list) else 0
+    return count
 
 
 def _add(history: History, name: str, index: int, part: dict[str, Any]) -> None:

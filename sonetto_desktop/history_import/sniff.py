@@ -3,7 +3,11 @@
 A JSON file is looked at from its start, a piece at a time (never all read, never hashed): ChatGPT's
 and DeepSeek's exports are lists of conversations with a ``mapping``, Claude's with ``chat_messages``
 (or one such conversation); one chat saved from DeepSeek's web page is ``data.biz_data.chat_session``;
-a Cherry Studio backup's ``data.json`` an object with ``indexedDB`` and ``localStorage``. What a file
+a Cherry Studio backup's ``data.json`` an object with ``indexedDB`` and ``localStorage``. Open WebUI's
+export is a list of rows with a ``chat`` holding ``history.messages`` (or those rows one a line);
+LobeChat's an object with ``exportType`` or with ``data`` tables (``sessions``, ``topics``,
+``messages``) and a ``schemaHash``; Chatbox's the app's store (``session:<id>``, ``chat-sessions``…);
+an LM Studio chat file an object whose ``messages`` hold ``versions``. What a file
 was found to be is kept on its :class:`Source` (every format asks about the same file).
 """
 
@@ -23,7 +27,8 @@ EMPTY = "empty"
 
 def json_kind(source: Source, name: str) -> str | None:
     """Which app wrote the JSON file ``name``: ``chatgpt``, ``deepseek``, ``claude``, ``cherry``,
-    ``EMPTY`` (an empty list), else None. Worked out once per file."""
+    ``openwebui``, ``lobechat``, ``chatbox``, ``lmstudio``, ``EMPTY`` (an empty list), else None.
+    Worked out once per file."""
     if name not in source.kinds:
         source.kinds[name] = _json_kind(source, name)
     return source.kinds[name]
