@@ -367,3 +367,14 @@ def test_chatbox_odd_forks_are_no_reason_to_refuse_the_export(tmp_path):
                                                  "c-u3": None}
     history = read_history(_saved(tmp_path / "chatbox-exported-data-2025-3-3.json", data))
     assert [c.id for c in history.conversations] == ["s-cat:th-1", "s-cat"] and "other_branch" not in history.skipped
+
+
+def test_lobechat_names_chats_whatever_the_order_of_its_tables(tmp_path):
+    """LobeChat's own migration fixtures list ``messages`` before ``topics`` and ``sessions``."""
+    data = _data(LOBE_OLD)
+    state = data["state"]
+    data["state"] = {"messages": state["messages"], "topics": state["topics"], "sessions": state["sessions"]}
+    data["version"] = 6
+    history = read_history(_saved(tmp_path / "lobe.json", data))
+    assert [c.title for c in history.conversations] == [c.title for c in read_history(fixture(LOBE_OLD)).conversations]
+    assert [c.title for c in history.conversations][1:] == ["京都赏枫行程", "旅行规划师"]
