@@ -378,3 +378,16 @@ def test_lobechat_names_chats_whatever_the_order_of_its_tables(tmp_path):
     history = read_history(_saved(tmp_path / "lobe.json", data))
     assert [c.title for c in history.conversations] == [c.title for c in read_history(fixture(LOBE_OLD)).conversations]
     assert [c.title for c in history.conversations][1:] == ["京都赏枫行程", "旅行规划师"]
+
+
+def test_open_webui_reply_kept_only_as_response_items_is_read_by_its_words(tmp_path):
+    chats = _data(OPEN_WEBUI)
+    reply = chats[0]["chat"]["history"]["messages"]["a3"]
+    reply["content"] = ""
+    reply["output"] = [{"type": "reasoning", "id": "rs_1", "summary": [{"type": "summary_text", "text": "想想"}]},
+                       {"type": "function_call", "id": "fc_1", "name": "search", "arguments": "{}"},
+                       {"type": "message", "id": "msg_1", "role": "assistant",
+                        "content": [{"type": "output_text", "text": "用航空箱，提前开健康证明。"}]}]
+    history = read_history(_saved(tmp_path / "chat-export-1.json", chats))
+    assert texts_of(history.conversations[0])[-1] == ("assistant", "用航空箱，提前开健康证明。")
+    assert history.skipped["hidden"] == 3 and history.skipped["tool"] == 1

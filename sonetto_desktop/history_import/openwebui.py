@@ -13,8 +13,9 @@ are left out. Without a usable ``currentId`` the last child is taken at each ste
 and the preview says so. Very old exports have only ``chat.messages``, one line in order.
 
 Only what was said is kept: user and assistant messages (not system prompts), ``content`` text (or
-the text parts of a list), a reasoning model's thinking and tool runs the page folds into the reply
-left out (``model.without_reasoning``), an image the person sent as ``[图片]``. A message's time is
+the text parts of a list; a reply kept only as response items, ``output``, by its ``output_text``), a
+reasoning model's thinking and tool runs the page folds into the reply left out
+(``model.without_reasoning``), an image the person sent as ``[图片]``. A message's time is
 its ``timestamp`` (seconds; milliseconds in some versions: told by size), else the one before it,
 else the chat's. The file is read a chat at a time (``json_stream``); a chat holding a value no real
 export has is left out and named (``History.bad``).
@@ -159,6 +160,8 @@ def _text(msg: dict[str, Any], skipped: Counter) -> str:
         if content is not None:
             raise BadValue("消息内容不是文字", "a message's content is not text")
         content = ""
+    if not content.strip() and isinstance(msg.get("output"), list):  # newer servers: the reply as response items
+        content = _output_text(msg["output"], skipped)
     text, thought = without_reasoning(content.strip())
     if thought:
         skipped["hidden"] += 1
@@ -166,6 +169,22 @@ def _text(msg: dict[str, Any], skipped: Counter) -> str:
     if images and IMAGE not in text:
         text = "\n".join(p for p in (text, *[IMAGE] * len(images)) if p)
     return text.strip()
+
+
+def _output_text(items: list[Any], skipped: Counter) -> str:
+    """The words of a reply kept as OpenAI response items (``{type: message, content: [{type: output_text,
+    text}]}``); reasoning and tool calls left out."""
+    pieces = []
+    for item in items:
+        kind = item.get("type") if isinstance(item, dict) else None
+        if kind == "message" and isinstance(item.get("content"), list):
+            pieces += [str(part.get("text") or "").strip() for part in item["content"]
+                       if isinstance(part, dict) and part.get("type") in ("output_text", "text")]
+        elif kind == "reasoning":
+            skipped["hidden"] += 1
+        elif kind is not None:
+            skipped["tool"] += 1
+    return "\n".join(p for p in pieces if p)
 
 
 def _kept_branch(mapping: dict[str, Any], current: Any) -> tuple[list[str], bool]:
