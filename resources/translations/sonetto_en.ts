@@ -942,50 +942,45 @@ Talk about anything — I'll remember what matters to you.</translation>
         <translation>Detect the format</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="210" />
-        <source>&lt;b&gt;ChatGPT&lt;/b&gt;：设置 → 数据控制 → 导出数据，邮件里的链接下载 zip，选它即可。&lt;br&gt;&lt;b&gt;Claude&lt;/b&gt;：设置 → 隐私 → 导出数据，邮件里的链接下载 zip，选它即可（格式没有公开说明，尽力而为）。&lt;br&gt;&lt;b&gt;DeepSeek&lt;/b&gt;：设置 → 数据管理 → 导出所有历史对话；或用油猴脚本从网页保存的对话 JSON（格式没有公开说明，按公开的解析器读取，尽力而为）。&lt;br&gt;&lt;b&gt;Cherry Studio&lt;/b&gt;：设置 → 数据设置 → 备份，选备份的 zip（含 data.json 的备份）。&lt;br&gt;&lt;b&gt;Kimi 等其他应用&lt;/b&gt;：没有可读的导出，请整理成 JSON Lines（每行一条消息，见下面的“JSON Lines 格式”）。&lt;br&gt;&lt;b&gt;Sonetto&lt;/b&gt;：另一台电脑上对话列表里的“导出为 Markdown…”。</source>
-        <translation>&lt;b&gt;ChatGPT&lt;/b&gt;: Settings → Data controls → Export data; download the zip from the emailed link and pick it.&lt;br&gt;&lt;b&gt;Claude&lt;/b&gt;: Settings → Privacy → Export data; download the zip from the emailed link and pick it (the format is not documented; best effort).&lt;br&gt;&lt;b&gt;DeepSeek&lt;/b&gt;: Settings → Data management → Export all chats, or a chat saved as JSON from the web page by a userscript (the format is not documented; read as public parsers do, best effort).&lt;br&gt;&lt;b&gt;Cherry Studio&lt;/b&gt;: Settings → Data settings → Backup; pick the backup zip (one with a data.json).&lt;br&gt;&lt;b&gt;Kimi and other apps&lt;/b&gt;: no readable export; put the chats into JSON Lines (one message per line, see “JSON Lines format” below).&lt;br&gt;&lt;b&gt;Sonetto&lt;/b&gt;: “Export as Markdown…” in the chat list on the other computer.</translation>
-    </message>
-    <message>
         <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="165" />
         <source>JSON Lines 格式…</source>
         <translation>JSON Lines format…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="224" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="229" />
         <source>或者粘贴 ChatGPT 的“已保存的记忆”（设置 → 个性化 → 管理记忆，全选复制），每行一条：</source>
         <translation>Or paste ChatGPT’s saved memories (Settings → Personalization → Manage memories, select all and copy), one per line:</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="228" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="344" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="233" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="349" />
         <source>粘贴的记忆</source>
         <translation>Pasted memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="230" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="235" />
         <source>读取粘贴的记忆</source>
         <translation>Read the pasted memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="240" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="245" />
         <source>正在读取</source>
         <translation>Reading</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="241" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="246" />
         <source>取消读取</source>
         <translation>Stop reading</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="249" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="254" />
         <source>继续这次导入</source>
         <translation>Continue this import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="250" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="296" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="824" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="255" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="301" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="829" />
         <source>撤销已导入的部分</source>
         <translation>Undo what was imported</translation>
     </message>
@@ -995,12 +990,17 @@ Talk about anything — I'll remember what matters to you.</translation>
         <translation>Close</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="253" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="210" />
+        <source>&lt;b&gt;ChatGPT&lt;/b&gt;：设置 → 数据控制 → 导出数据，邮件里的链接下载 zip，选它即可。&lt;br&gt;&lt;b&gt;Claude&lt;/b&gt;：设置 → 隐私 → 导出数据，邮件里的链接下载 zip，选它即可（格式没有公开说明，尽力而为）。&lt;br&gt;&lt;b&gt;DeepSeek&lt;/b&gt;：设置 → 数据管理 → 导出所有历史对话；或用油猴脚本从网页保存的对话 JSON（格式没有公开说明，按公开的解析器读取，尽力而为）。&lt;br&gt;&lt;b&gt;Cherry Studio&lt;/b&gt;：设置 → 数据设置 → 备份，选备份的 zip（含 data.json 的备份）。&lt;br&gt;&lt;b&gt;Open WebUI&lt;/b&gt;：设置 → 对话 → 导出对话，选下载的 chat-export-….json（尽力而为）。&lt;br&gt;&lt;b&gt;LobeChat&lt;/b&gt;：设置 → 数据存储 → 导出（全部数据），选导出的 .json（尽力而为）。&lt;br&gt;&lt;b&gt;Chatbox&lt;/b&gt;：设置 → 常规设置 → 数据备份 → 导出（勾选聊天记录），选 chatbox-exported-data-….json（尽力而为）。&lt;br&gt;&lt;b&gt;LM Studio&lt;/b&gt;：对话存在用户目录的 .lmstudio/conversations 文件夹里，选这个文件夹或其中的 .conversation.json（尽力而为；文件不记录每条消息的时间，按对话开始的时间导入）。&lt;br&gt;&lt;b&gt;Kimi 等其他应用&lt;/b&gt;：没有可读的导出，请整理成 JSON Lines（每行一条消息，见下面的“JSON Lines 格式”）。&lt;br&gt;&lt;b&gt;Sonetto&lt;/b&gt;：另一台电脑上对话列表里的“导出为 Markdown…”。</source>
+        <translation>&lt;b&gt;ChatGPT&lt;/b&gt;: Settings → Data controls → Export data; download the zip from the emailed link and pick it.&lt;br&gt;&lt;b&gt;Claude&lt;/b&gt;: Settings → Privacy → Export data; download the zip from the emailed link and pick it (the format is not documented; best effort).&lt;br&gt;&lt;b&gt;DeepSeek&lt;/b&gt;: Settings → Data management → Export all chats, or a chat saved as JSON from the web page by a userscript (the format is not documented; read as public parsers do, best effort).&lt;br&gt;&lt;b&gt;Cherry Studio&lt;/b&gt;: Settings → Data settings → Backup; pick the backup zip (one with a data.json).&lt;br&gt;&lt;b&gt;Open WebUI&lt;/b&gt;: Settings → Chats → Export chats; pick the downloaded chat-export-….json (best effort).&lt;br&gt;&lt;b&gt;LobeChat&lt;/b&gt;: Settings → Storage → Export (all data); pick the exported .json (best effort).&lt;br&gt;&lt;b&gt;Chatbox&lt;/b&gt;: Settings → General → Data backup → Export (with Chat History ticked); pick chatbox-exported-data-….json (best effort).&lt;br&gt;&lt;b&gt;LM Studio&lt;/b&gt;: the chats are in the .lmstudio/conversations folder of your home folder; pick that folder or a .conversation.json in it (best effort; the files keep no time per message, so a chat is dated at its start).&lt;br&gt;&lt;b&gt;Kimi and other apps&lt;/b&gt;: no readable export; put the chats into JSON Lines (one message per line, see “JSON Lines format” below).&lt;br&gt;&lt;b&gt;Sonetto&lt;/b&gt;: “Export as Markdown…” in the chat list on the other computer.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="258" />
         <source>JSON Lines 格式</source>
         <translation>JSON Lines format</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="254" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="259" />
         <source>每行一个 JSON 对象，即一条消息：
 
 {0}
@@ -1015,314 +1015,314 @@ conversation: which chat it belongs to; role: user or assistant (system and tool
 Optional: title (the chat’s title), id (the message’s id, which recognises it on a second import). Lines may come in any order; blank lines are fine.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="280" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="285" />
         <source>没有粘贴：内容有 {0} 字，ChatGPT 的已保存记忆一般只有几千字（最多 {1} 字）。请只复制“管理记忆”里的列表。</source>
         <translation>Not pasted: that is {0} characters, and ChatGPT's saved memories are a few thousand (at most {1}). Copy only the list under “Manage memories”.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="293" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="298" />
         <source>有一次没有完成的导入：{0} · {1}，已写入 {2}/{3} 轮</source>
         <translation>An import was not finished: {0} · {1}, {2}/{3} turns written</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="298" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="303" />
         <source>上次导入：{0} · {1}，写入 {2} 轮，新记忆 {3} 条，更新 {4} 条</source>
         <translation>Last import: {0} · {1}, {2} turns read, {3} new memories, {4} updated</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="301" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="966" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="306" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="971" />
         <source>撤销这次导入</source>
         <translation>Undo this import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="309" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="314" />
         <source>选择聊天记录</source>
         <translation>Choose a chat export</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="315" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="320" />
         <source>聊天记录 (*.zip *.json *.jsonl *.md *.txt)</source>
         <translation>Chat exports (*.zip *.json *.jsonl *.md *.txt)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="315" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="320" />
         <source>所有文件 (*)</source>
         <translation>All files (*)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="364" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="368" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="385" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="369" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="373" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="390" />
         <source>读不了 {0}：{1}</source>
         <translation>Cannot read {0}: {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="368" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="373" />
         <source>出了意外的问题，详情已写入日志。</source>
         <translation>something unexpected went wrong; the details are in the log.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="413" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="418" />
         <source>正在读取 {0}：%p%</source>
         <translation>Reading {0}: %p%</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="422" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="427" />
         <source>返回</source>
         <translation>Back</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="423" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="428" />
         <source>取消</source>
         <translation>Cancel</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="453" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="458" />
         <source>从</source>
         <translation>From</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="453" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="467" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="458" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="472" />
         <source>到</source>
         <translation>to</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="459" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="461" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="464" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="466" />
         <source>按标题筛选</source>
         <translation>Filter by title</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="462" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="467" />
         <source>全选</source>
         <translation>Select all</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="463" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="468" />
         <source>全不选</source>
         <translation>Select none</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="465" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="470" />
         <source>日期从</source>
         <translation>Dates from</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="486" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="491" />
         <source>开始导入</source>
         <translation>Start importing</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="514" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="519" />
         <source>另有 {0} 条 ChatGPT 已保存的记忆：导入…</source>
         <translation>And {0} ChatGPT saved memories: import…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="519" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="524" />
         <source>正在计算…</source>
         <translation>Counting…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="558" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="563" />
         <source>正在计算…（已读 {0} / {1} 个对话）</source>
         <translation>Counting… ({0} of {1} conversations read)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="565" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="570" />
         <source>跳过 {0} 个读不了的对话：</source>
         <translation>Left out {0} conversations that cannot be read:</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="568" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="573" />
         <source>…另有 {0} 个</source>
         <translation>… and {0} more</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="575" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="580" />
         <source>还没有配置模型：请先在设置里填写模型，导入要由模型来读。</source>
         <translation>No model is configured: set one in Settings first; a model reads the import.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="578" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="583" />
         <source>审核模式已开启：导入的结果会进入审核箱，由你确认后才写入。</source>
         <translation>Review mode is on: what the import finds goes to the review inbox and is written only once you approve it.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="607" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="795" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="612" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="800" />
         <source>没能算出要导入的内容：{0}</source>
         <translation>Could not work out what to import: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="624" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="629" />
         <source>已导入过的 {0} 轮</source>
         <translation>{0} turns imported before</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="626" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="631" />
         <source>未完成的导入里还要写的 {0} 轮（继续那次导入即可）</source>
         <translation>{0} turns an unfinished import has still to write (resume it)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="628" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="633" />
         <source>不导入列表里的 {0} 个对话</source>
         <translation>{0} conversations on the don’t-import list</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="630" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="635" />
         <source>日期范围外的 {0} 轮</source>
         <translation>{0} turns outside the dates</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="632" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="637" />
         <source>文件里重复出现的 {0} 轮（只导入一次）</source>
         <translation>{0} turns repeated in the file (imported once)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="635" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="640" />
         <source>系统提示、工具调用、改写前的分支、空白等 {0} 条消息</source>
         <translation>{0} messages such as system prompts, tool calls, branches edited away and blanks</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="636" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="641" />
         <source>不导入：{0}</source>
         <translation>Not imported: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="638" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="643" />
         <source>{0} 处疑似密码、密钥或证件号会在发送给模型前隐去</source>
         <translation>{0} likely passwords, keys or ID numbers are hidden before the model sees them</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="641" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="646" />
         <source>{0} 条很长的消息只读开头和结尾（每条约 {1} 字）</source>
         <translation>{0} very long messages are read only at their start and end (about {1} characters each)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="651" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="666" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="656" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="671" />
         <source>没有保存：{0}</source>
         <translation>Not saved: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="674" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="679" />
         <source>ChatGPT 已保存的记忆</source>
         <translation>ChatGPT saved memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="675" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="680" />
         <source>每条直接成为一条记忆（不经模型），可以改主题或取消勾选。</source>
         <translation>Each becomes one memory as it is (no model reads it); you can change its theme or untick it.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="682" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="687" />
         <source>导入</source>
         <translation>Import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="697" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="702" />
         <source>审核模式已开启：它们会进入审核箱，由你确认后才写入。</source>
         <translation>Review mode is on: they go to the review inbox and are written only once you approve them.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="704" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="709" />
         <source>导入 {0} 条记忆</source>
         <translation>Import {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="712" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="716" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="717" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="721" />
         <source>没有导入：{0}</source>
         <translation>Not imported: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="758" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="763" />
         <source>正在准备导入：要读的对话逐批存好后开始，大的导入可能要几分钟；关闭窗口会取消这次导入。</source>
         <translation>Preparing the import: it begins once the chats to read are saved batch by batch, which can take a few minutes for a large one; closing the window cancels it.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="820" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="825" />
         <source>导入已停止</source>
         <translation>Import stopped</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="821" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="826" />
         <source>已导入的部分要保留吗？保留的话，以后再导入同一个文件会接着导入剩下的。</source>
         <translation>Keep what was imported? If you keep it, importing the same file again goes on with the rest.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="823" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="828" />
         <source>保留已导入的部分</source>
         <translation>Keep what was imported</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="859" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="864" />
         <source>删除它新建的 {0} 条记忆</source>
         <translation>delete the {0} memories it created</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="861" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="866" />
         <source>把它改过的 {0} 条记忆恢复原样</source>
         <translation>put back the {0} memories it changed</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="863" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="868" />
         <source>找回它删掉的 {0} 条记忆</source>
         <translation>bring back the {0} memories it deleted</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="865" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="870" />
         <source>撤销这次导入？</source>
         <translation>Undo this import?</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="865" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="870" />
         <source>撤销会影响 {0} 条记忆：{1}。撤销之后还可以重做。</source>
         <translation>Undoing touches {0} memories: {1}. You can redo it afterwards.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="866" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="871" />
         <source>，</source>
         <translation>, </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="866" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="871" />
         <source>撤销导入</source>
         <translation>Undo the import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="898" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="903" />
         <source>重做这次导入</source>
         <translation>Redo this import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="905" />
         <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="910" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="915" />
         <source>无法重做：{0}</source>
         <translation>Cannot redo: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="907" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="912" />
         <source>无法重做：撤销之后这些记忆都被改过了</source>
         <translation>Cannot redo: every one of these memories was changed after the undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="959" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="964" />
         <source>……还有 {0} 张</source>
         <translation>…and {0} more</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="961" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="966" />
         <source>无法撤销：这次导入写下的 {0} 条记忆之后都被改过，撤销会丢掉那些修改。</source>
         <translation>Cannot undo: all {0} memories the import wrote were changed afterwards, and undoing would lose those changes.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="855" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="936" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="948" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="978" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="860" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="941" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="953" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="983" />
         <source>无法撤销：{0}</source>
         <translation>Cannot undo: {0}</translation>
     </message>
@@ -1530,175 +1530,175 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
         <translation>Import progress</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="96" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="97" />
         <source>重试</source>
         <translation>Retry</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="101" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="180" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="102" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="181" />
         <source>暂停</source>
         <translation>Pause</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="102" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="103" />
         <source>后台运行</source>
         <translation>Run in background</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="103" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="104" />
         <source>停止</source>
         <translation>Stop</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="104" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="105" />
         <source>撤销这次导入</source>
         <translation>Undo this import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="105" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="106" />
         <source>重做这次导入</source>
         <translation>Redo this import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="106" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="107" />
         <source>按对话撤销…</source>
         <translation>Undo one conversation…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="107" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="108" />
         <source>关闭</source>
         <translation>Close</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="174" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="175" />
         <source>正在读：「{0}」· {1}</source>
         <translation>Reading: “{0}” · {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="180" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="181" />
         <source>继续</source>
         <translation>Continue</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="181" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="182" />
         <source>{0} 批没能写入</source>
         <translation>{0} batches could not be written</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="187" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="188" />
         <source>导入失败</source>
         <translation>Import failed</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="190" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="191" />
         <source>{0} 批都没能写入，什么也没有写入：{1}</source>
         <translation>None of the {0} batches could be written; nothing was written: {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="191" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="192" />
         <source>原因不明</source>
         <translation>no reason given</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="197" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="259" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="198" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="260" />
         <source>导入完成</source>
         <translation>Import finished</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="201" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="202" />
         <source>写入 {0} 轮，{1} 条提议已进入审核箱</source>
         <translation>{0} turns read; {1} proposals are in the review inbox</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="203" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="204" />
         <source>写入 {0} 轮：新记忆 {1} 条，更新 {2} 条，删除 {3} 条</source>
         <translation>{0} turns read: {1} new memories, {2} updated, {3} deleted</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="206" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="207" />
         <source>；{0} 项对你已有记忆的改动在审核箱里等你确认</source>
         <translation>; {0} changes to your memories wait for you in the review inbox</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="209" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="210" />
         <source>；{0} 轮没能写入</source>
         <translation>; {0} turns could not be written</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="215" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="267" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="216" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="268" />
         <source>撤销编号：{0}（命令行：sonetto memory undo {0}）</source>
         <translation>Undo id: {0} (command line: sonetto memory undo {0})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="222" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="223" />
         <source>已撤销这次导入</source>
         <translation>Import undone</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="225" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="226" />
         <source>其余导入的记忆已放回原样；你之后改过的 {0} 张卡片原样保留；同一个文件以后可以重新导入</source>
         <translation>The rest of the imported memories are as they were; the {0} cards you changed afterwards are kept as they are; the same file can be imported again later</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="229" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="230" />
         <source>导入的记忆已放回原样；同一个文件以后可以重新导入</source>
         <translation>The memories are as they were before; the same file can be imported again later</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="231" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="232" />
         <source>；它在审核箱里等你确认的 {0} 项改动已一并撤回</source>
         <translation>; its {0} changes waiting for you in the review inbox were withdrawn with it</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="235" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="236" />
         <source>……还有 {0} 张</source>
         <translation>…and {0} more</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="238" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="239" />
         <source>改变主意了？点“重做这次导入”，或在命令行：sonetto memory undo {0}</source>
         <translation>Changed your mind? Click “Redo this import”, or on the command line: sonetto memory undo {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="247" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="248" />
         <source>已重做这次导入</source>
         <translation>Import redone</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="249" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="250" />
         <source>导入的记忆已恢复成导入后的样子</source>
         <translation>The imported memories are back as the import left them</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="251" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="252" />
         <source>；你之后改过的 {0} 张卡片原样保留</source>
         <translation>; the {0} cards you changed since are kept as they are</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="262" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="263" />
         <source>{0} 条提议已进入审核箱</source>
         <translation>{0} proposals are in the review inbox</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="263" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="264" />
         <source>新记忆 {0} 条</source>
         <translation>{0} new memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="265" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="266" />
         <source>；跳过 {0} 条</source>
         <translation>; {0} skipped</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="271" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="272" />
         <source>导入已停止</source>
         <translation>Import stopped</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="273" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="274" />
         <source>已导入的部分保留着；再次导入同一个文件会接着导入剩下的</source>
         <translation>What was imported stays; importing the same file again goes on with the rest</translation>
     </message>
@@ -3072,172 +3072,172 @@ Your theme: {1}</translation>
 <context>
     <name>PostgresPage</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="45" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="46" />
         <source>在几台电脑上使用同一份记忆：记忆保存在你指定的 PostgreSQL 服务器上（家里 NAS 上的 Docker、或托管的云数据库），每台电脑上的改动会立刻出现在其他电脑上。注意：记忆将存放在该服务器上，请只使用你信任的服务器。</source>
         <translation>One memory on several computers: the memories live on a PostgreSQL server you choose (Docker on a home NAS, or a hosted database), and a change on one computer appears on the others at once. Note: your memories are then stored on that server; use only a server you trust.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="55" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="56" />
         <source>保存在系统钥匙串中，不写进设置文件</source>
         <translation>Kept in the system keyring, never in the settings file</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="57" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="58" />
         <source>自动（服务器支持就加密）</source>
         <translation>Automatic (encrypt when the server can)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="57" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="58" />
         <source>必须加密</source>
         <translation>Always encrypt</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="58" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="59" />
         <source>加密并校验服务器证书</source>
         <translation>Encrypt and verify the server certificate</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="58" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="59" />
         <source>不加密（仅限本机/内网）</source>
         <translation>No encryption (this computer / home network only)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="62" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="63" />
         <source>同一个数据库里可以放几个人的记忆，各用一个名字（小写字母、数字、下划线）。</source>
         <translation>One database can hold several people's memories, each under its own name (lower-case letters, digits, underscores).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="65" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="66" />
         <source>聊天记录也保存在服务器上（换一台电脑可以接着聊）</source>
         <translation>Keep the chats on the server too (continue a conversation on another computer)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="66" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="67" />
         <source>测试服务器连接</source>
         <translation>Test the server connection</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="75" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="76" />
         <source>在“记忆”页把存储方式选为 PostgreSQL 后保存即可。服务器上还没有记忆时，本机的记忆（含历史和回收站）会完整迁移过去；以后切换回本地存储时，服务器上的记忆会复制回本机（服务器上的仍然保留）。服务器连不上时，应用用本机副本只读打开，聊天照常，新记忆等服务器恢复后自动写入。</source>
         <translation>Choose PostgreSQL as the storage on the Memory page and save. If the server holds no memories yet, this computer's memories (with their history and the trash) move there in full; switching back to local storage later copies the server's memories back to this computer (the server keeps its copy). When the server cannot be reached, the app opens read-only from this computer's copy; chatting goes on, and new memories are written once the server is back.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="82" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="83" />
         <source>服务器地址</source>
         <translation>Server URL</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="83" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="84" />
         <source>密码</source>
         <translation>Password</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="84" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="85" />
         <source>加密（TLS）</source>
         <translation>Encryption (TLS)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="85" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="86" />
         <source>记忆库名称</source>
         <translation>Memory library name</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="86" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="87" />
         <source>本机名称</source>
         <translation>This computer's name</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="92" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="93" />
         <source>多设备</source>
         <translation>Devices</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="96" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="97" />
         <source>PostgreSQL（多设备）</source>
         <translation>PostgreSQL (several computers)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="109" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="110" />
         <source>由环境变量 SONETTO_POSTGRES_URL 设置</source>
         <translation>Set by the environment variable SONETTO_POSTGRES_URL</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="134" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="135" />
         <source>正在连接…</source>
         <translation>Connecting…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="153" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="154" />
         <source>连接成功：PostgreSQL %1（TLS 加密），%2，用时 %3 毫秒。</source>
         <translation>Connected: PostgreSQL %1 (TLS), %2, %3 ms.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="154" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="155" />
         <source>连接成功：PostgreSQL %1（未加密），%2，用时 %3 毫秒。</source>
         <translation>Connected: PostgreSQL %1 (not encrypted), %2, %3 ms.</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="155" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="156" />
         <source>已有 %n 条记忆</source>
         <translation><numerusform>1 memory stored</numerusform><numerusform>%n memories stored</numerusform></translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="156" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="157" />
         <source>记忆库尚未建立（首次使用时会自动创建）</source>
         <translation>no memories yet (created on first use)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="167" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="165" />
         <source>地址有误，应像 postgresql://用户名@服务器:5432/数据库</source>
         <translation>Bad URL: it should look like postgresql://user@server:5432/database</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="169" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="167" />
         <source>缺少 PostgreSQL 组件：pip install 'sonetto-desktop[postgres]'</source>
         <translation>PostgreSQL support is not installed: pip install 'sonetto-desktop[postgres]'</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="171" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="169" />
         <source>TLS 加密连接没有建立：服务器不支持 TLS，或证书不被信任。可以换一个 TLS 设置再试</source>
         <translation>No TLS connection could be made: the server does not support TLS, or its certificate is not trusted. Try another TLS setting</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="173" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="171" />
         <source>服务器在限定时间内没有回答：请检查地址、端口和网络</source>
         <translation>The server did not answer in time: check the address, the port and the network</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="175" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="173" />
         <source>服务器不接受这个用户名和密码：请检查密码</source>
         <translation>The server does not accept this user name and password: check the password</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="177" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="175" />
         <source>服务器不允许这台电脑或这个用户连接（看它的 pg_hba.conf 设置，或连接数已满）</source>
         <translation>The server does not let this computer or this user connect (see its pg_hba.conf, or it has too many connections)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="179" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="177" />
         <source>服务器上没有名为 %1 的数据库：请先建好它，或改一下地址最后的数据库名</source>
         <translation>The server has no database named %1: create it first, or change the database name at the end of the URL</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="181" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="179" />
         <source>服务器上没有名为 %1 的用户</source>
         <translation>The server has no user named %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="183" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="181" />
         <source>这个用户没有读取记忆库的权限</source>
         <translation>This user may not read the memory store</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="185" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="183" />
         <source>连不上服务器：它没有运行，或地址、端口不对</source>
         <translation>Cannot reach the server: it is not running, or the address or port is wrong</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="187" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="185" />
         <source>连接失败（服务器说的原因见提示）</source>
         <translation>Could not connect (the server's reason is in the tooltip)</translation>
     </message>
@@ -3245,47 +3245,47 @@ Your theme: {1}</translation>
 <context>
     <name>ProviderPicker</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/provider_picker.py" line="72" />
+        <location filename="../../sonetto_desktop/ui/settings/provider_picker.py" line="75" />
         <source>选择服务商…</source>
         <translation>Choose a provider…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/provider_picker.py" line="81" />
+        <location filename="../../sonetto_desktop/ui/settings/provider_picker.py" line="84" />
         <source>自定义</source>
         <translation>Custom</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/provider_picker.py" line="90" />
+        <location filename="../../sonetto_desktop/ui/settings/provider_picker.py" line="93" />
         <source>使用</source>
         <translation>Use</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/provider_picker.py" line="131" />
+        <location filename="../../sonetto_desktop/ui/settings/provider_picker.py" line="136" />
         <source>%1 的 API 密钥</source>
         <translation>Your %1 API key</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/provider_picker.py" line="133" />
+        <location filename="../../sonetto_desktop/ui/settings/provider_picker.py" line="138" />
         <source>本地模型可以留空</source>
         <translation>Leave empty for local models</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/provider_picker.py" line="198" />
+        <location filename="../../sonetto_desktop/ui/settings/provider_picker.py" line="203" />
         <source>没有找到本机的 %1：请先启动它（或在下面填写它的地址）。</source>
         <translation>%1 isn't running on this computer: start it first (or enter its address below).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/provider_picker.py" line="227" />
+        <location filename="../../sonetto_desktop/ui/settings/provider_picker.py" line="233" />
         <source>发现本机的 %1</source>
         <translation>Found %1 on this computer</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../sonetto_desktop/ui/settings/provider_picker.py" line="227" />
+        <location filename="../../sonetto_desktop/ui/settings/provider_picker.py" line="233" />
         <source>（%n 个模型）</source>
         <translation><numerusform> (1 model)</numerusform><numerusform> (%n models)</numerusform></translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/provider_picker.py" line="229" />
+        <location filename="../../sonetto_desktop/ui/settings/provider_picker.py" line="235" />
         <source>发现本机的 %1，但它还没有模型。</source>
         <translation>Found %1 on this computer, but it has no models yet.</translation>
     </message>
@@ -3449,353 +3449,353 @@ Your theme: {1}</translation>
 <context>
     <name>RecallPage</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="126" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="127" />
         <source>回复之前，Sonetto 先请模型把记忆读一遍，挑出和这句话有关的。记忆不多时模型读全部记忆；多到超出下面的额度时，读最近的一部分，再加上和这句话最可能相关的那些。</source>
         <translation>Before replying, Sonetto has the model read the memories and pick those that matter for the message. With few memories the model reads all of them; beyond the allowance below, it reads the most recent ones plus those most likely to matter for the message.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="142" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="143" />
         <source>每条消息回忆时最多读多少 token 的记忆。额度越大，越少漏掉记忆，但每条消息更贵、更慢（支持前缀缓存的服务会便宜很多）。</source>
         <translation>How many tokens of memories recall may read per message. A larger allowance misses fewer memories but makes each message cost more and take longer (much less with a service that caches prompt prefixes).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="166" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="167" />
         <source>自定义</source>
         <translation>Custom</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="179" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="180" />
         <source>留空：与对话模型相同</source>
         <translation>Empty: the same as the chat model</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="182" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="183" />
         <source>留空：与对话模型相同（仅当服务地址也相同）</source>
         <translation>Empty: the chat model's (only when the base URL is the same too)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="188" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="189" />
         <source>模型默认</source>
         <translation>Model default</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="128" />
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="191" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="129" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="192" />
         <source>自动</source>
         <translation>Automatic</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="192" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="193" />
         <source> 次/分钟</source>
         <translation> per minute</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="213" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="214" />
         <source>测试向量模型</source>
         <translation>Test embeddings model</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="97" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="98" />
         <source>按意思回忆（向量模型）</source>
         <translation>Recall by meaning (embeddings model)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="130" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="131" />
         <source>云端模型 %1（记忆不超过它时读全部）；本机模型 %2，受它的上下文长度所限。</source>
         <translation>A cloud model %1 (every memory when they fit in it); a local model %2, within its context length.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="150" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="151" />
         <source>内置模型（在这台电脑上计算，不用联网，不用设置）</source>
         <translation>Built-in model (computed on this computer: no network, nothing to set up)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="151" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="152" />
         <source>向量服务（OpenAI 兼容的 /v1/embeddings 接口）</source>
         <translation>Embeddings service (an OpenAI-compatible /v1/embeddings endpoint)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="152" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="153" />
         <source>不用向量模型：只按字面回忆</source>
         <translation>No embeddings model: recall by the words only</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="171" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="172" />
         <source>列出本机服务的向量模型</source>
         <translation>List the local service's embeddings models</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="172" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="173" />
         <source>对话模型在本机（Ollama、LM Studio）时，列出它已有的向量模型</source>
         <translation>When the chat model runs on this computer (Ollama, LM Studio), list the embeddings models it has</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="197" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="198" />
         <source>向量服务会收到每条记忆的文字（在后台计算向量，新的和改过的记忆随时补上，删除的记忆连同向量一起删除）和你说的话；如果它和对话模型不是同一家服务，记忆也会发给这家服务。</source>
         <translation>The embeddings service receives the text of every memory (vectors are computed in the background, new and changed memories as they come, and a deleted memory's vector goes with it) and what you say; if it is not the chat model's service, your memories go to this service too.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="201" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="202" />
         <source>预设</source>
         <translation>Preset</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="204" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="205" />
         <source>服务地址</source>
         <translation>Base URL</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="204" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="205" />
         <source>API 密钥</source>
         <translation>API key</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="205" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="206" />
         <source>模型</source>
         <translation>Model</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="205" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="206" />
         <source>向量维度</source>
         <translation>Dimensions</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="206" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="207" />
         <source>请求频率上限</source>
         <translation>Request limit</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="145" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="146" />
         <source>回忆额度</source>
         <translation>Recall allowance</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="228" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="229" />
         <source>回忆</source>
         <translation>Recall</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="255" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="256" />
         <source>内置模型：%1。</source>
         <translation>Built-in model: %1.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="257" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="258" />
         <source>没有内置模型时，用填好的向量服务，否则只按字面回忆。</source>
         <translation>Without a built-in model, the embeddings service filled in is used; otherwise recall goes by the words only.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="269" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="270" />
         <source>这台电脑（%1）：内置模型 %2，在本机计算，记忆不离开这台电脑。第一次会在后台为每条记忆计算向量。</source>
         <translation>This computer (%1): built-in model %2, computed here; your memories do not leave this computer. The first time, a vector is computed for every memory in the background.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="272" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="273" />
         <source>这台电脑（%1）没有内置模型：改用下面填好的向量服务 %2。</source>
         <translation>This computer (%1) has no built-in model: the embeddings service %2 below is used instead.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="275" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="276" />
         <source>这台电脑（%1）没有内置模型：回忆只按字面找记忆。可以在下面填一个向量服务（比如 Ollama 的 bge-m3）。</source>
         <translation>This computer (%1) has no built-in model: recall finds memories by their words only. You can fill in an embeddings service below (for example Ollama's bge-m3).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="278" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="279" />
         <source>回忆用向量服务 %1 按意思找记忆。</source>
         <translation>Recall finds memories by meaning with the embeddings service %1.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="280" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="281" />
         <source>请在下面填写向量服务。</source>
         <translation>Please fill in the embeddings service below.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="281" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="282" />
         <source>回忆只按字面找记忆。</source>
         <translation>Recall finds memories by their words only.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="325" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="326" />
         <source>对话模型不在本机：只能列出本机的 Ollama 或 LM Studio 的模型。</source>
         <translation>The chat model is not on this computer: only a local Ollama's or LM Studio's models can be listed.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="328" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="329" />
         <source>正在询问 %1…</source>
         <translation>Asking %1…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="344" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="345" />
         <source>%1 没有回答 Ollama 或 LM Studio 的模型列表。</source>
         <translation>%1 did not answer with an Ollama or LM Studio model list.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="346" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="347" />
         <source>%1 上没有向量模型。Ollama 可以先运行 ollama pull bge-m3。</source>
         <translation>%1 has no embeddings model. With Ollama, run ollama pull bge-m3 first.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="349" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="350" />
         <source>选择 %1 的向量模型…</source>
         <translation>Choose an embeddings model of %1…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="353" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="354" />
         <source>%1 有 %2 个向量模型。</source>
         <translation>%1 has %2 embeddings models.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="355" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="356" />
         <source>（服务没有说明哪些是向量模型：按名称挑出）</source>
         <translation>(the service does not say which are embeddings models: picked by name)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="402" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="403" />
         <source>请先填写向量模型的名称和服务地址。</source>
         <translation>Enter the embeddings model's name and base URL first.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="403" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="404" />
         <source>没有选用向量模型。</source>
         <translation>No embeddings model chosen.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="406" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="407" />
         <source>正在连接…</source>
         <translation>Connecting…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="406" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="407" />
         <source>正在加载内置模型…</source>
         <translation>Loading the built-in model…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="428" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="429" />
         <source>内置向量模型可用：%1 维，%2 毫秒（含加载）</source>
         <translation>The built-in embeddings model works: %1 dimensions, %2 ms (loading included)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="429" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="430" />
         <source>向量模型可用：%1 维，%2 毫秒</source>
         <translation>The embeddings model works: %1 dimensions, %2 ms</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="434" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="435" />
         <source>内置向量模型在这台电脑上运行不了：%1。回忆只按字面找记忆；可以改用向量服务。</source>
         <translation>The built-in embeddings model does not run on this computer: %1. Recall goes by the words only; an embeddings service can be used instead.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="436" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="437" />
         <source>内置向量模型不可用：%1</source>
         <translation>The built-in embeddings model does not work: %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="436" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="437" />
         <source>向量模型不可用：%1</source>
         <translation>The embeddings model does not work: %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="449" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="448" />
         <source>%1 在 %2 秒内没有回答</source>
         <translation>no answer from %1 within %2 s</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="451" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="450" />
         <source>连不上 %1（服务没有运行，或地址不对）</source>
         <translation>cannot reach %1 (the service is not running, or the address is wrong)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="453" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="452" />
         <source>服务回答了错误 HTTP %1</source>
         <translation>the service answered HTTP %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="455" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="454" />
         <source>它已经关闭</source>
         <translation>it is closed</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="457" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="456" />
         <source>回答超过 %1 MB，不是向量模型的回答</source>
         <translation>the answer is larger than %1 MB: not an embeddings model's answer</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="459" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="458" />
         <source>回答不是向量接口的格式</source>
         <translation>the answer is not an embeddings response</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="461" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="460" />
         <source>要了 %1 个向量，回答了 %2 个</source>
         <translation>asked for %1 vectors, got %2</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="463" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="462" />
         <source>回答的向量有 %1 个数，比向量模型给的都多：不是模型的回答</source>
         <translation>the answer has vectors of %1 numbers, more than an embeddings model gives: not the model's answer</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="465" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="464" />
         <source>回答的向量长短不一</source>
         <translation>the answer has vectors of different sizes</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="467" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="466" />
         <source>回答的向量是空的</source>
         <translation>the answer has empty vectors</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="469" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="468" />
         <source>回答的向量有 %1 个数，原有的向量有 %2 个</source>
         <translation>the answer has vectors of %1 numbers, the vectors kept have %2</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="471" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="470" />
         <source>回答的向量不全是数字</source>
         <translation>the answer holds vectors that are not numbers</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="473" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="472" />
         <source>没有名为 %1 的内置模型</source>
         <translation>there is no built-in model %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="475" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="474" />
         <source>加载不了</source>
         <translation>it cannot be loaded</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="477" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="476" />
         <source>试着加载它的进程 %1 秒没有完成</source>
         <translation>the process that tried to load it did not finish within %1 s</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="479" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="478" />
         <source>加载它的进程崩溃了（%1）：模型文件可能损坏，或这台电脑的处理器不支持它的计算引擎</source>
         <translation>the process that loaded it crashed (%1): its model file may be damaged, or this computer's processor does not support its engine</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="481" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="480" />
         <source>加载失败</source>
         <translation>loading it failed</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="482" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="481" />
         <source>请求失败</source>
         <translation>the request failed</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="487" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="486" />
         <source>。请检查 API 密钥。</source>
         <translation>. Check the API key.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="489" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="488" />
         <source>。请检查服务地址和模型名称（旧版 Ollama 没有 /v1/embeddings）。</source>
         <translation>. Check the base URL and the model name (older Ollama versions have no /v1/embeddings).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="491" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="490" />
         <source>。这个模型可能不是向量模型，或不支持所填的维度。</source>
         <translation>. The model may not be an embeddings model, or may not accept the dimensions given.</translation>
     </message>
@@ -4643,157 +4643,157 @@ Your theme: {1}</translation>
 <context>
     <name>StatusIndicator</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="216" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="217" />
         <source>向量模型已更换：等你确认</source>
         <translation>Embeddings model changed: waiting for you</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="217" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="218" />
         <source>回忆改用了向量模型 %1，要为 %2 条记忆重新计算向量；确认之前回忆只按字面找。</source>
         <translation>Recall now uses the embeddings model %1: the vectors of %2 memories must be computed again; until you confirm, recall goes by the words only.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="223" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="224" />
         <source>向量服务连不上：暂时只按字面回忆</source>
         <translation>Embeddings service unreachable: recall by words for now</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="224" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="225" />
         <source>回忆时连不上向量模型 %1：这段时间回忆只按字面找记忆，稍后自动再试，连上后照常按意思找。</source>
         <translation>Recall cannot reach the embeddings model %1: for now recall finds memories by their words only; it tries again by itself, and once it answers, recall finds them by meaning again.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="226" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="227" />
         <source>原因：%1</source>
         <translation>Reason: %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="229" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="230" />
         <source>向量 %1/%2</source>
         <translation>Vectors %1/%2</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="231" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="232" />
         <source>%1 出错</source>
         <translation>%1 failed</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="233" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="234" />
         <source>%1（稍后继续）</source>
         <translation>%1 (continuing later)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="235" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="236" />
         <source>向量模型 %1 在后台为每条记忆计算向量，算好的记忆回忆时也能按意思找到。</source>
         <translation>The embeddings model %1 computes a vector for every memory in the background; memories with one are also found by meaning when Sonetto recalls.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="237" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="238" />
         <source>内置向量模型在这台电脑上运行不了：%1</source>
         <translation>The built-in embeddings model does not run on this computer: %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="252" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="253" />
         <source>向量服务拒绝了请求（%1）：请检查 API 密钥。</source>
         <translation>The embeddings service refused the request (%1): check the API key.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="254" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="255" />
         <source>向量服务找不到这个模型（%1）：请检查服务地址和模型名称。</source>
         <translation>The embeddings service does not know this model (%1): check the base URL and the model name.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="256" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="257" />
         <source>向量服务限流了（%1）：稍后自动再试。</source>
         <translation>The embeddings service is rate-limiting (%1): it is tried again by itself later.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="258" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="259" />
         <source>向量服务拒绝了请求（%1）：这个模型可能不是向量模型，或不支持所填的维度。</source>
         <translation>The embeddings service refused the request (%1): the model may not be an embeddings model, or may not accept the dimensions given.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="260" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="261" />
         <source>向量服务出错了（%1）。</source>
         <translation>The embeddings service failed (%1).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="262" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="263" />
         <source>连不上向量服务 %1。</source>
         <translation>The embeddings service %1 cannot be reached.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="264" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="265" />
         <source>向量服务 %1 在 %2 秒内没有回应。</source>
         <translation>The embeddings service %1 gave no answer within %2 s.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="267" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="268" />
         <source>向量模型每次给同一段文字算出的向量都不一样：已算好的向量先留着，等它稳定下来。</source>
         <translation>The embeddings model answers the same text differently each time: the vectors made are kept until it answers alike.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="269" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="270" />
         <source>向量服务的回答不像向量模型给的：请检查模型名称。</source>
         <translation>The embeddings service's answer is not an embeddings model's: check the model name.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="271" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="272" />
         <source>内置向量模型出错了（详情在日志里）。</source>
         <translation>The built-in embeddings model failed (the details are in the log).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="272" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="273" />
         <source>向量计算出错了（详情在日志里）。</source>
         <translation>Computing the vectors failed (the details are in the log).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="287" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="288" />
         <source>第一次打开导入的记忆时要建立回忆索引；建好前回忆只用已建好的部分</source>
         <translation>Imported memories are indexed for recall the first time they are opened; until it is done, recall uses the part already indexed</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="288" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="289" />
         <source>正在建立回忆索引… %1 / %2</source>
         <translation>Building the recall index… %1 / %2</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="291" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="292" />
         <source>记忆写入未启动</source>
         <translation>Memory writer not started</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="297" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="298" />
         <source>记忆写入已暂停 (%1)</source>
         <translation>Memory writing paused (%1)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="299" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="300" />
         <source>整理记忆中 (%1)</source>
         <translation>Organising memories (%1)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="305" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="306" />
         <source>记忆写入出错：%1</source>
         <translation>Memory writing failed: %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="307" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="308" />
         <source>记忆已是最新</source>
         <translation>Memories are up to date</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="309" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="310" />
         <source>审核模式：Sonetto 想做的记忆变化会先等你确认</source>
         <translation>Review mode: changes Sonetto wants to make wait for you</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="315" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="316" />
         <source>继续记忆写入</source>
         <translation>Resume memory writing</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="315" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="316" />
         <source>暂停记忆写入</source>
         <translation>Pause memory writing</translation>
     </message>
@@ -5127,99 +5127,99 @@ Your theme: {1}</translation>
 <context>
     <name>VectorNotices</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="88" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="89" />
         <source>这台电脑（%1）没有内置的向量模型：回忆改用你填好的向量服务 %2 按意思找记忆。</source>
         <extracomment>How long the fallback toast stays (it is said once: long enough to read).</extracomment>
         <translation>This computer (%1) has no built-in embeddings model: recall finds memories by meaning with the embeddings service you filled in, %2.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="91" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="92" />
         <source>这台电脑（%1）没有内置的向量模型：回忆只按字面找记忆。在 设置 ▸ 回忆 填一个向量服务（比如 Ollama 的 bge-m3），回忆就能按意思找。</source>
         <translation>This computer (%1) has no built-in embeddings model: recall finds memories by their words only. Fill in an embeddings service in Settings ▸ Recall (for example Ollama's bge-m3) and recall finds them by meaning.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="95" />
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="109" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="96" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="110" />
         <source>设置…</source>
         <translation>Settings…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="105" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="106" />
         <source>内置的向量模型在这台电脑上运行不了：回忆只按字面找记忆。可以在 设置 ▸ 回忆 改用向量服务（比如 Ollama 的 bge-m3）；原因见状态栏的“向量”提示。</source>
         <translation>The built-in embeddings model does not run on this computer: recall finds memories by their words only. You can use an embeddings service instead in Settings ▸ Recall (for example Ollama's bge-m3); the reason is in the tip of the status bar's “Vectors”.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="121" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="122" />
         <source>向量服务 %1 连不上：回忆暂时只按字面找记忆，连上后自动恢复按意思找。</source>
         <translation>The embeddings service %1 cannot be reached: recall finds memories by their words only for now, and by meaning again once it answers.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="154" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="155" />
         <source>更换向量模型</source>
         <translation>Change the embeddings model</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="157" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="158" />
         <source>开始计算</source>
         <translation>Start computing</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="158" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="159" />
         <source>以后再说</source>
         <translation>Not now</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="180" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="181" />
         <source>记忆库里的向量是 %1 算的。</source>
         <translation>The vectors in the memory store were computed by %1.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="181" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="182" />
         <source>记忆库里的向量是之前的向量模型算的。</source>
         <translation>The vectors in the memory store were computed by the previous embeddings model.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="182" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="183" />
         <source>回忆现在用向量模型 %1。</source>
         <translation>Recall now uses the embeddings model %1.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="183" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="184" />
         <source>要为 %1 条记忆重新计算向量吗？</source>
         <translation>Compute the vectors of %1 memories again?</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="186" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="187" />
         <source>在这台电脑上后台计算，不花钱，大约 %n 分钟。</source>
         <translation><numerusform>Computed on this computer in the background, free, about 1 minute.</numerusform><numerusform>Computed on this computer in the background, free, about %n minutes.</numerusform></translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="188" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="189" />
         <source>由本机的向量服务计算，不花钱。</source>
         <translation>Computed by the local embeddings service, free.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="190" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="191" />
         <source>会把记忆的文字发给向量服务，约 %1 tokens</source>
         <translation>Sends the memories' text to the embeddings service, about %1 tokens</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="193" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="194" />
         <source>，按 %1 的标价约 %2</source>
         <translation>, about %2 at %1's list price</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="196" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="197" />
         <source>，这个服务目前免费</source>
         <translation>, this service is free for now</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="197" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="198" />
         <source>。</source>
         <translation>.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="198" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="199" />
         <source>算好之前，回忆只按字面找记忆；新的向量算完后，旧的才会删除。</source>
         <translation>Until they are computed, recall finds memories by their words only; the old vectors are deleted only once the new ones are done.</translation>
     </message>
@@ -5567,38 +5567,38 @@ The memory wall on the right works already.</translation>
 <context>
     <name>WriterControl</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="100" />
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="131" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="101" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="132" />
         <source>暂停记忆写入</source>
         <translation>Pause memory writing</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="101" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="102" />
         <source>重试失败的轮次</source>
         <translation>Retry failed turns</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="102" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="103" />
         <source>Sonetto 想做的记忆变化，等你确认</source>
         <translation>Memory changes Sonetto would like to make, waiting for you</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="103" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="104" />
         <source>整理记忆时发现的、说法不一致的记忆，等你确认</source>
         <translation>Memories that say different things, found while tidying, waiting for you</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="119" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="120" />
         <source>待审核 %1</source>
         <translation>To review %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="124" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="125" />
         <source>矛盾 %1</source>
         <translation>Contradictions %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="131" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="132" />
         <source>继续记忆写入</source>
         <translation>Resume memory writing</translation>
     </message>

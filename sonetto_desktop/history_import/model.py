@@ -392,6 +392,34 @@ def read_epoch(seconds: object) -> When:
     return When(checked(local.replace(microsecond=0), seconds), moment.replace(microsecond=0))
 
 
+#: Beyond this a number since 1970 is milliseconds, not seconds (1e11 s is the year 5138; 1e11 ms is 1973).
+MILLIS_FROM = 1e11
+
+
+def read_stamp(value: object) -> When:
+    """``read_epoch`` of a number since 1970 that some apps write in seconds and others (or other
+    versions of the same app) in milliseconds: told apart by its size (``MILLIS_FROM``)."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and abs(value) >= MILLIS_FROM:
+        value = value / 1000
+    return read_epoch(value)
+
+
+#: A model's reasoning as local chat apps keep it inside the reply: ``<think>…</think>`` (DeepSeek-R1,
+#: Qwen3 through Ollama and llama.cpp) and Open WebUI's folded ``<details type="reasoning">`` (and its
+#: tool calls and code runs, ``type="tool_calls"`` / ``"code_interpreter"``). An unclosed one (a reply
+#: cut off while thinking) runs to the end.
+_REASONING = re.compile(r"<think>.*?(?:</think>|\Z)|<details\s+type=\"(?:reasoning|tool_calls|code_interpreter)\"[^>]*>"
+                        r".*?(?:</details>|\Z)", re.S | re.I)
+
+
+def without_reasoning(text: str) -> tuple[str, bool]:
+    """``text`` without the reasoning and tool runs a reply holds (``_REASONING``), and whether it held any."""
+    if "<think>" not in text and "<details" not in text:
+        return text, False
+    kept = _REASONING.sub("", text)
+    return kept.strip(), kept != text
+
+
 def from_epoch(seconds: object) -> datetime:
     """``read_epoch``'s local naive time."""
     return read_epoch(seconds).local

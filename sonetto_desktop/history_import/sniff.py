@@ -3,7 +3,11 @@
 A JSON file is looked at from its start, a piece at a time (never all read, never hashed): ChatGPT's
 and DeepSeek's exports are lists of conversations with a ``mapping``, Claude's with ``chat_messages``
 (or one such conversation); one chat saved from DeepSeek's web page is ``data.biz_data.chat_session``;
-a Cherry Studio backup's ``data.json`` an object with ``indexedDB`` and ``localStorage``. What a file
+a Cherry Studio backup's ``data.json`` an object with ``indexedDB`` and ``localStorage``. Open WebUI's
+export is a list of rows with a ``chat`` holding ``history.messages`` (or those rows one a line);
+LobeChat's an object with ``exportType`` or with ``data`` tables (``sessions``, ``topics``,
+``messages``) and a ``schemaHash``; Chatbox's the app's store (``session:<id>``, ``chat-sessions``…);
+an LM Studio chat file an object whose ``messages`` hold ``versions``. What a file
 was found to be is kept on its :class:`Source` (every format asks about the same file).
 """
 
@@ -23,7 +27,8 @@ EMPTY = "empty"
 
 def json_kind(source: Source, name: str) -> str | None:
     """Which app wrote the JSON file ``name``: ``chatgpt``, ``deepseek``, ``claude``, ``cherry``,
-    ``EMPTY`` (an empty list), else None. Worked out once per file."""
+    ``openwebui``, ``lobechat``, ``chatbox``, ``lmstudio``, ``EMPTY`` (an empty list), else None.
+    Worked out once per file."""
     if name not in source.kinds:
         source.kinds[name] = _json_kind(source, name)
     return source.kinds[name]
@@ -44,12 +49,39 @@ def _json_kind(source: Source, name: str) -> str | None:
             continue
         if isinstance(conv.get("chat_messages"), list):
             return "claude"
+        if _is_openwebui_chat(conv):
+            return "openwebui"
         if not isinstance(conv.get("mapping"), dict):
             continue
         if "inserted_at" in conv or "root" in conv["mapping"] and "create_time" not in conv:
             return "deepseek"
         return "chatgpt"
     return EMPTY
+
+
+def _is_openwebui_chat(conv: dict[str, Any]) -> bool:
+    """One entry of Open WebUI's export: ``{…, chat: {history: {messages: {…}}}}`` (very old ones:
+    ``chat.messages`` only, or the chat itself without the row around it)."""
+    body = conv.get("chat") if isinstance(conv.get("chat"), dict) else conv
+    tree = body.get("history")
+    if isinstance(tree, dict) and isinstance(tree.get("messages"), dict):
+        return True
+    return body is not conv and isinstance(body.get("messages"), list) and "user_id" in conv
+
+
+def _lmstudio_messages(stream: JsonStream, keys: set[str]) -> bool:
+    """An LM Studio chat file's ``messages``: each ``{versions: [...], currentlySelected}`` (an empty list
+    in a file that also has its ``name`` and ``createdAt``: a chat with nothing said yet)."""
+    for _index in stream.items():
+        first = stream.value()
+        return isinstance(first, dict) and isinstance(first.get("versions"), list) and "currentlySelected" in first
+    return {"name", "createdAt"} <= keys
+
+
+#: ``exportType`` of LobeChat's older settings-page export (``settings`` holds no chats: its reader says so).
+LOBECHAT_EXPORTS = ("all", "sessions", "singleSession", "agents", "settings")
+#: Top-level keys only Chatbox's 导出数据 writes.
+CHATBOX_KEYS = ("chat-sessions", "chat-sessions-list", "__exported_items", "__exported_at")
 
 
 def _object_kind(stream: JsonStream, depth: int = 0) -> str | None:
@@ -60,6 +92,18 @@ def _object_kind(stream: JsonStream, depth: int = 0) -> str | None:
         keys.add(key)
         if depth == 0 and {"indexedDB", "localStorage"} <= keys:
             return "cherry"
+        if depth == 0 and (key in CHATBOX_KEYS or key.startswith("session:")):
+            return "chatbox"
+        if depth == 0 and key == "exportType":
+            return "lobechat" if stream.value() in LOBECHAT_EXPORTS else None
+        if depth == 0 and key == "schemaHash" and "data" in keys:
+            return "lobechat"
+        if depth == 1 and {"sessions", "topics", "messages"} <= keys:  # a newer one's ``data``: its tables
+            return "lobechat"
+        if depth == 0 and key == "chat" and stream.peek() == "{":  # the first of Open WebUI's chats, one a line
+            return "openwebui" if _is_openwebui_chat({"chat": stream.value(), "user_id": None}) else None
+        if depth == 0 and key == "messages" and stream.peek() == "[":
+            return "lmstudio" if _lmstudio_messages(stream, keys) else None
         if key == "chat_session":
             return "deepseek"
         if key == "chat_messages":
@@ -90,6 +134,27 @@ def is_deepseek(source: Source, name: str) -> bool:
 
 def is_cherry(source: Source, name: str) -> bool:
     return json_kind(source, name) == "cherry"
+
+
+def is_openwebui(source: Source, name: str) -> bool:
+    if name.lower().endswith(".json"):
+        return json_kind(source, name) == "openwebui"
+    try:  # a JSON Lines file: Open WebUI's chats one a line, or else the JSON Lines format's (which says what is wrong)
+        return json_kind(source, name) == "openwebui"
+    except HistoryFormatError:
+        return False
+
+
+def is_lobechat(source: Source, name: str) -> bool:
+    return json_kind(source, name) == "lobechat"
+
+
+def is_chatbox(source: Source, name: str) -> bool:
+    return json_kind(source, name) == "chatbox"
+
+
+def is_lmstudio(source: Source, name: str) -> bool:
+    return json_kind(source, name) == "lmstudio"
 
 
 def is_saved_memories(source: Source, name: str) -> bool:
@@ -134,6 +199,33 @@ def archive_is_deepseek(source: Source) -> bool:
         return True
     saved = sorted(n for n in source.names if n.lower().endswith(".json"))
     return bool(saved) and json_kind(source, saved[0]) == "deepseek"
+
+
+def _json_files_are(source: Source, kind: str) -> bool:
+    """A zip or folder whose first ``.json`` file (by name) is of ``kind``: exports of an app that
+    writes one file, packed or put together by the person."""
+    found = sorted(n for n in source.names if n.lower().endswith(".json"))
+    return bool(found) and json_kind(source, found[0]) == kind
+
+
+def archive_is_openwebui(source: Source) -> bool:
+    return _export_kind(source) is None and _json_files_are(source, "openwebui")
+
+
+def archive_is_lobechat(source: Source) -> bool:
+    return _export_kind(source) is None and _json_files_are(source, "lobechat")
+
+
+def archive_is_chatbox(source: Source) -> bool:
+    return _export_kind(source) is None and _json_files_are(source, "chatbox")
+
+
+def archive_is_lmstudio(source: Source) -> bool:
+    """LM Studio's conversations folder (or a zip of it): its ``*.conversation.json`` files."""
+    if _export_kind(source) is not None:
+        return False
+    chats = sorted(n for n in source.names if n.lower().endswith(".conversation.json"))
+    return json_kind(source, chats[0]) == "lmstudio" if chats else _json_files_are(source, "lmstudio")
 
 
 def cherry_folder_backup(source: Source) -> tuple[str, str] | None:

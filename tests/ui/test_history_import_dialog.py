@@ -1034,3 +1034,32 @@ async def test_the_saved_memories_in_a_chatgpt_export_with_chats_are_offered(qap
         assert sorted(i.description for i in app.services.memory.all_items().values()) == [
             "User lives in Hangzhou.", "User runs every morning."]
         dialog.reject()
+
+
+async def test_a_local_clients_export_is_offered_previewed_and_imported_from_the_window(qapp, tmp_path, llm_server,
+                                                                                       wait):
+    """Open WebUI, LobeChat, Chatbox and LM Studio are in the format box (best effort, said so); an Open WebUI
+    export picked with the format chosen previews its chats and what was guessed, and imports."""
+    llm_server.responder = remember_each_line
+    async with running_app(qapp, app_settings(tmp_path / "data", llm_server)) as app:
+        dialog = app.history_imports.open_dialog(app.window)
+        box = dialog.format_box
+        offered = {box.itemData(i): box.itemText(i) for i in range(box.count())}
+        assert offered["openwebui"] == "Open WebUI（尽力而为）" and offered["lobechat"] == "LobeChat（尽力而为）"
+        assert offered["chatbox"] == "Chatbox（尽力而为）" and offered["lmstudio"] == "LM Studio（尽力而为）"
+        box.setCurrentIndex(box.findData("openwebui"))
+        assert await dialog.open_path(fixture("openwebui_chat_export.json"))
+        assert dialog.stack.currentWidget() is dialog.preview_page
+        assert [r.text(0) for r in dialog.conversations.rows()] == [
+            "学做川菜", "搬家去成都的准备", "周末想去青城山徒步，需要带什么？"]  # oldest first
+        notes = dialog.notes.text()
+        assert "Open WebUI 没有公开导出格式" in notes and "1 个对话有改写或重新生成的分支" in notes
+        assert dialog.plan.turns == 4
+        dialog.start_button.click()
+        panel = dialog.progress
+        await wait(lambda: panel.title.text() == "导入完成", timeout=20, message="done")
+        assert panel.line.text() == "写入 4 轮：新记忆 4 条，更新 0 条，删除 0 条"
+        texts = {i.description for i in app.services.memory.all_items().values()}
+        assert any(t.startswith("用户说过：我还养了一只叫年糕的猫") for t in texts) and len(texts) == 4
+        panel.close_button.click()
+        await wait(lambda: not dialog.isVisible(), message="closed")

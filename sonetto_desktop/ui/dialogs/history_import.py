@@ -212,6 +212,11 @@ class HistoryImportDialog(QDialog):
             "<b>DeepSeek</b>：设置 → 数据管理 → 导出所有历史对话；或用油猴脚本从网页保存的对话 JSON"
             "（格式没有公开说明，按公开的解析器读取，尽力而为）。<br>"
             "<b>Cherry Studio</b>：设置 → 数据设置 → 备份，选备份的 zip（含 data.json 的备份）。<br>"
+            "<b>Open WebUI</b>：设置 → 对话 → 导出对话，选下载的 chat-export-….json（尽力而为）。<br>"
+            "<b>LobeChat</b>：设置 → 数据存储 → 导出（全部数据），选导出的 .json（尽力而为）。<br>"
+            "<b>Chatbox</b>：设置 → 常规设置 → 数据备份 → 导出（勾选聊天记录），选 chatbox-exported-data-….json（尽力而为）。<br>"
+            "<b>LM Studio</b>：对话存在用户目录的 .lmstudio/conversations 文件夹里，选这个文件夹或其中的 .conversation.json"
+            "（尽力而为；文件不记录每条消息的时间，按对话开始的时间导入）。<br>"
             "<b>Kimi 等其他应用</b>：没有可读的导出，请整理成 JSON Lines（每行一条消息，见下面的“JSON Lines 格式”）。<br>"
             "<b>Sonetto</b>：另一台电脑上对话列表里的“导出为 Markdown…”。"), page)
         howto.setObjectName("HintLabel")
