@@ -72,7 +72,7 @@ async def _left_alive(refs: dict[str, weakref.ref]) -> list[str]:
     for _ in range(3):
         QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
         await settle()
-    deadline = time.monotonic() + 2.0
+    deadline = time.monotonic() + 10.0  # (returns as soon as they are gone; a loaded machine is slow to end tasks)
     while (left := _alive(refs)) and time.monotonic() < deadline:
         await asyncio.sleep(0.02)  # (the loop runs Qt's events meanwhile)
         QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
