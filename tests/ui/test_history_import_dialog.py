@@ -1063,3 +1063,33 @@ async def test_a_local_clients_export_is_offered_previewed_and_imported_from_the
         assert any(t.startswith("用户说过：我还养了一只叫年糕的猫") for t in texts) and len(texts) == 4
         panel.close_button.click()
         await wait(lambda: not dialog.isVisible(), message="closed")
+
+
+@pytest.mark.parametrize("language", ["zh_CN", "en"])
+async def test_how_to_export_shows_whole_for_each_app_chosen(qapp, tmp_path, llm_server, wait, language):
+    """The lines saying how to export from each app were one label of ten lines once Open WebUI, LobeChat,
+    Chatbox and LM Studio came; in a page of a stack it got its one-line height guess and the last lines
+    were cut in half (seen in a real window at 1366 x 768), and at the window's smallest width it could not
+    fit at all. Now the app chosen in the format box says its own line; 自动识别 names the apps it reads."""
+    async with running_app(qapp, app_settings(tmp_path / "data", llm_server, language=language)) as app:
+        app.window.menus.history_action.trigger()
+        dialog = app.history_imports.dialog
+        await wait(lambda: dialog is not None and dialog.isVisible())
+        howto, box = dialog.howto, dialog.format_box
+        assert box.currentData() is None
+        for name in ("Open WebUI", "LobeChat", "Chatbox", "LM Studio", "ChatGPT", "Claude", "DeepSeek"):
+            assert name in howto.text()
+        seen = set()
+        for index in range(box.count()):
+            box.setCurrentIndex(index)
+            seen.add(howto.text())
+            for width in (dialog.minimumSizeHint().width(), 1400):
+                dialog.resize(width, dialog.height())
+                await wait(lambda: howto.height() >= howto.heightForWidth(howto.width())
+                           and howto.geometry().bottom() < dialog.jsonl_help.geometry().top(),
+                           message=lambda: f"{box.currentText()}: {howto.geometry()} needs "
+                                           f"{howto.heightForWidth(howto.width())}, {dialog.jsonl_help.geometry()}")
+        assert len(seen) == box.count()  # each choice its own line
+        box.setCurrentIndex(box.findData("lmstudio"))
+        assert ".lmstudio/conversations" in howto.text() and "ChatGPT" not in howto.text()
+        dialog.reject()

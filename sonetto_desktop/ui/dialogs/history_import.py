@@ -45,6 +45,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..widgets.tasks import task_scope
+from ..widgets.wrapped_label import WrappedLabel
 from sonetto_desktop.aio import start_thread, trim_heap
 from sonetto_desktop.history_import.formats import all_formats
 from sonetto_desktop.history_import.model import History, HistoryFormatError, Stopped
@@ -55,6 +56,7 @@ from sonetto_desktop.memory.undo import NothingToUndo, UndoConflict
 from sonetto_desktop.ops import Failed
 from sonetto_desktop.presentation.errors import error_detail
 from sonetto_desktop.presentation.undo_words import kept_lines
+from sonetto_desktop.presentation.i18n import filled
 
 from ..i18n import ui_language
 from ..memory_service import call
@@ -68,6 +70,8 @@ log = logging.getLogger(__name__)
 
 SUMMARY_DELAY_MS = 250  # the summary is recomputed this long after the last change
 BAD_LISTED = 5  # conversations that could not be read, named in the preview
+#: Formats that are not an app a person exports from (the 自动识别 line names the apps only).
+_NOT_APPS = frozenset({"jsonl", "sonetto", "chatgpt-memories"})
 JSONL_EXAMPLE = ('{"conversation": "trip-2023", "title": "京都旅行", "role": "user", '
                  '"content": "下周三我要考日语 N3。", "time": "2023-03-14T21:07:00+08:00"}')
 
@@ -161,7 +165,7 @@ class HistoryImportDialog(QDialog):
                                "导入前可以预览和挑选，导入后可以整体撤销。"), page)
         intro.setWordWrap(True)
         self._build_pickers(page)
-        howto = self._howto(page)
+        howto = self.howto = self._howto(page)
         self.jsonl_help = QPushButton(self.tr("JSON Lines 格式…"), page)
         self.jsonl_help.clicked.connect(self._explain_jsonl)
         paste_label = self._build_paste(page)
@@ -206,23 +210,39 @@ class HistoryImportDialog(QDialog):
             self.format_box.addItem(_say(fmt.choice), fmt.name)
 
     def _howto(self, page: QWidget) -> QLabel:
-        howto = QLabel(self.tr(
-            "<b>ChatGPT</b>：设置 → 数据控制 → 导出数据，邮件里的链接下载 zip，选它即可。<br>"
-            "<b>Claude</b>：设置 → 隐私 → 导出数据，邮件里的链接下载 zip，选它即可（格式没有公开说明，尽力而为）。<br>"
-            "<b>DeepSeek</b>：设置 → 数据管理 → 导出所有历史对话；或用油猴脚本从网页保存的对话 JSON"
-            "（格式没有公开说明，按公开的解析器读取，尽力而为）。<br>"
-            "<b>Cherry Studio</b>：设置 → 数据设置 → 备份，选备份的 zip（含 data.json 的备份）。<br>"
-            "<b>Open WebUI</b>：设置 → 对话 → 导出对话，选下载的 chat-export-….json（尽力而为）。<br>"
-            "<b>LobeChat</b>：设置 → 数据存储 → 导出（全部数据），选导出的 .json（尽力而为）。<br>"
-            "<b>Chatbox</b>：设置 → 常规设置 → 数据备份 → 导出（勾选聊天记录），选 chatbox-exported-data-….json（尽力而为）。<br>"
-            "<b>LM Studio</b>：对话存在用户目录的 .lmstudio/conversations 文件夹里，选这个文件夹或其中的 .conversation.json"
-            "（尽力而为；文件不记录每条消息的时间，按对话开始的时间导入）。<br>"
-            "<b>Kimi 等其他应用</b>：没有可读的导出，请整理成 JSON Lines（每行一条消息，见下面的“JSON Lines 格式”）。<br>"
-            "<b>Sonetto</b>：另一台电脑上对话列表里的“导出为 Markdown…”。"), page)
+        """How to export from the app chosen in the format box (all of them at once took ten lines: the
+        window could not show them on a small screen); with 自动识别, which apps it reads."""
+        howto = self.howto = WrappedLabel("", page)
         howto.setObjectName("HintLabel")
-        howto.setWordWrap(True)
         howto.setTextFormat(Qt.TextFormat.RichText)
+        self._howtos = {
+            "chatgpt": self.tr("<b>ChatGPT</b>：设置 → 数据控制 → 导出数据，邮件里的链接下载 zip，选它即可。"),
+            "claude": self.tr("<b>Claude</b>：设置 → 隐私 → 导出数据，邮件里的链接下载 zip，选它即可（格式没有公开说明，尽力而为）。"),
+            "deepseek": self.tr("<b>DeepSeek</b>：设置 → 数据管理 → 导出所有历史对话；或用油猴脚本从网页保存的对话 JSON"
+                                "（格式没有公开说明，按公开的解析器读取，尽力而为）。"),
+            "cherry": self.tr("<b>Cherry Studio</b>：设置 → 数据设置 → 备份，选备份的 zip（含 data.json 的备份）。"),
+            "openwebui": self.tr("<b>Open WebUI</b>：设置 → 对话 → 导出对话，选下载的 chat-export-….json（尽力而为）。"),
+            "lobechat": self.tr("<b>LobeChat</b>：设置 → 数据存储 → 导出（全部数据），选导出的 .json（尽力而为）。"),
+            "chatbox": self.tr("<b>Chatbox</b>：设置 → 常规设置 → 数据备份 → 导出（勾选聊天记录），"
+                               "选 chatbox-exported-data-….json（尽力而为）。"),
+            "lmstudio": self.tr("<b>LM Studio</b>：对话存在用户目录的 .lmstudio/conversations 文件夹里，选这个文件夹或其中的"
+                                " .conversation.json（尽力而为；文件不记录每条消息的时间，按对话开始的时间导入）。"),
+            "jsonl": self.tr("<b>Kimi 等其他应用</b>：没有可读的导出，请整理成 JSON Lines（每行一条消息，见下面的“JSON Lines 格式”）。"),
+            "sonetto": self.tr("<b>Sonetto</b>：另一台电脑上对话列表里的“导出为 Markdown…”。"),
+            "chatgpt-memories": self.tr("<b>ChatGPT 已保存的记忆</b>：复制后粘贴到下面的框里。"),
+        }
+        self.format_box.currentIndexChanged.connect(self._show_howto)
+        self._show_howto()
         return howto
+
+    def _show_howto(self) -> None:
+        chosen = self.format_box.currentData()
+        text = self._howtos.get(chosen) if chosen else None
+        if text is None:  # 自动识别 (or a format registered elsewhere): what it reads
+            apps = [fmt.label for fmt in all_formats() if fmt.name in self._howtos and fmt.name not in _NOT_APPS]
+            text = filled(self.tr("能读 %1 导出的聊天记录，还有 Sonetto 导出的对话和 JSON Lines。"
+                                  "怎么导出：在右边的格式里选你用的应用。"), (", " if ui_language() == "en" else "、").join(apps))
+        self.howto.setText(text)
 
     def _build_paste(self, page: QWidget) -> QLabel:
         """The box for ChatGPT's saved memories, pasted; returns its label."""
