@@ -27,30 +27,26 @@ from typing import Any
 
 from .chatgpt import IMAGE
 from .json_stream import Skipped
-from .model import (BadConversation, BadValue, Conversation, History, HistoryFormatError, Message, convert_one,
-                    read_stamp, without_reasoning)
+from .model import (BadConversation, BadValue, Conversation, History, HistoryFormatError, Message, begun, convert_one,
+                    read_stamp, spoken, without_reasoning)
 from .source_files import Source, open_json
 
 _NOT_CHATBOX = ("不是 Chatbox 导出的数据", "is not a Chatbox data export")
 
 
 def files(source: Source) -> list[str]:
-    from .sniff import json_kind
+    from .sniff import json_files
 
-    if len(source.names) == 1 and source.names[0] == source.path.name:
-        return list(source.names)
-    return sorted(n for n in source.names if n.lower().endswith(".json") and json_kind(source, n) == "chatbox")
+    return json_files(source, "chatbox")
 
 
 def read(source: Source) -> History:
-    history = History("chatbox")
     names = files(source)
-    if not names:
-        raise HistoryFormatError("找不到 Chatbox 导出的数据（chatbox-exported-data-….json）",
-                                 "no Chatbox data export (chatbox-exported-data-….json) found")
-    history.notes.append(("Chatbox 没有公开导出格式：按它自己的导出和导入代码读取（尽力而为），思考过程和工具调用不导入",
-                          "Chatbox publishes no export format: read as its own export and import code shows "
-                          "(best effort); thinking and tool calls are left out"))
+    history = begun("chatbox", names, ("找不到 Chatbox 导出的数据（chatbox-exported-data-….json）",
+                                       "no Chatbox data export (chatbox-exported-data-….json) found"),
+                    ("Chatbox 没有公开导出格式：按它自己的导出和导入代码读取（尽力而为），思考过程和工具调用不导入",
+                     "Chatbox publishes no export format: read as its own export and import code shows "
+                     "(best effort); thinking and tool calls are left out"))
     for name in names:
         _read_file(source, name, history)
     return history
@@ -150,14 +146,7 @@ def _conversation(part: dict[str, Any], skipped: Counter) -> Conversation:
         if msg.get("timestamp") not in (None, 0):
             last = read_stamp(msg["timestamp"])
         role = msg.get("role")
-        if role == "system":
-            skipped["system"] += 1
-            continue
-        if role == "tool":
-            skipped["tool"] += 1
-            continue
-        if role not in ("user", "assistant"):
-            skipped["other_role"] += 1
+        if not spoken(role, skipped, tools=("tool",)):
             continue
         if msg.get("isSummary") is True:
             skipped["hidden"] += 1

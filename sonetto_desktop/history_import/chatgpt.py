@@ -26,7 +26,7 @@ from collections import Counter
 from typing import Any
 
 from . import saved_memories
-from .model import Conversation, History, HistoryFormatError, Message, When, convert_one, made_id, read_epoch
+from .model import Conversation, History, HistoryFormatError, Message, When, branch_up, convert_one, made_id, read_epoch
 from .source_files import Source, listed_conversations, named_files, open_json
 
 PART = re.compile(r"^conversations-(\d+)\.json$")
@@ -175,16 +175,9 @@ def _text(content: dict[str, Any]) -> str:
 
 def _kept_branch(mapping: dict[str, Any], current: Any) -> tuple[list[str], bool]:
     """The node ids from the root to ``current`` (the kept branch), or a guessed branch (True)."""
-    if isinstance(current, str) and current in mapping:
-        path: list[str] = []
-        seen: set[str] = set()
-        node: Any = current
-        while isinstance(node, str) and node in mapping and node not in seen:
-            seen.add(node)
-            path.append(node)
-            parent = mapping[node].get("parent") if isinstance(mapping[node], dict) else None
-            node = parent
-        return path[::-1], False
+    kept = branch_up(mapping, current, "parent")
+    if kept is not None:
+        return kept, False
     roots = [nid for nid, node in mapping.items()
              if isinstance(node, dict) and (node.get("parent") is None or node.get("parent") not in mapping)]
     path = []

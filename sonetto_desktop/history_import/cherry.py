@@ -26,7 +26,7 @@ from functools import partial
 from typing import Any
 
 from .json_stream import JsonStream, Skipped
-from .model import BadConversation, Conversation, History, HistoryFormatError, Message, convert_one, read_iso
+from .model import BadConversation, Conversation, History, HistoryFormatError, Message, convert_one, read_iso, spoken
 from .source_files import Source, open_json
 
 VERSIONS = range(2, 6)
@@ -119,11 +119,7 @@ def _messages(raw_messages: list[Any], blocks: dict[str, tuple[Any, str]], skipp
         if raw.get("type") == "clear":
             skipped["non_text"] += 1
             continue
-        if role == "system":
-            skipped["system"] += 1
-            continue
-        if role not in ("user", "assistant"):
-            skipped["other_role"] += 1
+        if not spoken(role, skipped):
             continue
         ids = raw.get("blocks")
         if isinstance(ids, list) and ids:

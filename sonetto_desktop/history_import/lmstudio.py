@@ -25,8 +25,8 @@ from typing import Any
 
 from .chatgpt import IMAGE
 from .json_stream import Skipped
-from .model import (BadConversation, BadValue, Conversation, History, HistoryFormatError, Message, convert_one,
-                    read_stamp, without_reasoning)
+from .model import (BadConversation, BadValue, Conversation, History, HistoryFormatError, Message, begun, convert_one,
+                    read_stamp, spoken, without_reasoning)
 from .source_files import Source, open_json
 
 SUFFIX = ".conversation.json"
@@ -36,23 +36,19 @@ ATTACHMENT = "[附件]"
 def files(source: Source) -> list[str]:
     """The picked file, or the LM Studio chats in a zip or folder (``*.conversation.json``, and any
     other ``.json`` that is one), in name order: the names are their creation times."""
-    from .sniff import json_kind
+    from .sniff import json_files
 
-    if len(source.names) == 1 and source.names[0] == source.path.name:
-        return list(source.names)
-    return sorted(n for n in source.names if n.lower().endswith(".json") and json_kind(source, n) == "lmstudio")
+    return json_files(source, "lmstudio")
 
 
 def read(source: Source) -> History:
-    history = History("lmstudio")
     names = files(source)
-    if not names:
-        raise HistoryFormatError("找不到 LM Studio 的对话文件（….conversation.json）",
-                                 "no LM Studio chat files (….conversation.json) found")
-    history.notes.append(("LM Studio 没有公开对话文件的格式：按公开的解析器读取（尽力而为）；文件不记录每条消息的时间，"
-                          "整段对话都按它开始的时间导入",
-                          "LM Studio publishes no format for its chat files: read as public parsers do (best effort); "
-                          "the files keep no time for each message, so a whole chat is dated at its start"))
+    history = begun("lmstudio", names, ("找不到 LM Studio 的对话文件（….conversation.json）",
+                                        "no LM Studio chat files (….conversation.json) found"),
+                    ("LM Studio 没有公开对话文件的格式：按公开的解析器读取（尽力而为）；文件不记录每条消息的时间，"
+                     "整段对话都按它开始的时间导入",
+                     "LM Studio publishes no format for its chat files: read as public parsers do (best effort); "
+                     "the files keep no time for each message, so a whole chat is dated at its start"))
     for index, name in enumerate(names, 1):
         stream = open_json(source, name)
         if stream.peek() != "{":
@@ -88,11 +84,7 @@ def _conversation(raw: dict[str, Any], skipped: Counter, *, name: str) -> Conver
         if not isinstance(version, dict):
             raise BadValue("消息的版本不是对象", "a message's version is not an object")
         role = version.get("role")
-        if role == "system":
-            skipped["system"] += 1
-            continue
-        if role not in ("user", "assistant"):
-            skipped["other_role"] += 1
+        if not spoken(role, skipped):
             continue
         text = _text(version, skipped)
         if not text or (role == "assistant" and text in (IMAGE, ATTACHMENT)):

@@ -30,8 +30,8 @@ from typing import Any, NamedTuple
 
 from .chatgpt import IMAGE
 from .json_stream import JsonStream, Skipped
-from .model import (BadValue, Conversation, History, HistoryFormatError, Message, When,
-                    convert_one, read_iso, read_stamp, without_reasoning)
+from .model import (BadValue, Conversation, History, HistoryFormatError, Message, When, begun,
+                    convert_one, read_iso, read_stamp, spoken, without_reasoning)
 from .source_files import Source, open_json
 
 #: ``version`` of the older export this reader knows (LobeChat's config migrations go up to 8).
@@ -42,21 +42,17 @@ _NOT_LOBECHAT = ("不是 LobeChat 导出的数据（没有 state 或 data）", "
 
 
 def files(source: Source) -> list[str]:
-    from .sniff import json_kind
+    from .sniff import json_files
 
-    if len(source.names) == 1 and source.names[0] == source.path.name:
-        return list(source.names)
-    return sorted(n for n in source.names if n.lower().endswith(".json") and json_kind(source, n) == "lobechat")
+    return json_files(source, "lobechat")
 
 
 def read(source: Source) -> History:
-    history = History("lobechat")
     names = files(source)
-    if not names:
-        raise HistoryFormatError("找不到 LobeChat 导出的数据（.json）", "no LobeChat data export (.json) found")
-    history.notes.append(("LobeChat 没有公开导出格式：按它自己的导出和导入代码读取（尽力而为），插件和工具调用不导入",
-                          "LobeChat publishes no export format: read as its own export and import code shows "
-                          "(best effort); plugin and tool calls are left out"))
+    history = begun("lobechat", names, ("找不到 LobeChat 导出的数据（.json）", "no LobeChat data export (.json) found"),
+                    ("LobeChat 没有公开导出格式：按它自己的导出和导入代码读取（尽力而为），插件和工具调用不导入",
+                     "LobeChat publishes no export format: read as its own export and import code shows "
+                     "(best effort); plugin and tool calls are left out"))
     for name in names:
         _read_file(source, name, history)
     return history
@@ -204,14 +200,7 @@ def _conversation(chat: dict[str, Any], skipped: Counter) -> Conversation:
     messages: list[Message] = []
     for when, _n, msg in timed:
         role = msg.role
-        if role == "system":
-            skipped["system"] += 1
-            continue
-        if role in ("tool", "function"):
-            skipped["tool"] += 1
-            continue
-        if role not in ("user", "assistant"):
-            skipped["other_role"] += 1
+        if not spoken(role, skipped, tools=("tool", "function")):
             continue
         content = msg.content
         if content is not None and not isinstance(content, str):

@@ -480,3 +480,38 @@ def convert_one(history: History, file: str, index: int, raw: Any, convert: Call
     title = clean_text(" ".join(title.split())[:40]) if isinstance(title, str) else ""
     history.bad.append(BadConversation(file, index, title, *why))
     return None
+
+
+def begun(kind: str, names: list[str], missing: tuple[str, str], note: tuple[str, str] | None = None) -> History:
+    """A new ``kind`` history for a reader that found ``names`` to read: ``missing`` (zh, en) raised
+    when it found none; ``note`` (zh, en), what the preview says of how the format was read."""
+    if not names:
+        raise HistoryFormatError(*missing)
+    history = History(kind)
+    if note is not None:
+        history.notes.append(note)
+    return history
+
+
+def spoken(role: object, skipped: Counter, tools: tuple[str, ...] = ()) -> bool:
+    """Whether a message of ``role`` is one a person or the assistant said; a system prompt, a tool's
+    message (``tools``: the roles a format gives them) and any other role are counted in ``skipped``."""
+    if role in ("user", "assistant"):
+        return True
+    skipped["system" if role == "system" else "tool" if role in tools else "other_role"] += 1
+    return False
+
+
+def branch_up(mapping: dict[str, Any], current: Any, parent: str) -> list[str] | None:
+    """The ids from the root down to ``current`` in a tree of messages kept as ``{id: {parent: id…}}``
+    (the branch a person kept; a loop in the parents ends it); None when ``current`` is not in it."""
+    if not (isinstance(current, str) and current in mapping):
+        return None
+    path: list[str] = []
+    seen: set[str] = set()
+    node: Any = current
+    while isinstance(node, str) and node in mapping and node not in seen:
+        seen.add(node)
+        path.append(node)
+        node = mapping[node].get(parent) if isinstance(mapping[node], dict) else None
+    return path[::-1]

@@ -29,8 +29,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from .chatgpt import IMAGE
-from .model import (BadConversation, BadValue, Conversation, History, HistoryFormatError, Message, When, convert_one, made_id,
-                    read_stamp, without_reasoning)
+from .model import (BadConversation, BadValue, Conversation, History, HistoryFormatError, Message, When, begun,
+                    branch_up, convert_one, made_id, read_stamp, spoken, without_reasoning)
 from .source_files import Source, lines_of, listed_conversations, open_json
 
 #: Titles the page gives a chat before it has one.
@@ -39,22 +39,18 @@ _UNTITLED = ("new chat", "新对话", "新聊天")
 
 def files(source: Source) -> list[str]:
     """The picked file, or the Open WebUI exports among a zip's or folder's ``.json`` files."""
-    from .sniff import json_kind
+    from .sniff import json_files
 
-    if len(source.names) == 1 and source.names[0] == source.path.name:
-        return list(source.names)
-    return sorted(n for n in source.names if n.lower().endswith(".json") and json_kind(source, n) == "openwebui")
+    return json_files(source, "openwebui")
 
 
 def read(source: Source) -> History:
-    history = History("openwebui")
     names = files(source)
-    if not names:
-        raise HistoryFormatError("找不到 Open WebUI 导出的对话（chat-export-….json）",
-                                 "no Open WebUI chat export (chat-export-….json) found")
-    history.notes.append(("Open WebUI 没有公开导出格式：按它自己的导出和导入代码读取（尽力而为），思考过程和工具调用不导入",
-                          "Open WebUI publishes no export format: read as its own export and import code shows "
-                          "(best effort); thinking and tool calls are left out"))
+    history = begun("openwebui", names, ("找不到 Open WebUI 导出的对话（chat-export-….json）",
+                                         "no Open WebUI chat export (chat-export-….json) found"),
+                    ("Open WebUI 没有公开导出格式：按它自己的导出和导入代码读取（尽力而为），思考过程和工具调用不导入",
+                     "Open WebUI publishes no export format: read as its own export and import code shows "
+                     "(best effort); thinking and tool calls are left out"))
     for name in names:
         if open_json(source, name, hashed=False).peek() == "{":  # one chat a line, as its server streams them
             for index, raw in _lines(history, source, name):
@@ -115,11 +111,7 @@ def _conversation(raw: dict[str, Any], skipped: Counter) -> Conversation:
         if stamp not in (None, 0):
             last = read_stamp(stamp)
         role = msg.get("role")
-        if role == "system":
-            skipped["system"] += 1
-            continue
-        if role not in ("user", "assistant"):
-            skipped["other_role"] += 1
+        if not spoken(role, skipped):
             continue
         text = _text(msg, skipped)
         if not text or (text == IMAGE and role == "assistant"):
@@ -190,15 +182,9 @@ def _output_text(items: list[Any], skipped: Counter) -> str:
 def _kept_branch(mapping: dict[str, Any], current: Any) -> tuple[list[str], bool]:
     """The message ids from the root to ``current`` (the branch on screen), or, without it, the branch
     of the last child at each step (True when there were others to choose from)."""
-    if isinstance(current, str) and current in mapping:
-        path: list[str] = []
-        seen: set[str] = set()
-        node: Any = current
-        while isinstance(node, str) and node in mapping and node not in seen:
-            seen.add(node)
-            path.append(node)
-            node = mapping[node].get("parentId") if isinstance(mapping[node], dict) else None
-        return path[::-1], False
+    kept = branch_up(mapping, current, "parentId")
+    if kept is not None:
+        return kept, False
     roots = [mid for mid, m in mapping.items()
              if isinstance(m, dict) and (m.get("parentId") is None or m.get("parentId") not in mapping)]
     path = []

@@ -25,6 +25,14 @@ DETECT_ELEMENTS = 20
 EMPTY = "empty"
 
 
+def json_files(source: Source, kind: str) -> list[str]:
+    """The picked file, or the ``.json`` files of a zip or folder that ``json_kind`` says are ``kind``'s,
+    in name order."""
+    if len(source.names) == 1 and source.names[0] == source.path.name:
+        return list(source.names)
+    return sorted(n for n in source.names if n.lower().endswith(".json") and json_kind(source, n) == kind)
+
+
 def json_kind(source: Source, name: str) -> str | None:
     """Which app wrote the JSON file ``name``: ``chatgpt``, ``deepseek``, ``claude``, ``cherry``,
     ``openwebui``, ``lobechat``, ``chatbox``, ``lmstudio``, ``EMPTY`` (an empty list), else None.
