@@ -27,7 +27,7 @@ from typing import Any
 
 from .chatgpt import IMAGE
 from .json_stream import Skipped
-from .model import (BadConversation, BadValue, Conversation, History, HistoryFormatError, Message, begun, convert_one,
+from .model import (BadConversation, BadValue, Conversation, History, HistoryFormatError, Message, add_said, begun, convert_one,
                     read_stamp, spoken, without_reasoning)
 from .source_files import Source, open_json
 
@@ -152,13 +152,7 @@ def _conversation(part: dict[str, Any], skipped: Counter) -> Conversation:
             skipped["hidden"] += 1
             continue
         text = _text(msg, skipped)
-        if not text or (text == IMAGE and role == "assistant"):
-            skipped["empty"] += 1
-            continue
-        if last is None:
-            skipped["no_time"] += 1
-            continue
-        messages.append(Message(role, text, last.local, str(msg.get("id") or ""), last.instant))
+        add_said(messages, skipped, role, "" if text == IMAGE and role == "assistant" else text, last, str(msg.get("id") or ""))
     title = " ".join(str(part.get("title") or "").split())
     if title in ("Untitled", "未命名", "新对话", "New Chat"):
         title = ""

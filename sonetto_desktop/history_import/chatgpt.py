@@ -26,7 +26,8 @@ from collections import Counter
 from typing import Any
 
 from . import saved_memories
-from .model import Conversation, History, HistoryFormatError, Message, When, branch_up, convert_one, made_id, read_epoch
+from .model import (Conversation, History, HistoryFormatError, Message, When, add_said, branch_down, branch_up, convert_one,
+                    made_id, read_epoch)
 from .source_files import Source, listed_conversations, named_files, open_json
 
 PART = re.compile(r"^conversations-(\d+)\.json$")
@@ -124,13 +125,7 @@ def _conversation(raw: dict[str, Any], skipped: Counter) -> tuple[Conversation, 
             skipped[reason] += 1
             continue
         text = _text(content)
-        if not text or (text == IMAGE and role == "assistant"):
-            skipped["empty"] += 1
-            continue
-        if last is None:
-            skipped["no_time"] += 1
-            continue
-        messages.append(Message(role, text, last.local, str(msg.get("id") or nid), last.instant))
+        add_said(messages, skipped, role, "" if text == IMAGE and role == "assistant" else text, last, str(msg.get("id") or nid))
     cid = str(raw.get("id") or raw.get("conversation_id") or "")
     legacy = ""
     if not cid:
@@ -180,16 +175,10 @@ def _kept_branch(mapping: dict[str, Any], current: Any) -> tuple[list[str], bool
         return kept, False
     roots = [nid for nid, node in mapping.items()
              if isinstance(node, dict) and (node.get("parent") is None or node.get("parent") not in mapping)]
-    path = []
-    seen = set()
     # no root (the parents make a loop, as a hand-edited or damaged export can): from the oldest node,
     # so the conversation is read, not dropped whole as "another branch"
-    node = roots[0] if roots else min(mapping, key=lambda nid: _created(mapping[nid]), default=None)
-    while isinstance(node, str) and node in mapping and node not in seen:
-        seen.add(node)
-        path.append(node)
-        children = [c for c in (mapping[node].get("children") or []) if c in mapping]
-        node = max(children, key=lambda c: _created(mapping[c]), default=None)
+    start = roots[0] if roots else min(mapping, key=lambda nid: _created(mapping[nid]), default=None)
+    path = branch_down(mapping, start, "children", lambda below: max(below, key=lambda c: _created(mapping[c])))
     has_branches = any(len((n or {}).get("children") or []) > 1 for n in mapping.values() if isinstance(n, dict))
     return path, has_branches
 

@@ -26,7 +26,7 @@ from functools import partial
 from typing import Any
 
 from .json_stream import JsonStream, Skipped
-from .model import BadConversation, Conversation, History, HistoryFormatError, Message, convert_one, read_iso, spoken
+from .model import BadConversation, Conversation, History, HistoryFormatError, Message, add_said, convert_one, read_iso, spoken
 from .source_files import Source, open_json
 
 VERSIONS = range(2, 6)
@@ -135,13 +135,7 @@ def _messages(raw_messages: list[Any], blocks: dict[str, tuple[Any, str]], skipp
             content = raw.get("content")
             text = content.strip() if isinstance(content, str) else ""
         when = read_iso(raw.get("createdAt"))
-        if not text:
-            skipped["empty"] += 1
-            continue
-        if when is None:
-            skipped["no_time"] += 1
-            continue
-        out.append(Message(role, text, when.local, str(raw.get("id") or ""), when.instant))
+        add_said(out, skipped, role, text, when, str(raw.get("id") or ""))
     return out
 
 

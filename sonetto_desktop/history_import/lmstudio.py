@@ -25,7 +25,7 @@ from typing import Any
 
 from .chatgpt import IMAGE
 from .json_stream import Skipped
-from .model import (BadConversation, BadValue, Conversation, History, HistoryFormatError, Message, begun, convert_one,
+from .model import (BadConversation, BadValue, Conversation, History, HistoryFormatError, Message, add_said, begun, convert_one,
                     read_stamp, spoken, without_reasoning)
 from .source_files import Source, open_json
 
@@ -87,13 +87,8 @@ def _conversation(raw: dict[str, Any], skipped: Counter, *, name: str) -> Conver
         if not spoken(role, skipped):
             continue
         text = _text(version, skipped)
-        if not text or (role == "assistant" and text in (IMAGE, ATTACHMENT)):
-            skipped["empty"] += 1
-            continue
-        if when is None:
-            skipped["no_time"] += 1
-            continue
-        messages.append(Message(role, text, when.local, f"{number}.{chosen}", when.instant))
+        add_said(messages, skipped, role, "" if role == "assistant" and text in (IMAGE, ATTACHMENT) else text, when,
+                 f"{number}.{chosen}")
     base = name.rsplit("/", 1)[-1]
     cid = "lmstudio-" + (base[: -len(SUFFIX)] if base.lower().endswith(SUFFIX) else base.rsplit(".", 1)[0])
     title = " ".join(str(raw.get("name") or "").split())

@@ -30,7 +30,7 @@ from typing import Any, NamedTuple
 
 from .chatgpt import IMAGE
 from .json_stream import JsonStream, Skipped
-from .model import (BadValue, Conversation, History, HistoryFormatError, Message, When, begun,
+from .model import (BadValue, Conversation, History, HistoryFormatError, Message, When, add_said, begun,
                     convert_one, read_iso, read_stamp, spoken, without_reasoning)
 from .source_files import Source, open_json
 
@@ -212,13 +212,10 @@ def _conversation(chat: dict[str, Any], skipped: Counter) -> Conversation:
             text = ""
         if role == "user" and msg.images:
             text = "\n".join(p for p in (text, *[IMAGE] * msg.images) if p)
-        if not text:
-            skipped["tool" if msg.tools else "empty"] += 1
+        if not text and msg.tools:
+            skipped["tool"] += 1
             continue
-        if when is None:
-            skipped["no_time"] += 1
-            continue
-        messages.append(Message(role, text, when.local, str(msg.id or ""), when.instant))
+        add_said(messages, skipped, role, text, when, str(msg.id or ""))
     kind, _, rid = chat["key"].partition(":")
     cid = rid if kind in ("topic", "thread") else f"lobechat-{rid}-default"
     title = chat["title"] or (messages[0].text.splitlines()[0][:30] if messages else "")

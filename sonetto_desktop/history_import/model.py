@@ -515,3 +515,28 @@ def branch_up(mapping: dict[str, Any], current: Any, parent: str) -> list[str] |
         path.append(node)
         node = mapping[node].get(parent) if isinstance(mapping[node], dict) else None
     return path[::-1]
+
+
+def add_said(messages: list[Message], skipped: Counter, role: str, text: str, when: When | None, mid: str = "") -> None:
+    """``text`` said by ``role`` at ``when`` added to ``messages``; an empty one, or one with no time,
+    counted in ``skipped`` instead."""
+    if not text:
+        skipped["empty"] += 1
+    elif when is None:
+        skipped["no_time"] += 1
+    else:
+        messages.append(Message(role, text, when.local, mid, when.instant))
+
+
+def branch_down(mapping: dict[str, Any], start: Any, children: str, pick: Callable[[list[str]], str]) -> list[str]:
+    """The ids from ``start`` down a tree of messages kept as ``{id: {children: [id…]}…}``, ``pick``
+    choosing among a message's children (a loop ends it)."""
+    path: list[str] = []
+    seen: set[str] = set()
+    node: Any = start
+    while isinstance(node, str) and node in mapping and node not in seen:
+        seen.add(node)
+        path.append(node)
+        below = [c for c in (mapping[node].get(children) or []) if c in mapping and c not in seen]
+        node = pick(below) if below else None
+    return path

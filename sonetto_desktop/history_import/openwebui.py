@@ -30,7 +30,7 @@ from typing import Any
 
 from .chatgpt import IMAGE
 from .model import (BadConversation, BadValue, Conversation, History, HistoryFormatError, Message, When, begun,
-                    branch_up, convert_one, made_id, read_stamp, spoken, without_reasoning)
+                    add_said, branch_down, branch_up, convert_one, made_id, read_stamp, spoken, without_reasoning)
 from .source_files import Source, lines_of, listed_conversations, open_json
 
 #: Titles the page gives a chat before it has one.
@@ -114,13 +114,7 @@ def _conversation(raw: dict[str, Any], skipped: Counter) -> Conversation:
         if not spoken(role, skipped):
             continue
         text = _text(msg, skipped)
-        if not text or (text == IMAGE and role == "assistant"):
-            skipped["empty"] += 1
-            continue
-        if last is None:
-            skipped["no_time"] += 1
-            continue
-        messages.append(Message(role, text, last.local, str(msg.get("id") or ""), last.instant))
+        add_said(messages, skipped, role, "" if text == IMAGE and role == "assistant" else text, last, str(msg.get("id") or ""))
     cid = str(raw.get("id") or body.get("id") or "")
     legacy = ""
     if not cid:
@@ -187,14 +181,7 @@ def _kept_branch(mapping: dict[str, Any], current: Any) -> tuple[list[str], bool
         return kept, False
     roots = [mid for mid, m in mapping.items()
              if isinstance(m, dict) and (m.get("parentId") is None or m.get("parentId") not in mapping)]
-    path = []
-    seen = set()
-    node = roots[-1] if roots else None
-    while isinstance(node, str) and node in mapping and node not in seen:
-        seen.add(node)
-        path.append(node)
-        children = [c for c in (mapping[node].get("childrenIds") or []) if c in mapping and c not in seen]
-        node = children[-1] if children else None
+    path = branch_down(mapping, roots[-1] if roots else None, "childrenIds", lambda below: below[-1])
     branched = len(roots) > 1 or any(len((m or {}).get("childrenIds") or []) > 1
                                      for m in mapping.values() if isinstance(m, dict))
     return path, branched
