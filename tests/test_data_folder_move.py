@@ -748,32 +748,18 @@ asyncio.run(main(*sys.argv[1:]))
 """
 
 
-@pytest.mark.parametrize("how", ["follows", "starts"])
-async def test_sonetto_mcp_does_not_copy_into_a_folder_whose_copy_the_person_cancelled_in_the_app(tmp_path, monkeypatch,
-                                                                                                  how):
-    """``sonetto mcp`` follows the settings the app saved (a new data folder) while the app copies into it,
-    and waits for the app's copy; the person cancels it: mcp then made its own copy there (a second
-    store the app never used, found "with memories" the next time that folder was chosen) and served it.
-    Now it does not copy, says why, and keeps serving the old folder, as the app does; started meanwhile on
-    those settings, it waits for the app's copy too and serves the old folder."""
-    import os
+def _the_apps_copy_held(monkeypatch, old, new):
+    """The app's copy of ``old`` into ``new`` on a thread named "window", held at its first file until
+    ``go`` is set (``copying`` set then); ``cancel`` is the person's 取消; what ended it goes in ``ended``.
+    Returns (thread, not started; copying, go, cancel, ended)."""
     import shutil
-    import subprocess
-    import sys
     import threading
 
-    from sonetto_desktop.memory.stores.data_folder import CopyCancelled, carry_data, store_files
+    from sonetto_desktop.memory.stores.data_folder import carry_data
 
-    old, new = tmp_path / "old", tmp_path / "Documents" / "Sonetto"
-    monkeypatch.setenv("SONETTO_CONFIG_DIR", str(tmp_path / "config"))
-    services = await AppServices.open(settings=_settings(old), watch=False)
-    try:
-        services.memory.add("用户喜欢爬山", "爱好")
-    finally:
-        await services.close()
     copy, copying, go, cancel = shutil.copy2, threading.Event(), threading.Event(), threading.Event()
 
-    def held(source, target, **kw):  # the app's copy, under way until the person cancels it
+    def held(source, target, **kw):
         if threading.current_thread().name == "window":
             copying.set()
             go.wait(60)
@@ -785,10 +771,34 @@ async def test_sonetto_mcp_does_not_copy_into_a_folder_whose_copy_the_person_can
     def window() -> None:
         try:
             carry_data(old, new, data_files=DATA_FILES, cancel=cancel)
-        except BaseException as exc:  # noqa: BLE001 - said by the assertion below
+        except BaseException as exc:  # noqa: BLE001 - said by the caller's assertions
             ended.append(exc)
 
-    app = threading.Thread(target=window, name="window")
+    return threading.Thread(target=window, name="window"), copying, go, cancel, ended
+
+
+@pytest.mark.parametrize("how", ["follows", "starts"])
+async def test_sonetto_mcp_does_not_copy_into_a_folder_whose_copy_the_person_cancelled_in_the_app(tmp_path, monkeypatch,
+                                                                                                  how):
+    """``sonetto mcp`` follows the settings the app saved (a new data folder) while the app copies into it,
+    and waits for the app's copy; the person cancels it: mcp then made its own copy there (a second
+    store the app never used, found "with memories" the next time that folder was chosen) and served it.
+    Now it does not copy, says why, and keeps serving the old folder, as the app does; started meanwhile on
+    those settings, it waits for the app's copy too and serves the old folder."""
+    import os
+    import subprocess
+    import sys
+
+    from sonetto_desktop.memory.stores.data_folder import CopyCancelled, store_files
+
+    old, new = tmp_path / "old", tmp_path / "Documents" / "Sonetto"
+    monkeypatch.setenv("SONETTO_CONFIG_DIR", str(tmp_path / "config"))
+    services = await AppServices.open(settings=_settings(old), watch=False)
+    try:
+        services.memory.add("用户喜欢爬山", "爱好")
+    finally:
+        await services.close()
+    app, copying, go, cancel, ended = _the_apps_copy_held(monkeypatch, old, new)
     app.start()
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(Path(__file__).resolve().parent.parent),
                                                         os.environ.get("PYTHONPATH", "")])}
@@ -860,11 +870,9 @@ async def test_a_follower_starting_while_a_copy_goes_on_does_not_copy_after_it_i
     folder's lock. Taking the lock without a wait, it made the copy the person had cancelled. Now it sees
     the mark and serves the old folder."""
     import asyncio
-    import shutil
-    import threading
 
     from sonetto_desktop import services as services_module
-    from sonetto_desktop.memory.stores.data_folder import CopyCancelled, carry_data, store_files
+    from sonetto_desktop.memory.stores.data_folder import CopyCancelled, store_files
 
     old, new = tmp_path / "old", tmp_path / "OneDrive" / "Sonetto"
     services = await AppServices.open(settings=_settings(old), watch=False)
@@ -872,24 +880,7 @@ async def test_a_follower_starting_while_a_copy_goes_on_does_not_copy_after_it_i
         services.memory.add("用户喜欢爬山", "爱好")
     finally:
         await services.close()
-    copy, copying, go, cancel = shutil.copy2, threading.Event(), threading.Event(), threading.Event()
-
-    def held(source, target, **kw):  # the app's copy, under way until the person cancels it
-        if threading.current_thread().name == "window":
-            copying.set()
-            go.wait(60)
-        return copy(source, target, **kw)
-
-    monkeypatch.setattr(shutil, "copy2", held)
-    ended: list[BaseException] = []
-
-    def window() -> None:
-        try:
-            carry_data(old, new, data_files=DATA_FILES, cancel=cancel)
-        except BaseException as exc:  # noqa: BLE001 - said by the assertion below
-            ended.append(exc)
-
-    app = threading.Thread(target=window, name="window")
+    app, copying, go, cancel, ended = _the_apps_copy_held(monkeypatch, old, new)
     found = services_module._carrying_from
 
     def then_cancelled(folder):  # the real look; then the person's 取消, the app's copy ended, before the lock

@@ -83,6 +83,16 @@ async def test_editing_an_earlier_message_puts_the_draft_aside(qapp, tmp_path, l
         assert panel.composer.text() == "还没写完的草稿"  # back after the edit was sent
 
 
+async def _long_draft_then_a_new_chat(app, book: str):
+    """``book`` typed into the current chat, then a new chat opened: (the chat panel, the first chat's
+    id, the new one's)."""
+    panel = app.window.chat_panel
+    first = app.controller.current_session_id
+    panel.composer.set_text(book)
+    await panel.new_session()
+    return panel, first, app.controller.current_session_id
+
+
 async def test_a_draft_longer_than_the_state_file_keeps_is_not_lost(qapp, tmp_path, llm_server, wait):
     """A pasted book (more than the UI state file keeps) survives switching chats and a restart: it is
     kept beside the state file, not dropped without a word."""
@@ -92,11 +102,7 @@ async def test_a_draft_longer_than_the_state_file_keeps_is_not_lost(qapp, tmp_pa
     assert len(book) > MAX_DRAFT_CHARS
     settings = app_settings(tmp_path / "data", llm_server)
     async with running_app(qapp, settings) as app:
-        panel = app.window.chat_panel
-        first = app.controller.current_session_id
-        panel.composer.set_text(book)
-        await panel.new_session()
-        second = app.controller.current_session_id
+        panel, first, second = await _long_draft_then_a_new_chat(app, book)
         assert panel.composer.text() == ""
         await panel.select_session(first)
         await wait(lambda: panel.composer.text() == book, message="the long draft back")
@@ -299,11 +305,7 @@ async def test_typing_while_a_long_draft_loads_then_quitting_at_once_keeps_both(
     book = "一本很长的书，" * (MAX_DRAFT_CHARS // 7 + 1)
     settings = app_settings(tmp_path / "data", llm_server)
     async with running_app(qapp, settings) as app:
-        panel = app.window.chat_panel
-        first = app.controller.current_session_id
-        panel.composer.set_text(book)
-        await panel.new_session()
-        second = app.controller.current_session_id
+        panel, first, second = await _long_draft_then_a_new_chat(app, book)
         panel.composer.set_text("第二个对话的草稿")
     try:
         with monkeypatch.context() as patched:

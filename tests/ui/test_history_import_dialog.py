@@ -751,22 +751,29 @@ async def test_undo_says_how_many_memories_and_can_be_redone_and_undone_again(qa
         dialog.reject()
 
 
+async def _start_then_stop(dialog, llm_server, wait, *, batches: int, answer: str):
+    """Start the planned import (each model call 0.5 s), press 停止 once ``batches`` are written and answer
+    the question with the button ``answer``; the progress panel."""
+    await wait(lambda: dialog.start_button.isEnabled(), message="the plan")
+    llm_server.delay = 0.5
+    dialog.start_button.click()
+    panel = dialog.progress
+    await wait(lambda: panel.bar.value() >= batches, timeout=20, message="the first batches")
+    panel.stop_button.click()
+    await wait(lambda: getattr(dialog, "stop_question", None) is not None
+               and shiboken6.isValid(dialog.stop_question) and dialog.stop_question.isVisible(), message="asked")
+    (chosen,) = [b for b in dialog.stop_question.buttons() if b.text() == answer]
+    chosen.click()
+    return panel
+
+
 async def test_stopping_and_choosing_to_undo_what_was_imported_undoes_it(qapp, tmp_path, llm_server, wait):
     llm_server.responder = remember_each_line
     async with running_app(qapp, app_settings(tmp_path / "data", llm_server)) as app:
         ops = app.services.memory
         dialog = app.history_imports.open_dialog(app.window)
         assert await dialog.open_path(fixture("chatgpt_conversations.json"))
-        await wait(lambda: dialog.start_button.isEnabled(), message="the plan")
-        llm_server.delay = 0.5
-        dialog.start_button.click()
-        panel = dialog.progress
-        await wait(lambda: panel.bar.value() >= 2, timeout=20, message="the first batch")
-        panel.stop_button.click()
-        await wait(lambda: getattr(dialog, "stop_question", None) is not None
-                   and shiboken6.isValid(dialog.stop_question) and dialog.stop_question.isVisible(), message="asked")
-        (undo,) = [b for b in dialog.stop_question.buttons() if b.text() == "撤销已导入的部分"]
-        undo.click()
+        panel = await _start_then_stop(dialog, llm_server, wait, batches=2, answer="撤销已导入的部分")
         await wait(lambda: panel.title.text() == "已撤销这次导入", message="undone")
         assert ops.count() == 0
         dialog.reject()
@@ -784,16 +791,7 @@ async def test_stopping_and_keeping_what_was_imported_says_how_many_memories_it_
                                              ensure_ascii=False) for d in range(4)), encoding="utf-8")
         dialog = app.history_imports.open_dialog(app.window)
         assert await dialog.open_path(days)
-        await wait(lambda: dialog.start_button.isEnabled(), message="the plan")
-        llm_server.delay = 0.5
-        dialog.start_button.click()
-        panel = dialog.progress
-        await wait(lambda: panel.bar.value() >= 1, timeout=20, message="the first batch")
-        panel.stop_button.click()
-        await wait(lambda: getattr(dialog, "stop_question", None) is not None
-                   and shiboken6.isValid(dialog.stop_question) and dialog.stop_question.isVisible(), message="asked")
-        (keep,) = [b for b in dialog.stop_question.buttons() if b.text() == "保留已导入的部分"]
-        keep.click()
+        panel = await _start_then_stop(dialog, llm_server, wait, batches=1, answer="保留已导入的部分")
         await wait(lambda: panel.title.text() == "导入已停止", message="stopped")
         made = ops.count()
         assert 1 <= made < 4
