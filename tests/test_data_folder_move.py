@@ -87,6 +87,16 @@ def _disk_full_at_the_store(monkeypatch):
     return copy
 
 
+async def _a_move_the_full_disk_stops(services, monkeypatch, new):
+    """A memory written, then the data folder moved to ``new`` while the disk fills at the memories' file:
+    the move fails (``OSError``); returns the real copy, to put back."""
+    services.memory.add("用户喜欢爬山", "爱好")
+    copy = _disk_full_at_the_store(monkeypatch)
+    with pytest.raises(OSError):
+        await services.apply_settings(dataclasses.replace(services.settings, data_dir=str(new)))
+    return copy
+
+
 async def test_a_copy_that_fails_leaves_the_new_folder_without_a_store_and_keeps_the_old_one(tmp_path, monkeypatch):
     """The disk fills up while the memories are copied: nothing half copied stays in the new folder
     (its next use copies again, whole), and the current folder's store is opened again."""
@@ -95,10 +105,7 @@ async def test_a_copy_that_fails_leaves_the_new_folder_without_a_store_and_keeps
     old, new = tmp_path / "old", tmp_path / "new"
     services = await AppServices.open(settings=_settings(old), watch=False)
     try:
-        services.memory.add("用户喜欢爬山", "爱好")
-        copy = _disk_full_at_the_store(monkeypatch)
-        with pytest.raises(OSError):
-            await services.apply_settings(dataclasses.replace(services.settings, data_dir=str(new)))
+        copy = await _a_move_the_full_disk_stops(services, monkeypatch, new)
         assert services.data_dir == old
         assert [m["description"] for m in services.store.show()] == ["用户喜欢爬山"]
         # (the copy's lock; the marker that the copy was stopped, until the settings are saved back)
@@ -122,10 +129,7 @@ async def test_a_copy_that_fails_into_a_folder_of_the_persons_leaves_nothing_of_
     (new / "读书笔记.md").write_text("三体读后感", encoding="utf-8")
     services = await AppServices.open(settings=_settings(old), watch=False)
     try:
-        services.memory.add("用户喜欢爬山", "爱好")
-        _disk_full_at_the_store(monkeypatch)
-        with pytest.raises(OSError):
-            await services.apply_settings(dataclasses.replace(services.settings, data_dir=str(new)))
+        await _a_move_the_full_disk_stops(services, monkeypatch, new)
         assert services.data_dir == old
         await services.forget_stopped_carry(new)  # (the window, once it saved the settings again)
         assert sorted(p.name for p in new.iterdir()) == ["读书笔记.md"]
@@ -168,10 +172,7 @@ async def test_a_quit_while_another_process_holds_the_folder_does_not_wait_for_i
     monkeypatch.setattr(portalocker.Lock, "acquire", seen_trying)
     services = await AppServices.open(settings=_settings(old), watch=False)
     try:
-        services.memory.add("用户喜欢爬山", "爱好")
-        _disk_full_at_the_store(monkeypatch)
-        with pytest.raises(OSError):
-            await services.apply_settings(dataclasses.replace(services.settings, data_dir=str(new)))
+        await _a_move_the_full_disk_stops(services, monkeypatch, new)
         assert carry_stopped(new) == old
         holder.start()
         assert await asyncio.to_thread(holding.wait, 30)
