@@ -70,6 +70,15 @@ async def test_a_data_folder_inside_the_current_one_gets_the_memories(tmp_path):
         await services.close()
 
 
+async def _one_memory_in(folder):
+    """A data folder at ``folder`` holding one memory (the app opened on it, then closed)."""
+    services = await AppServices.open(settings=_settings(folder), watch=False)
+    try:
+        services.memory.add("用户喜欢爬山", "爱好")
+    finally:
+        await services.close()
+
+
 def _disk_full_at_the_store(monkeypatch):
     """The disk fills up when the copy comes to the memories' file (the other files copy as they are);
     returns the real copy, to put back."""
@@ -794,11 +803,7 @@ async def test_sonetto_mcp_does_not_copy_into_a_folder_whose_copy_the_person_can
 
     old, new = tmp_path / "old", tmp_path / "Documents" / "Sonetto"
     monkeypatch.setenv("SONETTO_CONFIG_DIR", str(tmp_path / "config"))
-    services = await AppServices.open(settings=_settings(old), watch=False)
-    try:
-        services.memory.add("用户喜欢爬山", "爱好")
-    finally:
-        await services.close()
+    await _one_memory_in(old)
     app, copying, go, cancel, ended = _the_apps_copy_held(monkeypatch, old, new)
     app.start()
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(Path(__file__).resolve().parent.parent),
@@ -842,11 +847,7 @@ async def test_a_late_follower_does_not_copy_into_a_folder_whose_copy_was_just_c
     monkeypatch.delenv("SONETTO_DATA_DIR", raising=False)  # (it would override the folder the settings name)
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))  # (never the real default folder)
     _settings(old).save()
-    services = await AppServices.open(settings=_settings(old), watch=False)
-    try:
-        services.memory.add("用户喜欢爬山", "爱好")
-    finally:
-        await services.close()
+    await _one_memory_in(old)
     mcp = await AppServices.open(settings=_settings(old), actor="mcp", watch=False)
     following = follow_settings(mcp)
     try:
@@ -876,11 +877,7 @@ async def test_a_follower_starting_while_a_copy_goes_on_does_not_copy_after_it_i
     from sonetto_desktop.memory.stores.data_folder import CopyCancelled, store_files
 
     old, new = tmp_path / "old", tmp_path / "OneDrive" / "Sonetto"
-    services = await AppServices.open(settings=_settings(old), watch=False)
-    try:
-        services.memory.add("用户喜欢爬山", "爱好")
-    finally:
-        await services.close()
+    await _one_memory_in(old)
     app, copying, go, cancel, ended = _the_apps_copy_held(monkeypatch, old, new)
     found = services_module._carrying_from
 
