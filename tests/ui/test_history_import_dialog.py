@@ -1063,3 +1063,39 @@ async def test_a_local_clients_export_is_offered_previewed_and_imported_from_the
         assert any(t.startswith("用户说过：我还养了一只叫年糕的猫") for t in texts) and len(texts) == 4
         panel.close_button.click()
         await wait(lambda: not dialog.isVisible(), message="closed")
+
+
+async def test_the_apps_shortcuts_work_from_the_import_window_but_not_over_its_text(qapp, tmp_path, wait):
+    """Ctrl+Q did nothing while the import's window (non-modal) had the focus; 文件 ▸ 退出 worked. Quit,
+    设置 (Ctrl+,) and the shortcut list (F1) now work from it too; a key its text box uses stays the box's."""
+    from PySide6.QtTest import QTest
+    from PySide6.QtWidgets import QApplication
+
+    async with running_app(qapp, app_settings(tmp_path / "data")) as app:
+        window = app.window
+        asked: list[str] = []
+        window.settings_requested.connect(lambda: asked.append("settings"))
+        dialog = app.history_imports.open_dialog(window)
+        await wait(dialog.isVisible, message="the import's window")
+        dialog.activateWindow()
+        await wait(lambda: QApplication.activeWindow() is dialog, message="the import's window active")
+        box = dialog.paste_box
+        box.setFocus()
+        await wait(box.hasFocus, message="the paste box's focus")
+        box.insertPlainText("小林喜欢猫")
+        QTest.keyClick(box, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)  # the box's own undo
+        assert box.toPlainText() == ""
+        QTest.keyClick(box, Qt.Key.Key_Comma, Qt.KeyboardModifier.ControlModifier)
+        assert asked == ["settings"] and app.settings_dialog is not None
+        app.settings_dialog.reject()
+        dialog.activateWindow()
+        await wait(lambda: QApplication.activeWindow() is dialog, message="the import's window active again")
+        QTest.keyClick(box, Qt.Key.Key_F1)
+        assert window.shortcuts_dialog is not None
+        window.shortcuts_dialog.reject()
+        dialog.activateWindow()
+        await wait(lambda: QApplication.activeWindow() is dialog, message="the import's window active at last")
+        assert not app.quit_requested.is_set()
+        QTest.keyClick(dialog.paste_box, Qt.Key.Key_Q, Qt.KeyboardModifier.ControlModifier)
+        assert app.quit_requested.is_set()
+        dialog.reject()
