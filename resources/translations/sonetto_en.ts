@@ -1500,205 +1500,211 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
         <translation>{0}/{1} turns written · {2}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="49" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="50" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="52" />
         <source>已写入 {0}/{1} 轮 · {2} · {3}</source>
         <translation>{0}/{1} turns written · {2} · {3}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="54" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="57" />
+        <source>出错了，稍后自动重试（已失败 {0} 次）：{1}</source>
+        <translation>failed (try {0}), trying again shortly: {1}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="63" />
         <source>已暂停：点“继续”接着导入</source>
         <translation>Paused: click “Continue” to go on</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="56" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="65" />
         <source>审核箱快满了，导入已暂停：处理一些提议后会自动继续</source>
         <translation>The review inbox is nearly full, so the import waits: it goes on by itself once you have dealt with some proposals</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="58" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="67" />
         <source>先写刚才聊天的记忆，导入稍后继续…</source>
         <translation>Remembering your latest chat first; the import goes on right after…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="75" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="84" />
         <source>正在导入…</source>
         <translation>Importing…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="82" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="91" />
         <source>导入进度</source>
         <translation>Import progress</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="97" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="106" />
         <source>重试</source>
         <translation>Retry</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="102" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="181" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="111" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="190" />
         <source>暂停</source>
         <translation>Pause</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="103" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="112" />
         <source>后台运行</source>
         <translation>Run in background</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="104" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="113" />
         <source>停止</source>
         <translation>Stop</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="105" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="114" />
         <source>撤销这次导入</source>
         <translation>Undo this import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="106" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="115" />
         <source>重做这次导入</source>
         <translation>Redo this import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="107" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="116" />
         <source>按对话撤销…</source>
         <translation>Undo one conversation…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="108" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="117" />
         <source>关闭</source>
         <translation>Close</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="175" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="184" />
         <source>正在读：「{0}」· {1}</source>
         <translation>Reading: “{0}” · {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="181" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="190" />
         <source>继续</source>
         <translation>Continue</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="182" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="191" />
         <source>{0} 批没能写入</source>
         <translation>{0} batches could not be written</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="188" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="197" />
         <source>导入失败</source>
         <translation>Import failed</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="191" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="200" />
         <source>{0} 批都没能写入，什么也没有写入：{1}</source>
         <translation>None of the {0} batches could be written; nothing was written: {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="192" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="201" />
         <source>原因不明</source>
         <translation>no reason given</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="198" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="260" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="207" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="269" />
         <source>导入完成</source>
         <translation>Import finished</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="202" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="211" />
         <source>写入 {0} 轮，{1} 条提议已进入审核箱</source>
         <translation>{0} turns read; {1} proposals are in the review inbox</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="204" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="213" />
         <source>写入 {0} 轮：新记忆 {1} 条，更新 {2} 条，删除 {3} 条</source>
         <translation>{0} turns read: {1} new memories, {2} updated, {3} deleted</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="207" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="216" />
         <source>；{0} 项对你已有记忆的改动在审核箱里等你确认</source>
         <translation>; {0} changes to your memories wait for you in the review inbox</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="210" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="219" />
         <source>；{0} 轮没能写入</source>
         <translation>; {0} turns could not be written</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="216" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="268" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="225" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="277" />
         <source>撤销编号：{0}（命令行：sonetto memory undo {0}）</source>
         <translation>Undo id: {0} (command line: sonetto memory undo {0})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="223" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="232" />
         <source>已撤销这次导入</source>
         <translation>Import undone</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="226" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="235" />
         <source>其余导入的记忆已放回原样；你之后改过的 {0} 张卡片原样保留；同一个文件以后可以重新导入</source>
         <translation>The rest of the imported memories are as they were; the {0} cards you changed afterwards are kept as they are; the same file can be imported again later</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="230" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="239" />
         <source>导入的记忆已放回原样；同一个文件以后可以重新导入</source>
         <translation>The memories are as they were before; the same file can be imported again later</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="232" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="241" />
         <source>；它在审核箱里等你确认的 {0} 项改动已一并撤回</source>
         <translation>; its {0} changes waiting for you in the review inbox were withdrawn with it</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="236" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="245" />
         <source>……还有 {0} 张</source>
         <translation>…and {0} more</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="239" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="248" />
         <source>改变主意了？点“重做这次导入”，或在命令行：sonetto memory undo {0}</source>
         <translation>Changed your mind? Click “Redo this import”, or on the command line: sonetto memory undo {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="248" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="257" />
         <source>已重做这次导入</source>
         <translation>Import redone</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="250" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="259" />
         <source>导入的记忆已恢复成导入后的样子</source>
         <translation>The imported memories are back as the import left them</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="252" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="261" />
         <source>；你之后改过的 {0} 张卡片原样保留</source>
         <translation>; the {0} cards you changed since are kept as they are</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="263" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="272" />
         <source>{0} 条提议已进入审核箱</source>
         <translation>{0} proposals are in the review inbox</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="264" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="273" />
         <source>新记忆 {0} 条</source>
         <translation>{0} new memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="266" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="275" />
         <source>；跳过 {0} 条</source>
         <translation>; {0} skipped</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="272" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="281" />
         <source>导入已停止</source>
         <translation>Import stopped</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="274" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="283" />
         <source>已导入的部分保留着；再次导入同一个文件会接着导入剩下的</source>
         <translation>What was imported stays; importing the same file again goes on with the rest</translation>
     </message>
@@ -1953,31 +1959,36 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/notices/import_status.py" line="89" />
+        <source>导入 {0} 出错重试中 {1}/{2}</source>
+        <translation>Import {0} retrying {1}/{2}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/import_status.py" line="91" />
         <source>导入 {0} {1}/{2} 轮</source>
         <translation>Import {0} {1}/{2} turns</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/import_status.py" line="91" />
+        <location filename="../../sonetto_desktop/ui/notices/import_status.py" line="93" />
         <source>正在导入 {0} 的聊天记录（{1}）</source>
         <translation>Importing the chats from {0} ({1})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/import_status.py" line="96" />
+        <location filename="../../sonetto_desktop/ui/notices/import_status.py" line="98" />
         <source>点击打开导入窗口</source>
         <translation>Click to open the import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/import_status.py" line="98" />
+        <location filename="../../sonetto_desktop/ui/notices/import_status.py" line="100" />
         <source>聊天记录导入：{0}</source>
         <translation>Chat import: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/import_status.py" line="99" />
+        <location filename="../../sonetto_desktop/ui/notices/import_status.py" line="101" />
         <source>继续导入</source>
         <translation>Resume the import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/import_status.py" line="99" />
+        <location filename="../../sonetto_desktop/ui/notices/import_status.py" line="101" />
         <source>暂停导入</source>
         <translation>Pause the import</translation>
     </message>
