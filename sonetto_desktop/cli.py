@@ -25,6 +25,7 @@ from typing import Any, Awaitable, Callable
 
 from . import ops
 from .history_import.ledger import note_undo
+from .history_import.saved_import import guess_theme
 from .memory.changes import CLI, Turn
 from .memory.errors import MemoryError_
 from .memory.reasons import reason_text
@@ -304,8 +305,6 @@ def _undo_hint(turn: Turn, **print_to: Any) -> None:
 async def _add(args: argparse.Namespace, services: AppServices) -> int:
     """Without ``--theme`` the memory is filed under a theme chosen from its words, as ChatGPT's saved
     memories are (``guess_theme``), and the command says which."""
-    from .history_import.saved_import import guess_theme
-
     guessed = not (args.theme or "").strip()
     theme = guess_theme(args.description) if guessed else args.theme
     turn = ops.action_turn()
