@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import logging
 import os
 import re
@@ -24,6 +25,7 @@ from typing import Any, Awaitable, Callable
 
 from . import ops
 from .history_import.ledger import note_undo
+from .history_import.saved_import import guess_theme
 from .memory.changes import CLI, Turn
 from .memory.errors import MemoryError_
 from .memory.reasons import reason_text
@@ -60,7 +62,8 @@ def _parser() -> argparse.ArgumentParser:
     lst.add_argument("--theme", help="only this theme")
     add = sub.add_parser("add", help="add a memory; prints its id")
     add.add_argument("description")
-    add.add_argument("--theme", required=True)
+    add.add_argument("--theme", help="default: one chosen from the words (身份 when nothing points elsewhere), said on stderr")
+    add.add_argument("--json", action="store_true", help="print the id, the theme (and whether it was chosen) and the undo id")
     upd = sub.add_parser("update", help="change a memory's text and/or theme")
     upd.add_argument("id")
     upd.add_argument("description", nargs="?")
@@ -300,9 +303,19 @@ def _undo_hint(turn: Turn, **print_to: Any) -> None:
 
 
 async def _add(args: argparse.Namespace, services: AppServices) -> int:
+    """Without ``--theme`` the memory is filed under a theme chosen from its words, as ChatGPT's saved
+    memories are (``guess_theme``), and the command says which."""
+    guessed = not (args.theme or "").strip()
+    theme = guess_theme(args.description) if guessed else args.theme
     turn = ops.action_turn()
-    print(await _do(services, ops.AddMemory(args.description, args.theme, reason=reason_text("cli.add"),
-                                            as_turn=turn)))
+    memory_id = await _do(services, ops.AddMemory(args.description, theme, reason=reason_text("cli.add"), as_turn=turn))
+    if args.json:
+        print(json.dumps({"id": memory_id, "theme": theme, "theme_guessed": guessed, "undo_id": turn.turn_id},
+                         ensure_ascii=False))
+        return 0
+    print(memory_id)
+    if guessed:
+        print(f"theme: {one_line(theme)} (chosen from the words; give --theme to choose another)", file=sys.stderr)
     _undo_hint(turn, file=sys.stderr)  # (stdout is the new id alone, for scripts)
     return 0
 

@@ -499,3 +499,18 @@ def test_chats_left_to_a_paused_import_are_said_and_it_goes_on_without_its_file(
     resumed = _cli(llm_server, "history", "--store", str(store), "resume", state.id, "--json")
     assert resumed.returncode == 0, resumed.stderr
     assert json.loads(resumed.stdout)["turns_written"] == 8 and len(_texts(store)) == 4
+
+
+def test_the_terminals_progress_says_a_failing_batch_is_retried_and_why(capsys):
+    """A model that kept failing: the progress line said "已写入 0/3 轮 · 新记忆 0 · 更新 0" for about a
+    minute before the failure; now it says that the batch is tried again, and why (its first line)."""
+    from sonetto_desktop.cli_history import Words, _progress
+    from sonetto_desktop.history_import.runner import ImportProgress
+
+    retrying = ImportProgress("imp-0badc0de", "running", 2, 0, 3, 0, retrying="模型服务内部出错了（HTTP 503）\n详情：…",
+                              failed_tries=2)
+    _progress(retrying, Words("zh_CN"))
+    line = capsys.readouterr().err
+    assert "出错了，稍后自动重试（已失败 2 次）：模型服务内部出错了（HTTP 503）" in line and "详情" not in line, line
+    _progress(retrying, Words("en"))
+    assert "failed (try 2), trying again shortly: 模型服务内部出错了（HTTP 503）" in capsys.readouterr().err

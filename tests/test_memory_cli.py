@@ -918,3 +918,25 @@ def test_a_memory_deleted_or_restored_while_a_backup_reads_is_in_it_once(tmp_pat
         assert not live & trashed
     finally:
         dst.close()
+
+
+def test_add_without_a_theme_files_it_under_one_chosen_from_its_words_and_says_which(tmp_path):
+    """`sonetto memory add "我妹妹在深圳当护士"` failed with argparse's "the following arguments are
+    required: --theme". The theme is chosen from the words as for ChatGPT's saved memories (身份 when
+    nothing points elsewhere), said on stderr (stdout stays the id alone) and in --json."""
+    store = tmp_path / "memory.yaml"
+    added = _run("--store", str(store), "--create", "add", "我妹妹在深圳当护士")
+    assert added.returncode == 0, added.stderr
+    mid = added.stdout.strip()
+    assert mid and "\n" not in mid
+    assert "theme: 身份" in added.stderr and "--theme" in added.stderr, added.stderr
+    as_json = _run("--store", str(store), "add", "小林最爱的歌是《晴天》", "--json")
+    assert as_json.returncode == 0, as_json.stderr
+    said = json.loads(as_json.stdout)
+    assert said["theme"] == "音乐" and said["theme_guessed"] is True and said["undo_id"], said
+    given = json.loads(_run("--store", str(store), "add", "小林养了一只猫", "--theme", "宠物", "--json").stdout)
+    assert given["theme"] == "宠物" and given["theme_guessed"] is False
+    given_plain = _run("--store", str(store), "add", "小林在学日语", "--theme", "学习")
+    assert given_plain.returncode == 0 and "theme:" not in given_plain.stderr, given_plain.stderr
+    listing = _run("--store", str(store), "list").stdout
+    assert "## 身份 (1)" in listing and mid in listing and "## 音乐 (1)" in listing and "## 宠物 (1)" in listing

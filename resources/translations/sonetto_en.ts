@@ -1556,205 +1556,211 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
         <translation>{0}/{1} turns written · {2}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="49" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="50" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="52" />
         <source>已写入 {0}/{1} 轮 · {2} · {3}</source>
         <translation>{0}/{1} turns written · {2} · {3}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="54" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="57" />
+        <source>出错了，稍后自动重试（已失败 {0} 次）：{1}</source>
+        <translation>failed (try {0}), trying again shortly: {1}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="63" />
         <source>已暂停：点“继续”接着导入</source>
         <translation>Paused: click “Continue” to go on</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="56" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="65" />
         <source>审核箱快满了，导入已暂停：处理一些提议后会自动继续</source>
         <translation>The review inbox is nearly full, so the import waits: it goes on by itself once you have dealt with some proposals</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="58" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="67" />
         <source>先写刚才聊天的记忆，导入稍后继续…</source>
         <translation>Remembering your latest chat first; the import goes on right after…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="75" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="84" />
         <source>正在导入…</source>
         <translation>Importing…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="82" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="91" />
         <source>导入进度</source>
         <translation>Import progress</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="97" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="106" />
         <source>重试</source>
         <translation>Retry</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="102" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="181" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="111" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="190" />
         <source>暂停</source>
         <translation>Pause</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="103" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="112" />
         <source>后台运行</source>
         <translation>Run in background</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="104" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="113" />
         <source>停止</source>
         <translation>Stop</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="105" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="114" />
         <source>撤销这次导入</source>
         <translation>Undo this import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="106" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="115" />
         <source>重做这次导入</source>
         <translation>Redo this import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="107" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="116" />
         <source>按对话撤销…</source>
         <translation>Undo one conversation…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="108" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="117" />
         <source>关闭</source>
         <translation>Close</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="175" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="184" />
         <source>正在读：「{0}」· {1}</source>
         <translation>Reading: “{0}” · {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="181" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="190" />
         <source>继续</source>
         <translation>Continue</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="182" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="191" />
         <source>{0} 批没能写入</source>
         <translation>{0} batches could not be written</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="188" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="197" />
         <source>导入失败</source>
         <translation>Import failed</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="191" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="200" />
         <source>{0} 批都没能写入，什么也没有写入：{1}</source>
         <translation>None of the {0} batches could be written; nothing was written: {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="192" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="201" />
         <source>原因不明</source>
         <translation>no reason given</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="198" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="260" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="207" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="269" />
         <source>导入完成</source>
         <translation>Import finished</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="202" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="211" />
         <source>写入 {0} 轮，{1} 条提议已进入审核箱</source>
         <translation>{0} turns read; {1} proposals are in the review inbox</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="204" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="213" />
         <source>写入 {0} 轮：新记忆 {1} 条，更新 {2} 条，删除 {3} 条</source>
         <translation>{0} turns read: {1} new memories, {2} updated, {3} deleted</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="207" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="216" />
         <source>；{0} 项对你已有记忆的改动在审核箱里等你确认</source>
         <translation>; {0} changes to your memories wait for you in the review inbox</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="210" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="219" />
         <source>；{0} 轮没能写入</source>
         <translation>; {0} turns could not be written</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="216" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="268" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="225" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="277" />
         <source>撤销编号：{0}（命令行：sonetto memory undo {0}）</source>
         <translation>Undo id: {0} (command line: sonetto memory undo {0})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="223" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="232" />
         <source>已撤销这次导入</source>
         <translation>Import undone</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="226" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="235" />
         <source>其余导入的记忆已放回原样；你之后改过的 {0} 张卡片原样保留；同一个文件以后可以重新导入</source>
         <translation>The rest of the imported memories are as they were; the {0} cards you changed afterwards are kept as they are; the same file can be imported again later</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="230" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="239" />
         <source>导入的记忆已放回原样；同一个文件以后可以重新导入</source>
         <translation>The memories are as they were before; the same file can be imported again later</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="232" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="241" />
         <source>；它在审核箱里等你确认的 {0} 项改动已一并撤回</source>
         <translation>; its {0} changes waiting for you in the review inbox were withdrawn with it</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="236" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="245" />
         <source>……还有 {0} 张</source>
         <translation>…and {0} more</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="239" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="248" />
         <source>改变主意了？点“重做这次导入”，或在命令行：sonetto memory undo {0}</source>
         <translation>Changed your mind? Click “Redo this import”, or on the command line: sonetto memory undo {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="248" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="257" />
         <source>已重做这次导入</source>
         <translation>Import redone</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="250" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="259" />
         <source>导入的记忆已恢复成导入后的样子</source>
         <translation>The imported memories are back as the import left them</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="252" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="261" />
         <source>；你之后改过的 {0} 张卡片原样保留</source>
         <translation>; the {0} cards you changed since are kept as they are</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="263" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="272" />
         <source>{0} 条提议已进入审核箱</source>
         <translation>{0} proposals are in the review inbox</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="264" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="273" />
         <source>新记忆 {0} 条</source>
         <translation>{0} new memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="266" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="275" />
         <source>；跳过 {0} 条</source>
         <translation>; {0} skipped</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="272" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="281" />
         <source>导入已停止</source>
         <translation>Import stopped</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="274" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="283" />
         <source>已导入的部分保留着；再次导入同一个文件会接着导入剩下的</source>
         <translation>What was imported stays; importing the same file again goes on with the rest</translation>
     </message>
@@ -2009,31 +2015,36 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/notices/import_status.py" line="89" />
+        <source>导入 {0} 出错重试中 {1}/{2}</source>
+        <translation>Import {0} retrying {1}/{2}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/import_status.py" line="91" />
         <source>导入 {0} {1}/{2} 轮</source>
         <translation>Import {0} {1}/{2} turns</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/import_status.py" line="91" />
+        <location filename="../../sonetto_desktop/ui/notices/import_status.py" line="93" />
         <source>正在导入 {0} 的聊天记录（{1}）</source>
         <translation>Importing the chats from {0} ({1})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/import_status.py" line="96" />
+        <location filename="../../sonetto_desktop/ui/notices/import_status.py" line="98" />
         <source>点击打开导入窗口</source>
         <translation>Click to open the import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/import_status.py" line="98" />
+        <location filename="../../sonetto_desktop/ui/notices/import_status.py" line="100" />
         <source>聊天记录导入：{0}</source>
         <translation>Chat import: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/import_status.py" line="99" />
+        <location filename="../../sonetto_desktop/ui/notices/import_status.py" line="101" />
         <source>继续导入</source>
         <translation>Resume the import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/import_status.py" line="99" />
+        <location filename="../../sonetto_desktop/ui/notices/import_status.py" line="101" />
         <source>暂停导入</source>
         <translation>Pause the import</translation>
     </message>
@@ -4699,157 +4710,162 @@ Your theme: {1}</translation>
 <context>
     <name>StatusIndicator</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="217" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="223" />
         <source>向量模型已更换：等你确认</source>
         <translation>Embeddings model changed: waiting for you</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="218" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="224" />
         <source>回忆改用了向量模型 %1，要为 %2 条记忆重新计算向量；确认之前回忆只按字面找。</source>
         <translation>Recall now uses the embeddings model %1: the vectors of %2 memories must be computed again; until you confirm, recall goes by the words only.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="224" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="230" />
         <source>向量服务连不上：暂时只按字面回忆</source>
         <translation>Embeddings service unreachable: recall by words for now</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="225" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="231" />
         <source>回忆时连不上向量模型 %1：这段时间回忆只按字面找记忆，稍后自动再试，连上后照常按意思找。</source>
         <translation>Recall cannot reach the embeddings model %1: for now recall finds memories by their words only; it tries again by itself, and once it answers, recall finds them by meaning again.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="227" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="233" />
         <source>原因：%1</source>
         <translation>Reason: %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="230" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="236" />
         <source>向量 %1/%2</source>
         <translation>Vectors %1/%2</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="232" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="238" />
         <source>%1 出错</source>
         <translation>%1 failed</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="234" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="240" />
         <source>%1（稍后继续）</source>
         <translation>%1 (continuing later)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="236" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="242" />
         <source>向量模型 %1 在后台为每条记忆计算向量，算好的记忆回忆时也能按意思找到。</source>
         <translation>The embeddings model %1 computes a vector for every memory in the background; memories with one are also found by meaning when Sonetto recalls.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="238" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="244" />
         <source>内置向量模型在这台电脑上运行不了：%1</source>
         <translation>The built-in embeddings model does not run on this computer: %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="253" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="259" />
         <source>向量服务拒绝了请求（%1）：请检查 API 密钥。</source>
         <translation>The embeddings service refused the request (%1): check the API key.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="255" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="261" />
         <source>向量服务找不到这个模型（%1）：请检查服务地址和模型名称。</source>
         <translation>The embeddings service does not know this model (%1): check the base URL and the model name.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="257" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="263" />
         <source>向量服务限流了（%1）：稍后自动再试。</source>
         <translation>The embeddings service is rate-limiting (%1): it is tried again by itself later.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="259" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="265" />
         <source>向量服务拒绝了请求（%1）：这个模型可能不是向量模型，或不支持所填的维度。</source>
         <translation>The embeddings service refused the request (%1): the model may not be an embeddings model, or may not accept the dimensions given.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="261" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="267" />
         <source>向量服务出错了（%1）。</source>
         <translation>The embeddings service failed (%1).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="263" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="269" />
         <source>连不上向量服务 %1。</source>
         <translation>The embeddings service %1 cannot be reached.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="265" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="271" />
         <source>向量服务 %1 在 %2 秒内没有回应。</source>
         <translation>The embeddings service %1 gave no answer within %2 s.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="268" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="274" />
         <source>向量模型每次给同一段文字算出的向量都不一样：已算好的向量先留着，等它稳定下来。</source>
         <translation>The embeddings model answers the same text differently each time: the vectors made are kept until it answers alike.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="270" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="276" />
         <source>向量服务的回答不像向量模型给的：请检查模型名称。</source>
         <translation>The embeddings service's answer is not an embeddings model's: check the model name.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="272" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="278" />
         <source>内置向量模型出错了（详情在日志里）。</source>
         <translation>The built-in embeddings model failed (the details are in the log).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="273" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="279" />
         <source>向量计算出错了（详情在日志里）。</source>
         <translation>Computing the vectors failed (the details are in the log).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="288" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="294" />
         <source>第一次打开导入的记忆时要建立回忆索引；建好前回忆只用已建好的部分</source>
         <translation>Imported memories are indexed for recall the first time they are opened; until it is done, recall uses the part already indexed</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="289" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="295" />
         <source>正在建立回忆索引… %1 / %2</source>
         <translation>Building the recall index… %1 / %2</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="292" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="298" />
         <source>记忆写入未启动</source>
         <translation>Memory writer not started</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="298" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="304" />
         <source>记忆写入已暂停 (%1)</source>
         <translation>Memory writing paused (%1)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="300" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="306" />
         <source>整理记忆中 (%1)</source>
         <translation>Organising memories (%1)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="306" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="312" />
         <source>记忆写入出错：%1</source>
         <translation>Memory writing failed: %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="308" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="314" />
         <source>记忆已是最新</source>
         <translation>Memories are up to date</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="310" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="316" />
         <source>审核模式：Sonetto 想做的记忆变化会先等你确认</source>
         <translation>Review mode: changes Sonetto wants to make wait for you</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="316" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="319" />
+        <source>聊天记忆已是最新</source>
+        <translation>Chat memories are up to date</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="325" />
         <source>继续记忆写入</source>
         <translation>Resume memory writing</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="316" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="325" />
         <source>暂停记忆写入</source>
         <translation>Pause memory writing</translation>
     </message>

@@ -88,6 +88,10 @@ class ImportProgress:
     seconds_left: float | None = None
     held: tuple[str, ...] = ()
     writing: bool = False  # a batch (``title``, ``day``) is being written now
+    #: the batch being written failed and waits for its next try: why (the writer's words, in the UI's
+    #: language) and how many of its tries failed so far; empty once it is written or given up on
+    retrying: str = ""
+    failed_tries: int = 0
 
     @property
     def finished(self) -> bool:
@@ -166,6 +170,7 @@ class _Run:
     started_at: dict[int, float] = field(default_factory=dict)
     per_batch: float | None = None
     current: int | None = None
+    retrying: tuple[int, str] | None = None  # the batch being written failed: (tries failed, why); tried again
     live: dict[str, int] = field(default_factory=lambda: {"created": 0, "updated": 0, "deleted": 0})
     finished: asyncio.Event = field(default_factory=asyncio.Event)
     unsubscribe: list[Callable[[], None]] = field(default_factory=list)
@@ -378,6 +383,7 @@ class ImportRunner:
         elif event.kind == "done":
             run.written[seq] = int(run.batches.get(seq, {}).get("turns", 0))
             run.failed.discard(seq)
+            run.retrying = None
             _count_changes(run, getattr(run.writer.last_result, "changes", ()))
             began = run.started_at.pop(seq, None)
             if began is not None:
@@ -387,7 +393,10 @@ class ImportRunner:
         elif event.kind == "gave_up":
             run.failed.add(seq)
             run.started_at.pop(seq, None)
+            run.retrying = None
             self._call_soon(self._after_batch)
+        elif event.kind == "failed":  # it is tried again after a pause (or given up on: "gave_up" follows)
+            run.retrying = (max(event.attempt, 1), event.detail)
         else:
             return
         self._publish()
@@ -497,7 +506,8 @@ class ImportRunner:
             safe_title(current["title"]) if current else "",
             datetime.fromisoformat(current["now"]).date() if current else None,
             run.per_batch * left if run.per_batch is not None and left else (0.0 if not left else None),
-            tuple(sorted(self._held)), bool(run.writer.busy))
+            tuple(sorted(self._held)), bool(run.writer.busy),
+            run.retrying[1] if run.retrying else "", run.retrying[0] if run.retrying else 0)
 
     def _publish(self) -> None:
         snap = self.snapshot()

@@ -73,7 +73,12 @@ def build_menus(window: "MainWindow") -> WindowMenus:
     help_menu = bar.addMenu(QCoreApplication.translate("MainWindow", "帮助(&H)"))
     shortcuts_action = help_menu.addAction(QCoreApplication.translate("MainWindow", "键盘快捷键"), lambda: show_shortcuts(window))
     shortcuts_action.setShortcuts([QKeySequence("F1"), QKeySequence("Ctrl+/")])
-    for action in (settings_action, quit_action, shortcuts_action, undo_action, redo_action):
+    # 设置, 退出 and the shortcut list work from the app's non-modal windows too (the import's window: Ctrl+Q
+    # did nothing there); a modal dialog still blocks them (as it blocks the menu), and a text field with the
+    # focus keeps a key it uses. Undo / redo stay the main window's: they act on the wall behind it.
+    for action in (settings_action, quit_action, shortcuts_action):
+        action.setShortcutContext(Qt.ShortcutContext.ApplicationShortcut)
+    for action in (undo_action, redo_action):
         action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
     return WindowMenus(import_action, export_action, history_action, settings_action, trash_action, quit_action,
                        shortcuts_action, undo_action, redo_action)

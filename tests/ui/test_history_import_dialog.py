@@ -1091,3 +1091,76 @@ async def test_how_to_export_shows_whole_for_each_app_chosen(qapp, tmp_path, llm
         box.setCurrentIndex(box.findData("lmstudio"))
         assert ".lmstudio/conversations" in howto.text() and "ChatGPT" not in howto.text()
         dialog.reject()
+
+
+async def test_the_apps_shortcuts_work_from_the_import_window_but_not_over_its_text(qapp, tmp_path, wait):
+    """Ctrl+Q did nothing while the import's window (non-modal) had the focus; 文件 ▸ 退出 worked. Quit,
+    设置 (Ctrl+,) and the shortcut list (F1) now work from it too; a key its text box uses stays the box's."""
+    from PySide6.QtTest import QTest
+    from PySide6.QtWidgets import QApplication
+
+    async with running_app(qapp, app_settings(tmp_path / "data")) as app:
+        window = app.window
+        asked: list[str] = []
+        window.settings_requested.connect(lambda: asked.append("settings"))
+        dialog = app.history_imports.open_dialog(window)
+        await wait(dialog.isVisible, message="the import's window")
+        dialog.activateWindow()
+        await wait(lambda: QApplication.activeWindow() is dialog, message="the import's window active")
+        box = dialog.paste_box
+        box.setFocus()
+        await wait(box.hasFocus, message="the paste box's focus")
+        box.insertPlainText("小林喜欢猫")
+        QTest.keyClick(box, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)  # the box's own undo
+        assert box.toPlainText() == ""
+        QTest.keyClick(box, Qt.Key.Key_Comma, Qt.KeyboardModifier.ControlModifier)
+        assert asked == ["settings"] and app.settings_dialog is not None
+        app.settings_dialog.reject()
+        dialog.activateWindow()
+        await wait(lambda: QApplication.activeWindow() is dialog, message="the import's window active again")
+        QTest.keyClick(box, Qt.Key.Key_F1)
+        assert window.shortcuts_dialog is not None
+        window.shortcuts_dialog.reject()
+        dialog.activateWindow()
+        await wait(lambda: QApplication.activeWindow() is dialog, message="the import's window active at last")
+        assert not app.quit_requested.is_set()
+        QTest.keyClick(dialog.paste_box, Qt.Key.Key_Q, Qt.KeyboardModifier.ControlModifier)
+        assert app.quit_requested.is_set()
+        dialog.reject()
+
+
+async def test_an_import_whose_model_keeps_failing_says_it_is_retrying_and_why(qapp, tmp_path, llm_server, wait):
+    """The model refused every batch: for about a minute the window said "已写入 0/3 轮 · … · 剩余时间估算中"
+    (the header "导入 ChatGPT 0/3 轮") before 导入失败, the person left guessing. While a batch waits for its
+    next try the line says it is retrying and why (the writer's reason, in the UI's language), the header
+    too; in English as well."""
+    from sonetto_desktop.history_import.runner import ImportProgress
+    from sonetto_desktop.ui.dialogs.history_progress import progress_line
+    from sonetto_desktop.ui.i18n import install_translators, remove_translators
+    from llm_payloads import ErrorResponse
+
+    llm_server.default = ErrorResponse(503, "upstream overloaded")
+    async with running_app(qapp, app_settings(tmp_path / "data", llm_server)) as app:
+        dialog = app.history_imports.open_dialog(app.window)
+        assert await dialog.open_path(fixture("chatgpt_conversations.json"))
+        await wait(lambda: dialog.start_button.isEnabled(), message="the plan")
+        dialog.start_button.click()
+        line = dialog.progress.line
+        await wait(lambda: "重试" in line.text(), timeout=20, message=lambda: f"retrying said: {line.text()!r}")
+        assert line.text().startswith("已写入 0/3 轮") and "估算中" not in line.text(), line.text()
+        assert "模型服务" in line.text() and "503" in line.text(), line.text()  # the writer's reason, in Chinese
+        badge = app.window.status_indicator.import_status.badge
+        await wait(lambda: "重试" in badge.text(), message=lambda: f"the header: {badge.text()!r}")
+        assert "503" in badge.toolTip()
+        dialog.progress.background_button.click()
+    retrying = ImportProgress("imp-0badc0de", "running", 2, 0, 3, 0, retrying="模型服务暂时不可用（HTTP 503）",
+                              failed_tries=2)
+    assert progress_line(retrying) == "已写入 0/3 轮 · 新记忆 0 · 更新 0 · 出错了，稍后自动重试（已失败 2 次）：模型服务暂时不可用（HTTP 503）"
+    translators = install_translators(qapp, "en")
+    try:
+        english = ImportProgress("imp-0badc0de", "running", 2, 0, 3, 0, retrying="The model service is unavailable (HTTP 503)",
+                                 failed_tries=1)
+        assert progress_line(english).endswith("failed (try 1), trying again shortly: "
+                                               "The model service is unavailable (HTTP 503)"), progress_line(english)
+    finally:
+        remove_translators(qapp, translators)

@@ -37,7 +37,7 @@ async def test_a_background_import_shows_in_the_header_with_pause_and_its_window
         await wait(lambda: not status.isHidden(), message="the import in the header")
         assert status.badge.text().startswith("导入 ChatGPT ") and status.badge.text().endswith("/3 轮")
         assert "chatgpt_conversations.json" in status.badge.toolTip() and "点击打开导入窗口" in status.badge.toolTip()
-        assert indicator.label.isHidden()  # "记忆已是最新" said nothing true while the import writes
+        assert indicator.label.text() == "聊天记忆已是最新"  # "记忆已是最新" said nothing true while the import writes
 
         status.pause_button.click()
         await wait(lambda: "已暂停" in status.badge.text(), message="paused from the header")
@@ -96,3 +96,33 @@ async def test_the_wall_filters_what_imports_wrote(tmp_path, qtbot, wait):
     assert shown == {imported} and mine not in shown and app_written not in shown
     await service.submit(EditMemory(imported, "从 ChatGPT 导入的，我改过", None))  # the person's now
     await wait(lambda: not [s for s in wall.visible_sections() if s.proxy.ids()], message="no longer imported")
+
+
+async def test_during_an_import_each_pause_button_sits_with_what_it_pauses(qapp, tmp_path, llm_server, wait):
+    """During an import the header showed two identical ⏸ side by side (the import's, the chat writer's,
+    "记忆已是最新" hidden): only their tooltips told them apart. Now the import's progress and its ⏸ are
+    one group, a line, then the chat writer's state and its ⏸."""
+    from llm_payloads import ErrorResponse
+
+    llm_server.default = ErrorResponse(503, "upstream overloaded")  # the import keeps retrying: it stays
+    async with running_app(qapp, app_settings(tmp_path / "data", llm_server)) as app:
+        indicator = app.window.status_indicator
+        status = indicator.import_status
+        assert indicator.import_separator.isHidden()
+        dialog = app.history_imports.open_dialog(app.window)
+        assert await dialog.open_path(fixture("chatgpt_conversations.json"))
+        await wait(lambda: dialog.start_button.isEnabled(), message="the plan")
+        dialog.start_button.click()
+        await wait(lambda: not status.isHidden(), message="the import in the header")
+        dialog.progress.background_button.click()
+        await wait(lambda: not dialog.isVisible(), message="in the background")
+
+        def x(widget) -> int:
+            return widget.mapTo(indicator, widget.rect().topLeft()).x()
+
+        label, line = indicator.label, indicator.import_separator
+        assert not label.isHidden() and label.text() == "聊天记忆已是最新", label.text()
+        assert not line.isHidden()
+        assert x(status.badge) < x(status.pause_button) < x(line) < x(label) < x(indicator.pause_button)
+        assert status.pause_button.toolTip() == "暂停导入" and indicator.pause_button.toolTip() == "暂停记忆写入"
+        dialog.reject()

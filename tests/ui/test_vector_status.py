@@ -387,3 +387,26 @@ def test_the_vectors_trouble_is_said_in_english_in_an_english_window(qtbot, engl
     for fields, _zh, en, detail in TROUBLES:
         tip = _tooltip_for(qtbot, fields)
         assert en in tip and detail in tip and not re.search(r"[\u4e00-\u9fff]", tip), tip
+
+
+async def test_the_writers_state_and_the_vectors_count_are_set_apart(qtbot):
+    """"记忆已是最新向量 96/128" ("Memories are up to date Vectors 96/128"): the two ran together. A line
+    stands between them while both show, and none when the count is gone."""
+    from sonetto_desktop.memory.retrieval.vector_status import VectorStatus
+    from sonetto_desktop.ui.notices.status_indicator import StatusIndicator, WriterControl
+
+    control = WriterControl(None)
+    indicator = StatusIndicator(control)
+    qtbot.addWidget(indicator)
+    indicator.show()
+    control._on_vectors(VectorStatus("running", 96, 128, "", 0.0, "bge-m3"))
+    label, count, line = indicator.label, indicator.vectors_label, indicator.vectors_separator
+    assert count.text() == "向量 96/128" and not label.isHidden()
+    assert line.isVisible() and line.width() >= 1
+
+    def x(widget) -> int:
+        return widget.mapTo(indicator, widget.rect().topLeft()).x()
+
+    assert x(count) < x(line) < x(label) or x(label) < x(line) < x(count)
+    control._on_vectors(VectorStatus("idle", 128, 128, "", 0.0, "bge-m3"))
+    assert count.isHidden() and line.isHidden()

@@ -46,7 +46,16 @@ def progress_line(p: ImportProgress) -> str:
             memories += QCoreApplication.translate("HistoryProgress", " · 待你确认 {0}").format(p.proposals)
     if p.status == PAUSED and not p.held:  # stopped (停止): nothing runs, no time is left to say
         return QCoreApplication.translate("HistoryProgress", "已写入 {0}/{1} 轮 · {2}").format(p.turns_done, p.turns, memories)
+    if p.retrying and not p.held:  # no time to say while a batch fails: why, and that it is tried again
+        return QCoreApplication.translate("HistoryProgress", "已写入 {0}/{1} 轮 · {2} · {3}").format(
+            p.turns_done, p.turns, memories, retrying_text(p))
     return QCoreApplication.translate("HistoryProgress", "已写入 {0}/{1} 轮 · {2} · {3}").format(p.turns_done, p.turns, memories, time_left(p.seconds_left))
+
+
+def retrying_text(p: ImportProgress) -> str:
+    """The batch being written failed and is tried again shortly: how often it failed, and why."""
+    return QCoreApplication.translate("HistoryProgress", "出错了，稍后自动重试（已失败 {0} 次）：{1}").format(
+        p.failed_tries, p.retrying)
 
 
 def held_text(held: tuple[str, ...]) -> str:

@@ -85,6 +85,8 @@ class ImportStatus(QWidget):
             text = self.tr("导入 {0} 已暂停 {1}/{2}")
         elif held:
             text = self.tr("导入 {0} 稍候 {1}/{2}")
+        elif progress is not None and progress.retrying:  # why: in the tooltip (progress_line)
+            text = self.tr("导入 {0} 出错重试中 {1}/{2}")
         else:
             text = self.tr("导入 {0} {1}/{2} 轮")
         self.badge.setText(text.format(state.label, done, total))

@@ -15,7 +15,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QSize, Qt, Signal
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolButton, QWidget
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QToolButton, QWidget
 
 from sonetto_desktop.presentation.i18n import filled
 from ..i18n import ui_language
@@ -184,14 +184,20 @@ class StatusIndicator(QWidget):
         self.review_button.setObjectName("ReviewBadge")
         self.review_button.setDefaultAction(control.review_action)
         self.review_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
-        layout.addWidget(self.label)
-        layout.addWidget(self.vectors_label)
-        layout.addWidget(self.review_button)
         self.conflicts_button = QToolButton(self)
         self.conflicts_button.setObjectName("ConflictsBadge")
         self.conflicts_button.setDefaultAction(control.conflicts_action)
         self.conflicts_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+        # Groups, each set apart by a line: [the import's progress, its ⏸] | [the vectors' count] |
+        # [the badges, the writer's state, its ↻ and ⏸]: a pause button sits with what it pauses.
+        self.import_separator = _separator(self)  # shown with the import (set_import_status)
+        self.vectors_separator = _separator(self)
+        layout.addWidget(self.import_separator)
+        layout.addWidget(self.vectors_label)
+        layout.addWidget(self.vectors_separator)
+        layout.addWidget(self.review_button)
         layout.addWidget(self.conflicts_button)
+        layout.addWidget(self.label)
         layout.addWidget(self.retry_button)
         layout.addWidget(self.pause_button)
         for button in self.tab_stops():  # a click must not take the focus (one Space would then pause)
@@ -200,8 +206,8 @@ class StatusIndicator(QWidget):
         self.refresh()
 
     def set_import_status(self, widget: Any) -> None:
-        """Show ``widget`` (``ImportStatus``) first in the row; while it shows, "记忆已是最新" gives way
-        to it (the import's own writer is busy, not the chat's)."""
+        """Show ``widget`` (``ImportStatus``) first in the row, a line after it; while it shows, the chat
+        writer's idle state says it is the chat's ("聊天记忆已是最新": the import's own writer is busy)."""
         self.import_status = widget
         self.layout().insertWidget(0, widget)
         widget.shown_changed.connect(lambda _shown: self.refresh())
@@ -308,11 +314,14 @@ class StatusIndicator(QWidget):
                 state, text = "idle", self.tr("记忆已是最新")
         if self._control.review_mode:  # said here, not by a "待审核 0" badge
             tip = "\n".join(t for t in (tip, self.tr("审核模式：Sonetto 想做的记忆变化会先等你确认")) if t)
+        importing = self.import_status is not None and not self.import_status.isHidden()
+        if importing and state == "idle":  # "记忆已是最新" said nothing true while the import writes
+            text = self.tr("聊天记忆已是最新")
         self.label.setText(text)
         self.label.setToolTip(tip)
-        importing = self.import_status is not None and not self.import_status.isHidden()
-        self.label.setVisible(not (importing and state == "idle"))
         self._show_vectors(self._control.vectors)
+        self.import_separator.setVisible(importing)
+        self.vectors_separator.setVisible(not self.vectors_label.isHidden())
         self.pause_button.setToolTip(self.tr("继续记忆写入") if state == "paused" else self.tr("暂停记忆写入"))
         self.retry_button.setVisible(self._control.retry_action.isVisible())
         self.review_button.setVisible(self._control.review_action.isVisible())
@@ -323,3 +332,13 @@ class StatusIndicator(QWidget):
             self.label.setProperty("state", state)
             self.label.style().unpolish(self.label)
             self.label.style().polish(self.label)
+
+
+def _separator(parent: QWidget) -> QFrame:
+    """A thin vertical line between two groups of the row (hidden while either side is)."""
+    line = QFrame(parent)
+    line.setObjectName("StatusSeparator")
+    line.setFrameShape(QFrame.Shape.VLine)
+    line.setFixedSize(13, 16)  # the line and room either side (the QSS's margin)
+    line.setVisible(False)
+    return line
