@@ -5,6 +5,11 @@ and a layout that trusts it clips the last lines when the real width differs. He
 what the text needs unwrapped, capped by a limit the chat view sets from its own width, and the
 height is exactly what the label needs at that width (QLabel's own ``heightForWidth``, the same
 layout it paints). Both are fixed on the widget, so no layout can squeeze it.
+
+A word wider than the label (a URL, a pasted hash) breaks anywhere instead of running past the
+edge: QLabel lays its document out with plain word wrap each time its text changes, so once it has,
+the document's option says "at word boundaries, or anywhere when a word does not fit" and the label
+is measured again. Only the layout changes: the text, what is selected and copied, stays as written.
 """
 
 from __future__ import annotations
@@ -12,18 +17,21 @@ from __future__ import annotations
 import math
 
 from PySide6.QtCore import QEvent, Qt
-from PySide6.QtGui import QTextDocument
+from PySide6.QtGui import QResizeEvent, QTextDocument, QTextOption
 from PySide6.QtWidgets import QLabel, QSizePolicy, QWidget
 
 QWIDGETSIZE_MAX = (1 << 24) - 1
 SLACK_PX = 2  # rounding between our measuring document and the label's own
 LONG_TEXT = 600  # text this long fills the width limit anyway: not worth measuring unwrapped
+ANYWHERE = QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere
 
 
 class BubbleText(QLabel):
-    def __init__(self, parent: QWidget | None = None, *, limit: int = 480) -> None:
+    def __init__(self, parent: QWidget | None = None, *, limit: int = 480, break_words: bool = True) -> None:
         super().__init__(parent)
         self._limit = max(1, limit)
+        self._break_words = break_words  # False: a word wider than the limit makes the label wider (WideText scrolls)
+        self._wraps = False  # the text is wider than the label: it wraps
         self.setWordWrap(True)
         self.setTextFormat(Qt.TextFormat.PlainText)  # rich text only when asked for (Markdown replies)
         self.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
@@ -63,14 +71,43 @@ class BubbleText(QLabel):
         return self.textFormat() == Qt.TextFormat.RichText
 
     def refit(self) -> None:
-        width = max(1, min(self.natural_width(), self._limit))
+        natural = self.natural_width()
+        width = max(1, min(natural, self._limit))
         # QLabel clamps the width it measures at to its own minimum / maximum: free them first
         self.setMinimumSize(0, 0)
         self.setMaximumSize(QWIDGETSIZE_MAX, QWIDGETSIZE_MAX)
-        height = max(0, self.heightForWidth(width)) if self.text() else 0
-        self.setFixedSize(width, height)
+        self._wraps = width < natural
+        height = 0
+        if self.text():
+            height = self.heightForWidth(width)  # (lays the text out: QLabel sets its wrap mode then)
+            if self._wraps and self._break_long_words():
+                height = self.heightForWidth(width)
+        self.setFixedSize(width, max(0, height))
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        if self._wraps and self.text():  # a resized label lays its text out again, with plain word wrap:
+            self.heightForWidth(self.width())  # now, not when it paints,
+            self._break_long_words()  # so that it is laid out once more, breaking long words
+
+    def _break_long_words(self) -> bool:
+        """Let a word too wide for a line break anywhere (it is cut off at the label's edge otherwise).
+        True when the layout changed (the label is to be measured again)."""
+        if not self._break_words:
+            return False
+        document = self.findChild(QTextDocument)  # the label's own (selectable or rich text)
+        if document is None:
+            return False
+        option = document.defaultTextOption()
+        if option.wrapMode() == ANYWHERE:
+            return False
+        option.setWrapMode(ANYWHERE)
+        document.setDefaultTextOption(option)
+        return True
 
     def changeEvent(self, event: QEvent) -> None:
         super().changeEvent(event)
-        if event.type() in (QEvent.Type.FontChange, QEvent.Type.StyleChange):
+        # (a changed contents rect or direction has the label lay its text out again, with plain word wrap)
+        if event.type() in (QEvent.Type.FontChange, QEvent.Type.StyleChange, QEvent.Type.ContentsRectChange,
+                            QEvent.Type.LayoutDirectionChange):
             self.refit()

@@ -89,6 +89,8 @@ class MessageBubble(QFrame):
 
         self.tool_label = BubbleText(self)
         self.tool_label.setObjectName("ToolLine")
+        # selectable: laid out as a document, so a long tool name breaks instead of being cut off
+        self.tool_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.tool_label.hide()
         layout.addWidget(self.tool_label)
 
@@ -108,6 +110,8 @@ class MessageBubble(QFrame):
         error_layout.setContentsMargins(*ERROR_MARGINS)  # keeps the bubble's width even when narrow
         error_layout.setSpacing(4)
         self.error_label = BubbleText(self.error_box)
+        # selectable (the person may copy what went wrong), and so a long URL in it breaks, not cut off
+        self.error_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.retry_button = QPushButton(icon("retry"), self.tr("重试"), self.error_box)
         self.retry_button.setFocusPolicy(Qt.FocusPolicy.TabFocus)  # a click leaves the focus where it was
         self.retry_button.clicked.connect(self._on_retry_clicked)
