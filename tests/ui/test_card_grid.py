@@ -110,6 +110,22 @@ async def test_a_narrow_wall_keeps_the_search_box_usable(wall, populated_store, 
     assert wall.add_button.width() >= wall.add_button.sizeHint().width()  # "新建" is not elided
 
 
+async def test_a_wide_wall_keeps_the_search_box_a_search_box(wall, populated_store, wait):
+    """At 2560 px the search box does not run across the whole wall: it stops at a sensible width,
+    the sort beside it, and 新建 and the trash stay at the right end."""
+    from sonetto_desktop.ui.wall.toolbar import SEARCH_MAX_WIDTH
+
+    await wall.reload()
+    wall.resize(1500, 800)  # the wall's share of a 2560 px window
+    await wait(lambda: wall.width() == 1500)
+    wall.toolbar.layout().activate()
+    assert wall.search_edit.width() <= SEARCH_MAX_WIDTH
+    sort = wall.toolbar.sort_combo.geometry()
+    assert sort.left() - wall.search_edit.geometry().right() < 12  # the sort stays beside the box
+    trash = wall.toolbar.trash_button.geometry()
+    assert wall.toolbar.width() - trash.right() < 12  # the trash stays at the right end
+
+
 async def test_full_rows_fill_the_width_and_share_a_height(wall, populated_store, wait):
     for n in range(30):
         populated_store.add("短" if n % 3 else f"一条稍微长一些的记忆，编号 {n}，用来换行", "工作")
