@@ -262,3 +262,27 @@ def test_a_word_that_fits_still_wraps_at_spaces(panel):
         line = layout.lineAt(i)
         end = line.textStart() + line.textLength()
         assert block.text()[end - 1] == " ", f"line {i} broke inside a word: {block.text()[line.textStart():end]!r}"
+
+
+def test_a_memory_chip_wider_than_a_narrow_bubble_is_shortened_not_cut(qtbot):
+    """At 900x600 a recalled memory's chip ("小林约了12月15日上午十点的…") was wider than a short reply's
+    bubble and cut off at its edge, its right border gone; it is shortened with … to fit, and whole
+    again when the bubble may be wider."""
+    from sonetto_desktop.ui.chat.message_bubble import MessageBubble, chip_text
+
+    description = "小林约了12月15日上午十点的眼科检查"
+    bubble = MessageBubble("assistant", "[]", max_width=200)
+    bubble.setStyleSheet(stylesheet("light"))
+    qtbot.addWidget(bubble)
+    bubble.show()
+    bubble.set_memories([{"id": "m1", "description": description, "theme": "时效待办"},
+                         {"id": "m2", "description": "喜欢猫", "theme": "品味"}])
+    process_events()
+    for chip in bubble.chip_buttons():
+        assert chip.geometry().right() < bubble.chips.width(), f"{chip.text()!r} runs past the bubble"
+        assert chip.width() >= chip.sizeHint().width(), f"{chip.text()!r} is cut off"
+    long_chip, short_chip = bubble.chip_buttons()
+    assert long_chip.text().endswith("…") and short_chip.text() == "喜欢猫"
+    bubble.set_max_width(700)
+    process_events()
+    assert long_chip.text() == chip_text(description)

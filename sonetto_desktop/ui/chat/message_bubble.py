@@ -229,6 +229,13 @@ class MessageBubble(QFrame):
 
     def _fit_chips(self) -> None:
         inner = self._max_width - 2 * MARGIN_X - 2
+        for chip in self.chip_buttons():  # a chip wider than the bubble is shortened (…), not cut at its edge
+            full = chip.property("full_text")
+            chip.setText(full)
+            wide = chip.sizeHint().width()
+            if wide > inner:
+                room = inner - (wide - chip.fontMetrics().horizontalAdvance(full))  # less its icon and padding
+                chip.setText(chip.fontMetrics().elidedText(full, Qt.TextElideMode.ElideRight, max(0, room)))
         chips = [self.chip_layout.itemAt(i).sizeHint().width() for i in range(self.chip_layout.count())]
         natural = sum(chips) + 6 * max(0, len(chips) - 1)
         width = max(1, min(natural, inner))
@@ -314,6 +321,7 @@ class MessageBubble(QFrame):
             chip.setCursor(Qt.CursorShape.PointingHandCursor)
             chip.setToolTip(self.tr("{0}：{1}").format(memory.get("theme", ""), memory.get("description", "")))
             chip.setProperty("memory_id", memory["id"])
+            chip.setProperty("full_text", chip.text())
             chip.clicked.connect(lambda _=False, mid=memory["id"]: self.memory_clicked.emit(mid))
             chip.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
             chip.customContextMenuRequested.connect(
