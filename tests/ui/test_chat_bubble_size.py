@@ -219,21 +219,23 @@ def _overflowing(view) -> list[str]:
 
 
 @pytest.mark.parametrize("stream", [False, True], ids=["set", "streamed"])
-def test_a_long_unbroken_word_wraps_at_the_smallest_width(panel, stream):
+@pytest.mark.parametrize("times", [1, 3], ids=["short", "long"])  # long: a piece over bubble_text.LONG_TEXT
+def test_a_long_unbroken_word_wraps_at_the_smallest_width(panel, stream, times):
     panel.resize(900, 600)
     process_events()
-    user = panel.view.add_message("user", f"打开 {URL} 看看")
+    text = " ".join([UNBROKEN] * times)
+    user = panel.view.add_message("user", f"打开 {URL} 看看" * times)
     reply = panel.view.add_reply("打开")
     if stream:
-        for start in range(0, len(UNBROKEN), 7):
-            reply.append_token(UNBROKEN[start:start + 7])
+        for start in range(0, len(text), 7):
+            reply.append_token(text[start:start + 7])
             if start % 70 == 0:
                 reply.flush()
                 process_events(2)
                 assert _overflowing(panel.view) == [], "cut off while streaming"
         reply.flush()
     else:
-        reply.set_text(UNBROKEN)
+        reply.set_text(text)
     failed = panel.view.add_reply("再试")
     failed.set_error(f"连不上模型服务：{URL}/v1/chat/completions")
     process_events()
@@ -242,8 +244,8 @@ def test_a_long_unbroken_word_wraps_at_the_smallest_width(panel, stream):
     # what is shown (and selected, and copied) is the text itself: nothing inserted to make it wrap
     label = user.label
     label.setSelection(0, len(label.text()))
-    assert label.selectedText() == f"打开 {URL} 看看"
-    assert reply.text == UNBROKEN
+    assert label.selectedText() == f"打开 {URL} 看看" * times
+    assert reply.text == text
 
 
 def test_a_word_that_fits_still_wraps_at_spaces(panel):
