@@ -61,6 +61,14 @@ def relative_time(when: Any, now: datetime | None = None, *, lang: str = "zh") -
     return _count(words, "year", day_gap // 365)
 
 
+def every_form(lang: str = "zh") -> list[str]:
+    """Every form ``relative_time`` says in ``lang``, each with two-digit numbers: the widest a place
+    showing any of them must allow for ("59分钟前", "11 months ago")."""
+    words = _EN if lang.lower().startswith("en") else _ZH
+    return [words["now"], words["yesterday"], words["minutes"].format(n=59), words["hours"].format(n=23),
+            words["days"].format(n=29), words["months"].format(n=11), words["years"].format(n=10)]
+
+
 def _count(words: dict[str, str], unit: str, n: int) -> str:
     if n == 1 and unit in words:
         return words[unit]

@@ -148,9 +148,12 @@ class MainWindow(QMainWindow):
 
     def _order_tabs(self) -> None:
         """Tab follows the layout: the header (left to right), the sessions (top to bottom), the chat
-        (mode bar, transcript, input, send), then the wall in its own order."""
+        (mode bar, transcript, input, send) or the welcome panel (打开设置, its two import links), then
+        the wall in its own order."""
+        welcome = self.welcome
         chain_tab_order([*self.status_indicator.tab_stops(), self.settings_button, *self.chat_panel.tab_stops(),
-                         self.welcome.settings_button, self.wall])  # the wall moves with all of its controls
+                         welcome.settings_button, welcome.import_button, welcome.history_button,
+                         self.wall])  # the wall moves with all of its controls
 
     def attach_undo(self, undo: Any) -> None:
         """编辑 ▸ 撤销 / 重做 act on ``undo`` (a ``MemoryUndo``) and name what they would do."""

@@ -4,6 +4,11 @@ smaller."""
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
+
+import pytest
+from PySide6.QtGui import QFont
+
 from sonetto_desktop.ui.wall.card_delegate import DENSITIES
 
 
@@ -105,6 +110,22 @@ async def test_a_narrow_wall_keeps_the_search_box_usable(wall, populated_store, 
     assert wall.add_button.width() >= wall.add_button.sizeHint().width()  # "新建" is not elided
 
 
+async def test_a_wide_wall_keeps_the_search_box_a_search_box(wall, populated_store, wait):
+    """At 2560 px the search box does not run across the whole wall: it stops at a sensible width,
+    the sort beside it, and 新建 and the trash stay at the right end."""
+    from sonetto_desktop.ui.wall.toolbar import SEARCH_MAX_WIDTH
+
+    await wall.reload()
+    wall.resize(1500, 800)  # the wall's share of a 2560 px window
+    await wait(lambda: wall.width() == 1500)
+    wall.toolbar.layout().activate()
+    assert wall.search_edit.width() <= SEARCH_MAX_WIDTH
+    sort = wall.toolbar.sort_combo.geometry()
+    assert sort.left() - wall.search_edit.geometry().right() < 12  # the sort stays beside the box
+    trash = wall.toolbar.trash_button.geometry()
+    assert wall.toolbar.width() - trash.right() < 12  # the trash stays at the right end
+
+
 async def test_full_rows_fill_the_width_and_share_a_height(wall, populated_store, wait):
     for n in range(30):
         populated_store.add("短" if n % 3 else f"一条稍微长一些的记忆，编号 {n}，用来换行", "工作")
@@ -137,3 +158,37 @@ async def test_compact_cards_have_no_footer_line_and_show_the_count_beside_the_t
     assert compact.height() <= comfortable.height() * 0.6
     assert count_text(0) == "0 次"
     view.grab()  # paints
+
+
+AGO = [timedelta(seconds=20), timedelta(minutes=59), timedelta(hours=5), timedelta(days=1, hours=8),
+       timedelta(days=29), timedelta(days=340), timedelta(days=3650)]
+FOOTER_SPACE = 12  # px at least between a card's count and its "who · when"
+
+
+@pytest.mark.parametrize("language", ["chinese", "english"])
+@pytest.mark.parametrize("density", ["comfortable"])
+def test_a_short_cards_footer_keeps_its_two_halves_apart(request, language, density, qapp):
+    """A card as narrow as it may be (a one-word memory) still has room between "用到 N 次" and
+    "Sonetto · 3个月前" in either language: the footer is measured with the language's longest time."""
+    request.getfixturevalue(language)
+    from sonetto_desktop.memory.changes import AGENT, PERSON_ACTORS
+    from sonetto_desktop.ui.i18n import ui_language
+    from sonetto_desktop.ui.wall.card_delegate import AUTHOR_SEP, CardMetrics
+    from sonetto_desktop.ui.wall.memory_model import uses_text
+    from sonetto_desktop.presentation.authors import author_label
+    from sonetto_desktop.presentation.cards import make_card
+    from sonetto_desktop.presentation.relative_time import relative_time
+
+    metrics = CardMetrics(density, QFont())
+    now = datetime.now()
+    for actor in (AGENT, sorted(PERSON_ACTORS)[0], "mcp:claude-desktop"):
+        for ago in AGO:
+            for hits in (0, 7, 42, 318):
+                card = make_card("m1", "好", "生活", hits, (now - ago).isoformat(timespec="seconds"), actor=actor)
+                width = metrics.natural_size(card).width()
+                when = relative_time(now - ago, now, lang=ui_language())
+                halves = metrics.small_width(uses_text(hits)) + metrics.small_width(author_label(actor) + AUTHOR_SEP + when)
+                room = width - metrics.chrome
+                assert room - halves >= FOOTER_SPACE, (
+                    f"{ui_language()}: 'used {hits}' and {author_label(actor) + AUTHOR_SEP + when!r} "
+                    f"{room - halves:.0f} px apart on a {width} px card")

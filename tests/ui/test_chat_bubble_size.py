@@ -7,6 +7,8 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from PySide6.QtCore import QRect, Qt
+from PySide6.QtGui import QTextDocument
 from PySide6.QtWidgets import QLabel
 
 from shell_fixtures import OFFSCREEN_RAISE, OFFSCREEN_SIZE_HINTS, running_engine
@@ -188,3 +190,101 @@ async def test_at_the_windows_smallest_size_the_chat_still_fits_its_column(qapp,
         for bubble in view.bubbles:
             right = bubble.mapTo(view.viewport(), bubble.rect().topRight()).x()
             assert right < view.viewport().width(), (bubble.role, right, view.viewport().width())
+
+
+URL = "https://example.com/very/long/path/" + "abcdef0123456789" * 12
+HASH = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+UNBROKEN = f"看这个：{URL} 还有哈希 {HASH}{HASH} 以及 Donaudampfschifffahrtsgesellschaftskapitänsmützenabzeichen。"
+
+
+def _overflowing(view) -> list[str]:
+    """Every text part whose laid-out text is wider than the part (a word that did not wrap: cut off)."""
+    found = []
+    for n, bubble in enumerate(view.bubbles):
+        for label in bubble.findChildren(QLabel):
+            if not label.isVisibleTo(bubble) or not label.text():
+                continue
+            label.grab()  # painted: laid out at its own width, as the person sees it
+            document = label.findChild(QTextDocument)
+            room = label.contentsRect().width()
+            if document is not None:
+                wide = document.idealWidth()
+            else:  # a plain label draws its text itself
+                wide = label.fontMetrics().boundingRect(QRect(0, 0, room, 1 << 20), Qt.TextFlag.TextWordWrap,
+                                                        label.text()).width()
+            if wide > room + 1:
+                found.append(f"bubble {n} ({bubble.role}) {label.objectName()!r}: text {wide:.0f}px wide in a "
+                             f"{room}px label")
+    return found
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["set", "streamed"])
+@pytest.mark.parametrize("times", [1, 3], ids=["short", "long"])  # long: a piece over bubble_text.LONG_TEXT
+def test_a_long_unbroken_word_wraps_at_the_smallest_width(panel, stream, times):
+    panel.resize(900, 600)
+    process_events()
+    text = " ".join([UNBROKEN] * times)
+    user = panel.view.add_message("user", f"打开 {URL} 看看" * times)
+    reply = panel.view.add_reply("打开")
+    if stream:
+        for start in range(0, len(text), 7):
+            reply.append_token(text[start:start + 7])
+            if start % 70 == 0:
+                reply.flush()
+                process_events(2)
+                assert _overflowing(panel.view) == [], "cut off while streaming"
+        reply.flush()
+    else:
+        reply.set_text(text)
+    failed = panel.view.add_reply("再试")
+    failed.set_error(f"连不上模型服务：{URL}/v1/chat/completions")
+    process_events()
+    assert _overflowing(panel.view) == []
+    assert _problems(panel.view) == []
+    # what is shown (and selected, and copied) is the text itself: nothing inserted to make it wrap
+    label = user.label
+    label.setSelection(0, len(label.text()))
+    assert label.selectedText() == f"打开 {URL} 看看" * times
+    assert reply.text == text
+
+
+def test_a_word_that_fits_still_wraps_at_spaces(panel):
+    """Breaking anywhere is only for a word wider than the line: ordinary words move whole."""
+    panel.resize(900, 600)
+    process_events()
+    words = "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigma " * 3
+    bubble = panel.view.add_message("user", words.strip())
+    process_events()
+    label = bubble.label
+    label.grab()
+    document = label.findChild(QTextDocument)
+    block = document.firstBlock()
+    layout = block.layout()
+    for i in range(layout.lineCount() - 1):
+        line = layout.lineAt(i)
+        end = line.textStart() + line.textLength()
+        assert block.text()[end - 1] == " ", f"line {i} broke inside a word: {block.text()[line.textStart():end]!r}"
+
+
+def test_a_memory_chip_wider_than_a_narrow_bubble_is_shortened_not_cut(qtbot):
+    """At 900x600 a recalled memory's chip ("小林约了12月15日上午十点的…") was wider than a short reply's
+    bubble and cut off at its edge, its right border gone; it is shortened with … to fit, and whole
+    again when the bubble may be wider."""
+    from sonetto_desktop.ui.chat.message_bubble import MessageBubble, chip_text
+
+    description = "小林约了12月15日上午十点的眼科检查"
+    bubble = MessageBubble("assistant", "[]", max_width=200)
+    bubble.setStyleSheet(stylesheet("light"))
+    qtbot.addWidget(bubble)
+    bubble.show()
+    bubble.set_memories([{"id": "m1", "description": description, "theme": "时效待办"},
+                         {"id": "m2", "description": "喜欢猫", "theme": "品味"}])
+    process_events()
+    for chip in bubble.chip_buttons():
+        assert chip.geometry().right() < bubble.chips.width(), f"{chip.text()!r} runs past the bubble"
+        assert chip.width() >= chip.sizeHint().width(), f"{chip.text()!r} is cut off"
+    long_chip, short_chip = bubble.chip_buttons()
+    assert long_chip.text().endswith("…") and short_chip.text() == "喜欢猫"
+    bubble.set_max_width(700)
+    process_events()
+    assert long_chip.text() == chip_text(description)

@@ -154,3 +154,39 @@ async def test_tab_in_a_list_dialog_follows_the_layout(service, populated_store,
     left_to_right = sorted(stops, key=lambda w: (w.mapTo(dialog, w.rect().topLeft()).y(),
                                                  w.mapTo(dialog, w.rect().topLeft()).x()))
     assert [w.text() for w in stops] == [w.text() for w in left_to_right]
+
+
+def _link_buttons(host: QWidget) -> list[QAbstractButton]:
+    """The buttons drawn as links or bare signs (no border of their own) that Tab reaches."""
+    from sonetto_desktop.ui.chat.welcome import WelcomePanel
+    from sonetto_desktop.ui.notices.toasts import Toast
+    from sonetto_desktop.ui.wall.toolbar import WallToolbar
+
+    layout = QVBoxLayout(host)
+    welcome = WelcomePanel(host)
+    toolbar = WallToolbar(host)
+    toolbar.set_filter("agent")  # its bar says the filter, with 显示全部
+    toast = Toast("记住了：小林喜欢手冲咖啡", key=None, kind="success", timeout_ms=0, action_text="撤销",
+                  on_action=lambda: None, on_click=None, parent=host)
+    for widget in (welcome, toolbar, toast):
+        layout.addWidget(widget)
+    return [welcome.import_button, welcome.history_button, toolbar.filter_clear, toast.action_button,
+            toast.close_button]
+
+
+def test_link_like_buttons_show_a_ring_when_tab_reaches_them(qtbot, themed):
+    """The welcome page's 导入记忆文件… / 导入聊天记录…, the wall's 显示全部, a toast's 撤销 and ×:
+    drawn without a border, they showed no ring with the focus (the style's own focus frame was a
+    faint dotted box, or nothing); now an accent ring, and nothing moves when it comes."""
+    host = QDialog()
+    qtbot.addWidget(host)
+    buttons = _link_buttons(host)
+    _show_active(qtbot, host)
+    for button in buttons:
+        size = button.size()
+        assert _accent_pixels(button, themed["accent"]) == 0, button.objectName()
+        button.setFocus(Qt.FocusReason.TabFocusReason)
+        assert button.hasFocus()
+        QApplication.processEvents()
+        assert _accent_pixels(button, themed["accent"]) > button.width(), f"{button.objectName()}: no ring"
+        assert button.size() == size, f"{button.objectName()} changed size with the focus"

@@ -399,3 +399,28 @@ async def test_a_start_in_the_tray_never_shows_the_window(qapp, tmp_path, monkey
             assert app.window.isVisible() and shown == [True]
     finally:
         qapp.removeEventFilter(watch)
+
+
+def _tab_stops_after(widget, count: int) -> list:
+    """The next ``count`` widgets Tab reaches after ``widget`` (in the window's focus chain)."""
+    from PySide6.QtCore import Qt
+
+    found, current = [], widget.nextInFocusChain()
+    while current is not widget and len(found) < count:
+        if (current.isVisible() and current.isEnabled()
+                and current.focusPolicy() & Qt.FocusPolicy.TabFocus == Qt.FocusPolicy.TabFocus):
+            found.append(current)
+        current = current.nextInFocusChain()
+    return found
+
+
+async def test_tab_goes_from_the_welcome_button_to_its_links_then_the_wall(qapp, tmp_path, wait):
+    """打开设置, then 导入记忆文件… and 导入聊天记录… under it, then the wall: the links came after the
+    whole wall (a dozen Tabs further)."""
+    async with running_app(qapp, app_settings(tmp_path / "data")) as app:
+        window = app.window
+        await app.wall_loaded
+        welcome = window.welcome
+        first, second, third = _tab_stops_after(welcome.settings_button, 3)
+        assert (first, second) == (welcome.import_button, welcome.history_button)
+        assert app.wall.isAncestorOf(third)

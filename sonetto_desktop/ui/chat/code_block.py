@@ -233,7 +233,7 @@ class WideText(QScrollArea):
         self.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
         self.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self._limit = max(1, limit)
-        self.label = BubbleText(self, limit=self._limit)
+        self.label = BubbleText(self, limit=self._limit, break_words=False)  # a table too wide scrolls
         self.label.setObjectName("BubbleText")
         self.label.setTextFormat(Qt.TextFormat.RichText)
         self.label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse

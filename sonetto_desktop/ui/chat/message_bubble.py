@@ -89,6 +89,8 @@ class MessageBubble(QFrame):
 
         self.tool_label = BubbleText(self)
         self.tool_label.setObjectName("ToolLine")
+        # selectable: laid out as a document, so a long tool name breaks instead of being cut off
+        self.tool_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.tool_label.hide()
         layout.addWidget(self.tool_label)
 
@@ -108,6 +110,8 @@ class MessageBubble(QFrame):
         error_layout.setContentsMargins(*ERROR_MARGINS)  # keeps the bubble's width even when narrow
         error_layout.setSpacing(4)
         self.error_label = BubbleText(self.error_box)
+        # selectable (the person may copy what went wrong), and so a long URL in it breaks, not cut off
+        self.error_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.retry_button = QPushButton(icon("retry"), self.tr("重试"), self.error_box)
         self.retry_button.setFocusPolicy(Qt.FocusPolicy.TabFocus)  # a click leaves the focus where it was
         self.retry_button.clicked.connect(self._on_retry_clicked)
@@ -225,6 +229,13 @@ class MessageBubble(QFrame):
 
     def _fit_chips(self) -> None:
         inner = self._max_width - 2 * MARGIN_X - 2
+        for chip in self.chip_buttons():  # a chip wider than the bubble is shortened (…), not cut at its edge
+            full = chip.property("full_text")
+            chip.setText(full)
+            wide = chip.sizeHint().width()
+            if wide > inner:
+                room = inner - (wide - chip.fontMetrics().horizontalAdvance(full))  # less its icon and padding
+                chip.setText(chip.fontMetrics().elidedText(full, Qt.TextElideMode.ElideRight, max(0, room)))
         chips = [self.chip_layout.itemAt(i).sizeHint().width() for i in range(self.chip_layout.count())]
         natural = sum(chips) + 6 * max(0, len(chips) - 1)
         width = max(1, min(natural, inner))
@@ -310,6 +321,7 @@ class MessageBubble(QFrame):
             chip.setCursor(Qt.CursorShape.PointingHandCursor)
             chip.setToolTip(self.tr("{0}：{1}").format(memory.get("theme", ""), memory.get("description", "")))
             chip.setProperty("memory_id", memory["id"])
+            chip.setProperty("full_text", chip.text())
             chip.clicked.connect(lambda _=False, mid=memory["id"]: self.memory_clicked.emit(mid))
             chip.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
             chip.customContextMenuRequested.connect(

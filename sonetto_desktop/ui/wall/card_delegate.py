@@ -43,6 +43,8 @@ from .theme_colors import theme_color, wall_tokens
 from .card_lock import lock_width, paint_lock
 from .card_pin import paint_pin
 from sonetto_desktop.presentation.authors import author_label
+from sonetto_desktop.presentation.relative_time import every_form
+from ..i18n import ui_language
 from sonetto_desktop.memory.changes import PERSON_ACTORS
 from ..widgets.owner import Owner
 
@@ -51,6 +53,7 @@ PERSON = sorted(PERSON_ACTORS)[0]  # any of the person's actors: their label say
 STRIPE = 4
 RADIUS = 8
 FOOTER_GAP = 4
+FOOTER_SPACE = 16  # between a footer's count and its "who · when"
 
 
 @dataclass(frozen=True)
@@ -176,9 +179,8 @@ class CardMetrics:
         self._text = _Widths(metrics.horizontalAdvance)  # each character's advance, measured once
         self._small = _Widths(small.horizontalAdvance)
         self._small_texts: dict[str, float] = {}
-        self._labels_of: tuple[str, str] | None = None
-        self._label_widths: tuple[dict[int, float], dict[str, float]] = ({}, {})
-        self._when = self.small_width("00分钟前")
+        self._labels_of: tuple[str, str, str] | None = None
+        self._label_widths: tuple[dict[int, float], dict[str, float], float] = ({}, {}, 0.0)
         self._lock = lock_width(self.small_height)
 
     def text_width(self, text: str) -> float:
@@ -201,10 +203,11 @@ class CardMetrics:
         badges: list[float] = []
         spaced: list[int] = []
         footer = self.density.footer
-        counts, authors = self._labels((uses_template() if footer else count_template(), author_label(PERSON)))
+        counts, authors, when = self._labels((uses_template() if footer else count_template(), author_label(PERSON),
+                                              ui_language()))
         advance = self._text.__getitem__
         chrome = self.chrome + 2
-        lock_w, when = self._lock, self._when + 16
+        lock_w, when = self._lock, when + FOOTER_SPACE
         for card in cards:
             if card is None:
                 nat.append(self.min_width)
@@ -227,10 +230,11 @@ class CardMetrics:
             spaced.append(1 if " " in text else 0)
         return nat, texts, badges, spaced
 
-    def _labels(self, language: tuple[str, str]) -> tuple[dict[int, float], dict[str, float]]:
-        """The widths of the count ("用到 N 次" or "N 次") per hit count and of the author label per
-        actor, in the UI's language (``language``: the count's template and the person's label, as
-        translated now; the widths are kept while they stay the same)."""
+    def _labels(self, language: tuple[str, str, str]) -> tuple[dict[int, float], dict[str, float], float]:
+        """The widths of the count ("用到 N 次" or "N 次") per hit count, of the author label per
+        actor and of the widest relative time ("59分钟前", "11 months ago"), in the UI's language
+        (``language``: the count's template and the person's label, as translated now, and the
+        language's code; the widths are kept while they stay the same)."""
         if self._labels_of != language:
             advance, template = self._small.__getitem__, language[0]  # (not self's method: no cycle through self)
 
@@ -239,7 +243,8 @@ class CardMetrics:
 
             self._labels_of = language
             self._label_widths = (_Widths(lambda hits: small(template.format(hits))),
-                                  _Widths(lambda actor: small(author_label(actor) + AUTHOR_SEP)))
+                                  _Widths(lambda actor: small(author_label(actor) + AUTHOR_SEP)),
+                                  max(map(small, every_form(language[2]))))
         return self._label_widths
 
     def height(self, text_width: float, badge: float, spaced: bool, width: int) -> int:

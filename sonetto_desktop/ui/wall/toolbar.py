@@ -14,6 +14,7 @@ from .memory_model import uses_tooltip
 from sonetto_desktop.presentation.authors import FILTERS, filter_label
 
 SEARCH_MIN_WIDTH = 96  # its icon, "搜索记忆" and the clear button; the window stays under 760 px wide
+SEARCH_MAX_WIDTH = 420  # at 2560 px it stops here (a search box across a whole wide wall reads as a banner)
 
 
 class WallToolbar(QWidget):
@@ -59,6 +60,7 @@ class WallToolbar(QWidget):
         self.search_edit.setToolTip(self.tr("搜索记忆（Ctrl+F）：空格和标点不影响结果，中文可以用拼音或拼音首字母（如 kf）；Esc 清空"))
         self.search_edit.setClearButtonEnabled(True)
         self.search_edit.setMinimumWidth(SEARCH_MIN_WIDTH)  # a narrow window must not squeeze it to "搜…"
+        self.search_edit.setMaximumWidth(SEARCH_MAX_WIDTH)
         self.search_edit.addAction(icon("search"), QLineEdit.ActionPosition.LeadingPosition)
 
     def _build_sort(self) -> None:
@@ -121,9 +123,11 @@ class WallToolbar(QWidget):
         row = QHBoxLayout()
         row.setContentsMargins(6, 8, 6, 4)
         row.setSpacing(4)
-        for widget, stretch in ((self.view_button, 0), (self.search_edit, 1), (self.sort_combo, 0),
-                                (self.count_label, 0), (self.add_button, 0), (self.trash_button, 0)):
+        for widget, stretch in ((self.view_button, 0), (self.search_edit, 1), (self.sort_combo, 0)):
             row.addWidget(widget, stretch)
+        row.addStretch(0)  # what the search box leaves at its widest: the count and the buttons stay right
+        for widget in (self.count_label, self.add_button, self.trash_button):
+            row.addWidget(widget)
         rows = QVBoxLayout(self)
         rows.setContentsMargins(0, 0, 0, 0)
         rows.setSpacing(0)
