@@ -11,12 +11,12 @@
 <context>
     <name>CardDelegate</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/card_delegate.py" line="75" />
+        <location filename="../../sonetto_desktop/ui/wall/card_delegate.py" line="78" />
         <source>{0} 次</source>
         <translation>{0}×</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/card_delegate.py" line="513" />
+        <location filename="../../sonetto_desktop/ui/wall/card_delegate.py" line="518" />
         <source>合并</source>
         <translation>Merge</translation>
     </message>
@@ -2090,23 +2090,23 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
         <translation>Settings</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/main_window.py" line="164" />
+        <location filename="../../sonetto_desktop/ui/main_window.py" line="167" />
         <source>撤销：%1</source>
         <translation>Undo: %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/main_window.py" line="164" />
+        <location filename="../../sonetto_desktop/ui/main_window.py" line="167" />
         <location filename="../../sonetto_desktop/ui/window_menus.py" line="67" />
         <source>撤销</source>
         <translation>Undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/main_window.py" line="166" />
+        <location filename="../../sonetto_desktop/ui/main_window.py" line="169" />
         <source>重做：%1</source>
         <translation>Redo: %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/main_window.py" line="166" />
+        <location filename="../../sonetto_desktop/ui/main_window.py" line="169" />
         <location filename="../../sonetto_desktop/ui/window_menus.py" line="69" />
         <source>重做</source>
         <translation>Redo</translation>
@@ -2789,98 +2789,98 @@ Your theme: {1}</translation>
 <context>
     <name>MessageBubble</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="111" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="115" />
         <source>重试</source>
         <translation>Retry</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="139" />
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="288" />
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="289" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="143" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="299" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="300" />
         <source>复制</source>
         <translation>Copy</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="142" />
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="182" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="146" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="186" />
         <source>编辑后重新发送</source>
         <translation>Edit and send again</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="145" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="149" />
         <source>这轮的记忆</source>
         <translation>This turn's memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="148" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="152" />
         <source>撤销这轮的记忆变化</source>
         <translation>Undo this turn's memory changes</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="150" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="154" />
         <source>别记住这个</source>
         <translation>Don't remember this</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="156" />
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="355" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="160" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="367" />
         <source>重新生成</source>
         <translation>Regenerate</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="182" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="186" />
         <source>回复结束后才能编辑这条消息</source>
         <translation>This message can be edited once its reply has ended</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="183" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="187" />
         <source>这条消息不能编辑</source>
         <translation>This message cannot be edited</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="269" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="280" />
         <source>思考中…</source>
         <translation>Thinking…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="281" />
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="282" />
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="294" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="292" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="293" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="305" />
         <source>已复制</source>
         <translation>Copied</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="326" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="338" />
         <source>这条记忆已不在了（已忘掉或合并）</source>
         <translation>This memory is gone (forgotten or merged)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="333" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="345" />
         <source>在记忆墙上查看</source>
         <translation>Show on the memory wall</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="334" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="346" />
         <source>忘掉这条</source>
         <translation>Forget this</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="354" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="366" />
         <source>等正在进行的回复结束后才能重试</source>
         <translation>Can be retried once the reply in progress has ended</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="355" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="367" />
         <source>等正在进行的回复结束后才能重新生成</source>
         <translation>Can be regenerated once the reply in progress has ended</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="373" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="385" />
         <source>已停止</source>
         <translation>Stopped</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="311" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="322" />
         <source>{0}：{1}</source>
         <translation>{0}: {1}</translation>
     </message>
@@ -5509,82 +5509,82 @@ Your theme: {1}</translation>
 <context>
     <name>WallToolbar</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="58" />
+        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="59" />
         <source>搜索记忆</source>
         <translation>Search</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="59" />
+        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="60" />
         <source>搜索记忆（Ctrl+F）：空格和标点不影响结果，中文可以用拼音或拼音首字母（如 kf）；Esc 清空</source>
         <translation>Search memories (Ctrl+F): spaces and punctuation do not matter, Chinese can be typed as pinyin or its initials (such as kf); Esc clears</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="67" />
+        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="69" />
         <source>最近更新</source>
         <translation>Latest</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="68" />
+        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="70" />
         <source>用到最多</source>
         <translation>Most used</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="34" />
+        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="35" />
         <source>显示方式</source>
         <translation>View options</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="76" />
+        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="78" />
         <source>主题目录（点击跳转）</source>
         <translation>List of themes (click to jump)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="78" />
+        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="80" />
         <source>紧凑显示（卡片更小，最多两行）</source>
         <translation>Compact (smaller cards, at most two lines)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="81" />
+        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="83" />
         <source>跳到主题</source>
         <translation>Go to theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="84" />
+        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="86" />
         <source>筛选</source>
         <translation>Filter</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="96" />
+        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="98" />
         <source>删除 Sonetto 今天写的…</source>
         <translation>Delete what Sonetto wrote today…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="37" />
+        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="38" />
         <source>新建</source>
         <translation>New</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="37" />
+        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="38" />
         <source>新建一条记忆</source>
         <translation>Add a memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="39" />
+        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="40" />
         <source>回收站</source>
         <translation>Trash</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="110" />
+        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="112" />
         <source>显示全部</source>
         <translation>Show all</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="111" />
+        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="113" />
         <source>取消筛选，显示全部记忆</source>
         <translation>Clear the filter and show every memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="163" />
+        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="167" />
         <source>筛选：{0}</source>
         <translation>Filter: {0}</translation>
     </message>

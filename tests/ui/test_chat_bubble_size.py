@@ -5,6 +5,7 @@ one line, not a narrow column."""
 from __future__ import annotations
 
 import asyncio
+import time
 
 import pytest
 from PySide6.QtCore import QRect, Qt
@@ -146,7 +147,9 @@ async def test_a_streamed_reply_from_the_model_fits_at_900x600(tmp_path, llm_ser
         panel.composer.submit()
         seen = []
         await wait(lambda: controller.busy, message="turn started")
+        deadline = time.monotonic() + 60
         while controller.busy:  # while it streams, every text part has the height its text needs
+            assert time.monotonic() < deadline, "the reply never ended"
             await asyncio.sleep(0.03)  # (the loop runs Qt's events meanwhile: no processEvents here)
             if len(panel.view.bubbles) == 2 and panel.view.bubbles[1].text:
                 seen.append(_problems(panel.view, texts_only=True))
