@@ -2073,40 +2073,40 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/main_window.py" line="55" />
+        <location filename="../../sonetto_desktop/ui/main_window.py" line="56" />
         <source>记忆伙伴 · Sonetto</source>
         <extracomment>Room left for the window manager's border and title bar before the window has one.</extracomment>
         <translation>A companion who remembers · Sonetto</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/main_window.py" line="95" />
+        <location filename="../../sonetto_desktop/ui/main_window.py" line="97" />
         <source>新对话</source>
         <translation>New chat</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/main_window.py" line="119" />
-        <location filename="../../sonetto_desktop/ui/main_window.py" line="120" />
+        <location filename="../../sonetto_desktop/ui/main_window.py" line="121" />
+        <location filename="../../sonetto_desktop/ui/main_window.py" line="122" />
         <source>设置</source>
         <translation>Settings</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/main_window.py" line="167" />
+        <location filename="../../sonetto_desktop/ui/main_window.py" line="169" />
         <source>撤销：%1</source>
         <translation>Undo: %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/main_window.py" line="167" />
+        <location filename="../../sonetto_desktop/ui/main_window.py" line="169" />
         <location filename="../../sonetto_desktop/ui/window_menus.py" line="67" />
         <source>撤销</source>
         <translation>Undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/main_window.py" line="169" />
+        <location filename="../../sonetto_desktop/ui/main_window.py" line="171" />
         <source>重做：%1</source>
         <translation>Redo: %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/main_window.py" line="169" />
+        <location filename="../../sonetto_desktop/ui/main_window.py" line="171" />
         <location filename="../../sonetto_desktop/ui/window_menus.py" line="69" />
         <source>重做</source>
         <translation>Redo</translation>
@@ -4510,17 +4510,22 @@ Your theme: {1}</translation>
         <translation>The settings file was damaged: every setting is back at its default for now. The old file was kept as {0}; your settings can be found there.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="390" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="392" />
         <source>对话功能启动失败：%1。记忆墙仍可使用；请检查数据目录后重启。</source>
         <translation>Chat could not start: %1. The memory wall still works; check the data folder, then restart.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="657" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="637" />
+        <source>无法保存设置：</source>
+        <translation>Could not save the settings: </translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/shell.py" line="669" />
         <source>没有切换到 PostgreSQL：本机的记忆没能搬到记忆服务器 {0} 上（{1}）。仍在使用本机的记忆库，记忆都还在。</source>
         <translation>Did not switch to PostgreSQL: the memories on this computer could not be moved to the memory server {0} ({1}). Still using this computer's memory store; every memory is still there.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="661" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="673" />
         <source>无法切换存储方式：{0}。仍在使用原来的记忆库。</source>
         <translation>Cannot switch the storage: {0}. Still using the previous memory store.</translation>
     </message>
@@ -4601,7 +4606,7 @@ Your theme: {1}</translation>
         <translation>Undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="662" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="674" />
         <source>无法使用新的数据文件夹 {0}：{1}。仍在使用原来的记忆库。</source>
         <translation>Cannot use the new data folder {0}: {1}. Still using the previous memory store.</translation>
     </message>
@@ -5592,12 +5597,12 @@ Your theme: {1}</translation>
 <context>
     <name>WelcomePanel</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/welcome.py" line="30" />
+        <location filename="../../sonetto_desktop/ui/chat/welcome.py" line="32" />
         <source>你好，我是 Sonetto</source>
         <translation>Hi, I'm Sonetto</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/welcome.py" line="35" />
+        <location filename="../../sonetto_desktop/ui/chat/welcome.py" line="37" />
         <source>我会记住我们聊过的事，下次见面时还记得你。
 开始聊天前，请先在设置里填写一个模型服务（OpenAI、DeepSeek、通义千问，或本机的 Ollama / LM Studio）。
 右边的记忆墙现在就可以用。</source>
@@ -5606,32 +5611,32 @@ Before we chat, add a model service in the settings (OpenAI, DeepSeek, Qwen, or 
 The memory wall on the right works already.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/welcome.py" line="45" />
+        <location filename="../../sonetto_desktop/ui/chat/welcome.py" line="47" />
         <source>打开设置</source>
         <translation>Open settings</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/welcome.py" line="48" />
+        <location filename="../../sonetto_desktop/ui/chat/welcome.py" line="50" />
         <source>已经有记忆或聊天记录？</source>
         <translation>Memories or chats already?</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/welcome.py" line="51" />
+        <location filename="../../sonetto_desktop/ui/chat/welcome.py" line="53" />
         <source>导入记忆文件…</source>
         <translation>Import a memories file…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/welcome.py" line="52" />
+        <location filename="../../sonetto_desktop/ui/chat/welcome.py" line="54" />
         <source>SonettoHere 的 memory.yaml，或导出的记忆文件（YAML、JSON、Markdown）</source>
         <translation>SonettoHere's memory.yaml, or an exported memories file (YAML, JSON, Markdown)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/welcome.py" line="54" />
+        <location filename="../../sonetto_desktop/ui/chat/welcome.py" line="56" />
         <source>导入聊天记录…</source>
         <translation>Import chats…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/welcome.py" line="55" />
+        <location filename="../../sonetto_desktop/ui/chat/welcome.py" line="57" />
         <source>ChatGPT、Claude、DeepSeek 等导出的聊天记录：现在就能读取和预览，设置好模型后写成记忆</source>
         <translation>Chats exported from ChatGPT, Claude, DeepSeek and others: read and previewed now, written as memories once a model is set</translation>
     </message>

@@ -36,6 +36,7 @@ class MainWindow(QMainWindow):
     import_requested = Signal()
     export_requested = Signal()
     history_import_requested = Signal()
+    language_requested = Signal(str)  # the welcome panel's other language
     visibility_changed = Signal(bool)
     memory_missing = Signal(str)  # a memory asked for (a chip) is not on the wall: deleted or merged away
 
@@ -71,6 +72,7 @@ class MainWindow(QMainWindow):
         self.welcome.settings_requested.connect(self.settings_requested)
         self.welcome.import_requested.connect(self.import_requested)
         self.welcome.history_import_requested.connect(self.history_import_requested)
+        self.welcome.language_requested.connect(self.language_requested)
         self.chat_stack = QStackedWidget(root)
         self.chat_stack.addWidget(self.welcome)
         self.chat_stack.addWidget(self.chat_panel)
@@ -148,12 +150,12 @@ class MainWindow(QMainWindow):
 
     def _order_tabs(self) -> None:
         """Tab follows the layout: the header (left to right), the sessions (top to bottom), the chat
-        (mode bar, transcript, input, send) or the welcome panel (打开设置, its two import links), then
+        (mode bar, transcript, input, send) or the welcome panel (打开设置, its two import links, the other language), then
         the wall in its own order."""
         welcome = self.welcome
         chain_tab_order([*self.status_indicator.tab_stops(), self.settings_button, *self.chat_panel.tab_stops(),
                          welcome.settings_button, welcome.import_button, welcome.history_button,
-                         self.wall])  # the wall moves with all of its controls
+                         welcome.language_button, self.wall])  # the wall moves with all of its controls
 
     def attach_undo(self, undo: Any) -> None:
         """编辑 ▸ 撤销 / 重做 act on ``undo`` (a ``MemoryUndo``) and name what they would do."""

@@ -300,6 +300,8 @@ class SonettoApp:
         StoreBanner.attach(window, self.feed, self.services.store_status)  # while the memory server is away
         wall_loaded = wall.reload()
         window.settings_requested.connect(self.open_settings)
+        window.language_requested.connect(lambda language: self._tasks.spawn(
+            self.choose_language(language), name="choose-language"))
         window.quit_requested.connect(self.request_quit)
         transfer = self._connect_transfer(window)
         yield wall
@@ -626,6 +628,16 @@ class SonettoApp:
                 self._show_migration_problem()  # the switch just saved did not finish: said now, not at the next start
         if old.language != new.language and self.window is not None:
             await self._change_language(new.language)
+
+    async def choose_language(self, language: str) -> None:
+        """The welcome panel's other language: saved (the next start opens in it), then shown now."""
+        new = dataclasses.replace(self.settings, language=language)
+        saved = await call(new.save, with_secret=False)  # (the file only: the key stays where it is)
+        if not saved.ok:
+            self.toasts.show_toast(QApplication.translate("SonettoApp", "无法保存设置：") + saved.message,
+                                   key="language-save-failed", kind="error", timeout_ms=0)
+            return
+        await self.apply_settings(new)
 
     async def _change_language(self, language: str) -> None:
         """The UI follows a new language at once (ui/language_switch.py): no restart."""

@@ -253,6 +253,28 @@ async def test_the_settings_dialog_switches_the_language_without_a_restart_box(q
         assert toast.repeats == 1 and toast.text == "界面语言已切换。"  # news of its own, not "×2"
 
 
+@OFFSCREEN
+async def test_the_welcome_panel_offers_the_other_language_and_keeps_it(qapp, tmp_path, wait):
+    """A new person who reads no Chinese met a first screen in Chinese with the language deep in the
+    settings; the welcome panel names the other language in itself, and choosing it is saved."""
+    from sonetto_desktop.config.settings import load_settings
+
+    async with running_app(qapp, app_settings(tmp_path / "data"), interactive=True) as app:
+        old_window = app.window
+        welcome = app.window.welcome
+        assert welcome.isVisible() and welcome.language_button.text() == "English"
+        welcome.language_button.click()
+        await wait(lambda: app.window is not old_window and app.window.windowTitle() == ENGLISH["title"],
+                   message="the window in English")
+        assert load_settings(with_secret=False).language == "en"  # the next start opens in English too
+        assert app.window.welcome.language_button.text() == "中文"
+        english_window = app.window
+        app.window.welcome.language_button.click()
+        await wait(lambda: app.window is not english_window and app.window.windowTitle() != ENGLISH["title"],
+                   message="back in Chinese")
+        assert load_settings(with_secret=False).language == "zh_CN"
+
+
 async def _settled(view, wait) -> None:
     """Until the view stopped stepping towards its restore target, and one more turn of the Qt loop
     (a scroll queued with ``later`` before this one has run)."""

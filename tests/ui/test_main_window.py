@@ -415,12 +415,12 @@ def _tab_stops_after(widget, count: int) -> list:
 
 
 async def test_tab_goes_from_the_welcome_button_to_its_links_then_the_wall(qapp, tmp_path, wait):
-    """打开设置, then 导入记忆文件… and 导入聊天记录… under it, then the wall: the links came after the
-    whole wall (a dozen Tabs further)."""
+    """打开设置, then 导入记忆文件… and 导入聊天记录… under it and the other language at the foot, then the
+    wall: the links came after the whole wall (a dozen Tabs further)."""
     async with running_app(qapp, app_settings(tmp_path / "data")) as app:
         window = app.window
         await app.wall_loaded
         welcome = window.welcome
-        first, second, third = _tab_stops_after(welcome.settings_button, 3)
-        assert (first, second) == (welcome.import_button, welcome.history_button)
-        assert app.wall.isAncestorOf(third)
+        first, second, third, fourth = _tab_stops_after(welcome.settings_button, 4)
+        assert (first, second, third) == (welcome.import_button, welcome.history_button, welcome.language_button)
+        assert app.wall.isAncestorOf(fourth)

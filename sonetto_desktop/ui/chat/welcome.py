@@ -8,6 +8,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
+from ..i18n import ui_language
 from ..widgets.icons import icon
 
 
@@ -15,6 +16,7 @@ class WelcomePanel(QWidget):
     settings_requested = Signal()
     import_requested = Signal()  # 导入记忆…
     history_import_requested = Signal()  # 导入聊天记录…
+    language_requested = Signal(str)  # "English" / "中文": the UI in the other language, from the first screen
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -63,6 +65,14 @@ class WelcomePanel(QWidget):
             button.setCursor(Qt.CursorShape.PointingHandCursor)
             links.addWidget(button)
         links.addStretch(1)
+        # the other language, named in itself (a person who cannot read this one can still read that)
+        other = "zh_CN" if ui_language() == "en" else "en"
+        self.language_button = QPushButton("中文" if other == "zh_CN" else "English", self)
+        self.language_button.setObjectName("WelcomeLink")
+        self.language_button.setFlat(True)
+        self.language_button.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.language_button.setAccessibleName("界面语言：中文" if other == "zh_CN" else "Interface language: English")
+        self.language_button.clicked.connect(lambda: self.language_requested.emit(other))
         for widget in (logo, title, text):
             column.addWidget(widget)
         column.addWidget(self.settings_button, 0, Qt.AlignmentFlag.AlignCenter)
@@ -70,3 +80,4 @@ class WelcomePanel(QWidget):
         column.addWidget(already)
         column.addLayout(links)
         column.addStretch(2)
+        column.addWidget(self.language_button, 0, Qt.AlignmentFlag.AlignCenter)
