@@ -96,6 +96,9 @@ class SettingsFollower:
         identity = await run_blocking(_identity, self._paths)
         due = self._again_at is not None and time.monotonic() >= self._again_at
         if identity == self._seen and not due:
+            if self._lock.locked():  # another look is applying what it saw: a call after a save waits for it
+                async with self._lock:
+                    pass
             return False
         async with self._lock:
             identity = await run_blocking(_identity, self._paths)

@@ -273,3 +273,36 @@ async def test_the_settings_follower_skips_a_damaged_file_or_a_failed_apply_and_
     assert await follower.refresh() is True
     assert current.review_mode is True and current.recall_timeout == 3.0 and len(applied) == 1
     assert await follower.refresh() is False  # nothing changed since (the settle look finds the same)
+
+
+async def test_a_look_after_a_save_waits_for_the_apply_another_look_began():
+    """``sonetto mcp``'s background look saw the app's save and began applying it (a model configured:
+    the writer starting); a tool called right then looked, found the files as last seen and went on at
+    once, with the old settings: "writing": false for a model the person had just configured (seen once in
+    a full run). A look now waits for an apply under way before it answers."""
+    import asyncio
+
+    from sonetto_desktop.settings_follow import SettingsFollower
+
+    Settings().save()
+    current = load_settings()
+    entered, release = asyncio.Event(), asyncio.Event()
+
+    async def apply(new: Settings) -> None:
+        nonlocal current
+        entered.set()
+        await release.wait()  # (the writer starting)
+        current = new
+
+    follower = SettingsFollower(lambda: current, apply)  # (the settle look comes 2 s later)
+    assert await follower.refresh() is False
+    Settings(review_mode=True).save()  # the person's save in the app
+    background = asyncio.ensure_future(follower.refresh())  # the follower's own look, every second
+    await asyncio.wait_for(entered.wait(), 10)
+    tool = asyncio.ensure_future(follower.refresh())  # a tool's look, before its call
+    await asyncio.sleep(0.2)
+    assert not tool.done(), "the tool went on with the settings before the save"
+    release.set()
+    assert await asyncio.wait_for(background, 10) is True
+    await asyncio.wait_for(tool, 10)
+    assert current.review_mode is True
