@@ -421,3 +421,28 @@ def test_another_apps_object_picked_as_chatbox_is_not_told_to_tick_chat_history(
             read_history(fixture(other), "chatbox")
         assert "不是 Chatbox" in caught.value.zh and "not a Chatbox" in caught.value.en, other
         assert "聊天记录" not in caught.value.zh, other
+
+
+@pytest.mark.parametrize("cut_name", ["1700000000000.conversation.json", "1736294400000.conversation.json"])
+def test_one_chat_file_cut_short_in_lm_studios_folder_leaves_out_that_chat_not_the_folder(tmp_path, cut_name):
+    """LM Studio's conversations folder with one chat file cut short (the app was saving it, or stopped
+    mid-write) and a damaged settings file beside them: the whole folder was refused ("… 不是完整的 JSON
+    （第 43 行第 7 列：文件在这里结束了），可能下载或解压不完整"), however many chats were whole. The cut chat
+    is named and left out, a file that is not a chat passed over, the rest read."""
+    folder = tmp_path / "conversations"
+    folder.mkdir()
+    (folder / "1735689600000.conversation.json").write_bytes(
+        (fixture(LM_STUDIO) / "1735689600000.conversation.json").read_bytes())
+    whole = (fixture(LM_STUDIO) / "学习" / "1736294400000.conversation.json").read_text(encoding="utf-8")
+    (folder / cut_name).write_text(whole[: len(whole) // 2], encoding="utf-8")
+    (folder / "zz-settings.json").write_text('{"theme": [1, 2', encoding="utf-8")
+    packed = tmp_path / "conversations.zip"
+    with zipfile.ZipFile(packed, "w") as zf:
+        for path in sorted(folder.iterdir()):
+            zf.write(path, f"conversations/{path.name}")
+    for source in (folder, packed):
+        for fmt in (None, "lmstudio"):
+            history = read_history(source, fmt)
+            assert history.source == "lmstudio" and [c.title for c in history.conversations] == ["周末学做面包"]
+            (left_out,) = history.bad
+            assert left_out.file.endswith(cut_name) and "不是完整的 JSON" in left_out.zh, (source, fmt)
