@@ -25,6 +25,7 @@ was done (the file, the store or the arguments: one line on stderr and, with ``-
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import asyncio
 import contextlib
 import json
@@ -185,6 +186,8 @@ async def _main(args: argparse.Namespace) -> int:
         return _refuse(args, _words_of(exc, say))
     say = Words(cli_language(services.settings.language))
     try:
+        if say.en and services.settings.language != "en":  # an English terminal: the writer's reasons in English too
+            await services.apply_settings(dataclasses.replace(services.settings, language="en"))  # (not saved)
         if args.command == "status":
             return await _status(args, services, say)
         if args.command in ("undo", "redo"):

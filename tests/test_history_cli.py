@@ -514,3 +514,20 @@ def test_the_terminals_progress_says_a_failing_batch_is_retried_and_why(capsys):
     assert "出错了，稍后自动重试（已失败 2 次）：模型服务内部出错了（HTTP 503）" in line and "详情" not in line, line
     _progress(retrying, Words("en"))
     assert "failed (try 2), trying again shortly: 模型服务内部出错了（HTTP 503）" in capsys.readouterr().err
+
+
+def test_an_english_terminal_is_told_why_an_import_failed_in_english(llm_server, tmp_path):
+    """LANG=en_US.UTF-8 (the app's language left at Chinese): the command speaks English, but why its
+    batches failed was the writer's Chinese: "error: the import failed: none of its 2 batches could be
+    written (模型把工具调用写成了文字…)", and the same in --json's ``error``."""
+    store = tmp_path / "memory.yaml"
+    llm_server.responder = lambda body: '<tool_call>{"name": "create_memory", "arguments": {}}</tool_call>'
+    args = ("history", "--store", str(store), "--create", "import", str(fixture("history.jsonl")))
+    english = {"LANG": "en_US.UTF-8"}
+    result = _cli(llm_server, *args, env=english)
+    assert result.returncode == 1, result.stderr
+    assert result.stderr.startswith("error: the import failed: none of its 2 batches could be written ("), result.stderr
+    assert not any("\u4e00" <= ch <= "\u9fff" for ch in result.stderr), result.stderr
+    as_json = json.loads(_cli(llm_server, *args, "--json", env=english).stdout)
+    assert as_json["error"] and not any("\u4e00" <= ch <= "\u9fff" for ch in as_json["error"]), as_json
+    assert _texts(store) == []

@@ -104,6 +104,23 @@ async def test_why_a_turn_failed_is_said_in_the_uis_language(services, llm_serve
     assert not any("\u4e00" <= ch <= "\u9fff" for ch in reason), reason
 
 
+async def test_the_writers_own_reasons_are_said_in_the_uis_language(services, llm_server):
+    """English UI, a model whose server passes tool calls on as text: the status bar said "Memory
+    writing failed: 模型把工具调用写成了文字…" (the writer's own reasons, and the store's, were only
+    Chinese; only the model server's followed the UI's language)."""
+    from waiting import until
+
+    await services.apply_settings(dataclasses.replace(services.settings, language="en"))
+    llm_server.responder = lambda body: '<tool_call>{"name": "create_memory", "arguments": {}}</tool_call>'
+    await services.start_agents(chat=False)
+    writer = services.writer
+    await writer.send_history([{"role": "user", "content": "我养了一只猫"}, {"role": "assistant", "content": "好呀"}])
+    await until(lambda: writer.status().last_error, what="the first failure")
+    reason = writer.status().last_error
+    assert reason.startswith("the model wrote its tool calls as text"), reason
+    assert not any("\u4e00" <= ch <= "\u9fff" for ch in reason), reason
+
+
 async def test_progress_is_on_the_services_one_feed(services, llm_server):
     seen: list[ImportProgress] = []
     services.subscribe_events(lambda event: seen.append(event) if isinstance(event, ImportProgress) else None)

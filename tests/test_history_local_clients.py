@@ -391,3 +391,58 @@ def test_open_webui_reply_kept_only_as_response_items_is_read_by_its_words(tmp_p
     history = read_history(_saved(tmp_path / "chat-export-1.json", chats))
     assert texts_of(history.conversations[0])[-1] == ("assistant", "用航空箱，提前开健康证明。")
     assert history.skipped["hidden"] == 3 and history.skipped["tool"] == 1
+
+
+def test_another_apps_object_picked_as_open_webui_says_so_not_hundreds_of_broken_lines(tmp_path):
+    """An LM Studio chat file, a LobeChat export or a chat saved from DeepSeek's page picked with
+    ``--format openwebui`` (or 格式 Open WebUI) was read as Open WebUI's chats one a line: "跳过 232
+    个读不了的对话：…的第 1 个对话：这一行不是完整的 JSON" and 0 conversations. One chat of Open WebUI
+    kept as an indented object (not a list) was the same; it is one chat."""
+    for other in (f"{LM_STUDIO}/1735689600000.conversation.json", LOBE_OLD, LOBE_NEW, "deepseek_web_chat.json",
+                  CHATBOX):
+        with pytest.raises(HistoryFormatError) as caught:
+            read_history(fixture(other), "openwebui")
+        assert "不是 Open WebUI" in caught.value.zh and "not an Open WebUI" in caught.value.en, other
+        assert "第 " not in caught.value.zh, other
+    one = _data(OPEN_WEBUI)[0]
+    indented = tmp_path / "chat-export-1717200000000.json"
+    indented.write_text(json.dumps(one, ensure_ascii=False, indent=2), encoding="utf-8")
+    history = read_history(indented)
+    assert history.source == "openwebui" and not history.bad
+    want = read_history(fixture(OPEN_WEBUI)).conversations[0]
+    assert [texts_of(c) for c in history.conversations] == [texts_of(want)]
+
+
+def test_another_apps_object_picked_as_chatbox_is_not_told_to_tick_chat_history(tmp_path):
+    """A LobeChat export or an LM Studio chat file picked with ``--format chatbox`` said "里没有聊天记录：
+    导出时请勾选“聊天记录”", advice for a Chatbox export that cannot help: it is not one."""
+    for other in (LOBE_OLD, LOBE_NEW, f"{LM_STUDIO}/1735689600000.conversation.json", "deepseek_web_chat.json"):
+        with pytest.raises(HistoryFormatError) as caught:
+            read_history(fixture(other), "chatbox")
+        assert "不是 Chatbox" in caught.value.zh and "not a Chatbox" in caught.value.en, other
+        assert "聊天记录" not in caught.value.zh, other
+
+
+@pytest.mark.parametrize("cut_name", ["1700000000000.conversation.json", "1736294400000.conversation.json"])
+def test_one_chat_file_cut_short_in_lm_studios_folder_leaves_out_that_chat_not_the_folder(tmp_path, cut_name):
+    """LM Studio's conversations folder with one chat file cut short (the app was saving it, or stopped
+    mid-write) and a damaged settings file beside them: the whole folder was refused ("… 不是完整的 JSON
+    （第 43 行第 7 列：文件在这里结束了），可能下载或解压不完整"), however many chats were whole. The cut chat
+    is named and left out, a file that is not a chat passed over, the rest read."""
+    folder = tmp_path / "conversations"
+    folder.mkdir()
+    (folder / "1735689600000.conversation.json").write_bytes(
+        (fixture(LM_STUDIO) / "1735689600000.conversation.json").read_bytes())
+    whole = (fixture(LM_STUDIO) / "学习" / "1736294400000.conversation.json").read_text(encoding="utf-8")
+    (folder / cut_name).write_text(whole[: len(whole) // 2], encoding="utf-8")
+    (folder / "zz-settings.json").write_text('{"theme": [1, 2', encoding="utf-8")
+    packed = tmp_path / "conversations.zip"
+    with zipfile.ZipFile(packed, "w") as zf:
+        for path in sorted(folder.iterdir()):
+            zf.write(path, f"conversations/{path.name}")
+    for source in (folder, packed):
+        for fmt in (None, "lmstudio"):
+            history = read_history(source, fmt)
+            assert history.source == "lmstudio" and [c.title for c in history.conversations] == ["周末学做面包"]
+            (left_out,) = history.bad
+            assert left_out.file.endswith(cut_name) and "不是完整的 JSON" in left_out.zh, (source, fmt)

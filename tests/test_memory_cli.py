@@ -940,3 +940,16 @@ def test_add_without_a_theme_files_it_under_one_chosen_from_its_words_and_says_w
     assert given_plain.returncode == 0 and "theme:" not in given_plain.stderr, given_plain.stderr
     listing = _run("--store", str(store), "list").stdout
     assert "## 身份 (1)" in listing and mid in listing and "## 音乐 (1)" in listing and "## 宠物 (1)" in listing
+
+
+def test_a_chosen_theme_is_not_taken_from_part_of_another_word(tmp_path):
+    """`sonetto memory add "My husband works night shifts at a hospital"` was filed under 音乐 ("band"
+    inside "husband"; ChatGPT's saved memories often begin "User's husband…"), and "大家在公司都叫我小林"
+    under 地点与路径 ("家在" inside "大家在")."""
+    store = tmp_path / "memory.yaml"
+    for text, theme in [("My husband works night shifts at a hospital", "身份"), ("大家在公司都叫我小林", "身份"),
+                        ("Uses broadband at home, no phone data", "身份"), ("Likes the band Radiohead", "音乐"),
+                        ("我家在成都", "地点与路径")]:
+        added = _run("--store", str(store), "--create", "add", text, "--json")
+        assert added.returncode == 0, added.stderr
+        assert json.loads(added.stdout)["theme"] == theme, text

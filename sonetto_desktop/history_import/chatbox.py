@@ -53,13 +53,17 @@ def read(source: Source) -> History:
 
 
 def _read_file(source: Source, name: str, history: History) -> None:
+    from .sniff import CHATBOX_KEYS
+
     stream = open_json(source, name)
     if stream.peek() != "{":
         raise HistoryFormatError(f"{name} {_NOT_CHATBOX[0]}", f"{name} {_NOT_CHATBOX[1]}")
     index = 0
     chats = False
+    chatbox = False  # (a key only Chatbox's export writes)
     seen: set[str] = set()
     for key in stream.members():
+        chatbox = chatbox or key in CHATBOX_KEYS or key in ("configVersion", "myCopilots")
         if key.startswith("session:") or key == "chat-sessions":
             chats = True
         if key.startswith("session:") and stream.peek() in ("{", "n"):
@@ -78,6 +82,8 @@ def _read_file(source: Source, name: str, history: History) -> None:
         else:
             stream.skip()
     stream.finish()
+    if not (chats or chatbox):  # (another app's file picked as Chatbox's)
+        raise HistoryFormatError(f"{name} {_NOT_CHATBOX[0]}", f"{name} {_NOT_CHATBOX[1]}")
     if not chats:
         raise HistoryFormatError(f"{name} 里没有聊天记录：导出时请勾选“聊天记录”",
                                  f"{name} holds no chats: tick “Chat History” when exporting")

@@ -14,7 +14,8 @@ as thinking, ``<think>``, tool runs and debug blocks are left out); a file the p
 
 The files keep no time for each message: every message of a chat is dated at the chat's
 ``createdAt``, and the preview says so. Each file is read on its own; a file holding a value no real
-one has is left out and named (``History.bad``).
+one has is left out and named (``History.bad``), and so is a file of the folder that cannot be read
+(cut short while LM Studio saved it, damaged): the others are read.
 """
 
 from __future__ import annotations
@@ -42,6 +43,8 @@ def files(source: Source) -> list[str]:
 
 
 def read(source: Source) -> History:
+    from .sniff import picked_file
+
     names = files(source)
     history = begun("lmstudio", names, ("找不到 LM Studio 的对话文件（….conversation.json）",
                                         "no LM Studio chat files (….conversation.json) found"),
@@ -50,22 +53,36 @@ def read(source: Source) -> History:
                      "LM Studio publishes no format for its chat files: read as public parsers do (best effort); "
                      "the files keep no time for each message, so a whole chat is dated at its start"))
     for index, name in enumerate(names, 1):
-        stream = open_json(source, name)
-        if stream.peek() != "{":
-            raise HistoryFormatError(f"{name} 不是 LM Studio 的对话文件", f"{name} is not an LM Studio chat file")
-        raw = stream.value()
-        stream.finish()
+        try:
+            raw = _read_file(source, name)
+        except HistoryFormatError as exc:
+            if picked_file(source):
+                raise
+            # one chat file of the folder cut short (LM Studio was saving it) or damaged: that chat is left out
+            history.bad.append(BadConversation(name, index, "", exc.zh, exc.en))
+            continue
         if isinstance(raw, Skipped):
             history.bad.append(BadConversation(name, index, "", raw.zh, raw.en))
             continue
-        if not isinstance(raw, dict) or not isinstance(raw.get("messages"), list):
-            raise HistoryFormatError(f"{name} 没有 messages，不是 LM Studio 的对话文件",
-                                     f"{name} has no messages: not an LM Studio chat file")
         raw = {**raw, "title": raw.get("name")}  # (how a chat left out is named: ``convert_one``)
         conversation = convert_one(history, name, index, raw, partial(_conversation, name=name))
         if conversation is not None and conversation.messages:
             history.conversations.append(conversation)
     return history
+
+
+def _read_file(source: Source, name: str) -> Any:
+    """The chat file ``name`` whole (``Skipped`` when too deep or too large); ``HistoryFormatError``: it is
+    not one."""
+    stream = open_json(source, name)
+    if stream.peek() != "{":
+        raise HistoryFormatError(f"{name} 不是 LM Studio 的对话文件", f"{name} is not an LM Studio chat file")
+    raw = stream.value()
+    stream.finish()
+    if not isinstance(raw, (dict, Skipped)) or isinstance(raw, dict) and not isinstance(raw.get("messages"), list):
+        raise HistoryFormatError(f"{name} 没有 messages，不是 LM Studio 的对话文件",
+                                 f"{name} has no messages: not an LM Studio chat file")
+    return raw
 
 
 def _conversation(raw: dict[str, Any], skipped: Counter, *, name: str) -> Conversation:

@@ -1,7 +1,8 @@
 """Open WebUI's chat export (设置 → 对话 → 导出对话 / Settings → Chats → Export chats:
 ``chat-export-<ms>.json``; one chat's 下载 → 导出对话 (.json) is the same list with one entry), or a
 zip or folder of such files. Newer servers stream the export one chat a line (``/chats/all`` as
-NDJSON): such a file (``.json``, ``.jsonl`` or ``.ndjson``) is read a line at a time. Best effort: Open WebUI documents no export format; the shape below is
+NDJSON): such a file (``.json``, ``.jsonl`` or ``.ndjson``) is read a line at a time (one chat written
+as an indented object, over many lines, is read as one chat). Best effort: Open WebUI documents no export format; the shape below is
 what its own server returns for the export (``ChatResponse``) and what its import takes back.
 
 A list of ``{id, user_id, title, chat, created_at, updated_at, archived, pinned, meta, folder_id…}``
@@ -23,12 +24,14 @@ export has is left out and named (``History.bad``).
 
 from __future__ import annotations
 
+import codecs
 import json
 from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
 from .chatgpt import IMAGE
+from .json_stream import MAX_ELEMENT_CHARS, Skipped
 from .model import (BadConversation, BadValue, Conversation, History, HistoryFormatError, Message, When, begun,
                     add_said, branch_down, branch_up, convert_one, made_id, read_stamp, spoken, without_reasoning)
 from .source_files import Source, lines_of, listed_conversations, open_json
@@ -45,6 +48,8 @@ def files(source: Source) -> list[str]:
 
 
 def read(source: Source) -> History:
+    from .sniff import json_kind
+
     names = files(source)
     history = begun("openwebui", names, ("找不到 Open WebUI 导出的对话（chat-export-….json）",
                                          "no Open WebUI chat export (chat-export-….json) found"),
@@ -53,6 +58,17 @@ def read(source: Source) -> History:
                      "(best effort); thinking and tool calls are left out"))
     for name in names:
         if open_json(source, name, hashed=False).peek() == "{":  # one chat a line, as its server streams them
+            if json_kind(source, name) != "openwebui":  # (another app's file picked as Open WebUI's)
+                raise HistoryFormatError(f"{name} 不是 Open WebUI 导出的对话", f"{name} is not an Open WebUI chat export")
+            if not _one_a_line(source, name):  # one chat as an indented object
+                stream = open_json(source, name)
+                raw = stream.value()
+                stream.finish()
+                if isinstance(raw, Skipped):
+                    history.bad.append(BadConversation(name, 1, "", raw.zh, raw.en))
+                else:
+                    _one(history, name, 1, raw)
+                continue
             for index, raw in _lines(history, source, name):
                 _one(history, name, index, raw)
             continue
@@ -64,6 +80,35 @@ def read(source: Source) -> History:
                                   "{0} chats have edited or regenerated branches and the file does not say which "
                                   "was kept: the last one at each step was taken")
     return history
+
+
+def _one_a_line(source: Source, name: str) -> bool:
+    """Whether the file's first line that is not blank is whole JSON (chats one a line), not the start of
+    one object written over many lines."""
+    decoder = codecs.getincrementaldecoder("utf-8-sig")()
+    pieces: list[str] = []
+    size = 0
+    for raw in source.chunks(name, hashed=False):
+        try:
+            text = decoder.decode(raw)
+        except UnicodeDecodeError:  # (the full read says so)
+            return False
+        if not pieces:
+            text = text.lstrip()
+        end = text.find("\n")
+        if end >= 0:
+            pieces.append(text[:end])
+            break
+        if text:
+            pieces.append(text)
+            size += len(text)
+        if size > MAX_ELEMENT_CHARS:
+            return False
+    try:
+        json.loads("".join(pieces))
+    except (ValueError, RecursionError):
+        return False
+    return True
 
 
 def _lines(history: History, source: Source, name: str) -> Iterator[tuple[int, Any]]:

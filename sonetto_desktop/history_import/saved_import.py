@@ -30,10 +30,11 @@ ACTOR = "import:chatgpt"
 ORIGIN = "ChatGPT 已保存的记忆"
 DEFAULT_THEME = "身份"
 _THEMES = (
-    ("音乐", re.compile(r"music|song|band|singer|album|歌|音乐|乐队|专辑", re.IGNORECASE)),
+    # (whole English words: "band" is in "husband", "song" in "Songhua")
+    ("音乐", re.compile(r"\bmusic|\bsongs?\b|\bbands?\b|\bsingers?\b|\balbums?\b|歌|音乐|乐队|专辑", re.IGNORECASE)),
     ("品味", re.compile(r"\blikes?\b|\bloves?\b|prefer|favou?rite|enjoys?|dislikes?|hates?|喜欢|爱吃|偏好|最爱|讨厌",
                       re.IGNORECASE)),
-    ("地点与路径", re.compile(r"\blives?\b|living in|moved to|based in|located|住在|搬到|搬去|家在", re.IGNORECASE)),
+    ("地点与路径", re.compile(r"\blives?\b|living in|moved to|based in|located|住在|搬到|搬去|(?<!大)家在", re.IGNORECASE)),
 )
 
 

@@ -25,12 +25,45 @@ DETECT_ELEMENTS = 20
 EMPTY = "empty"
 
 
+def picked_file(source: Source) -> bool:
+    """Whether ``source`` is one picked file (not a zip or a folder)."""
+    return len(source.names) == 1 and source.names[0] == source.path.name
+
+
 def json_files(source: Source, kind: str) -> list[str]:
-    """The picked file, or the ``.json`` files of a zip or folder that ``json_kind`` says are ``kind``'s,
-    in name order."""
-    if len(source.names) == 1 and source.names[0] == source.path.name:
+    """The picked file, or the ``.json`` files of a zip or folder that ``json_kind`` says are ``kind``'s
+    (LM Studio's also by their name, ``*.conversation.json``, whole or not: its reader names one it
+    cannot read), in name order. A file that cannot be read (cut short, not UTF-8…) is not taken for
+    any kind's: one damaged file beside them does not refuse the others (a chat file LM Studio was
+    saving, a broken settings file); when none is ``kind``'s, why the first could not be read is said."""
+    if picked_file(source):
         return list(source.names)
-    return sorted(n for n in source.names if n.lower().endswith(".json") and json_kind(source, n) == kind)
+    found: list[str] = []
+    broken: HistoryFormatError | None = None
+    for name in sorted(n for n in source.names if n.lower().endswith(".json")):
+        try:
+            named = json_kind(source, name)
+        except HistoryFormatError as exc:
+            broken, named = broken or exc, None
+        if named == kind or kind == "lmstudio" and name.lower().endswith(".conversation.json"):
+            found.append(name)
+    if not found and broken is not None:
+        raise broken
+    return found
+
+
+def _first_kind(source: Source, names: list[str]) -> str | None:
+    """The kind of the first of ``names`` (in name order) that can be read (see ``json_files``); when
+    none can, why the first cannot."""
+    broken: HistoryFormatError | None = None
+    for name in sorted(names):
+        try:
+            return json_kind(source, name)
+        except HistoryFormatError as exc:
+            broken = broken or exc
+    if broken is not None:
+        raise broken
+    return None
 
 
 def json_kind(source: Source, name: str) -> str | None:
@@ -205,15 +238,13 @@ def archive_is_deepseek(source: Source) -> bool:
     """DeepSeek's export, or a zip or folder of chats saved from its web page (the first ``.json`` tells)."""
     if _export_kind(source) == "deepseek":
         return True
-    saved = sorted(n for n in source.names if n.lower().endswith(".json"))
-    return bool(saved) and json_kind(source, saved[0]) == "deepseek"
+    return _first_kind(source, [n for n in source.names if n.lower().endswith(".json")]) == "deepseek"
 
 
 def _json_files_are(source: Source, kind: str) -> bool:
     """A zip or folder whose first ``.json`` file (by name) is of ``kind``: exports of an app that
     writes one file, packed or put together by the person."""
-    found = sorted(n for n in source.names if n.lower().endswith(".json"))
-    return bool(found) and json_kind(source, found[0]) == kind
+    return _first_kind(source, [n for n in source.names if n.lower().endswith(".json")]) == kind
 
 
 def archive_is_openwebui(source: Source) -> bool:
@@ -232,8 +263,8 @@ def archive_is_lmstudio(source: Source) -> bool:
     """LM Studio's conversations folder (or a zip of it): its ``*.conversation.json`` files."""
     if _export_kind(source) is not None:
         return False
-    chats = sorted(n for n in source.names if n.lower().endswith(".conversation.json"))
-    return json_kind(source, chats[0]) == "lmstudio" if chats else _json_files_are(source, "lmstudio")
+    chats = [n for n in source.names if n.lower().endswith(".conversation.json")]
+    return _first_kind(source, chats) == "lmstudio" if chats else _json_files_are(source, "lmstudio")
 
 
 def cherry_folder_backup(source: Source) -> tuple[str, str] | None:

@@ -237,7 +237,9 @@ class MemoryConsumer:
                 if recorder is not None:
                     await run_blocking(recorder.after_rollback, problem is None, False)
                 raise TurnHeld(TOOL_CALLS, f"模型在一轮里来回调用工具超过 {exc.rounds} 轮（可能陷入了循环），"
-                                           "本轮写入已全部撤销并暂缓") from exc
+                                           "本轮写入已全部撤销并暂缓",
+                               f"the model went back and forth with tools more than {exc.rounds} rounds in one "
+                               "turn (it may be stuck in a loop): what the turn wrote was undone and held") from exc
             if recorder is not None:
                 # The model's first reply is worth replaying when it was not the problem: the store or
                 # the disk failed, or its calls all ran and a later model call failed.

@@ -42,6 +42,7 @@ class RunGuard:
     changed: set[str] = field(default_factory=set)
     stopped: str | None = None
     detail: str = ""
+    detail_en: str = ""  # the same in English (an English UI)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def saw(self, change: MemoryChange) -> None:
@@ -57,6 +58,9 @@ class RunGuard:
                 self.stopped = MASS_CHANGE
                 self.detail = (f"本轮要改动的已有记忆太多（{len(self.changed)} 条以上，上限 {self.max_changed} 条），"
                                "已全部撤销并暂缓；确认无误可在失败列表里重试")
+                self.detail_en = (f"this turn would change too many existing memories ({len(self.changed)} or "
+                                  f"more, at most {self.max_changed}): all of it was undone and held; if it is "
+                                  "right, retry it in the failed list")
 
     def take_call(self, name: str = "", *, known: bool = True) -> bool:
         """Count one tool call (of a tool that does not exist when not ``known``); False when the
@@ -71,13 +75,18 @@ class RunGuard:
                     self.stopped = TOOL_CALLS
                     self.detail = (f"模型反复调用不存在的工具「{name[:40]}」（{self.unknown} 次），本轮已停止，"
                                    "写入已全部撤销并暂缓；请换一个能正确调用工具的模型后重试")
+                    self.detail_en = (f"the model kept calling a tool that does not exist, “{name[:40]}” "
+                                      f"({self.unknown} times): the turn was stopped, what it wrote undone and "
+                                      "held; choose a model that calls the tools correctly and try again")
                     return False
             if self.calls > self.max_tool_calls:
                 self.stopped = TOOL_CALLS
                 self.detail = (f"模型在一轮里调用工具超过 {self.max_tool_calls} 次（可能陷入了循环），"
                                "本轮写入已全部撤销并暂缓")
+                self.detail_en = (f"the model called tools more than {self.max_tool_calls} times in one turn "
+                                  "(it may be stuck in a loop): what the turn wrote was undone and held")
                 return False
             return True
 
     def held(self) -> TurnHeld | None:
-        return TurnHeld(self.stopped, self.detail) if self.stopped else None
+        return TurnHeld(self.stopped, self.detail, self.detail_en) if self.stopped else None

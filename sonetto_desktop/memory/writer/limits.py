@@ -17,19 +17,21 @@ ROLLBACK_PREFIX = "rollback-"
 
 class TurnProblem(Exception):
     """The writer stopped a turn for a reason of its own, not the model server's or the disk's:
-    ``detail`` says it to the person (a turn kept in the failed list, retried by hand)."""
+    ``detail`` says it to the person (a turn kept in the failed list, retried by hand); ``en``: the
+    same in English, for an English UI (``status.describe_failure``)."""
 
-    def __init__(self, detail: str) -> None:
+    def __init__(self, detail: str, en: str = "") -> None:
         self.detail = detail
+        self.en = en or detail
         super().__init__(detail)
 
 
 class TurnHeld(TurnProblem):
     """A run crossed a limit; what it wrote was undone. ``reason``: ``tool_calls`` or ``mass_change``."""
 
-    def __init__(self, reason: str, detail: str) -> None:
+    def __init__(self, reason: str, detail: str, en: str = "") -> None:
         self.reason = reason
-        super().__init__(detail)
+        super().__init__(detail, en)
 
 
 class CallsWrittenAsText(TurnProblem):
@@ -38,4 +40,7 @@ class CallsWrittenAsText(TurnProblem):
 
     def __init__(self) -> None:
         super().__init__("模型把工具调用写成了文字，没有真正调用工具，所以什么也没记下：请换一个支持工具调用"
-                         "（function calling）的模型（llama.cpp 的服务需要加 --jinja 启动），再重试")
+                         "（function calling）的模型（llama.cpp 的服务需要加 --jinja 启动），再重试",
+                         "the model wrote its tool calls as text instead of calling the tools, so nothing was "
+                         "remembered: choose a model that supports tool calls (function calling) (a llama.cpp "
+                         "server needs --jinja) and try again")

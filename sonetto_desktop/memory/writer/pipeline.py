@@ -216,7 +216,7 @@ class MemoryWriter:
             self.events.publish(WriterEvent("status", detail=st.zh))
 
     def _failure_text(self, exc: BaseException) -> str:
-        return describe_failure(exc, api_key_of(self._llm), self._describe)
+        return describe_failure(exc, api_key_of(self._llm), self._describe, self.language())
 
     def _redact(self, text: str) -> str:
         return scrub(text, [api_key_of(self._llm)])

@@ -111,33 +111,38 @@ _STORE_ZH = {
 }
 
 
-def describe_store_failure(exc: BaseException) -> str | None:
+def describe_store_failure(exc: BaseException, language: str = "zh_CN") -> str | None:
     """The true reason of a failure of the memory store or the disk, in Chinese with the English
-    detail (never "the model returned something unintelligible"); ``None`` for other failures."""
+    detail (``language`` ``"en"``: in English; never "the model returned something unintelligible");
+    ``None`` for other failures."""
+    en = language == "en"
     for current in causes(exc):
         if isinstance(current, StoreOffline):
-            return current.zh
+            return f"the memory server {current.where} cannot be reached ({current.detail})" if en else current.zh
         if isinstance(current, StoreReadOnly):
-            return f"记忆库是只读的，无法写入（{current}）"
+            return f"{current}" if en else f"记忆库是只读的，无法写入（{current}）"
         if isinstance(current, StoreWriteFailed):
-            return f"记忆无法保存：{_STORE_ZH.get(current.detail, current.detail)}（{current.detail}）"
+            return (f"the memories could not be saved: {current.detail}" if en
+                    else f"记忆无法保存：{_STORE_ZH.get(current.detail, current.detail)}（{current.detail}）")
         if isinstance(current, OSError) and storage_failure(current):
             detail = describe_os_error(current)
-            return f"无法写入磁盘：{_STORE_ZH.get(detail, detail)}（{detail}）"
+            return f"could not write to the disk: {detail}" if en else f"无法写入磁盘：{_STORE_ZH.get(detail, detail)}（{detail}）"
     return None
 
 
-def describe_failure(exc: BaseException, api_key: str = "", describe: ErrorDescriber | None = None) -> str:
+def describe_failure(exc: BaseException, api_key: str = "", describe: ErrorDescriber | None = None,
+                     language: str = "zh_CN") -> str:
     """A short sentence for a failed turn in which ``api_key`` never appears, even when the server
     echoed it back (nor a bearer token or anything shaped like a key). A failure of the store or the
     disk is said as such (``describe_store_failure``); otherwise ``describe(exc, api_key)`` is the
     front end's wording (the app passes the agent package's LLM error descriptions); without it, the
-    error's type and message."""
-    store = describe_store_failure(exc)
+    error's type and message. ``language``: the UI's (``"en"``: the store's and the writer's own reasons
+    in English, as ``describe`` says the model's)."""
+    store = describe_store_failure(exc, language)
     if store is not None:
         return scrub(store, [api_key])
     if isinstance(exc, TurnProblem):  # the writer's own reason (a held turn, calls written as text)
-        return scrub(exc.detail, [api_key])
+        return scrub(exc.en if language == "en" else exc.detail, [api_key])
     if describe is not None:
         try:
             return scrub(describe(exc, api_key), [api_key])
