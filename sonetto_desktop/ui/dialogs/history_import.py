@@ -411,6 +411,12 @@ class HistoryImportDialog(QDialog):
             return False
         return True
 
+    def show_read(self, history: History, name: str) -> Any:
+        """The preview of ``history`` (read already, from ``name``) made anew here: the language switch's
+        new window shows the file its old one had read."""
+        self.history, self.file_name = history, name
+        return self._spawn(self._show_preview(history))
+
     def _worker_progress(self, stop: threading.Event, say: Any, step: Any) -> Any:
         """A progress callback for a reading or planning worker: ``Stopped`` there once ``stop`` is
         set; else ``say(*args)`` on the Qt thread (the worker cannot touch widgets) each time
