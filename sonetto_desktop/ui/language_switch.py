@@ -12,10 +12,13 @@ still undoes and reveals its card in the new wall.
 A reply being streamed is never cut: the rebuild waits until it ends (a toast says so). A dialog the
 person has typed into (a card being edited: a switch that waited for a reply comes at any moment) is
 not closed under them: the rebuild waits until they close it (a toast says so). Other dialogs open
-on the old window are closed (rejected, so their own clean-up runs); the warnings about the store
-(self-check failed, backend switch not finished) are shown again on the new window. The old widgets
-are deleted on the GUI thread with ``deleteLater`` after every signal from the long-lived parts to
-them is gone (those connections are bound methods, which Qt drops with their receiver).
+on the old window are closed (rejected, so their own clean-up runs); the history import's window (not
+modal: usable beside the welcome panel's language link) opens again on the new one, on the file it had
+read and the choices made there, with what was pasted in it (so it does not hold the switch up as a
+dialog typed into does); the warnings about the store (self-check failed, backend switch not
+finished) are shown again on the new window. The old widgets are deleted on the GUI thread with
+``deleteLater`` after every signal from the long-lived parts to them is gone (those connections are
+bound methods, which Qt drops with their receiver).
 """
 
 from __future__ import annotations
@@ -106,6 +109,7 @@ async def _rebuild_views(app: "SonettoApp") -> None:
     # and a word typed, a search begun or a card selected in those turns is carried over too.
     state = capture(old_window, old_wall, old_quick)
     warnings = _open_warnings(app)
+    reopen_import = _open_import(app, old_window)
     for dialog in old_window.findChildren(QDialog):
         if dialog.isVisible():
             dialog.reject()  # its own clean-up (tasks cancelled on ``finished``) runs now
@@ -121,6 +125,8 @@ async def _rebuild_views(app: "SonettoApp") -> None:
     restore_window(state, app.window, app.quick_chat)
     for show_again in warnings:
         show_again()  # on the new window, in the new language
+    if reopen_import is not None:
+        reopen_import()
     _retire(app, old_window, old_quick, old_tray)
     for toast in app.toasts.toasts():
         if toast.key == WAITING_KEY:
@@ -130,21 +136,25 @@ async def _rebuild_views(app: "SonettoApp") -> None:
     await _restore_content(app, state)
 
 
-def _typed_into(window: Any) -> list[QDialog]:
+def _typed_into(window: Any, reopened: Any = None) -> list[QDialog]:
     """The dialogs open on ``window`` that the person has typed into (a card being edited, a new
-    memory, the settings changed again): closed with the old window, what they typed would be lost."""
+    memory, the settings changed again): closed with the old window, what they typed would be lost.
+    Not ``reopened`` (the history import's window: it opens again with what was typed, ``_open_import``)."""
     def typed(dialog: QDialog) -> bool:
         return (any(edit.isModified() for edit in dialog.findChildren(QLineEdit))
                 or any(edit.document().isModified() for kind in (QPlainTextEdit, QTextEdit)
                        for edit in dialog.findChildren(kind)))
 
-    return [dialog for dialog in window.findChildren(QDialog) if dialog.isVisible() and typed(dialog)]
+    return [dialog for dialog in window.findChildren(QDialog)
+            if dialog.isVisible() and dialog is not reopened and typed(dialog)]
 
 
 async def _typing_done(app: "SonettoApp", window: Any) -> None:
     """Until no dialog on ``window`` holds what the person typed (each one saved or cancelled by them;
     a toast says the switch waits for it)."""
-    while not app._closed and alive(window) and (open_dialogs := _typed_into(window)):
+    imports = app.history_imports
+    while not app._closed and alive(window) and (
+            open_dialogs := _typed_into(window, imports.dialog if imports is not None else None)):
         app.toasts.show_toast(QApplication.translate("SonettoApp", "关掉正在编辑的对话框后，界面会切换语言。"),
                               key=WAITING_KEY, kind="info", repeat=False)
         closed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
@@ -168,6 +178,31 @@ def _retire(app: "SonettoApp", *views: Any) -> None:
             obj.deleteLater()
             retired.append(obj)
     app._retired_views = retired
+
+
+def _open_import(app: "SonettoApp", window: Any) -> Callable[[], None] | None:
+    """The history import's window (non-modal: the welcome panel's language link is usable beside it),
+    opened again on the new window, on the file it had read (its preview made anew): closed with the
+    old window, a person who chose the other language because they could not read it lost it."""
+    imports = app.history_imports
+    dialog = imports.dialog if imports is not None else None
+    if dialog is None or not alive(dialog) or not dialog.isVisible() or dialog.parent() is not window:
+        return None
+    history, name = dialog.history, dialog.file_name
+    if dialog.stack.currentWidget() is not dialog.preview_page:
+        history = None  # (a running import's progress, or the source page: the new window shows it as it is)
+    pasted, fmt, chosen = dialog.paste_box.toPlainText(), dialog.format_box.currentData(), dialog.chosen()
+
+    def reopen() -> None:
+        again = imports.open_dialog(app.window)
+        if again.actions.running is not None:
+            return
+        again.format_box.setCurrentIndex(max(0, again.format_box.findData(fmt)))
+        again.paste_box.setPlainText(pasted)
+        if history is not None:
+            again.show_read(history, name, chosen)
+
+    return reopen
 
 
 def _open_warnings(app: "SonettoApp") -> list[Callable[[], None]]:

@@ -126,3 +126,30 @@ async def test_during_an_import_each_pause_button_sits_with_what_it_pauses(qapp,
         assert x(status.badge) < x(status.pause_button) < x(line) < x(label) < x(indicator.pause_button)
         assert status.pause_button.toolTip() == "暂停导入" and indicator.pause_button.toolTip() == "暂停记忆写入"
         dialog.reject()
+
+
+async def test_enter_on_the_headers_import_badge_opens_its_window(qapp, tmp_path, llm_server, wait):
+    """The header's "导入 ChatGPT 0/3 轮" says 点击打开导入窗口; reached with Tab, Enter on it did nothing
+    (a tool button takes only Space). Enter opens the window, as a click does."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtTest import QTest
+    from llm_payloads import ErrorResponse
+
+    llm_server.default = ErrorResponse(503, "upstream overloaded")  # the import keeps retrying: it stays
+    async with running_app(qapp, app_settings(tmp_path / "data", llm_server)) as app:
+        status = app.window.status_indicator.import_status
+        dialog = app.history_imports.open_dialog(app.window)
+        assert await dialog.open_path(fixture("chatgpt_conversations.json"))
+        await wait(lambda: dialog.start_button.isEnabled(), message="the plan")
+        dialog.start_button.click()
+        await wait(lambda: not status.isHidden(), message="the import in the header")
+        dialog.progress.background_button.click()
+        await wait(lambda: not dialog.isVisible(), message="in the background")
+        app.window.activateWindow()
+        status.badge.setFocus(Qt.FocusReason.TabFocusReason)
+        await wait(status.badge.hasFocus, message="the badge's focus")
+        QTest.keyClick(status.badge, Qt.Key.Key_Return)
+        reopened = app.history_imports.dialog
+        await wait(lambda: reopened is not None and reopened is not dialog and reopened.isVisible(),
+                   message="the import's window")
+        reopened.reject()

@@ -190,3 +190,28 @@ def test_link_like_buttons_show_a_ring_when_tab_reaches_them(qtbot, themed):
         QApplication.processEvents()
         assert _accent_pixels(button, themed["accent"]) > button.width(), f"{button.objectName()}: no ring"
         assert button.size() == size, f"{button.objectName()} changed size with the focus"
+
+
+@pytest.mark.parametrize("key", [Qt.Key.Key_Return, Qt.Key.Key_Enter])
+def test_the_welcome_pages_buttons_and_the_link_like_buttons_take_enter(qtbot, key):
+    """The first screen opens with the focus ring on 打开设置; Enter there (or on English / 中文, on
+    导入聊天记录…, on a toast's 撤销 reached with Tab) did nothing: outside a dialog a button takes
+    only Space, and a link is followed with Enter. Enter clicks them now, as Space does."""
+    from PySide6.QtTest import QTest
+    from PySide6.QtWidgets import QMainWindow
+
+    host = QMainWindow()  # (not a dialog: there a push button takes Enter anyway)
+    qtbot.addWidget(host)
+    central = QWidget(host)
+    host.setCentralWidget(central)
+    buttons = _link_buttons(central)
+    welcome = buttons[0].parent()
+    buttons = [welcome.settings_button, welcome.language_button, *buttons]
+    _show_active(qtbot, host)
+    for button in buttons:
+        clicked: list[bool] = []
+        button.clicked.connect(lambda *_, clicked=clicked: clicked.append(True))
+        button.setFocus(Qt.FocusReason.TabFocusReason)
+        assert button.hasFocus(), button.text()
+        QTest.keyClick(button, key)
+        assert clicked == [True], f"{button.objectName()} {button.text()}: Enter did nothing"

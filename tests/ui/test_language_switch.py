@@ -588,3 +588,61 @@ async def test_a_switch_waiting_for_a_reply_does_not_close_a_dialog_the_person_i
         await wait(lambda: app.window is not old_window, timeout=10, message="the switch once the dialog closed")
         assert _texts(app) == ENGLISH
         assert not any(t.text == waiting for t in app.toasts.toasts())
+
+
+@OFFSCREEN
+async def test_the_import_window_and_the_file_it_read_stay_across_the_welcome_panels_language(qapp, tmp_path, wait):
+    """The welcome panel offers 导入聊天记录… and, below it, the other language: a person who opened the
+    import's (non-modal) window, read a file and could not read its preview chose English, and the window
+    was gone with the file it had read. It opens again on the new window, in English, on that file."""
+    from history_helpers import fixture
+
+    async with running_app(qapp, app_settings(tmp_path / "data"), interactive=True) as app:
+        old_window = app.window
+        old_window.welcome.history_button.click()
+        dialog = app.history_imports.dialog
+        await wait(lambda: dialog is not None and dialog.isVisible(), message="the import window")
+        assert await dialog.open_path(fixture("chatgpt_conversations.json"))
+        assert dialog.stack.currentWidget() is dialog.preview_page
+        await wait(lambda: dialog.plan is not None, message="the file's plan")
+        first_day = dialog.since.date()
+        assert dialog.until.date() > first_day
+        dialog.until.setDate(first_day)  # the person's choice: the first day only
+        old_window.welcome.language_button.click()
+        await wait(lambda: app.window is not old_window and app.window.windowTitle() == ENGLISH["title"],
+                   message="the window in English")
+        await wait(lambda: app.history_imports.dialog is not None and app.history_imports.dialog is not dialog
+                   and shiboken6.isValid(app.history_imports.dialog) and app.history_imports.dialog.isVisible(),
+                   message="the import window open again")
+        again = app.history_imports.dialog
+        assert again.parent() is app.window and again.windowTitle() == EN["HistoryImportDialog"]["导入聊天记录"]
+        await wait(lambda: again.stack.currentWidget() is again.preview_page and again.plan is not None,
+                   message="the file's preview again")
+        assert "chatgpt_conversations.json" in again.preview_title.text()
+        await wait(lambda: again.until.date() == first_day and again.since.date() == first_day,
+                   message=lambda: f"the dates chosen: {again.since.date()} - {again.until.date()}")
+        again.reject()
+
+
+@OFFSCREEN
+async def test_what_is_pasted_in_the_import_window_does_not_hold_up_the_welcome_panels_language(qapp, tmp_path, wait):
+    """With memories pasted in the import's window, English on the welcome panel did nothing but say, in
+    Chinese, to close the dialog being edited first (closing it lost the paste): the very person who
+    cannot read Chinese was stuck. The switch happens; the window opens again with the paste and format."""
+    async with running_app(qapp, app_settings(tmp_path / "data"), interactive=True) as app:
+        old_window = app.window
+        old_window.welcome.history_button.click()
+        dialog = app.history_imports.dialog
+        await wait(lambda: dialog is not None and dialog.isVisible(), message="the import window")
+        dialog.format_box.setCurrentIndex(dialog.format_box.findData("claude"))
+        dialog.paste_box.setFocus()
+        dialog.paste_box.insertPlainText("- I like hand-drip coffee\n- I live in Hangzhou")
+        old_window.welcome.language_button.click()
+        await wait(lambda: app.window is not old_window and app.window.windowTitle() == ENGLISH["title"],
+                   message=lambda: "the window in English; toasts: " + repr([t.text for t in app.toasts.toasts()]))
+        await wait(lambda: app.history_imports.dialog is not dialog and shiboken6.isValid(app.history_imports.dialog)
+                   and app.history_imports.dialog.isVisible(), message="the import window open again")
+        again = app.history_imports.dialog
+        assert again.paste_box.toPlainText() == "- I like hand-drip coffee\n- I live in Hangzhou"
+        assert again.format_box.currentData() == "claude"
+        again.reject()

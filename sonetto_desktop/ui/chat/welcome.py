@@ -9,6 +9,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from ..i18n import ui_language
+from ..widgets.focus import enter_clicks
 from ..widgets.icons import icon
 
 
@@ -73,6 +74,7 @@ class WelcomePanel(QWidget):
         self.language_button.setCursor(Qt.CursorShape.PointingHandCursor)
         self.language_button.setAccessibleName("界面语言：中文" if other == "zh_CN" else "Interface language: English")
         self.language_button.clicked.connect(lambda: self.language_requested.emit(other))
+        enter_clicks(self.settings_button, self.import_button, self.history_button, self.language_button)
         for widget in (logo, title, text):
             column.addWidget(widget)
         column.addWidget(self.settings_button, 0, Qt.AlignmentFlag.AlignCenter)

@@ -411,6 +411,29 @@ class HistoryImportDialog(QDialog):
             return False
         return True
 
+    def chosen(self) -> tuple[QDate, QDate, set[str], str]:
+        """The preview's choices (the dates, the unticked conversations, the filter): ``show_read``'s."""
+        unticked = self.conversations.unticked() if self.plan is not None else set(self._unticked)
+        return self.since.date(), self.until.date(), unticked, self.filter_box.text()
+
+    def show_read(self, history: History, name: str, chosen: tuple[QDate, QDate, set[str], str] | None = None) -> Any:
+        """The preview of ``history`` (read already, from ``name``) made anew here, with the choices
+        ``chosen`` there (``chosen()``): the language switch's new window shows what its old one had."""
+        self.history, self.file_name = history, name
+        return self._spawn(self._show_read(history, chosen))
+
+    async def _show_read(self, history: History, chosen: tuple[QDate, QDate, set[str], str] | None) -> None:
+        await self._show_preview(history)
+        if chosen is None or not shiboken6.isValid(self) or self.plan is None:
+            return
+        since, until, self._unticked, text = chosen
+        for edit, day in ((self.since, since), (self.until, until)):
+            edit.blockSignals(True)
+            edit.setDate(day)
+            edit.blockSignals(False)
+        self.filter_box.setText(text)
+        await self.refresh_plan()
+
     def _worker_progress(self, stop: threading.Event, say: Any, step: Any) -> Any:
         """A progress callback for a reading or planning worker: ``Stopped`` there once ``stop`` is
         set; else ``say(*args)`` on the Qt thread (the worker cannot touch widgets) each time

@@ -15,6 +15,7 @@ from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QToolButton, QWidget
 
 from ..dialogs.history_progress import held_text, progress_line
+from ..widgets.focus import enter_clicks
 from ..widgets.icons import icon
 
 ENDED = ("done", "undone")
@@ -45,6 +46,7 @@ class ImportStatus(QWidget):
         layout.addWidget(self.pause_button)
         for button in self.tab_stops():  # a click must not take the focus (as the status indicator's)
             button.setFocusPolicy(Qt.FocusPolicy.TabFocus)
+        enter_clicks(self.badge)  # (a link to the import's window: Enter opens it, as Space does)
         self._paused = False
         self.setVisible(False)
         actions.progress.connect(self._on_event)

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QToolButton, QWidget
 
 from sonetto_desktop.presentation.i18n import filled
 from ..i18n import ui_language
+from ..widgets.focus import enter_clicks
 from ..widgets.icons import icon
 from ..widgets.tasks import task_scope
 
@@ -202,6 +203,7 @@ class StatusIndicator(QWidget):
         layout.addWidget(self.pause_button)
         for button in self.tab_stops():  # a click must not take the focus (one Space would then pause)
             button.setFocusPolicy(Qt.FocusPolicy.TabFocus)
+        enter_clicks(self.review_button, self.conflicts_button)  # (links to their lists: Enter opens them too)
         control.state_changed.connect(self.refresh)
         self.refresh()
 

@@ -24,7 +24,7 @@ from PySide6.QtCore import QEvent, QObject, QRect, Qt, QTimer, Signal
 from PySide6.QtGui import QCursor, QEnterEvent, QMouseEvent
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QToolButton, QVBoxLayout, QWidget
 
-from ..widgets.focus import FocusMemory, focus_within, give_focus, tab_buttons
+from ..widgets.focus import FocusMemory, enter_clicks, focus_within, give_focus, tab_buttons
 
 log = logging.getLogger(__name__)
 
@@ -108,6 +108,7 @@ class Toast(QFrame):
         self.close_button.clicked.connect(self.dismiss)
         row.addWidget(self.close_button)
         tab_buttons(*(b for b in (self.action_button, self.close_button) if b is not None))
+        enter_clicks(*(b for b in (self.action_button, self.close_button) if b is not None))
 
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)

@@ -9,6 +9,7 @@ from PySide6.QtGui import QAction, QActionGroup
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QLineEdit, QMenu, QToolButton, QVBoxLayout, QWidget
 
 from ..widgets.elided_label import ElidedLabel
+from ..widgets.focus import enter_clicks
 from ..widgets.icons import icon
 from .memory_model import uses_tooltip
 from sonetto_desktop.presentation.authors import FILTERS, filter_label
@@ -112,6 +113,7 @@ class WallToolbar(QWidget):
         self.filter_clear.setText(self.tr("显示全部"))
         self.filter_clear.setToolTip(self.tr("取消筛选，显示全部记忆"))
         self.filter_clear.clicked.connect(lambda: self.filter_changed.emit("all"))
+        enter_clicks(self.filter_clear)  # (a link-like button: followed with Enter too)
         bar = QHBoxLayout(self.filter_bar)
         bar.setContentsMargins(10, 0, 6, 4)
         bar.setSpacing(6)

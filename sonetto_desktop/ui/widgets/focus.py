@@ -15,7 +15,8 @@ from itertools import pairwise
 from typing import Callable
 
 import shiboken6
-from PySide6.QtCore import QObject, Qt
+from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QApplication, QWidget
 
 from .owner import Owner
@@ -48,6 +49,26 @@ def tab_buttons(*buttons: QWidget) -> None:
     """Reachable by Tab, not taking the focus on a click (see the module docstring)."""
     for button in buttons:
         button.setFocusPolicy(Qt.FocusPolicy.TabFocus)
+
+
+class _EnterClicks(QObject):
+    """Enter (or the keypad's) on the button it watches clicks it, as Space does."""
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if (event.type() == QEvent.Type.KeyPress and isinstance(event, QKeyEvent)
+                and event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and not event.isAutoRepeat()
+                and event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier == Qt.KeyboardModifier.NoModifier
+                and watched.isEnabled()):
+            watched.click()
+            return True
+        return False
+
+
+def enter_clicks(*buttons: QWidget) -> None:
+    """Enter clicks these buttons (outside a dialog a button takes only Space; a link-like one, and
+    the one the first screen gives the focus to, is followed with Enter)."""
+    for button in buttons:
+        button.installEventFilter(_EnterClicks(button))
 
 
 def chain_tab_order(widgets: list[QWidget | None]) -> None:
