@@ -1041,7 +1041,7 @@ Talk about anything — I'll remember what matters to you.</translation>
     <message>
         <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="275" />
         <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="321" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="849" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="872" />
         <source>撤销已导入的部分</source>
         <translation>Undo what was imported</translation>
     </message>
@@ -1087,7 +1087,7 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="326" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="991" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="1014" />
         <source>撤销这次导入</source>
         <translation>Undo this import</translation>
     </message>
@@ -1119,266 +1119,266 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
         <translation>something unexpected went wrong; the details are in the log.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="438" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="461" />
         <source>正在读取 {0}：%p%</source>
         <translation>Reading {0}: %p%</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="447" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="470" />
         <source>返回</source>
         <translation>Back</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="448" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="471" />
         <source>取消</source>
         <translation>Cancel</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="478" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="501" />
         <source>从</source>
         <translation>From</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="478" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="492" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="501" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="515" />
         <source>到</source>
         <translation>to</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="484" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="486" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="507" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="509" />
         <source>按标题筛选</source>
         <translation>Filter by title</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="487" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="510" />
         <source>全选</source>
         <translation>Select all</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="488" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="511" />
         <source>全不选</source>
         <translation>Select none</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="490" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="513" />
         <source>日期从</source>
         <translation>Dates from</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="511" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="534" />
         <source>开始导入</source>
         <translation>Start importing</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="539" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="562" />
         <source>另有 {0} 条 ChatGPT 已保存的记忆：导入…</source>
         <translation>And {0} ChatGPT saved memories: import…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="544" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="567" />
         <source>正在计算…</source>
         <translation>Counting…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="583" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="606" />
         <source>正在计算…（已读 {0} / {1} 个对话）</source>
         <translation>Counting… ({0} of {1} conversations read)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="590" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="613" />
         <source>跳过 {0} 个读不了的对话：</source>
         <translation>Left out {0} conversations that cannot be read:</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="593" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="616" />
         <source>…另有 {0} 个</source>
         <translation>… and {0} more</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="600" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="623" />
         <source>还没有配置模型：请先在设置里填写模型，导入要由模型来读。</source>
         <translation>No model is configured: set one in Settings first; a model reads the import.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="603" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="626" />
         <source>审核模式已开启：导入的结果会进入审核箱，由你确认后才写入。</source>
         <translation>Review mode is on: what the import finds goes to the review inbox and is written only once you approve it.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="632" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="820" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="655" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="843" />
         <source>没能算出要导入的内容：{0}</source>
         <translation>Could not work out what to import: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="649" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="672" />
         <source>已导入过的 {0} 轮</source>
         <translation>{0} turns imported before</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="651" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="674" />
         <source>未完成的导入里还要写的 {0} 轮（继续那次导入即可）</source>
         <translation>{0} turns an unfinished import has still to write (resume it)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="653" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="676" />
         <source>不导入列表里的 {0} 个对话</source>
         <translation>{0} conversations on the don’t-import list</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="655" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="678" />
         <source>日期范围外的 {0} 轮</source>
         <translation>{0} turns outside the dates</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="657" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="680" />
         <source>文件里重复出现的 {0} 轮（只导入一次）</source>
         <translation>{0} turns repeated in the file (imported once)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="660" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="683" />
         <source>系统提示、工具调用、改写前的分支、空白等 {0} 条消息</source>
         <translation>{0} messages such as system prompts, tool calls, branches edited away and blanks</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="661" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="684" />
         <source>不导入：{0}</source>
         <translation>Not imported: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="663" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="686" />
         <source>{0} 处疑似密码、密钥或证件号会在发送给模型前隐去</source>
         <translation>{0} likely passwords, keys or ID numbers are hidden before the model sees them</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="666" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="689" />
         <source>{0} 条很长的消息只读开头和结尾（每条约 {1} 字）</source>
         <translation>{0} very long messages are read only at their start and end (about {1} characters each)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="676" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="691" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="699" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="714" />
         <source>没有保存：{0}</source>
         <translation>Not saved: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="699" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="722" />
         <source>ChatGPT 已保存的记忆</source>
         <translation>ChatGPT saved memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="700" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="723" />
         <source>每条直接成为一条记忆（不经模型），可以改主题或取消勾选。</source>
         <translation>Each becomes one memory as it is (no model reads it); you can change its theme or untick it.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="707" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="730" />
         <source>导入</source>
         <translation>Import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="722" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="745" />
         <source>审核模式已开启：它们会进入审核箱，由你确认后才写入。</source>
         <translation>Review mode is on: they go to the review inbox and are written only once you approve them.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="729" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="752" />
         <source>导入 {0} 条记忆</source>
         <translation>Import {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="737" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="741" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="760" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="764" />
         <source>没有导入：{0}</source>
         <translation>Not imported: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="783" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="806" />
         <source>正在准备导入：要读的对话逐批存好后开始，大的导入可能要几分钟；关闭窗口会取消这次导入。</source>
         <translation>Preparing the import: it begins once the chats to read are saved batch by batch, which can take a few minutes for a large one; closing the window cancels it.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="845" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="868" />
         <source>导入已停止</source>
         <translation>Import stopped</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="846" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="869" />
         <source>已导入的部分要保留吗？保留的话，以后再导入同一个文件会接着导入剩下的。</source>
         <translation>Keep what was imported? If you keep it, importing the same file again goes on with the rest.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="848" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="871" />
         <source>保留已导入的部分</source>
         <translation>Keep what was imported</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="884" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="907" />
         <source>删除它新建的 {0} 条记忆</source>
         <translation>delete the {0} memories it created</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="886" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="909" />
         <source>把它改过的 {0} 条记忆恢复原样</source>
         <translation>put back the {0} memories it changed</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="888" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="911" />
         <source>找回它删掉的 {0} 条记忆</source>
         <translation>bring back the {0} memories it deleted</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="890" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="913" />
         <source>撤销这次导入？</source>
         <translation>Undo this import?</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="890" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="913" />
         <source>撤销会影响 {0} 条记忆：{1}。撤销之后还可以重做。</source>
         <translation>Undoing touches {0} memories: {1}. You can redo it afterwards.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="891" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="914" />
         <source>，</source>
         <translation>, </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="891" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="914" />
         <source>撤销导入</source>
         <translation>Undo the import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="923" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="946" />
         <source>重做这次导入</source>
         <translation>Redo this import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="930" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="935" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="953" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="958" />
         <source>无法重做：{0}</source>
         <translation>Cannot redo: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="932" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="955" />
         <source>无法重做：撤销之后这些记忆都被改过了</source>
         <translation>Cannot redo: every one of these memories was changed after the undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="984" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="1007" />
         <source>……还有 {0} 张</source>
         <translation>…and {0} more</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="986" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="1009" />
         <source>无法撤销：这次导入写下的 {0} 条记忆之后都被改过，撤销会丢掉那些修改。</source>
         <translation>Cannot undo: all {0} memories the import wrote were changed afterwards, and undoing would lose those changes.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="880" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="961" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="973" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="1003" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="903" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="984" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="996" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="1026" />
         <source>无法撤销：{0}</source>
         <translation>Cannot undo: {0}</translation>
     </message>
@@ -2004,47 +2004,47 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>ImportStatus</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/import_status.py" line="85" />
+        <location filename="../../sonetto_desktop/ui/notices/import_status.py" line="87" />
         <source>导入 {0} 已暂停 {1}/{2}</source>
         <translation>Import {0} paused {1}/{2}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/import_status.py" line="87" />
+        <location filename="../../sonetto_desktop/ui/notices/import_status.py" line="89" />
         <source>导入 {0} 稍候 {1}/{2}</source>
         <translation>Import {0} waiting {1}/{2}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/import_status.py" line="89" />
+        <location filename="../../sonetto_desktop/ui/notices/import_status.py" line="91" />
         <source>导入 {0} 出错重试中 {1}/{2}</source>
         <translation>Import {0} retrying {1}/{2}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/import_status.py" line="91" />
+        <location filename="../../sonetto_desktop/ui/notices/import_status.py" line="93" />
         <source>导入 {0} {1}/{2} 轮</source>
         <translation>Import {0} {1}/{2} turns</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/import_status.py" line="93" />
+        <location filename="../../sonetto_desktop/ui/notices/import_status.py" line="95" />
         <source>正在导入 {0} 的聊天记录（{1}）</source>
         <translation>Importing the chats from {0} ({1})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/import_status.py" line="98" />
+        <location filename="../../sonetto_desktop/ui/notices/import_status.py" line="100" />
         <source>点击打开导入窗口</source>
         <translation>Click to open the import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/import_status.py" line="100" />
+        <location filename="../../sonetto_desktop/ui/notices/import_status.py" line="102" />
         <source>聊天记录导入：{0}</source>
         <translation>Chat import: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/import_status.py" line="101" />
+        <location filename="../../sonetto_desktop/ui/notices/import_status.py" line="103" />
         <source>继续导入</source>
         <translation>Resume the import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/import_status.py" line="101" />
+        <location filename="../../sonetto_desktop/ui/notices/import_status.py" line="103" />
         <source>暂停导入</source>
         <translation>Pause the import</translation>
     </message>
@@ -4631,22 +4631,22 @@ Your theme: {1}</translation>
         <translation>Open data folder</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/language_switch.py" line="59" />
+        <location filename="../../sonetto_desktop/ui/language_switch.py" line="62" />
         <source>这条回复结束后，界面会切换语言。</source>
         <translation>The interface switches language when this reply ends.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/language_switch.py" line="128" />
+        <location filename="../../sonetto_desktop/ui/language_switch.py" line="134" />
         <source>界面语言已切换。</source>
         <translation>Interface language changed.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/language_switch.py" line="148" />
+        <location filename="../../sonetto_desktop/ui/language_switch.py" line="158" />
         <source>关掉正在编辑的对话框后，界面会切换语言。</source>
         <translation>The interface switches language once you close the dialog you are editing in.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/language_switch.py" line="193" />
+        <location filename="../../sonetto_desktop/ui/language_switch.py" line="228" />
         <source>切换语言后没能重新显示这段对话：{0}</source>
         <translation>After the language switch, this chat could not be shown again: {0}</translation>
     </message>
@@ -4715,162 +4715,162 @@ Your theme: {1}</translation>
 <context>
     <name>StatusIndicator</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="223" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="225" />
         <source>向量模型已更换：等你确认</source>
         <translation>Embeddings model changed: waiting for you</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="224" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="226" />
         <source>回忆改用了向量模型 %1，要为 %2 条记忆重新计算向量；确认之前回忆只按字面找。</source>
         <translation>Recall now uses the embeddings model %1: the vectors of %2 memories must be computed again; until you confirm, recall goes by the words only.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="230" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="232" />
         <source>向量服务连不上：暂时只按字面回忆</source>
         <translation>Embeddings service unreachable: recall by words for now</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="231" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="233" />
         <source>回忆时连不上向量模型 %1：这段时间回忆只按字面找记忆，稍后自动再试，连上后照常按意思找。</source>
         <translation>Recall cannot reach the embeddings model %1: for now recall finds memories by their words only; it tries again by itself, and once it answers, recall finds them by meaning again.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="233" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="235" />
         <source>原因：%1</source>
         <translation>Reason: %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="236" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="238" />
         <source>向量 %1/%2</source>
         <translation>Vectors %1/%2</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="238" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="240" />
         <source>%1 出错</source>
         <translation>%1 failed</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="240" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="242" />
         <source>%1（稍后继续）</source>
         <translation>%1 (continuing later)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="242" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="244" />
         <source>向量模型 %1 在后台为每条记忆计算向量，算好的记忆回忆时也能按意思找到。</source>
         <translation>The embeddings model %1 computes a vector for every memory in the background; memories with one are also found by meaning when Sonetto recalls.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="244" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="246" />
         <source>内置向量模型在这台电脑上运行不了：%1</source>
         <translation>The built-in embeddings model does not run on this computer: %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="259" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="261" />
         <source>向量服务拒绝了请求（%1）：请检查 API 密钥。</source>
         <translation>The embeddings service refused the request (%1): check the API key.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="261" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="263" />
         <source>向量服务找不到这个模型（%1）：请检查服务地址和模型名称。</source>
         <translation>The embeddings service does not know this model (%1): check the base URL and the model name.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="263" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="265" />
         <source>向量服务限流了（%1）：稍后自动再试。</source>
         <translation>The embeddings service is rate-limiting (%1): it is tried again by itself later.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="265" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="267" />
         <source>向量服务拒绝了请求（%1）：这个模型可能不是向量模型，或不支持所填的维度。</source>
         <translation>The embeddings service refused the request (%1): the model may not be an embeddings model, or may not accept the dimensions given.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="267" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="269" />
         <source>向量服务出错了（%1）。</source>
         <translation>The embeddings service failed (%1).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="269" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="271" />
         <source>连不上向量服务 %1。</source>
         <translation>The embeddings service %1 cannot be reached.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="271" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="273" />
         <source>向量服务 %1 在 %2 秒内没有回应。</source>
         <translation>The embeddings service %1 gave no answer within %2 s.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="274" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="276" />
         <source>向量模型每次给同一段文字算出的向量都不一样：已算好的向量先留着，等它稳定下来。</source>
         <translation>The embeddings model answers the same text differently each time: the vectors made are kept until it answers alike.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="276" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="278" />
         <source>向量服务的回答不像向量模型给的：请检查模型名称。</source>
         <translation>The embeddings service's answer is not an embeddings model's: check the model name.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="278" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="280" />
         <source>内置向量模型出错了（详情在日志里）。</source>
         <translation>The built-in embeddings model failed (the details are in the log).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="279" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="281" />
         <source>向量计算出错了（详情在日志里）。</source>
         <translation>Computing the vectors failed (the details are in the log).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="294" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="296" />
         <source>第一次打开导入的记忆时要建立回忆索引；建好前回忆只用已建好的部分</source>
         <translation>Imported memories are indexed for recall the first time they are opened; until it is done, recall uses the part already indexed</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="295" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="297" />
         <source>正在建立回忆索引… %1 / %2</source>
         <translation>Building the recall index… %1 / %2</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="298" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="300" />
         <source>记忆写入未启动</source>
         <translation>Memory writer not started</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="304" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="306" />
         <source>记忆写入已暂停 (%1)</source>
         <translation>Memory writing paused (%1)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="306" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="308" />
         <source>整理记忆中 (%1)</source>
         <translation>Organising memories (%1)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="312" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="314" />
         <source>记忆写入出错：%1</source>
         <translation>Memory writing failed: %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="314" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="316" />
         <source>记忆已是最新</source>
         <translation>Memories are up to date</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="316" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="318" />
         <source>审核模式：Sonetto 想做的记忆变化会先等你确认</source>
         <translation>Review mode: changes Sonetto wants to make wait for you</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="319" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="321" />
         <source>聊天记忆已是最新</source>
         <translation>Chat memories are up to date</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="325" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="327" />
         <source>继续记忆写入</source>
         <translation>Resume memory writing</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="325" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="327" />
         <source>暂停记忆写入</source>
         <translation>Pause memory writing</translation>
     </message>
@@ -4978,7 +4978,7 @@ Your theme: {1}</translation>
     <name>Toast</name>
     <message>
         <location filename="../../sonetto_desktop/ui/notices/toasts.py" line="107" />
-        <location filename="../../sonetto_desktop/ui/notices/toasts.py" line="167" />
+        <location filename="../../sonetto_desktop/ui/notices/toasts.py" line="168" />
         <source>关闭</source>
         <translation>Close</translation>
     </message>
@@ -5514,82 +5514,82 @@ Your theme: {1}</translation>
 <context>
     <name>WallToolbar</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="59" />
+        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="60" />
         <source>搜索记忆</source>
         <translation>Search</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="60" />
+        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="61" />
         <source>搜索记忆（Ctrl+F）：空格和标点不影响结果，中文可以用拼音或拼音首字母（如 kf）；Esc 清空</source>
         <translation>Search memories (Ctrl+F): spaces and punctuation do not matter, Chinese can be typed as pinyin or its initials (such as kf); Esc clears</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="69" />
+        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="70" />
         <source>最近更新</source>
         <translation>Latest</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="70" />
+        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="71" />
         <source>用到最多</source>
         <translation>Most used</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="35" />
+        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="36" />
         <source>显示方式</source>
         <translation>View options</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="78" />
+        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="79" />
         <source>主题目录（点击跳转）</source>
         <translation>List of themes (click to jump)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="80" />
+        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="81" />
         <source>紧凑显示（卡片更小，最多两行）</source>
         <translation>Compact (smaller cards, at most two lines)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="83" />
+        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="84" />
         <source>跳到主题</source>
         <translation>Go to theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="86" />
+        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="87" />
         <source>筛选</source>
         <translation>Filter</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="98" />
+        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="99" />
         <source>删除 Sonetto 今天写的…</source>
         <translation>Delete what Sonetto wrote today…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="38" />
+        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="39" />
         <source>新建</source>
         <translation>New</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="38" />
+        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="39" />
         <source>新建一条记忆</source>
         <translation>Add a memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="40" />
+        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="41" />
         <source>回收站</source>
         <translation>Trash</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="112" />
+        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="113" />
         <source>显示全部</source>
         <translation>Show all</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="113" />
+        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="114" />
         <source>取消筛选，显示全部记忆</source>
         <translation>Clear the filter and show every memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="167" />
+        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="169" />
         <source>筛选：{0}</source>
         <translation>Filter: {0}</translation>
     </message>
@@ -5597,12 +5597,12 @@ Your theme: {1}</translation>
 <context>
     <name>WelcomePanel</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/welcome.py" line="32" />
+        <location filename="../../sonetto_desktop/ui/chat/welcome.py" line="33" />
         <source>你好，我是 Sonetto</source>
         <translation>Hi, I'm Sonetto</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/welcome.py" line="37" />
+        <location filename="../../sonetto_desktop/ui/chat/welcome.py" line="38" />
         <source>我会记住我们聊过的事，下次见面时还记得你。
 开始聊天前，请先在设置里填写一个模型服务（OpenAI、DeepSeek、通义千问，或本机的 Ollama / LM Studio）。
 右边的记忆墙现在就可以用。</source>
@@ -5611,32 +5611,32 @@ Before we chat, add a model service in the settings (OpenAI, DeepSeek, Qwen, or 
 The memory wall on the right works already.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/welcome.py" line="47" />
+        <location filename="../../sonetto_desktop/ui/chat/welcome.py" line="48" />
         <source>打开设置</source>
         <translation>Open settings</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/welcome.py" line="50" />
+        <location filename="../../sonetto_desktop/ui/chat/welcome.py" line="51" />
         <source>已经有记忆或聊天记录？</source>
         <translation>Memories or chats already?</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/welcome.py" line="53" />
+        <location filename="../../sonetto_desktop/ui/chat/welcome.py" line="54" />
         <source>导入记忆文件…</source>
         <translation>Import a memories file…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/welcome.py" line="54" />
+        <location filename="../../sonetto_desktop/ui/chat/welcome.py" line="55" />
         <source>SonettoHere 的 memory.yaml，或导出的记忆文件（YAML、JSON、Markdown）</source>
         <translation>SonettoHere's memory.yaml, or an exported memories file (YAML, JSON, Markdown)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/welcome.py" line="56" />
+        <location filename="../../sonetto_desktop/ui/chat/welcome.py" line="57" />
         <source>导入聊天记录…</source>
         <translation>Import chats…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/welcome.py" line="57" />
+        <location filename="../../sonetto_desktop/ui/chat/welcome.py" line="58" />
         <source>ChatGPT、Claude、DeepSeek 等导出的聊天记录：现在就能读取和预览，设置好模型后写成记忆</source>
         <translation>Chats exported from ChatGPT, Claude, DeepSeek and others: read and previewed now, written as memories once a model is set</translation>
     </message>
@@ -5644,38 +5644,38 @@ The memory wall on the right works already.</translation>
 <context>
     <name>WriterControl</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="101" />
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="132" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="102" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="133" />
         <source>暂停记忆写入</source>
         <translation>Pause memory writing</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="102" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="103" />
         <source>重试失败的轮次</source>
         <translation>Retry failed turns</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="103" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="104" />
         <source>Sonetto 想做的记忆变化，等你确认</source>
         <translation>Memory changes Sonetto would like to make, waiting for you</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="104" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="105" />
         <source>整理记忆时发现的、说法不一致的记忆，等你确认</source>
         <translation>Memories that say different things, found while tidying, waiting for you</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="120" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="121" />
         <source>待审核 %1</source>
         <translation>To review %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="125" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="126" />
         <source>矛盾 %1</source>
         <translation>Contradictions %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="132" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="133" />
         <source>继续记忆写入</source>
         <translation>Resume memory writing</translation>
     </message>
