@@ -98,6 +98,20 @@ async def test_the_wall_filters_what_imports_wrote(tmp_path, qtbot, wait):
     await wait(lambda: not [s for s in wall.visible_sections() if s.proxy.ids()], message="no longer imported")
 
 
+async def _importing_in_the_background(app, wait):
+    """ChatGPT's fixture imported (its model failing: the import stays, retrying), shown in the header and
+    its window sent to the background; the window."""
+    status = app.window.status_indicator.import_status
+    dialog = app.history_imports.open_dialog(app.window)
+    assert await dialog.open_path(fixture("chatgpt_conversations.json"))
+    await wait(lambda: dialog.start_button.isEnabled(), message="the plan")
+    dialog.start_button.click()
+    await wait(lambda: not status.isHidden(), message="the import in the header")
+    dialog.progress.background_button.click()
+    await wait(lambda: not dialog.isVisible(), message="in the background")
+    return dialog
+
+
 async def test_during_an_import_each_pause_button_sits_with_what_it_pauses(qapp, tmp_path, llm_server, wait):
     """During an import the header showed two identical ⏸ side by side (the import's, the chat writer's,
     "记忆已是最新" hidden): only their tooltips told them apart. Now the import's progress and its ⏸ are
@@ -109,13 +123,7 @@ async def test_during_an_import_each_pause_button_sits_with_what_it_pauses(qapp,
         indicator = app.window.status_indicator
         status = indicator.import_status
         assert indicator.import_separator.isHidden()
-        dialog = app.history_imports.open_dialog(app.window)
-        assert await dialog.open_path(fixture("chatgpt_conversations.json"))
-        await wait(lambda: dialog.start_button.isEnabled(), message="the plan")
-        dialog.start_button.click()
-        await wait(lambda: not status.isHidden(), message="the import in the header")
-        dialog.progress.background_button.click()
-        await wait(lambda: not dialog.isVisible(), message="in the background")
+        dialog = await _importing_in_the_background(app, wait)
 
         def x(widget) -> int:
             return widget.mapTo(indicator, widget.rect().topLeft()).x()
@@ -138,13 +146,7 @@ async def test_enter_on_the_headers_import_badge_opens_its_window(qapp, tmp_path
     llm_server.default = ErrorResponse(503, "upstream overloaded")  # the import keeps retrying: it stays
     async with running_app(qapp, app_settings(tmp_path / "data", llm_server)) as app:
         status = app.window.status_indicator.import_status
-        dialog = app.history_imports.open_dialog(app.window)
-        assert await dialog.open_path(fixture("chatgpt_conversations.json"))
-        await wait(lambda: dialog.start_button.isEnabled(), message="the plan")
-        dialog.start_button.click()
-        await wait(lambda: not status.isHidden(), message="the import in the header")
-        dialog.progress.background_button.click()
-        await wait(lambda: not dialog.isVisible(), message="in the background")
+        dialog = await _importing_in_the_background(app, wait)
         app.window.activateWindow()
         status.badge.setFocus(Qt.FocusReason.TabFocusReason)
         await wait(status.badge.hasFocus, message="the badge's focus")
