@@ -91,32 +91,31 @@ async def test_why_a_turn_failed_is_said_in_the_uis_language(services, llm_serve
     模型服务拒绝了 API Key（认证失败）…", and a failed import "None of the 2 batches could be written;
     nothing was written: 模型服务返回了无法理解的内容…" (the writer's reason was always the Chinese one)."""
     from llm_server import error
+
+    reason = await _first_failure_in_english(services, llm_server, lambda body: error(401, "invalid api key"))
+    assert reason.startswith("The model server rejected the API key"), reason
+    assert not any("\u4e00" <= ch <= "\u9fff" for ch in reason), reason
+
+
+async def _first_failure_in_english(services, llm_server, responder) -> str:
+    """The UI in English, the model answering with ``responder``: why the writer's first turn failed."""
     from waiting import until
 
     await services.apply_settings(dataclasses.replace(services.settings, language="en"))
-    llm_server.responder = lambda body: error(401, "invalid api key")
+    llm_server.responder = responder
     await services.start_agents(chat=False)
     writer = services.writer
     await writer.send_history([{"role": "user", "content": "我养了一只猫"}, {"role": "assistant", "content": "好呀"}])
     await until(lambda: writer.status().last_error, what="the first failure")
-    reason = writer.status().last_error
-    assert reason.startswith("The model server rejected the API key"), reason
-    assert not any("\u4e00" <= ch <= "\u9fff" for ch in reason), reason
+    return writer.status().last_error
 
 
 async def test_the_writers_own_reasons_are_said_in_the_uis_language(services, llm_server):
     """English UI, a model whose server passes tool calls on as text: the status bar said "Memory
     writing failed: 模型把工具调用写成了文字…" (the writer's own reasons, and the store's, were only
     Chinese; only the model server's followed the UI's language)."""
-    from waiting import until
-
-    await services.apply_settings(dataclasses.replace(services.settings, language="en"))
-    llm_server.responder = lambda body: '<tool_call>{"name": "create_memory", "arguments": {}}</tool_call>'
-    await services.start_agents(chat=False)
-    writer = services.writer
-    await writer.send_history([{"role": "user", "content": "我养了一只猫"}, {"role": "assistant", "content": "好呀"}])
-    await until(lambda: writer.status().last_error, what="the first failure")
-    reason = writer.status().last_error
+    reason = await _first_failure_in_english(
+        services, llm_server, lambda body: '<tool_call>{"name": "create_memory", "arguments": {}}</tool_call>')
     assert reason.startswith("the model wrote its tool calls as text"), reason
     assert not any("\u4e00" <= ch <= "\u9fff" for ch in reason), reason
 
