@@ -25,7 +25,6 @@ from typing import Any, Awaitable, Callable
 
 from . import ops
 from .history_import.ledger import note_undo
-from .history_import.saved_import import guess_theme
 from .memory.changes import CLI, Turn
 from .memory.errors import MemoryError_
 from .memory.reasons import reason_text
@@ -303,10 +302,16 @@ def _undo_hint(turn: Turn, **print_to: Any) -> None:
 
 
 async def _add(args: argparse.Namespace, services: AppServices) -> int:
-    """Without ``--theme`` the memory is filed under a theme chosen from its words, as ChatGPT's saved
-    memories are (``guess_theme``), and the command says which."""
+    """Without ``--theme`` the memory is filed under a theme chosen from its words among the house's
+    and the bank's, as ChatGPT's saved memories are (``guess_theme``), and the command says which."""
     guessed = not (args.theme or "").strip()
-    theme = guess_theme(args.description) if guessed else args.theme
+    theme = args.theme
+    if guessed:
+        from .aio import run_blocking
+        from .history_import.saved_import import bank_themes
+        from .memory.theme_guess import guess_theme
+
+        theme = await run_blocking(lambda: guess_theme(args.description, bank_themes(services.memory)))
     turn = ops.action_turn()
     memory_id = await _do(services, ops.AddMemory(args.description, theme, reason=reason_text("cli.add"), as_turn=turn))
     if args.json:

@@ -390,6 +390,29 @@ def test_an_exports_saved_memories_are_imported_when_asked(llm_server, tmp_path)
 
 
 
+def test_saved_memories_are_filed_under_the_banks_themes_where_their_words_point(llm_server, tmp_path):
+    """ChatGPT's saved memories are filed by their words among the house's themes and the bank's own
+    (a cat under the person's 宠物, an appointment under 时效待办): before, everything outside four
+    themes' few words went to 身份."""
+    store = tmp_path / "memory.yaml"
+    manager = YamlMemoryManager(store)
+    try:
+        manager.add("用户养了一只猫", "宠物")
+    finally:
+        manager.close()
+    pasted = "已保存的记忆\n• Has a dog named Wangcai.\n• 下周三要去医院复查牙齿\n• 在杭州做产品经理\n"
+    result = _cli(llm_server, "history", "--store", str(store), "import", "-", "--format", "chatgpt-memories",
+                  "--json", stdin=pasted)
+    assert result.returncode == 0, result.stderr
+    manager = YamlMemoryManager(store)
+    try:
+        themes = {i.description: i.theme for i in manager.all_items().values()}
+    finally:
+        manager.close()
+    assert themes == {"用户养了一只猫": "宠物", "Has a dog named Wangcai.": "宠物", "下周三要去医院复查牙齿": "时效待办",
+                      "在杭州做产品经理": "身份"}, themes
+
+
 def test_why_saved_memories_were_left_out_is_said_in_the_persons_language(llm_server, tmp_path):
     """What the import of saved memories left out, and why, in English for an English reader (before,
     every reason was printed in Chinese whatever the language: "以前导入过", "疑似包含密码"...)."""

@@ -942,6 +942,19 @@ def test_add_without_a_theme_files_it_under_one_chosen_from_its_words_and_says_w
     assert "## 身份 (1)" in listing and mid in listing and "## 音乐 (1)" in listing and "## 宠物 (1)" in listing
 
 
+def test_add_without_a_theme_guesses_among_the_banks_themes_and_dates(tmp_path):
+    """`sonetto memory add "小林又养了一只狗"` in a bank with a 宠物 theme was filed under 身份, as was
+    "下周三要去医院复查牙齿" (the guess knew four themes; see tests/test_theme_guess.py)."""
+    store = str(tmp_path / "memory.yaml")
+    first = _run("--store", store, "--create", "add", "小林养了一只猫", "--theme", "宠物", "--json")
+    assert first.returncode == 0, first.stderr
+    for text, theme in [("小林又养了一只狗", "宠物"), ("下周三要去医院复查牙齿", "时效待办"), ("小林在杭州做产品经理", "身份")]:
+        added = _run("--store", store, "add", text, "--json")
+        assert added.returncode == 0, added.stderr
+        said = json.loads(added.stdout)
+        assert (said["theme"], said["theme_guessed"]) == (theme, True), text
+
+
 def test_a_chosen_theme_is_not_taken_from_part_of_another_word(tmp_path):
     """`sonetto memory add "My husband works night shifts at a hospital"` was filed under 音乐 ("band"
     inside "husband"; ChatGPT's saved memories often begin "User's husband…"), and "大家在公司都叫我小林"

@@ -132,11 +132,14 @@ class Conversation:
 
 @dataclass(frozen=True)
 class SavedMemory:
-    """One entry of ChatGPT's saved memories. ``day``: the date it carried, if any; ``line``: where."""
+    """One entry of ChatGPT's saved memories. ``day``: the date it carried, if any; ``line``: where;
+    ``theme``: the theme guessed for it (``saved_import.with_themes``, done by ``HistoryImports`` as it
+    reads; "" until then)."""
 
     text: str
     day: date | None = None
     line: int = 0
+    theme: str = ""
 
 
 #: A UTF-16 surrogate on its own (JSON's ``"\ud83d"``: half an emoji, as an export cut mid-emoji holds;

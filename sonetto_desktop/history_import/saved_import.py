@@ -10,9 +10,10 @@ secret filter) and entries the person's don't-remember list covers.
 
 from __future__ import annotations
 
+import functools
 import hashlib
-import re
-from dataclasses import dataclass, field
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..memory import kinds
@@ -20,6 +21,7 @@ from ..memory.changes import Turn, excerpt_of
 from ..memory.errors import DontRememberRefused
 from ..memory.operations import MemoryOperations
 from ..memory.review import InboxFull
+from ..memory.theme_guess import guess_theme
 from ..memory.writer.secret_filter import find_secret
 from .ledger import DONE, ImportLedger, ImportState, new_import_id
 from .model import SavedMemory
@@ -28,19 +30,19 @@ from .saved_memories import MAX_CHARS
 SOURCE = "chatgpt-memories"
 ACTOR = "import:chatgpt"
 ORIGIN = "ChatGPT 已保存的记忆"
-DEFAULT_THEME = "身份"
-_THEMES = (
-    # (whole English words: "band" is in "husband", "song" in "Songhua")
-    ("音乐", re.compile(r"\bmusic|\bsongs?\b|\bbands?\b|\bsingers?\b|\balbums?\b|歌|音乐|乐队|专辑", re.IGNORECASE)),
-    ("品味", re.compile(r"\blikes?\b|\bloves?\b|prefer|favou?rite|enjoys?|dislikes?|hates?|喜欢|爱吃|偏好|最爱|讨厌",
-                      re.IGNORECASE)),
-    ("地点与路径", re.compile(r"\blives?\b|living in|moved to|based in|located|住在|搬到|搬去|(?<!大)家在", re.IGNORECASE)),
-)
 
 
-def guess_theme(text: str) -> str:
-    """A theme for an entry from its words (the person can change it in the preview)."""
-    return next((theme for theme, words in _THEMES if words.search(text)), DEFAULT_THEME)
+def bank_themes(ops: MemoryOperations) -> set[str]:
+    """The themes the bank has now (blocking: one column of every memory)."""
+    _, columns = ops.store.columns_of_all(("theme",))
+    return {str(theme) for theme in columns[0]} if columns else set()
+
+
+def with_themes(entries: list[SavedMemory], themes: Iterable[str]) -> list[SavedMemory]:
+    """``entries`` with the theme ``guess_theme`` gives each among the house themes and ``themes`` (the
+    bank's). Blocking: the recall lexicon's tables are read the first time (~0.1 s)."""
+    known = list(themes)
+    return [replace(entry, theme=guess_theme(entry.text, known)) for entry in entries]
 
 
 def saved_key(text: str) -> str:
@@ -61,13 +63,15 @@ class SavedImportResult:
 
 def import_saved_memories(ops: MemoryOperations, ledger: ImportLedger, entries: list[SavedMemory],
                           themes: dict[str, str] | None = None) -> SavedImportResult:
-    """Blocking. ``themes``: entry text -> the theme to file it under (default: ``guess_theme``)."""
+    """Blocking. ``themes``: entry text -> the theme to file it under (default: the entry's guessed
+    theme, else ``guess_theme`` among the house's and the bank's themes)."""
     import_id = new_import_id()
     result = SavedImportResult(import_id)
     imported = ledger.imported_keys()
     existing = {" ".join(values[0].split()) for values in ops.store.fields_of_all(("description",)).values()}
     review = ops.review if ops.review is not None and ops.review.enabled else None
     keys: list[str] = []
+    ours = functools.cache(lambda: bank_themes(ops))
     for entry in entries:
         text = " ".join(entry.text.split())
         key = saved_key(text)
@@ -75,7 +79,7 @@ def import_saved_memories(ops: MemoryOperations, ledger: ImportLedger, entries: 
         if why:
             result.skipped[text] = why
             continue
-        theme = (themes or {}).get(entry.text) or guess_theme(text)
+        theme = (themes or {}).get(entry.text) or entry.theme or guess_theme(text, ours())
         origin = f"{ORIGIN} · {entry.day:%Y-%m-%d}" if entry.day else ORIGIN
         turn = Turn(import_id, excerpt=excerpt_of(text), origin=origin)
         writer = ops.as_actor(ACTOR, turn)

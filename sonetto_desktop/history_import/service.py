@@ -137,12 +137,21 @@ class HistoryImports:
     async def read(self, path: str | Path, fmt: str | None = None,
                    progress: Callable[[str, int, int], None] | None = None) -> History:
         """Parse ``path`` in a worker (``HistoryFormatError``: nothing was done); ``progress(name,
-        done, size)`` is called from that worker as each file is read."""
-        return await run_blocking(read_history, Path(path), fmt, progress)
+        done, size)`` is called from that worker as each file is read. ChatGPT's saved memories come
+        with a theme guessed for each (``saved_import.with_themes``)."""
+        return await run_blocking(lambda: self._themed(read_history(Path(path), fmt, progress)))
 
     async def read_pasted(self, text: str) -> History:
-        history = await run_blocking(from_text, text)
+        history = await run_blocking(lambda: self._themed(from_text(text)))
         history.digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+        return history
+
+    def _themed(self, history: History) -> History:
+        """Blocking: the saved memories' themes guessed among the house's and the bank's."""
+        if history.saved_memories:
+            from .saved_import import bank_themes, with_themes
+
+            history.saved_memories = with_themes(history.saved_memories, bank_themes(self.services.memory))
         return history
 
     async def plan(self, history: History, *, since: date | None = None, until: date | None = None,

@@ -25,13 +25,12 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHeaderView, QMenu,
 
 from sonetto_desktop.history_import.model import SavedMemory
 from sonetto_desktop.history_import.plan import ConversationRow, Plan
-from sonetto_desktop.history_import.saved_import import guess_theme
 from sonetto_desktop.history_import.saved_memories import too_long
+from sonetto_desktop.memory.theme_guess import DEFAULT_THEME, HOUSE_THEMES
 
 from ..i18n import ui_language
 
 _ID = Qt.ItemDataRole.UserRole
-THEMES = ("身份", "品味", "地点与路径", "音乐", "瞬间", "时效待办")
 
 
 
@@ -448,8 +447,8 @@ class SavedMemoryList(QTreeWidget):
             self.addTopLevelItem(item)
             combo = QComboBox(self)
             combo.setEditable(True)
-            combo.addItems(THEMES)
-            combo.setCurrentText(guess_theme(entry.text))
+            combo.addItems(HOUSE_THEMES)
+            combo.setCurrentText(entry.theme or DEFAULT_THEME)  # (guessed as it was read: ``with_themes``)
             combo.setAccessibleName(QCoreApplication.translate("HistoryPreview", "主题"))
             self.setItemWidget(item, 1, combo)
 
