@@ -28,8 +28,8 @@ from .search_text import SearchQuery, Span
 
 SORT_MODES = ("recent", "hits")
 #: A change of more cards than this (a bulk action: lock, move or delete a whole theme) is applied to a
-#: list as one placing of its cards (``_place_all``), not card by card: each card placed alone is a pass over the theme, and its
-#: view's layout another (650 cards: 1-2 s of the window held).
+#: list as one placing of its cards (``_place_all``), not card by card: each card placed alone is a
+#: pass over the theme, and its view's layout another (650 cards: 1-2 s of the window held).
 BATCH_CARDS = 32
 
 
