@@ -174,3 +174,22 @@ def test_the_whole_import_undone_after_one_of_its_conversations_asks_nothing_and
     assert ledger.get(import_id).status == UNDONE and ledger.imported_keys() == set()
     redo_import(ops, ledger, import_id)  # the import back as it was before its undo: c-move still undone
     assert _texts(ops) == ["用户住在成都", "用户每天早上跑步"] and ledger.imported_keys() == {"k-run"}
+
+
+def test_the_reasons_an_undo_and_a_redo_keep_read_in_the_readers_language(imported):
+    """The history dialog and the trash show a reason in the reader's language when it is one of the
+    app's (memory/reasons.py): an English window showed "重做导入 imp-…" for an import redone."""
+    from sonetto_desktop.memory.reasons import parse_reason
+    from sonetto_desktop.presentation.reasons import render_reason
+
+    ops, ledger, import_id = imported
+    undo_conversation(ops, ledger, import_id, "c-run")
+    undo_import(ops, ledger, import_id)
+    redo_import(ops, ledger, import_id)
+    reasons = {entry["reason"] for item in ops.all_items().values() for entry in item.history
+               if import_id in str(entry.get("reason"))}
+    reasons |= {row["reason"] for row in ops.trash() if import_id in str(row.get("reason"))}
+    assert {r.split(" ")[0] for r in reasons} >= {"撤销导入", "重做导入"}, reasons  # (stored as before)
+    for reason in reasons:
+        assert parse_reason(reason) is not None, reason
+        assert render_reason(reason, "en").startswith(("Undid", "Redid")), render_reason(reason, "en")

@@ -197,6 +197,32 @@ async def test_resources_show_the_themes_read_only(_isolated_user_dirs):
         assert sorted(m["description"] for m in taste["memories"]) == ["小林喜欢乌龙茶", "小林喜欢猫"]
 
 
+async def test_a_theme_too_big_for_its_resource_says_so_and_how_to_read_the_rest(_isolated_user_dirs):
+    """A theme's resource holds its newest MAX_THEME_CARDS memories: a theme of more (a bank grown by
+    years of imported chats) was cut there without a word, so an app took the first part for all."""
+    from sonetto_desktop.mcp_server.resources import MAX_THEME_CARDS
+    from sonetto_desktop.memory import MemoryItem
+
+    total = MAX_THEME_CARDS + 3
+    services = await AppServices.open(watch=False)
+    try:
+        services.memory.import_items({f"{i:08x}": MemoryItem(f"小林的第{i}件事", "瞬间",
+                                                              latest_update_time=f"2025-01-01T00:{i // 60 % 60:02d}:{i % 60:02d}")
+                                      for i in range(total)})
+        services.memory.add("小林喜欢猫", "品味")
+    finally:
+        await services.close()
+    async with stdio_session() as mcp:
+        moments = json.loads((await mcp.read_resource("memory://theme/瞬间")).contents[0].text)
+        assert len(moments["memories"]) == MAX_THEME_CARDS and moments["count"] == total
+        assert str(total) in moments["note"] and "list_memories" in moments["note"]
+        rest = payload(await mcp.call_tool("list_memories", {"theme": "瞬间", "offset": MAX_THEME_CARDS}))
+        shown = {m["id"] for m in moments["memories"]} | {m["id"] for m in rest["memories"]}
+        assert len(shown) == total  # the note's way reads the rest, and nothing twice
+        taste = json.loads((await mcp.read_resource("memory://theme/品味")).contents[0].text)
+        assert taste["count"] == 1 and "note" not in taste
+
+
 async def test_every_theme_the_themes_resource_lists_can_be_read_by_its_uri(_isolated_user_dirs):
     """A theme is free text: 工作/学习, 问与答?, C#, .. or a backslash are themes a person or an app makes.
     The URI ``memory://themes`` gives for each reads that theme (the name was put in the URI as it is:

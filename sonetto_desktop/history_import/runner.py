@@ -46,6 +46,7 @@ from ..memory import kinds
 from ..memory.events import EventFeed
 from ..memory.operations import MemoryOperations
 from ..memory.review import ReviewInbox
+from ..memory.reasons import reason_text
 from ..memory.undo import NothingToUndo, TurnSet, turn_text
 from ..memory.writer.secret_filter import redact_secrets
 from .ledger import DONE, PAUSED, RUNNING, UNDONE, ImportLedger, ImportState, batch_seq, batch_turn_id, new_import_id
@@ -712,7 +713,7 @@ def undo_import(ops: MemoryOperations, ledger: ImportLedger, import_id: str, *, 
     # redone: undo the redo; some conversations undone on their own: the others (``undo_target``)
     target = state.redone_by if state is not None and state.redone_by else undo_target(ledger, import_id)
     try:
-        result = ops.undo_turn(target, reason=reason or f"撤销导入 {import_id}", keep_touched=rest)
+        result = ops.undo_turn(target, reason=reason or reason_text("import.undo", import_id), keep_touched=rest)
     except NothingToUndo:
         ledger.note_undo(target, "")  # it left nothing behind: its chats may be imported again
         _tidy(ledger.drop_journal, import_id)
@@ -763,7 +764,7 @@ def undo_conversation(ops: MemoryOperations, ledger: ImportLedger, import_id: st
     _not_running_elsewhere(ledger, import_id)
     turns = conversation_turns(ledger, import_id, conversation_id)
     title = next((t for cid, t, _seqs in ledger.conversations(import_id) if cid == conversation_id), "")
-    result = ops.undo_turn(turns, reason=f"撤销导入 {import_id} 的对话「{title[:40]}」", keep_touched=rest)
+    result = ops.undo_turn(turns, reason=reason_text("import.undo_conversation", import_id, title[:40]), keep_touched=rest)
     ledger.note_conversation_undo(import_id, conversation_id, result.turn_id)
     # an import stopped part-way: the conversation's batches still to write are not written when it goes on
     _tidy(ledger.drop_batches, import_id, [s for s in map(batch_seq, turns.members) if s is not None])
@@ -778,7 +779,7 @@ def redo_import(ops: MemoryOperations, ledger: ImportLedger, import_id: str, *, 
     state = ledger.get(import_id)
     if state is None or state.status != UNDONE or not state.undone_by:
         raise LookupError(f"import {import_id} is not undone")
-    result = ops.undo_turn(state.undone_by, reason=f"重做导入 {import_id}", keep_touched=rest)
+    result = ops.undo_turn(state.undone_by, reason=reason_text("import.redo", import_id), keep_touched=rest)
     ledger.note_undo(state.undone_by, result.turn_id)
     return result
 

@@ -60,13 +60,20 @@ def register_resources(server: MCPServer, services: Any) -> None:
         return json.dumps({"themes": rows}, ensure_ascii=False)
 
     @server.resource("memory://theme/{name}", name="theme", mime_type="application/json",
-                     description="一个主题下的记忆（最近更新的在前）/ the memories of one theme, newest first",
+                     description=f"一个主题下的记忆（最近更新的在前，最多 {MAX_THEME_CARDS} 条；count 是总数）"
+                                 f" / the memories of one theme, newest first (at most {MAX_THEME_CARDS}; count: how many in all)",
                      security=ResourceSecurity(exempt_params={"name"}))  # a theme, not a file path
     async def theme(name: str) -> str:
         groups = await _grouped(services)
-        cards = groups.get(name, [])[:MAX_THEME_CARDS]
-        rows = [_row(c) for c in cards]
-        return json.dumps({"theme": name, "memories": rows}, ensure_ascii=False)
+        cards = groups.get(name, [])
+        answer: dict[str, Any] = {"theme": name, "count": len(cards),
+                                  "memories": [_row(c) for c in cards[:MAX_THEME_CARDS]]}
+        if len(cards) > MAX_THEME_CARDS:  # (an app must not take the first part for the whole theme)
+            answer["note"] = (f"只列出最近更新的 {MAX_THEME_CARDS} 条（共 {len(cards)} 条）；其余的用 list_memories"
+                              f"（theme、offset={MAX_THEME_CARDS}）分页读取 / only the {MAX_THEME_CARDS} most recently "
+                              f"updated of {len(cards)}: page through the rest with list_memories (theme, "
+                              f"offset={MAX_THEME_CARDS})")
+        return json.dumps(answer, ensure_ascii=False)
 
 
 def _row(card: dict[str, Any]) -> dict[str, Any]:

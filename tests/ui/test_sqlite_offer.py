@@ -76,3 +76,21 @@ async def test_not_now_means_quiet_until_the_store_doubles(qapp, tmp_path, wait)
             await app.service.submit(ops.AddMemory(f"新的第 {i} 件事", "瞬间"))
         assert await offer.check() is True  # 24 >= 2 x 12: offered again
         assert applied == []  # offering never switches by itself
+
+
+async def test_the_offer_writes_the_count_as_the_wall_does(qapp, tmp_path):
+    """"记忆已有 10000 条" beside the wall's "10,000 条": the offer groups the digits as the wall does."""
+    data = tmp_path / "data"
+    fill_yaml(data, 1005)
+    state = QSettings(str(tmp_path / "ui-state.ini"), QSettings.Format.IniFormat)
+
+    async def apply(new: Settings) -> None:
+        raise AssertionError("offering never switches by itself")
+
+    async with running_app(qapp, app_settings(data)) as app:
+        overlay = ToastOverlay(app.window)
+        offer = SqliteOffer(overlay, app.services, apply, state, lambda coro: coro, threshold=1000)
+        assert await offer.check() is True
+        [toast] = [t for t in overlay.toasts() if t.key == "sqlite-offer"]
+        assert "1,005" in toast.text, toast.text
+        assert app.wall.count_label.text() == "1,005 条"

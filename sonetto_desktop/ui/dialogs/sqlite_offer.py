@@ -57,7 +57,7 @@ class SqliteOffer:
         self._state.setValue(_KEY.format("offered_at"), time.time())
         self._state.setValue(_KEY.format("offered_count"), count)
         text = QApplication.translate("SqliteOffer", "记忆已有 {0} 条。换成 SQLite 记忆库会启动更快、占用更少内存；"
-                                           "所有记忆和历史都会原样迁移，随时可以在设置里换回。").format(count)
+                                           "所有记忆和历史都会原样迁移，随时可以在设置里换回。").format(f"{count:,}")
         self._toasts.show_toast(text, key="sqlite-offer", kind="info", timeout_ms=0,
                                 action_text=QApplication.translate("SqliteOffer", "换成 SQLite"), on_action=self._accept)
         return True

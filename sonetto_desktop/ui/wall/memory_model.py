@@ -42,6 +42,9 @@ from sonetto_desktop.presentation.authors import author_tooltip, lock_tooltip
 
 MIME_IDS = "application/x-sonetto-memory-ids"
 FLASH_SECONDS = 1.6
+#: Changes applied one by one in one pass of the loop; more in the same pass (a bulk action's one change
+#: per memory, queued together) wait for the pass to end and are applied as one (``apply_cards``).
+BURST_CARDS = 8
 
 
 class CardRole(IntEnum):
@@ -100,6 +103,7 @@ class MemoryCardModel(QAbstractListModel):
     cards_changing = Signal(list)  # ids about to be inserted, changed or removed (before the rows change)
     change_arriving = Signal(object)  # a MemoryChange of memories, before the model applies it
     cards_applied = Signal(list)  # ids just inserted or changed (GUI thread, after the rows changed)
+    cards_settled = Signal()  # the rows of one ``apply_cards`` all changed (before ``cards_applied``)
     load_failed = Signal()  # the store could not be read (the service has said why)
     card_updated = Signal(object, object)  # (old Card | None, new Card | None), after each row change
 
@@ -123,6 +127,13 @@ class MemoryCardModel(QAbstractListModel):
         self._flash_timer = QTimer(self)
         self._flash_timer.setInterval(40)
         self._flash_timer.timeout.connect(self._on_flash_tick)
+        self._burst = 0  # changes applied one by one in this pass of the loop
+        self._burst_cards: dict[str, Card | None] = {}  # and those past BURST_CARDS, applied when it ends
+        self._burst_flash: set[str] = set()
+        self._burst_timer = QTimer(self)
+        self._burst_timer.setSingleShot(True)
+        self._burst_timer.setInterval(0)
+        self._burst_timer.timeout.connect(self._end_burst)
         if service is not None:
             service.memory_changed.connect(self._on_memory_changed)
 
@@ -249,6 +260,7 @@ class MemoryCardModel(QAbstractListModel):
             else:
                 continue
             touched.append(memory_id)
+        self.cards_settled.emit()
         now = time.monotonic()
         for memory_id in touched:
             if memory_id in flash:
@@ -346,6 +358,7 @@ class MemoryCardModel(QAbstractListModel):
 
     def reload(self) -> "asyncio.Task[None]":
         """Re-read the whole store (in a worker) and reset the rows."""
+        self._end_burst()
         self._reload_needed = True
         return self._schedule()
 
@@ -360,13 +373,32 @@ class MemoryCardModel(QAbstractListModel):
             # (so a toast about it can reveal its card at once).
             cards = {mid: (card_from_state(mid, st) if (st := change.states[mid]) is not None else None)
                      for mid in change.ids}
-            self.apply_cards(cards, flash=change.ids if kind.content else ())
+            flash = change.ids if kind.content else ()
+            if self._burst < BURST_CARDS:
+                self._burst += len(cards)
+                self._burst_timer.start()
+                self.apply_cards(cards, flash=flash)
+            else:  # many in one pass: applied together when it ends (one placing of each theme's cards)
+                for memory_id, card in cards.items():
+                    self._burst_cards.pop(memory_id, None)  # (in the order of their last change)
+                    self._burst_cards[memory_id] = card
+                self._burst_flash.update(flash)
             return
+        self._end_burst()  # (what came before is applied before what comes after)
         if not kind.names_memories or not change.ids:
             self._reload_needed = True
         for memory_id in change.ids:
             self._dirty[memory_id] = self._dirty.get(memory_id, False) or kind.content
         self._schedule()
+
+    def _end_burst(self) -> None:
+        """The loop's pass ended (or another change must follow): apply the changes kept back."""
+        self._burst_timer.stop()
+        self._burst = 0
+        cards, self._burst_cards = self._burst_cards, {}
+        flash, self._burst_flash = self._burst_flash, set()
+        if cards:
+            self.apply_cards(cards, flash=flash)
 
     def refresh(self, ids: Iterable[str]) -> "asyncio.Task[None]":
         """Read the cards ``ids`` again now, in order with the changes seen so far: the wall's copy may
@@ -406,5 +438,6 @@ class MemoryCardModel(QAbstractListModel):
 
     async def settle(self) -> None:
         """Wait until every change seen so far is applied."""
+        self._end_burst()
         while self._drain_task is not None and not self._drain_task.done():
             await asyncio.shield(self._drain_task)

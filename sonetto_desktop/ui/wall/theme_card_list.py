@@ -27,6 +27,10 @@ from .memory_model import CardRole, MemoryCardModel, encode_ids
 from .search_text import SearchQuery, Span
 
 SORT_MODES = ("recent", "hits")
+#: A change of more cards than this (a bulk action: lock, move or delete a whole theme) is applied to a
+#: list as one placing of its cards (``_place_all``), not card by card: each card placed alone is a
+#: pass over the theme, and its view's layout another (650 cards: 1-2 s of the window held).
+BATCH_CARDS = 32
 
 
 def _sort_key(mode: str):
@@ -74,10 +78,13 @@ class ThemeCardList(QAbstractListModel):
         self._owner: dict[str, str] = {}  # sort key -> id
         self._recheck: set[str] = set()  # changed during the scan: tested again at its end
         self._revision = 0  # goes up whenever the rows shown change (a view's layout follows it)
+        self._batch: bool | None = None  # during a big change (BATCH_CARDS): whether it touched this list
         if not deferred:
             source.modelReset.connect(self.rebuild)
         source.card_updated.connect(self._on_card_updated)
         source.dataChanged.connect(self._on_source_data_changed)
+        source.cards_changing.connect(self._on_cards_changing)
+        source.cards_settled.connect(self._on_cards_settled)
         self.rebuild()
 
     # ── settings ──────────────────────────────────────────────────────
@@ -147,13 +154,7 @@ class ThemeCardList(QAbstractListModel):
         if self._stale:
             self._scan = None  # the search or filter changed: a scan so far is of no use
             return
-        if self.scanned():
-            ids = self._scan_result()  # (sorted as it was scanned)
-        else:
-            self._spans = {}
-            cards = [c for c in self._source.cards_in_theme(self._theme) if self.accepts(c)]
-            cards.sort(key=self._key, reverse=True)
-            ids = [c[ID] for c in cards]
+        ids = self._scan_result() if self.scanned() else self._sorted_ids()  # (a scan: sorted as it was scanned)
         self._scan = None
         self.beginResetModel()
         self._ids = ids
@@ -161,6 +162,28 @@ class ThemeCardList(QAbstractListModel):
         self._reindex()
         self._revision += 1
         self.endResetModel()
+
+    def _sorted_ids(self) -> list[str]:
+        """The theme's cards that match, in order, from the source."""
+        self._spans = {}
+        cards = [c for c in self._source.cards_in_theme(self._theme) if self.accepts(c)]
+        cards.sort(key=self._key, reverse=True)
+        return [c[ID] for c in cards]
+
+    def _place_all(self) -> None:
+        """Place every card again after a big change (a batch): one layout change, in which the rows
+        that stay keep their selection and current index (a reset would lose them)."""
+        self.layoutAboutToBeChanged.emit()
+        before = self.persistentIndexList()
+        held = [self._ids[index.row()] if 0 <= index.row() < self._shown else None for index in before]
+        self._ids = self._sorted_ids()
+        self._shown = len(self._ids) if self._limit is None else min(self._limit, len(self._ids))
+        self._reindex()
+        self._revision += 1
+        rows = [self._rows.get(memory_id, self._shown) if memory_id is not None else self._shown for memory_id in held]
+        self.changePersistentIndexList(before, [self.index(row, 0) if row < self._shown else QModelIndex()
+                                                for row in rows])
+        self.layoutChanged.emit()
 
     # ── loading in slices ─────────────────────────────────────────────
 
@@ -313,12 +336,24 @@ class ThemeCardList(QAbstractListModel):
             self._revision += 1
             self.endInsertRows()
 
+    def _on_cards_changing(self, ids: list[str]) -> None:
+        if len(ids) > BATCH_CARDS and not self._stale:
+            self._batch = False
+
+    def _on_cards_settled(self) -> None:
+        touched, self._batch = self._batch, None
+        if touched and not self._stale:
+            self._place_all()
+
     def _on_card_updated(self, old: Card | None, new: Card | None) -> None:
         if self._stale:
             if self._scan is not None:
                 self._recheck.add((new or old)[ID])
             return  # rebuilt from the source when loaded
         memory_id = (new or old)[ID]
+        if self._batch is not None:  # placed with the others once the change is applied
+            self._batch = self._batch or memory_id in self._rows or self.accepts(new)
+            return
         row = self._rows.get(memory_id)
         wanted = self.accepts(new)
         if row is None and not wanted:
@@ -350,7 +385,7 @@ class ThemeCardList(QAbstractListModel):
             self.dataChanged.emit(index, index)
 
     def _on_source_data_changed(self, top: QModelIndex, bottom: QModelIndex, roles: Iterable[int] = ()) -> None:
-        if not roles:
+        if not roles or self._batch is not None:
             return  # a card's content: ``card_updated`` follows and places it (one change, one signal)
         for source_row in range(top.row(), bottom.row() + 1):
             data = self._source.data(self._source.index(source_row, 0), CardRole.Id)
