@@ -21,12 +21,12 @@
         <translation>Merge</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_model.py" line="60" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_model.py" line="63" />
         <source>用到 {0} 次</source>
         <translation>Used {0}×</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_model.py" line="69" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_model.py" line="72" />
         <source>用到 {0} 次：Sonetto 在对话中想起并用上这条记忆的次数（“用到最多”按它排序）。</source>
         <translation>Used {0}×: how many times Sonetto recalled this memory and used it in a conversation (“Most used” sorts by it).</translation>
     </message>
@@ -1386,129 +1386,129 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>HistoryPreview</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="49" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="48" />
         <source>约 {0}{1}</source>
         <translation>about {0}{1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="51" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="50" />
         <source>费用：未设置单价</source>
         <translation>cost: no price set</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="53" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="52" />
         <source>%n 个对话</source>
         <translation><numerusform>1 conversation</numerusform><numerusform>%n conversations</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="54" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="53" />
         <source>%n 轮</source>
         <translation><numerusform>1 turn</numerusform><numerusform>%n turns</numerusform></translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="55" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="54" />
         <source>{0} · {1} 字 · 约 {2} tokens · {3}</source>
         <translation>{0} · {1} characters · about {2} tokens · {3}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="62" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="61" />
         <source>已导入</source>
         <translation>Imported</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="64" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="63" />
         <source>在未完成的导入里（继续那次导入即可）</source>
         <translation>In an unfinished import (resume it)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="66" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="65" />
         <source>已导入 {0} 轮，其余待导入</source>
         <translation>{0} turns imported, the rest to import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="68" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="67" />
         <source>不导入（列表里的“{0}”）</source>
         <translation>Not imported (“{0}” on the list)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="70" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="69" />
         <source>不在日期范围内</source>
         <translation>Outside the dates</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="72" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="71" />
         <source>不导入</source>
         <translation>Not imported</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="73" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="72" />
         <source>推断的分支</source>
         <translation>Branch guessed</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="73" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="72" />
         <source>待导入</source>
         <translation>To import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="103" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="102" />
         <source>对话</source>
         <translation>Conversation</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="103" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="427" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="102" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="426" />
         <source>日期</source>
         <translation>Date</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="104" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="103" />
         <source>轮数</source>
         <translation>Turns</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="104" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="103" />
         <source>字数</source>
         <translation>Characters</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="105" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="104" />
         <source>状态</source>
         <translation>State</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="326" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="325" />
         <source>要导入的对话</source>
         <translation>Conversations to import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="408" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="407" />
         <source>从不导入列表里移除“{0}”</source>
         <translation>Remove “{0}” from the don’t-import list</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="412" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="411" />
         <source>以后都不导入这个标题</source>
         <translation>Never import this title</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="427" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="426" />
         <source>记忆</source>
         <translation>Memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="427" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="453" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="426" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="452" />
         <source>主题</source>
         <translation>Theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="428" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="427" />
         <source>要导入的已保存记忆</source>
         <translation>Saved memories to import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="447" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="446" />
         <source>太长了（{0} 字），一条记忆最多 500 字</source>
         <translation>Too long ({0} characters); a memory holds at most 500</translation>
     </message>

@@ -42,8 +42,8 @@ from sonetto_desktop.presentation.authors import author_tooltip, lock_tooltip
 
 MIME_IDS = "application/x-sonetto-memory-ids"
 FLASH_SECONDS = 1.6
-#: Changes applied one by one in one pass of the loop; more in the same pass (a bulk action's one change
-#: per memory, queued together) wait for the pass to end and are applied as one (``apply_cards``).
+# Changes applied one by one in one pass of the loop; more in the same pass (a bulk action's one change
+# per memory, queued together) wait for the pass to end and are applied as one (``apply_cards``).
 BURST_CARDS = 8
 
 
