@@ -17,8 +17,10 @@ from ltm_helpers import idle_ltm_fixture, make_ltm
 from recall_banks import parse_listing
 from memory_stores import break_yaml_store, yaml_store_fixture
 from sonetto_desktop.agent.graph import (
+    CONTEXT_LINES,
     NODE_NAMES,
     build_graph,
+    conversation_context,
     pair_tool_calls,
     split_turns,
     stored_history_removals,
@@ -300,3 +302,13 @@ async def test_llm_recall_mode_is_passed_through(llm_server, make_llm, mm):
     assert not recall_request.get("stream") and "Rust" in json.dumps(recall_request, ensure_ascii=False)
     assert [m["id"] for m in result["used_memories"]] == [chosen]
     assert "夏天和猫" in system_text(chat_request) and "Rust" not in system_text(chat_request)
+
+
+def test_the_conversations_lines_before_the_message_are_what_was_said_not_tool_traffic():
+    call = AIMessage("", tool_calls=[{"name": "get_current_time", "args": {}, "id": "c1"}])
+    said = [HumanMessage("第一句"), AIMessage("回第一句"), HumanMessage("我们家小老虎又闯祸了"), call,
+            ToolMessage("2026-12-02 20:30", tool_call_id="c1"), AIMessage("它真是太调皮了")]
+    assert conversation_context([*said, HumanMessage("那它平时乖吗")]) == "\n".join(
+        ["第一句", "回第一句", "我们家小老虎又闯祸了", "它真是太调皮了"][-CONTEXT_LINES:])
+    assert conversation_context([HumanMessage("你好")]) == ""  # a conversation's first message: nothing before
+    assert conversation_context([*said[:2], HumanMessage("新话题"), AIMessage("")]) == "第一句\n回第一句"

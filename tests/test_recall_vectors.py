@@ -654,6 +654,79 @@ async def test_the_fused_shortlist_reaches_the_model(tmp_path, llm_server, make_
         mm.close()
 
 
+FOLLOW_UP = "那它平时乖吗"  # names nothing of what it is about
+BEFORE = "我们家小老虎今天又把花瓶打翻了\n它真是太调皮了"
+
+
+def test_a_follow_ups_vectors_lean_on_the_conversation_before_it(tmp_path, llm_server):
+    """"那它平时乖吗" after talking about the cat: the message alone shares nothing with the cat's
+    memory, words or meaning; its vector leaning toward the lines before it (asked in the same
+    request) brings the memory into the shortlist."""
+    mm = SqliteMemoryManager(tmp_path / "m.db")
+    mm.import_items({**{mid: item.copy() for mid, item in BANK.items()}, **filler(600)})
+    mechanical = MechanicalRetriever(mm, now=lambda: NOW, index_path=False)
+    sync = VectorSync(mm, config(llm_server, batch=128)).start()
+    recall = MemoryRecall(mm, _Planner(), budget=900, mechanical=mechanical, dense=sync,  # type: ignore[arg-type]
+                          clock=lambda: NOW)
+    try:
+        assert sync.wait_idle(20)
+        assert sync.nearest(sync.embed_query(FOLLOW_UP), 604).index("cat") > 10  # (the scripted vectors: 20th)
+        assert sync.nearest(sync.embed_query(FOLLOW_UP, BEFORE), 604).index("cat") == 0
+        alone = recall._plan(FOLLOW_UP, "hybrid")
+        assert recall.last_listing.dense and "cat" not in [r["id"] for r in alone.records + alone.extra]
+        assert memory_requests(llm_server)[-1]["input_list"] == [FOLLOW_UP]
+        leaning = recall._plan(FOLLOW_UP, "hybrid", BEFORE)
+        assert "cat" in [r["id"] for r in leaning.extra]
+        assert memory_requests(llm_server)[-1]["input_list"] == [FOLLOW_UP, BEFORE]  # one request for both
+    finally:
+        sync.stop()
+        recall.close()
+        mechanical.close()
+        mm.close()
+
+
+async def test_the_graph_gives_recall_the_conversations_lines_before_the_message(tmp_path, llm_server, make_llm):
+    """Through the companion graph: the second message of a conversation is recalled with the two lines
+    said before it (the person's and the reply; tool traffic and the system prompt are not lines)."""
+    from langgraph.checkpoint.memory import InMemorySaver
+    from langchain_core.messages import HumanMessage
+
+    from sonetto_desktop.agent.graph import build_graph
+    from sonetto_desktop.memory.ltm import LongTermMemory
+    from sonetto_desktop.memory.retrieval.modes import RetrievalMode
+
+    mm = SqliteMemoryManager(tmp_path / "m.db")
+    mm.import_items({**{mid: item.copy() for mid, item in BANK.items()}, **filler(600)})
+    mechanical = MechanicalRetriever(mm, now=lambda: NOW, index_path=False)
+    sync = VectorSync(mm, config(llm_server, batch=128)).start()
+    recall = MemoryRecall(mm, make_llm(), budget=900, mechanical=mechanical, dense=sync, clock=lambda: NOW)
+    shown: list[list[str]] = []
+
+    def answer(body):
+        listing = parse_listing(body["messages"][-1]["content"]) if len(body["messages"]) == 2 else {}
+        if listing:  # the recall model's request: nothing chosen, what it was shown kept
+            shown.append([line[1] for line in listing.values()])
+            return "[]"
+        return "它真是太调皮了"
+
+    llm_server.responder = answer
+    graph = build_graph(make_llm(), LongTermMemory(recall, None), retrieval_mode=RetrievalMode.HYBRID,
+                        checkpointer=InMemorySaver())
+    run = {"configurable": {"thread_id": "t1", "sonetto_write": False}}
+    try:
+        assert sync.wait_idle(20)
+        await graph.ainvoke({"messages": [HumanMessage("我们家小老虎今天又把花瓶打翻了")]}, run)
+        assert memory_requests(llm_server)[-1]["input_list"] == ["我们家小老虎今天又把花瓶打翻了"]  # nothing before it
+        await graph.ainvoke({"messages": [HumanMessage(FOLLOW_UP)]}, run)
+        assert memory_requests(llm_server)[-1]["input_list"] == [FOLLOW_UP, BEFORE]
+        assert any(CAT in line for line in shown[-1]), shown[-1]
+    finally:
+        sync.stop()
+        recall.close()
+        mechanical.close()
+        mm.close()
+
+
 def test_stopping_while_a_batch_is_in_flight_is_prompt(store, llm_server):
     llm_server.embedding_delay = 1.0
     sync = VectorSync(store, config(llm_server, batch=1)).start()

@@ -166,6 +166,25 @@ def newest_user_text(messages: Sequence[BaseMessage]) -> str:
     return ""
 
 
+#: Lines of the conversation before the newest message that recall's vectors lean on (two exchanges).
+CONTEXT_LINES = 4
+
+
+def conversation_context(messages: Sequence[BaseMessage]) -> str:
+    """The conversation's last ``CONTEXT_LINES`` said lines (the person's and the replies', no tool
+    traffic) before the newest user message, oldest first: what a follow-up is about."""
+    newest = next((i for i in range(len(messages) - 1, -1, -1) if isinstance(messages[i], HumanMessage)), None)
+    if newest is None:
+        return ""
+    said: list[str] = []
+    for message in reversed(messages[:newest]):
+        if isinstance(message, (HumanMessage, AIMessage)) and message.text.strip():
+            said.append(message.text.strip())
+            if len(said) == CONTEXT_LINES:
+                break
+    return "\n".join(reversed(said))
+
+
 def final_reply_text(messages: Sequence[BaseMessage]) -> str:
     last = messages[-1] if messages else None
     return last.text if isinstance(last, AIMessage) else ""
@@ -208,11 +227,12 @@ def build_graph(
     model = llm.bind_tools(tool_list) if (tool_list and llm is not None) else llm
 
     async def retrieve_memory(state: CompanionState, config: RunnableConfig) -> dict[str, Any]:
-        query = newest_user_text(state.get("messages", []))
+        messages = state.get("messages", [])
+        query = newest_user_text(messages)
         memories: list[dict[str, Any]] = []
         if query.strip() and memory_switch(config, "recall"):
             try:  # the recall owns its timeout and its offline fallback: no second deadline here
-                found = await ltm.aget_related_memory_from(query, retrieval_mode)
+                found = await ltm.aget_related_memory_from(query, retrieval_mode, context=conversation_context(messages))
                 memories = [dict(m) for m in found or []]
             except Exception:
                 log.warning("memory recall failed; continuing without memories", exc_info=True)

@@ -17,13 +17,14 @@ class LongTermMemory:
         self.recall = recall
         self.writer = writer
 
-    def get_related_memory_from(self, prompt: str, mode: Any = None) -> list[dict[str, Any]]:
-        """Memories related to ``prompt`` (blocking): ``[{id, description, theme, date}]``."""
-        return self.recall.retrieve(prompt, mode if mode is not None else "llm")
+    def get_related_memory_from(self, prompt: str, mode: Any = None, context: str = "") -> list[dict[str, Any]]:
+        """Memories related to ``prompt`` (blocking): ``[{id, description, theme, date}]``. ``context``:
+        the conversation's lines before it (``MemoryRecall.retrieve``)."""
+        return self.recall.retrieve(prompt, mode if mode is not None else "llm", context)
 
-    async def aget_related_memory_from(self, prompt: str, mode: Any = None) -> list[dict[str, Any]]:
+    async def aget_related_memory_from(self, prompt: str, mode: Any = None, context: str = "") -> list[dict[str, Any]]:
         """The same, without blocking the loop (the recall's own timeout and fallback apply)."""
-        return await self.recall.aretrieve(prompt, mode if mode is not None else "llm")
+        return await self.recall.aretrieve(prompt, mode if mode is not None else "llm", context)
 
     async def send_history(self, turn_messages: Any, session_id: str | None = None,
                            turn_id: str | None = None) -> str | None:

@@ -69,6 +69,8 @@ STABLE_SHARE = 0.25
 #: all of it when apps wrote nothing, or when every memory fits). At the cloud default (48,000) that is
 #: ~9,600 tokens, ~270 one-line memories.
 APP_SHARE = 0.2
+#: The conversation's lines before the message, as far as the vectors' query reads them (their end).
+MAX_CONTEXT_CHARS = 600
 
 
 @dataclass(frozen=True)
@@ -235,13 +237,15 @@ class MemoryRecall:
 
     # ── recall ────────────────────────────────────────────────────────
 
-    def retrieve(self, prompt: str, mode: RetrievalMode | str = RetrievalMode.LLM) -> list[dict[str, str]]:
+    def retrieve(self, prompt: str, mode: RetrievalMode | str = RetrievalMode.LLM,
+                 context: str = "") -> list[dict[str, str]]:
         """Memories relevant to ``prompt``, most relevant first: ``[{id, description, theme, date}]``.
+        ``context``: the conversation's lines before it (the shortlist's vectors lean toward them).
 
         Blocks (store read, offline index, up to ``timeout`` s of LLM): call it off the UI thread,
         or use :meth:`aretrieve`.
         """
-        plan = self._plan(prompt, mode)
+        plan = self._plan(prompt, mode, context)
         if plan.result is not None:
             return plan.result
         failure = plan.failure
@@ -261,10 +265,10 @@ class MemoryRecall:
         return result
 
     async def aretrieve(
-        self, prompt: str, mode: RetrievalMode | str = RetrievalMode.LLM
+        self, prompt: str, mode: RetrievalMode | str = RetrievalMode.LLM, context: str = ""
     ) -> list[dict[str, str]]:
         """Async :meth:`retrieve`: offline work runs in a thread, the LLM call never blocks the loop."""
-        plan = await run_blocking(self._plan, prompt, mode)
+        plan = await run_blocking(self._plan, prompt, mode, context)
         if plan.result is not None:
             return plan.result
         failure = plan.failure
@@ -285,7 +289,7 @@ class MemoryRecall:
 
     # ── steps ─────────────────────────────────────────────────────────
 
-    def _plan(self, prompt: Any, mode: RetrievalMode | str) -> _Plan:
+    def _plan(self, prompt: Any, mode: RetrievalMode | str, context: str = "") -> _Plan:
         mode = RetrievalMode.coerce(mode)
         if prompt is not None and not isinstance(prompt, str):
             raise TypeError(f"prompt must be a string, got {type(prompt).__name__}")
@@ -314,7 +318,7 @@ class MemoryRecall:
         # everything fits: nothing to share out; else other apps take at most their share
         cap = (apps.tokens if whole <= budget else int(budget * self.app_share)) if apps.order else 0
         theirs = min(apps.tokens, cap)  # the apps' share: bounded, and only what they need
-        shortlist = Shortlist(self.mechanical, self.dense, self.agreement)
+        shortlist = Shortlist(self.mechanical, self.dense, self.agreement, _bounded(context, MAX_CONTEXT_CHARS))
         # The person's window is sized on what apps may take, not on what they take now: an app's
         # writes never move its cutoff (the cacheable beginning of the request).
         mine_window = int((budget - cap) * self.stable_share)
@@ -389,7 +393,7 @@ def public(record: dict) -> dict[str, str]:
     return {"id": record["id"], "description": record["description"], "theme": record["theme"], "date": date}
 
 
-def _bounded(prompt: str) -> str:
+def _bounded(prompt: str, limit: int = MAX_QUERY_CHARS) -> str:
     """The offline retriever gets the same bounded query as the LLM (the newest words)."""
-    prompt = prompt.strip()
-    return prompt if len(prompt) <= MAX_QUERY_CHARS else prompt[-MAX_QUERY_CHARS:]
+    prompt = (prompt or "").strip()
+    return prompt if len(prompt) <= limit else prompt[-limit:]

@@ -74,6 +74,7 @@ from ..events import EventFeed
 from ..stores.base import BaseMemoryManager
 from ..token_estimate import estimate_tokens
 from .builtin_model import open_client
+from .shortlist import lean
 from .embeddings import PROBE_TEXT, EmbeddingsClient, EmbeddingsConfig, EmbeddingsError
 from .vector_status import VectorStatus
 from ...aio import start_thread
@@ -709,16 +710,19 @@ class VectorSync:
 
     # ── ranking ────────────────────────────────────────────────────────
 
-    def embed_query(self, prompt: str) -> Any | None:
+    def embed_query(self, prompt: str, context: str = "") -> Any | None:
         """The query's vector (one request, ``QUERY_TIMEOUT`` in all); None when it cannot rank now
-        (see the module docstring). A recall asks once and searches with :meth:`nearest`."""
+        (see the module docstring). A recall asks once and searches with :meth:`nearest`. With
+        ``context`` (the conversation's lines before) it leans toward theirs (``shortlist.lean``),
+        asked in the same request."""
         client, dims = self._client, self._dims
         if (self._table is None or client is None or dims is None or not self._stored or not prompt.strip()
                 or self._stop.is_set() or self._base.state in ("error", "consent")
                 or time.monotonic() < self._query_paused_until):
             return None
         try:
-            query = client.embed([prompt], query=True, timeout=QUERY_TIMEOUT, dims=dims)
+            texts = [prompt, context] if context.strip() else [prompt]
+            query = client.embed(texts, query=True, timeout=QUERY_TIMEOUT, dims=dims)
         except EmbeddingsError as exc:
             self._query_failures += 1
             self._query_paused_until = time.monotonic() + QUERY_PAUSE
@@ -727,7 +731,7 @@ class VectorSync:
             self._query_trouble(str(exc))  # (the status says what it means: ``query_failed``)
             return None
         self._query_trouble("")
-        return query[0]
+        return lean(query[0], query[1]) if len(query) > 1 else query[0]
 
     def nearest(self, vector: Any, k: int) -> list[str]:
         """Up to ``k`` memory ids, nearest to ``vector`` (from :meth:`embed_query`) first: the saved
