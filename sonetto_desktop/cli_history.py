@@ -354,7 +354,7 @@ def _progress(p: ImportProgress, say: Words) -> None:
     left = p.seconds_left
     eta = ("" if left is None else say(f" · 剩余约 {max(1, round(left / 60))} 分钟", f" · about {max(1, round(left / 60))} min left"))
     if p.retrying and not p.held:  # a batch failed and is tried again: said, with why (its first line), not a time
-        why, n = p.retrying.splitlines()[0], p.failed_tries
+        why, n = p.why_retrying(say.language).splitlines()[0], p.failed_tries
         eta = say(f" · 出错了，稍后自动重试（已失败 {n} 次）：{why}", f" · failed (try {n}), trying again shortly: {why}")
     held = say(" · 已暂停", " · paused") if p.held else ""
     line = say(f"已写入 {p.turns_done}/{p.turns} 轮 · {made}{eta}{held}",

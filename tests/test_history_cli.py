@@ -508,12 +508,13 @@ def test_the_terminals_progress_says_a_failing_batch_is_retried_and_why(capsys):
     from sonetto_desktop.history_import.runner import ImportProgress
 
     retrying = ImportProgress("imp-0badc0de", "running", 2, 0, 3, 0, retrying="模型服务内部出错了（HTTP 503）\n详情：…",
-                              failed_tries=2)
+                              failed_tries=2, retrying_en="The model service failed (HTTP 503)\nDetails: …")
     _progress(retrying, Words("zh_CN"))
     line = capsys.readouterr().err
     assert "出错了，稍后自动重试（已失败 2 次）：模型服务内部出错了（HTTP 503）" in line and "详情" not in line, line
-    _progress(retrying, Words("en"))
-    assert "failed (try 2), trying again shortly: 模型服务内部出错了（HTTP 503）" in capsys.readouterr().err
+    _progress(retrying, Words("en"))  # the reason in the terminal's language too
+    line = capsys.readouterr().err
+    assert "failed (try 2), trying again shortly: The model service failed (HTTP 503)" in line and "Details" not in line, line
 
 
 def test_an_english_terminal_is_told_why_an_import_failed_in_english(llm_server, tmp_path):

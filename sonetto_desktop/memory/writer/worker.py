@@ -115,7 +115,7 @@ class DrainRate:
 
 class TurnWorker:
     """See the module docstring. ``consumer()``: the consumer for the current model (awaitable; it
-    may build it on a worker thread). ``emit(kind, entry, detail, attempt=)``: a writer event;
+    may build it on a worker thread). ``emit(kind, entry, detail, attempt=, failure=)``: a writer event (``failure``: the exception of a failed attempt);
     ``changed()``: the state may have changed (the writer publishes its status); ``describe(exc)``:
     a failure worded for people; ``redact(text)``: text with the model's key taken out;
     ``written(entry)``: blocking, called once a turn is written and before it leaves the journal (a
@@ -459,7 +459,7 @@ class TurnWorker:
         if not await self.journal_step(self.journal.record_failure, entry, message):
             entry.attempts = max(entry.attempts, 1)
         self.last_error = message
-        self._emit("failed", entry, message, attempt=entry.attempts)
+        self._emit("failed", entry, message, attempt=entry.attempts, failure=exc)
         disk = storage_failure(exc)
         # held, or calls written as text (trying the same model again would do the same): kept
         # in the failed list at once, for the person to retry
