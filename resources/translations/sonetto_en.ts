@@ -4510,22 +4510,22 @@ Your theme: {1}</translation>
         <translation>The settings file was damaged: every setting is back at its default for now. The old file was kept as {0}; your settings can be found there.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="392" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="396" />
         <source>对话功能启动失败：%1。记忆墙仍可使用；请检查数据目录后重启。</source>
         <translation>Chat could not start: %1. The memory wall still works; check the data folder, then restart.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="637" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="641" />
         <source>无法保存设置：</source>
         <translation>Could not save the settings: </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="669" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="673" />
         <source>没有切换到 PostgreSQL：本机的记忆没能搬到记忆服务器 {0} 上（{1}）。仍在使用本机的记忆库，记忆都还在。</source>
         <translation>Did not switch to PostgreSQL: the memories on this computer could not be moved to the memory server {0} ({1}). Still using this computer's memory store; every memory is still there.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="673" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="677" />
         <source>无法切换存储方式：{0}。仍在使用原来的记忆库。</source>
         <translation>Cannot switch the storage: {0}. Still using the previous memory store.</translation>
     </message>
@@ -4606,7 +4606,7 @@ Your theme: {1}</translation>
         <translation>Undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="674" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="678" />
         <source>无法使用新的数据文件夹 {0}：{1}。仍在使用原来的记忆库。</source>
         <translation>Cannot use the new data folder {0}: {1}. Still using the previous memory store.</translation>
     </message>
