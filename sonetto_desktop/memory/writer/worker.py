@@ -468,8 +468,8 @@ class TurnWorker:
             kept = await self.journal_step(self.journal.move_to_failed, entry)
             self.entries.pop(key, None)
             self.failed.append(entry.without_text() if kept else entry)  # (on disk: its text need not stay here)
-            what = "已暂缓" if entry.held else f"已失败 {entry.attempts} 次"
-            self._emit("gave_up", entry, f"{what}，保留在失败列表中：{message}")
+            # (the reason, in the UI's language; how often it failed is the event's number: a view words it)
+            self._emit("gave_up", entry, message, attempt=0 if entry.held else entry.attempts)
             self._changed()
             return True
         if self.stopping:
