@@ -63,9 +63,9 @@ def make_writer(memory: Any, llm: Any, settings: Callable[[], Settings], recall:
     from .agent.llm_errors import describe_llm_error
     from .memory.writer.pipeline import MemoryWriter
 
-    def describe(exc: BaseException, api_key: str) -> str:  # in the UI's language, as the writer's reasons
+    def describe(exc: BaseException, api_key: str, language: str) -> str:  # in the language asked (the UI's)
         info = describe_llm_error(exc, api_key=api_key)
-        return f"{info.en} ({info.code})" if settings().language == "en" else f"{info.zh}（{info.code}）"
+        return f"{info.en} ({info.code})" if language == "en" else f"{info.zh}（{info.code}）"
 
     now = settings()
     return MemoryWriter(memory, llm, retriever=lambda: recall.mechanical, describe_error=describe,

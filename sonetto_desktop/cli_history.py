@@ -242,7 +242,9 @@ async def _import(args: argparse.Namespace, imports: HistoryImports, say: Words)
     if args.dry_run:
         _print_plan(plan, history, args, services, say)
         return 0
-    if not args.json:
+    if not args.json:  # what the dry run (and the window's preview) says before anything is imported
+        for zh, en in history.notes:
+            print(say(zh, en), file=sys.stderr)
         for line in _bad_lines(history, say):
             print(line, file=sys.stderr)
     unfinished = await imports.unfinished(history.digest) if history.digest else []
@@ -354,7 +356,7 @@ def _progress(p: ImportProgress, say: Words) -> None:
     left = p.seconds_left
     eta = ("" if left is None else say(f" · 剩余约 {max(1, round(left / 60))} 分钟", f" · about {max(1, round(left / 60))} min left"))
     if p.retrying and not p.held:  # a batch failed and is tried again: said, with why (its first line), not a time
-        why, n = p.retrying.splitlines()[0], p.failed_tries
+        why, n = p.why_retrying(say.language).splitlines()[0], p.failed_tries
         eta = say(f" · 出错了，稍后自动重试（已失败 {n} 次）：{why}", f" · failed (try {n}), trying again shortly: {why}")
     held = say(" · 已暂停", " · paused") if p.held else ""
     line = say(f"已写入 {p.turns_done}/{p.turns} 轮 · {made}{eta}{held}",
@@ -367,6 +369,7 @@ def _print_result(args: argparse.Namespace, result: ImportResult, say: Words, hi
         out = result.to_json()
         if history is not None:
             out["skipped_conversations"] = [bad.to_json() for bad in history.bad]
+            out["left_unread"] = history.left_unread
         print(json.dumps(out, ensure_ascii=False))
         return
     if result.failed:
@@ -438,6 +441,7 @@ def _print_plan(plan: Plan, history: History, args: argparse.Namespace, services
         out: dict[str, Any] = plan.to_json(model)
         out["skipped_messages"] = dict(plan.skipped_messages)
         out["skipped_conversations"] = [bad.to_json() for bad in history.bad]
+        out["left_unread"] = history.left_unread  # another app's files in the zip or folder: --format NAME reads them
         out["saved_memories"] = len(history.saved_memories)
         out["best_effort"] = history.best_effort
         print(json.dumps(out, ensure_ascii=False))

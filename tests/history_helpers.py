@@ -42,6 +42,20 @@ def fixture(name: str) -> Path:
     return FIXTURES / name
 
 
+def two_apps_zip(folder: Path) -> Path:
+    """A zip the person packed with ChatGPT's export (``chatgpt/conversations.json``) and LM Studio's
+    conversations folder (``lmstudio/…conversation.json``, two chats)."""
+    import zipfile
+
+    packed = folder / "my-chats.zip"
+    lmstudio = fixture("lmstudio-conversations")
+    with zipfile.ZipFile(packed, "w") as zf:
+        zf.write(fixture("chatgpt_conversations.json"), "chatgpt/conversations.json")
+        for path in sorted(lmstudio.rglob("*.conversation.json")):
+            zf.write(path, f"lmstudio/{path.relative_to(lmstudio).as_posix()}")
+    return packed
+
+
 def env_shanghai() -> dict[str, str]:
     """An environment for a child process with local time Asia/Shanghai, and no locale that would
     choose its language (the command line speaks English under an English ``LANG``)."""

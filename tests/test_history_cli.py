@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from history_helpers import (bad_values_export, env_shanghai, fixture, is_writer, said, shanghai,  # noqa: F401
-                             writer_prompt)
+from history_helpers import (bad_values_export, env_shanghai, fixture, is_writer, remember_each_line, said,
+                             shanghai, two_apps_zip, writer_prompt)  # noqa: F401 - a fixture
 from llm_server import HangResponse, tool_calls
 from sonetto_desktop.history_import.ledger import ImportLedger
 from sonetto_desktop.memory.stores.yaml.store import YamlMemoryManager
@@ -172,7 +172,8 @@ def test_undo_from_the_command_line_and_a_second_import(llm_server, tmp_path):
     store = tmp_path / "memory.yaml"
     args, out = _import_each_line(llm_server, store)
     assert set(out) == {"turns_written", "memories_created", "memories_updated", "memories_deleted", "proposals",
-                        "failed_turns", "batches", "failed_batches", "error", "undo_id", "skipped_conversations"}
+                        "failed_turns", "batches", "failed_batches", "error", "undo_id", "skipped_conversations",
+                        "left_unread"}
     assert (out["batches"], out["failed_batches"], out["error"]) == (2, 0, None)
     assert (out["turns_written"], out["memories_created"]) == (3, 3)
     undo = _cli(llm_server, "memory", "--store", str(store), "undo", out["undo_id"])
@@ -531,12 +532,13 @@ def test_the_terminals_progress_says_a_failing_batch_is_retried_and_why(capsys):
     from sonetto_desktop.history_import.runner import ImportProgress
 
     retrying = ImportProgress("imp-0badc0de", "running", 2, 0, 3, 0, retrying="模型服务内部出错了（HTTP 503）\n详情：…",
-                              failed_tries=2)
+                              failed_tries=2, retrying_en="The model service failed (HTTP 503)\nDetails: …")
     _progress(retrying, Words("zh_CN"))
     line = capsys.readouterr().err
     assert "出错了，稍后自动重试（已失败 2 次）：模型服务内部出错了（HTTP 503）" in line and "详情" not in line, line
-    _progress(retrying, Words("en"))
-    assert "failed (try 2), trying again shortly: 模型服务内部出错了（HTTP 503）" in capsys.readouterr().err
+    _progress(retrying, Words("en"))  # the reason in the terminal's language too
+    line = capsys.readouterr().err
+    assert "failed (try 2), trying again shortly: The model service failed (HTTP 503)" in line and "Details" not in line, line
 
 
 def test_an_english_terminal_is_told_why_an_import_failed_in_english(llm_server, tmp_path):
@@ -554,3 +556,27 @@ def test_an_english_terminal_is_told_why_an_import_failed_in_english(llm_server,
     as_json = json.loads(_cli(llm_server, *args, "--json", env=english).stdout)
     assert as_json["error"] and not any("\u4e00" <= ch <= "\u9fff" for ch in as_json["error"]), as_json
     assert _texts(store) == []
+
+
+def test_a_zip_of_two_apps_exports_says_on_the_command_line_which_was_read(llm_server, tmp_path):
+    """A zip with ChatGPT's and LM Studio's exports: ``history import`` read ChatGPT's and said nothing of
+    LM Studio's chats. The dry run says whose were read and how to import the others (in the terminal's
+    language; --json lists them), an import says it on stderr, and --format lmstudio imports them."""
+    store = tmp_path / "memory.yaml"
+    base = ("history", "--store", str(store), "--create", "import", str(two_apps_zip(tmp_path)))
+    dry = _cli(llm_server, *base, "--dry-run")
+    assert dry.returncode == 0, dry.stderr
+    assert "只读取了 ChatGPT 的聊天记录，LM Studio 的 2 个文件没有读取" in dry.stdout, dry.stdout
+    assert "（命令行：--format lmstudio）" in dry.stdout, dry.stdout
+    english = _cli(llm_server, *base, "--dry-run", env={"LANG": "en_US.UTF-8"})
+    assert "only ChatGPT's chats were read; 2 files of LM Studio were not" in english.stdout, english.stdout
+    listed = json.loads(_cli(llm_server, *base, "--dry-run", "--json").stdout)
+    assert listed["left_unread"] == {"lmstudio": ["lmstudio/1735689600000.conversation.json",
+                                                  "lmstudio/学习/1736294400000.conversation.json"]}
+    llm_server.responder = remember_each_line
+    imported = _cli(llm_server, *base)
+    assert imported.returncode == 0 and "--format lmstudio" in imported.stderr, imported.stderr
+    other = _cli(llm_server, *base, "--format", "lmstudio", "--json")
+    assert other.returncode == 0, other.stderr
+    out = json.loads(other.stdout)
+    assert out["turns_written"] > 0 and out["left_unread"] == {"chatgpt": ["chatgpt/conversations.json"]}, out

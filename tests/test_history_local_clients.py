@@ -24,7 +24,7 @@ from datetime import datetime
 import pytest
 
 from helpers import texts_of
-from history_helpers import fixture, remember_each_line, services_fixture, shanghai  # noqa: F401 - fixtures
+from history_helpers import fixture, remember_each_line, services_fixture, shanghai, two_apps_zip  # noqa: F401 - fixtures
 from sonetto_desktop.cli_history import _parser
 from sonetto_desktop.history_import.model import HistoryFormatError
 from sonetto_desktop.history_import.plan import make_plan
@@ -446,3 +446,32 @@ def test_one_chat_file_cut_short_in_lm_studios_folder_leaves_out_that_chat_not_t
             assert history.source == "lmstudio" and [c.title for c in history.conversations] == ["周末学做面包"]
             (left_out,) = history.bad
             assert left_out.file.endswith(cut_name) and "不是完整的 JSON" in left_out.zh, (source, fmt)
+
+
+def test_a_zip_of_two_apps_exports_says_which_was_read_and_how_to_read_the_other(tmp_path):
+    """A zip with ChatGPT's conversations.json and LM Studio's chat files was read as ChatGPT's, and LM
+    Studio's chats were left out without a word. The preview (and the command line) says whose files
+    were read, which were not, and how to import those (the format to pick, --format); picked, they are."""
+    packed = two_apps_zip(tmp_path)
+    lm_titles = [c.title for c in read_history(fixture(LM_STUDIO)).conversations]
+    chatgpt_titles = [c.title for c in read_history(fixture("chatgpt_conversations.json")).conversations]
+
+    history = read_history(packed)
+    assert history.source == "chatgpt" and [c.title for c in history.conversations] == chatgpt_titles
+    assert history.left_unread == {"lmstudio": ["lmstudio/1735689600000.conversation.json",
+                                                "lmstudio/学习/1736294400000.conversation.json"]}
+    zh, en = next(note for note in history.notes if "LM Studio" in note[0])
+    assert "只读取了 ChatGPT 的聊天记录" in zh and "LM Studio 的 2 个文件没有读取" in zh, zh
+    assert "lmstudio/1735689600000.conversation.json" in zh and "“LM Studio（尽力而为）”" in zh, zh
+    assert "--format lmstudio" in zh, zh
+    assert "only ChatGPT's chats were read" in en and "2 files of LM Studio were not" in en, en
+    assert "“LM Studio (best effort)”" in en and "--format lmstudio" in en, en
+
+    other = read_history(packed, "lmstudio")  # the format picked: the other app's chats
+    assert other.source == "lmstudio" and sorted(c.title for c in other.conversations) == sorted(lm_titles)
+    assert other.left_unread == {"chatgpt": ["chatgpt/conversations.json"]}
+    assert any("--format chatgpt" in zh and "chatgpt/conversations.json" in zh for zh, _en in other.notes), other.notes
+    assert other.digest != history.digest  # (another import: the first one's ledger does not skip it)
+
+    alone = read_history(fixture(LM_STUDIO))  # one app's files: nothing to say
+    assert alone.left_unread == {} and not any("没有读取" in zh for zh, _en in alone.notes)

@@ -376,7 +376,7 @@ def test_a_store_or_disk_failure_is_said_as_such_not_as_a_model_error():
     from sonetto_desktop.memory.errors import StoreOffline, StoreWriteFailed
     from sonetto_desktop.memory.writer.status import describe_failure
 
-    def app_describer(exc, key):  # what the app hands the writer (services.start_agents)
+    def app_describer(exc, key, language):  # what the app hands the writer (services.start_agents)
         info = describe_llm_error(exc, api_key=key)
         return f"{info.zh}（{info.code}）"
 

@@ -4510,22 +4510,22 @@ Your theme: {1}</translation>
         <translation>The settings file was damaged: every setting is back at its default for now. The old file was kept as {0}; your settings can be found there.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="392" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="396" />
         <source>对话功能启动失败：%1。记忆墙仍可使用；请检查数据目录后重启。</source>
         <translation>Chat could not start: %1. The memory wall still works; check the data folder, then restart.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="637" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="641" />
         <source>无法保存设置：</source>
         <translation>Could not save the settings: </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="669" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="673" />
         <source>没有切换到 PostgreSQL：本机的记忆没能搬到记忆服务器 {0} 上（{1}）。仍在使用本机的记忆库，记忆都还在。</source>
         <translation>Did not switch to PostgreSQL: the memories on this computer could not be moved to the memory server {0} ({1}). Still using this computer's memory store; every memory is still there.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="673" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="677" />
         <source>无法切换存储方式：{0}。仍在使用原来的记忆库。</source>
         <translation>Cannot switch the storage: {0}. Still using the previous memory store.</translation>
     </message>
@@ -4606,7 +4606,7 @@ Your theme: {1}</translation>
         <translation>Undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="674" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="678" />
         <source>无法使用新的数据文件夹 {0}：{1}。仍在使用原来的记忆库。</source>
         <translation>Cannot use the new data folder {0}: {1}. Still using the previous memory store.</translation>
     </message>
@@ -5683,52 +5683,57 @@ The memory wall on the right works already.</translation>
 <context>
     <name>WriterToasts</name>
     <message>
-        <location filename="../../sonetto_desktop/presentation/toasts.py" line="63" />
+        <location filename="../../sonetto_desktop/presentation/toasts.py" line="49" />
+        <source>这轮对话的记忆整理已放弃（失败 {0} 次，留在失败列表里，可在状态栏重试）：{1}</source>
+        <translation>Gave up organising memories for this exchange (failed attempts: {0}; kept in the failed list, retry it from the status bar): {1}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/toasts.py" line="66" />
         <source>想更新「{0}」，但它已锁定</source>
         <translation>Wanted to update “{0}”, but it is locked</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/toasts.py" line="73" />
+        <location filename="../../sonetto_desktop/presentation/toasts.py" line="76" />
         <source>{0}（其他应用）· {1}</source>
         <translation>{0} (another app) · {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/toasts.py" line="89" />
+        <location filename="../../sonetto_desktop/presentation/toasts.py" line="92" />
         <source>记住了：{0}</source>
         <translation>Remembered: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/toasts.py" line="90" />
+        <location filename="../../sonetto_desktop/presentation/toasts.py" line="93" />
         <source>记住了一件新事</source>
         <translation>Remembered something new</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/toasts.py" line="93" />
+        <location filename="../../sonetto_desktop/presentation/toasts.py" line="96" />
         <source>更新了记忆：{0}</source>
         <translation>Updated a memory: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/toasts.py" line="94" />
+        <location filename="../../sonetto_desktop/presentation/toasts.py" line="97" />
         <source>更新了记忆</source>
         <translation>Updated a memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/toasts.py" line="97" />
+        <location filename="../../sonetto_desktop/presentation/toasts.py" line="100" />
         <source>合并了两条记忆</source>
         <translation>Merged two memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/toasts.py" line="99" />
+        <location filename="../../sonetto_desktop/presentation/toasts.py" line="102" />
         <source>删除了过时的记忆：{0}</source>
         <translation>Deleted an outdated memory: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/toasts.py" line="100" />
+        <location filename="../../sonetto_desktop/presentation/toasts.py" line="103" />
         <source>删除了过时的记忆</source>
         <translation>Deleted an outdated memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/toasts.py" line="86" />
+        <location filename="../../sonetto_desktop/presentation/toasts.py" line="89" />
         <source>导入了 {0} 条记忆</source>
         <translation>Imported {0} memories</translation>
     </message>
@@ -5753,27 +5758,27 @@ The memory wall on the right works already.</translation>
         <translation><numerusform>Undid this turn's memory change</numerusform><numerusform>Undid this turn's %n memory changes</numerusform></translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/toasts.py" line="49" />
+        <location filename="../../sonetto_desktop/presentation/toasts.py" line="52" />
         <source>这轮对话的记忆整理已放弃：{0}</source>
         <translation>Gave up organising memories for this exchange: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/toasts.py" line="50" />
+        <location filename="../../sonetto_desktop/presentation/toasts.py" line="53" />
         <source>这轮对话的记忆整理已放弃</source>
         <translation>Gave up organising memories for this exchange</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/toasts.py" line="52" />
+        <location filename="../../sonetto_desktop/presentation/toasts.py" line="55" />
         <source>整理记忆第 {0} 次失败：{1}</source>
         <translation>Couldn't organise memories (attempt {0}): {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/toasts.py" line="54" />
+        <location filename="../../sonetto_desktop/presentation/toasts.py" line="57" />
         <source>整理记忆失败：{0}</source>
         <translation>Couldn't organise memories: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/toasts.py" line="56" />
+        <location filename="../../sonetto_desktop/presentation/toasts.py" line="59" />
         <source>整理记忆失败</source>
         <translation>Couldn't organise memories</translation>
     </message>

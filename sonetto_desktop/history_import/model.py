@@ -309,6 +309,9 @@ class History:
     saved_memories: list[SavedMemory] = field(default_factory=list)
     digest: str = ""  # sha256 of what was read (the file, or the zip's members)
     bad: list[BadConversation] = field(default_factory=list)  # conversations left out: could not be read
+    #: files of another app's export in the same zip or folder, not read (its format's name -> the files):
+    #: the notes say so, and how to import them
+    left_unread: dict[str, list[str]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if not isinstance(self.conversations, SpilledConversations):

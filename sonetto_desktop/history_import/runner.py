@@ -89,10 +89,17 @@ class ImportProgress:
     seconds_left: float | None = None
     held: tuple[str, ...] = ()
     writing: bool = False  # a batch (``title``, ``day``) is being written now
-    #: the batch being written failed and waits for its next try: why (the writer's words, in the UI's
-    #: language) and how many of its tries failed so far; empty once it is written or given up on
+    #: the batch being written failed and waits for its next try: why (the writer's words, in Chinese;
+    #: ``retrying_en`` in English: ``why_retrying`` picks) and how many of its tries failed so far; empty
+    #: once it is written or given up on
     retrying: str = ""
     failed_tries: int = 0
+    retrying_en: str = ""
+
+    def why_retrying(self, language: str) -> str:
+        """Why the batch is being retried, in ``language`` (``"en"`` or Chinese): asked when it is shown,
+        so a view made after a language switch says it in the new language."""
+        return (self.retrying_en or self.retrying) if language == "en" else self.retrying
 
     @property
     def finished(self) -> bool:
@@ -171,7 +178,7 @@ class _Run:
     started_at: dict[int, float] = field(default_factory=dict)
     per_batch: float | None = None
     current: int | None = None
-    retrying: tuple[int, str] | None = None  # the batch being written failed: (tries failed, why); tried again
+    retrying: tuple[int, str, str] | None = None  # the batch being written failed: (tries failed, why, in en); tried again
     live: dict[str, int] = field(default_factory=lambda: {"created": 0, "updated": 0, "deleted": 0})
     finished: asyncio.Event = field(default_factory=asyncio.Event)
     unsubscribe: list[Callable[[], None]] = field(default_factory=list)
@@ -397,7 +404,7 @@ class ImportRunner:
             run.retrying = None
             self._call_soon(self._after_batch)
         elif event.kind == "failed":  # it is tried again after a pause (or given up on: "gave_up" follows)
-            run.retrying = (max(event.attempt, 1), event.detail)
+            run.retrying = (max(event.attempt, 1), event.zh or event.detail, event.en or event.detail)
         else:
             return
         self._publish()
@@ -508,7 +515,7 @@ class ImportRunner:
             datetime.fromisoformat(current["now"]).date() if current else None,
             run.per_batch * left if run.per_batch is not None and left else (0.0 if not left else None),
             tuple(sorted(self._held)), bool(run.writer.busy),
-            run.retrying[1] if run.retrying else "", run.retrying[0] if run.retrying else 0)
+            *((run.retrying[1], run.retrying[0], run.retrying[2]) if run.retrying else ("", 0, "")))
 
     def _publish(self) -> None:
         snap = self.snapshot()

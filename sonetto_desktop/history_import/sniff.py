@@ -52,6 +52,26 @@ def json_files(source: Source, kind: str) -> list[str]:
     return found
 
 
+def other_apps(source: Source, kind: str) -> dict[str, list[str]]:
+    """The ``.json`` files of a zip or folder that another app than ``kind``'s wrote and no reader has
+    read (``Source.read_names``), by that app's kind, in name order: a person who packed two apps'
+    exports together is told which were left (``sources.read_history``). A file that cannot be read is
+    no app's, but LM Studio's ``*.conversation.json`` (its reader names such a file)."""
+    if picked_file(source):
+        return {}
+    read, found = source.read_names, {}
+    for name in sorted(n for n in source.names if n.lower().endswith(".json") and n not in read):
+        try:
+            named = json_kind(source, name)
+        except HistoryFormatError:
+            named = None
+        if named is None and name.lower().endswith(".conversation.json"):
+            named = "lmstudio"
+        if named not in (None, EMPTY, kind):
+            found.setdefault(named, []).append(name)
+    return found
+
+
 def _first_kind(source: Source, names: list[str]) -> str | None:
     """The kind of the first of ``names`` (in name order) that can be read (see ``json_files``); when
     none can, why the first cannot."""

@@ -92,6 +92,11 @@ class Source:
     def digest(self) -> str:
         return self.hasher.hexdigest()
 
+    @property
+    def read_names(self) -> frozenset[str]:
+        """The files a reader has read (towards ``digest``)."""
+        return frozenset(self._hashed)
+
     def find(self, basename: str) -> str | None:
         """The shallowest file called ``basename`` (an export zip may hold one folder level)."""
         found = [n for n in self.members if n.rsplit("/", 1)[-1] == basename]

@@ -7,7 +7,8 @@ from pathlib import Path
 
 from .formats import HistoryFormat, all_formats, format_named, names
 from .model import History, HistoryFormatError
-from .source_files import Source, open_source
+from .sniff import other_apps
+from .source_files import Source, named_files, open_source
 
 
 def _listed(items: list[str], zh: bool) -> str:
@@ -62,4 +63,22 @@ def read_history(path: str | Path, fmt: str | None = None,
     history = chosen.read(source)
     history.source = chosen.name
     history.digest = source.digest
+    for kind, files in other_apps(source, chosen.name).items():
+        other = format_named(kind)
+        if other is not None:
+            history.left_unread[kind] = files
+            history.notes.append(_left_unread(source, chosen, other, files))
     return history
+
+
+def _left_unread(source: Source, read: HistoryFormat, other: HistoryFormat, files: list[str]) -> tuple[str, str]:
+    """The note of another app's files in the same zip or folder, not read: which app's were, and how to
+    import the others (the format to pick in the window, or on the command line)."""
+    zh, en = named_files(files)
+    n = len(files)
+    picker_zh, picker_en = other.choice
+    return (f"{source.path.name} 里有不止一个应用的导出：只读取了 {read.label} 的聊天记录，{other.label} 的 {n} 个文件"
+            f"没有读取（{zh}）。要导入它们，请再导入一次这个文件，格式选“{picker_zh}”（命令行：--format {other.name}）",
+            f"{source.path.name} holds exports of more than one app: only {read.label}'s chats were read; "
+            f"{n} file{'s' if n != 1 else ''} of {other.label} {'were' if n != 1 else 'was'} not ({en}). To import "
+            f"them, import this file again with the format “{picker_en}” (command line: --format {other.name})")

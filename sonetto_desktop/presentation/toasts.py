@@ -45,7 +45,10 @@ def toast_for(event: Any) -> ToastSpec | None:
     kind = getattr(event, "kind", "")
     if kind in ("failed", "gave_up"):
         detail = _preview(getattr(event, "detail", ""))
-        if kind == "gave_up":
+        if kind == "gave_up" and detail and getattr(event, "attempt", 0):  # failed that often: kept, to retry
+            text = translate("WriterToasts", "这轮对话的记忆整理已放弃（失败 {0} 次，留在失败列表里，可在状态栏重试）：{1}").format(
+                event.attempt, detail)
+        elif kind == "gave_up":  # (held: its reason says so)
             text = (translate("WriterToasts", "这轮对话的记忆整理已放弃：{0}").format(detail) if detail
                     else translate("WriterToasts", "这轮对话的记忆整理已放弃"))
         elif detail and getattr(event, "attempt", 0):
@@ -55,8 +58,8 @@ def toast_for(event: Any) -> ToastSpec | None:
         else:
             text = translate("WriterToasts", "整理记忆失败")
         # One error toast at a time: repeated failures refresh it instead of piling up (an attempt's
-        # number is in its text: no "×2" after "第 2 次").
-        return ToastSpec(text, "error", "writer-error", None, repeat=not getattr(event, "attempt", 0))
+        # number is in its text: no "×2" after "第 2 次"; turns given up on are counted: "×2").
+        return ToastSpec(text, "error", "writer-error", None, repeat=kind == "gave_up" or not getattr(event, "attempt", 0))
     if kind == "locked":  # Sonetto wanted to change a memory the person locked: said, with a way to unlock
         memory_id = getattr(event, "memory_id", None) or ""
         what = _preview(getattr(event, "detail", "")) or memory_id

@@ -306,6 +306,10 @@ class SonettoApp:
         transfer = self._connect_transfer(window)
         yield wall
         quick_chat = QuickChat(self.controller, ui_state=self._ui_state)
+        # Ctrl+Q there quits as in the window: the menu's action lived on the window's menu bar alone, and with
+        # the window closed to the tray (the quick chat the only window) the key did nothing. One action, so
+        # both windows shown is no ambiguous shortcut.
+        quick_chat.addAction(window.menus.quit_action)
         self.feed.memory_changed.connect(quick_chat.toasts.withdraw_undone)
         quick_chat.memory_activated.connect(self.open_memory)
         for source in (window.chat_panel, quick_chat.view):  # memory actions from chat messages

@@ -33,6 +33,10 @@ class ViewState:
     quick_pos: QPoint = field(default_factory=QPoint)
     quick_draft: str = ""
     quick_cursor: int = -1
+    #: the chats whose long draft the old composers were still reading, with what was typed meanwhile
+    #: (``Drafts.hand_over``): the new ones read them
+    draft_reads: dict[str, str] = field(default_factory=dict)
+    quick_draft_reads: dict[str, str] = field(default_factory=dict)
     wall_search: str = ""
     wall_filter: str = "all"
     wall_sort: str = "recent"
@@ -42,6 +46,7 @@ class ViewState:
 
 
 def capture(window: Any, wall: Any, quick_chat: Any) -> ViewState:
+    """Read at the swap, the old views retired right after: their drafts' reads end here (handed over)."""
     state = ViewState()
     if alive(window):
         state.geometry = window.saveGeometry()
@@ -54,11 +59,13 @@ def capture(window: Any, wall: Any, quick_chat: Any) -> ViewState:
         state.draft_cursor = panel.composer.input.textCursor().position()
         state.editing_turn = panel.composer.editing_turn
         state.before_edit = panel.composer.draft_text() if state.editing_turn else ""
+        state.draft_reads = window.drafts.hand_over() if window.drafts is not None else {}
     if alive(quick_chat):
         state.quick_visible = quick_chat.isVisible()
         state.quick_pos = quick_chat.pos()
         state.quick_draft = quick_chat.composer.text()
         state.quick_cursor = quick_chat.composer.input.textCursor().position()
+        state.quick_draft_reads = quick_chat.drafts.hand_over() if quick_chat.drafts is not None else {}
     if alive(wall) and hasattr(wall, "scroll_anchor"):  # (not the placeholder of a window being built)
         state.wall_search = wall.search_edit.text()  # (what is in the box: still in its debounce too)
         state.wall_filter = wall.filter_name()
@@ -82,6 +89,9 @@ def restore_window(state: ViewState, window: Any, quick_chat: Any) -> None:
     if state.quick_draft:
         quick_chat.composer.set_text(state.quick_draft)
         _put_cursor(quick_chat.composer.input, state.quick_cursor)
+    for drafts, reads in ((window.drafts, state.draft_reads), (quick_chat.drafts, state.quick_draft_reads)):
+        if drafts is not None and reads:
+            drafts.take_over(reads)  # (the file's text goes before what was just put back)
     if state.window_visible:
         window.showMinimized() if state.window_minimized else window.show()
     if not state.geometry.isEmpty():

@@ -5,6 +5,9 @@ none; editing an earlier message puts the draft aside and gives it back."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
+
+import pytest
 
 from llm_server import TextResponse
 from shell_fixtures import app_settings, running_app
@@ -282,11 +285,15 @@ async def test_a_long_draft_is_read_off_the_qt_thread_and_typing_meanwhile_is_ke
     assert qt_thread not in readers
 
 
-async def test_typing_while_a_long_draft_loads_then_quitting_at_once_keeps_both(qapp, tmp_path, llm_server, wait,
-                                                                                 monkeypatch):
-    """Characters typed into a chat whose long draft was still being read, and the app quit at once: the
-    quit ended the read, and its save of the composer (what was typed, without the draft that had not
-    arrived) then replaced the draft. After a restart both are there: the draft, then what was typed."""
+TYPED = "再补一句"
+
+
+@contextlib.asynccontextmanager
+async def _typed_while_a_long_draft_loads(qapp, settings, wait, monkeypatch):
+    """A chat whose draft is a pasted book (in its own file) and a second chat with a short draft; the app
+    started again on the second, the book's chat chosen and its read held until ``gate`` is set, ``TYPED``
+    typed meanwhile: yields (the app, the gate, the book, (the book's chat, the other)). The app quits
+    after the block, the gate opened."""
     import threading
     from pathlib import Path
 
@@ -299,11 +306,10 @@ async def test_typing_while_a_long_draft_loads_then_quitting_at_once_keeps_both(
     def observed_read(self, *args, **kwargs):  # a worker's read of a long draft, held until the gate opens
         if self.parent.name == LONG_DRAFTS and threading.current_thread().name != "sonetto-chat-drafts":
             readers.append(threading.get_ident())
-            gate.wait(3)
+            gate.wait(10)
         return real_read(self, *args, **kwargs)
 
     book = "一本很长的书，" * (MAX_DRAFT_CHARS // 7 + 1)
-    settings = app_settings(tmp_path / "data", llm_server)
     async with running_app(qapp, settings) as app:
         panel, first, second = await _long_draft_then_a_new_chat(app, book)
         panel.composer.set_text("第二个对话的草稿")
@@ -315,14 +321,57 @@ async def test_typing_while_a_long_draft_loads_then_quitting_at_once_keeps_both(
                 patched.setattr(Path, "read_text", observed_read)
                 await panel.select_session(first)
                 await wait(lambda: readers, message="the long draft's read begun")
-                panel.composer.input.insertPlainText("再补一句")  # typed while it loads, then the app quits
+                panel.composer.input.insertPlainText(TYPED)  # typed while it loads
+                yield app, gate, book, (first, second)
     finally:
         gate.set()
+
+
+async def _both_kept_after_a_restart(qapp, settings, wait, book: str, chats: tuple[str, str]) -> None:
+    """Started again: the book's chat holds the book, then ``TYPED`` (once); the other chat its own draft."""
+    first, second = chats
     async with running_app(qapp, settings) as app:
         panel = app.window.chat_panel
         await panel.select_session(first)
         await wait(lambda: panel.composer.text(), message="the draft read back")
         text = panel.composer.text()
-        assert text == book + "再补一句", text[-30:]  # (before: "再补一句" alone, the book's file replaced)
+        assert text == book + TYPED, text[-30:]
         await panel.select_session(second)
         assert panel.composer.text() == "第二个对话的草稿"
+
+
+async def test_typing_while_a_long_draft_loads_then_quitting_at_once_keeps_both(qapp, tmp_path, llm_server, wait,
+                                                                                 monkeypatch):
+    """Characters typed into a chat whose long draft was still being read, and the app quit at once: the
+    quit ended the read, and its save of the composer (what was typed, without the draft that had not
+    arrived) then replaced the draft ("再补一句" alone after a restart). After a restart both are there: the
+    draft, then what was typed."""
+    settings = app_settings(tmp_path / "data", llm_server)
+    async with _typed_while_a_long_draft_loads(qapp, settings, wait, monkeypatch) as (_app, _gate, book, chats):
+        pass  # the app quits at once
+    await _both_kept_after_a_restart(qapp, settings, wait, book, chats)
+
+
+@pytest.mark.parametrize("saved", [True, False], ids=["typing-saved", "typing-not-yet-saved"])
+async def test_a_language_switch_while_a_long_draft_loads_keeps_it_and_what_was_typed_once(
+        qapp, tmp_path, llm_server, wait, monkeypatch, saved):
+    """A chat whose draft is a pasted book (read by a worker), words typed while it loads, and the UI
+    language switched before it arrived (the welcome panel's link): the window made anew showed only what
+    was typed, for good, and its save replaced the book on disk (had the old window's read, ended with it,
+    put what was typed after the book's file, the new window's would have brought it twice). The new
+    window takes the read over: the book, then what was typed, once, in the window and after a restart.
+    ``saved``: whether the half-second save of what was typed came before the switch."""
+    settings = app_settings(tmp_path / "data", llm_server)
+    async with _typed_while_a_long_draft_loads(qapp, settings, wait, monkeypatch) as (app, gate, book, chats):
+        old_window = app.window
+        if saved:
+            app.window.drafts.save()  # (what its half-second timer does)
+        await app.choose_language("en")  # the views made anew while the read is held
+        assert app.window is not old_window
+        composer = app.window.chat_panel.composer
+        gate.set()
+        await wait(lambda: len(composer.text()) > len(TYPED), message="the draft arrived")
+        assert composer.text() == book + TYPED, composer.text()[-30:]
+        app.window.drafts.save()  # (what its half-second timer does: on disk, checked after the restart)
+        await app.window.drafts.flush()
+    await _both_kept_after_a_restart(qapp, settings, wait, book, chats)

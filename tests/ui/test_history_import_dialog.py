@@ -12,7 +12,7 @@ import pytest
 import shiboken6
 from PySide6.QtCore import QCoreApplication, QDate, QPoint, Qt
 
-from history_helpers import bad_values_export, fixture, remember_each_line, shanghai  # noqa: F401 - a fixture
+from history_helpers import bad_values_export, fixture, remember_each_line, shanghai, two_apps_zip  # noqa: F401 - a fixture
 from shell_fixtures import app_settings, running_app
 from sonetto_desktop.history_import import service as service_module
 from sonetto_desktop.history_import.plan import make_plan
@@ -261,6 +261,26 @@ async def test_a_file_that_cannot_be_read_says_why_in_place(qapp, tmp_path, llm_
         assert dialog.stack.currentWidget() is dialog.source_page
         assert "不是完整的 JSON" in dialog.source_error.text()
         assert not (tmp_path / "data" / "memory.imports").exists() and not llm_server.requests
+        dialog.reject()
+
+
+async def test_the_preview_of_a_zip_of_two_apps_says_whose_chats_it_shows_and_how_to_read_the_others(
+        qapp, tmp_path, llm_server, wait):
+    """A zip with ChatGPT's and LM Studio's exports showed ChatGPT's chats alone, LM Studio's left without a
+    word. The preview says so and which format reads the others; picked in the format box, they are read."""
+    packed = two_apps_zip(tmp_path)
+    async with running_app(qapp, app_settings(tmp_path / "data", llm_server)) as app:
+        dialog = app.history_imports.open_dialog(app.window)
+        assert await dialog.open_path(packed)
+        assert dialog.history.source == "chatgpt"
+        note = dialog.notes.text()
+        assert not dialog.notes.isHidden() and "LM Studio 的 2 个文件没有读取" in note, note
+        assert "格式选“LM Studio（尽力而为）”" in note, note
+        dialog.stack.setCurrentWidget(dialog.source_page)
+        dialog.format_box.setCurrentIndex(dialog.format_box.findData("lmstudio"))
+        assert await dialog.open_path(packed, dialog.format_box.currentData())
+        assert dialog.history.source == "lmstudio" and len(dialog.history.conversations) == 2
+        assert "ChatGPT 的 1 个文件没有读取" in dialog.notes.text(), dialog.notes.text()
         dialog.reject()
 
 
@@ -1154,13 +1174,11 @@ async def test_an_import_whose_model_keeps_failing_says_it_is_retrying_and_why(q
         assert "503" in badge.toolTip()
         dialog.progress.background_button.click()
     retrying = ImportProgress("imp-0badc0de", "running", 2, 0, 3, 0, retrying="模型服务暂时不可用（HTTP 503）",
-                              failed_tries=2)
+                              failed_tries=2, retrying_en="The model service is unavailable (HTTP 503)")
     assert progress_line(retrying) == "已写入 0/3 轮 · 新记忆 0 · 更新 0 · 出错了，稍后自动重试（已失败 2 次）：模型服务暂时不可用（HTTP 503）"
     translators = install_translators(qapp, "en")
-    try:
-        english = ImportProgress("imp-0badc0de", "running", 2, 0, 3, 0, retrying="The model service is unavailable (HTTP 503)",
-                                 failed_tries=1)
-        assert progress_line(english).endswith("failed (try 1), trying again shortly: "
-                                               "The model service is unavailable (HTTP 503)"), progress_line(english)
+    try:  # the same progress, shown in English: the reason too
+        assert progress_line(retrying).endswith("failed (try 2), trying again shortly: "
+                                                "The model service is unavailable (HTTP 503)"), progress_line(retrying)
     finally:
         remove_translators(qapp, translators)

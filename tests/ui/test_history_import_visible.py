@@ -155,3 +155,39 @@ async def test_enter_on_the_headers_import_badge_opens_its_window(qapp, tmp_path
         await wait(lambda: reopened is not None and reopened is not dialog and reopened.isVisible(),
                    message="the import's window")
         reopened.reject()
+
+
+async def test_the_headers_retry_reason_follows_a_language_switch(qapp, tmp_path, llm_server, wait):
+    """An import whose model keeps failing: the header's tooltip says "出错了，稍后自动重试（已失败 N 次）：<why>".
+    Switched to English meanwhile, the line was English but its reason stayed Chinese ("…trying again
+    shortly: 模型服务…") until the next failure; back to Chinese, the reverse. Every part follows the language."""
+    from llm_payloads import ErrorResponse
+
+    def cjk(text: str) -> bool:
+        return any("\u4e00" <= ch <= "\u9fff" for ch in text)
+
+    llm_server.default = ErrorResponse(503, "upstream overloaded")  # the import keeps retrying: it stays
+    async with running_app(qapp, app_settings(tmp_path / "data", llm_server)) as app:
+        imports = app.history_imports
+        await _importing_in_the_background(app, wait)  # (its window goes with the old window)
+        await wait(lambda: imports.last_progress is not None and imports.last_progress.failed_tries >= 2, timeout=20,
+                   message="two failed tries")
+        llm_server.delay = 8.0  # the next try waits: what the header says is the last failure's reason, not a new one's
+        tries = imports.last_progress.failed_tries
+        tip = app.window.status_indicator.import_status.badge.toolTip()
+        assert "稍后自动重试" in tip and "模型服务" in tip and "503" in tip, tip
+
+        await app.choose_language("en")
+        status = app.window.status_indicator.import_status
+        await wait(lambda: not status.isHidden(), message="the import in the new header")
+        tip = status.badge.toolTip()
+        assert imports.last_progress.failed_tries == tries  # (no new failure worded it anew)
+        assert "trying again shortly: " in tip and "503" in tip and not cjk(tip), tip
+
+        await app.choose_language("zh_CN")
+        status = app.window.status_indicator.import_status
+        await wait(lambda: not status.isHidden(), message="the import in the new header")
+        tip = status.badge.toolTip()
+        assert imports.last_progress.failed_tries == tries
+        assert "稍后自动重试" in tip and "模型服务" in tip and "503" in tip, tip
+        llm_server.delay = 0.0

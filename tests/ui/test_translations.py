@@ -343,3 +343,26 @@ def test_no_settings_page_is_cut_at_the_right_in_english(english, qtbot):
         assert page.width() >= page.minimumSizeHint().width(), (dialog._tabs.tabText(i), page.width(),
                                                                  page.minimumSizeHint().width())
     assert dialog.width() <= 900  # still fits a small screen
+
+
+async def test_a_turn_the_writer_gives_up_on_is_said_in_the_uis_language(english, llm_server, make_llm, tmp_path):
+    """English UI, a model that writes its tool calls as text (kept in the failed list at once): the toast
+    said "Gave up organising memories for this exchange: 已失败 1 次，保留在失败列表中：the model wrote its
+    tool calls as text…" (the writer's own words around the reason were Chinese only)."""
+    from ltm_helpers import FAST, recorder
+    from waiting import until
+
+    from sonetto_desktop.memory import YamlMemoryManager
+    from sonetto_desktop.memory.writer.pipeline import MemoryWriter
+
+    llm_server.add_text('<tool_call>{"name": "create_memory", "arguments": {}}</tool_call>')
+    writer = MemoryWriter(YamlMemoryManager(tmp_path / "memory.yaml"), make_llm(), backoff=FAST,
+                          language=lambda: "en", journal_path=tmp_path / "journal")
+    seen = recorder(writer)
+    writer.start()
+    await writer.send_history([{"role": "user", "content": "我喜欢猫"}, {"role": "assistant", "content": "好呀"}])
+    await until(lambda: any(e.kind == "gave_up" for e in seen), what="given up")
+    assert await writer.stop() is True
+    text = toast_for(next(e for e in seen if e.kind == "gave_up")).text
+    assert text.startswith("Gave up organising memories for this exchange") and "the model wrote" in text, text
+    assert not CJK.search(text), text

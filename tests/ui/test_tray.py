@@ -227,3 +227,78 @@ async def test_a_long_chat_title_never_pushes_the_quick_chat_off_the_screen(qapp
         close = next(b for b in popup.findChildren(QToolButton) if b.text() == "✕")
         assert popup.rect().contains(close.geometry()), (close.geometry(), popup.rect())
         assert popup.session_label.toolTip() == title  # the whole title, where it is cut
+
+
+@pytest.mark.qt_log_ignore(OFFSCREEN_RAISE, OFFSCREEN_SIZE_HINTS)
+async def test_ctrl_q_in_the_quick_chat_with_the_window_in_the_tray_quits_as_the_menu_does(
+        qapp, tmp_path, llm_server, wait):
+    """The window closed to the tray, the quick chat open (the only window): Ctrl+Q there quits as 文件 ▸ 退出
+    does (the menu's shortcut lived on the hidden window's menu bar); the shutdown keeps what was typed,
+    journals the writer's queue and shows no window on the way out."""
+    from PySide6.QtCore import QEvent, QObject, Qt
+    from PySide6.QtTest import QTest
+    from PySide6.QtWidgets import QApplication, QWidget
+
+    from sonetto_desktop.memory.writer.journal import TurnJournal, default_journal_path
+
+    data = tmp_path / "data"
+    settings = app_settings(data, llm_server)
+    async with running_app(qapp, settings) as app:
+        app.writer.pause()
+        await app.writer.send_history([{"role": "user", "content": "我下周去成都"},
+                                       {"role": "assistant", "content": "好呀，玩得开心"}], session_id="s1")
+        app.window.hide_to_tray = True  # (a desktop with a tray: the offscreen platform has none)
+        app.window.close()  # closed to the tray
+        await wait(lambda: not app.window.isVisible(), message="in the tray")
+        _actions(app)["快速对话"].trigger()
+        popup = app.quick_chat
+        await wait(popup.isVisible, message="the quick chat")
+        popup.activateWindow()
+        await wait(lambda: QApplication.activeWindow() is popup, message="the quick chat active")
+        popup.composer.input.setFocus()
+        await wait(popup.composer.input.hasFocus, message="its input's focus")
+        popup.composer.input.insertPlainText("周末想去爬山")
+
+        class Shown(QObject):  # a window shown on the way out (a flash)
+            def __init__(self) -> None:
+                super().__init__()
+                self.seen: list[str] = []
+
+            def eventFilter(self, obj, event):
+                if event.type() == QEvent.Type.Show and isinstance(obj, QWidget) and obj.isWindow():
+                    self.seen.append(type(obj).__name__)
+                return False
+
+        watcher = Shown()
+        qapp.installEventFilter(watcher)
+        try:
+            QTest.keyClick(popup.composer.input, Qt.Key.Key_Q, Qt.KeyboardModifier.ControlModifier)
+            assert app.quit_requested.is_set()
+            await app.shutdown()
+        finally:
+            qapp.removeEventFilter(watcher)
+        assert "windows_closed" in app.shutdown_steps and "writer_journaled" in app.shutdown_steps
+        assert watcher.seen == [], watcher.seen
+    journal = TurnJournal(default_journal_path(data / "memory.yaml"))
+    assert [e.session_id for e in journal.pending()] == ["s1"]
+    async with running_app(qapp, settings) as app:  # what was typed in the quick chat is there again
+        await wait(lambda: app.quick_chat.composer.text() == "周末想去爬山", message="the quick chat's draft")
+
+
+@pytest.mark.qt_log_ignore(OFFSCREEN_RAISE, OFFSCREEN_SIZE_HINTS)
+async def test_ctrl_q_in_the_quick_chat_beside_the_window_quits_once(qapp, tmp_path, llm_server, wait):
+    """The window shown and the quick chat active: Ctrl+Q is one shortcut of the two windows (not an
+    ambiguous pair that neither takes), and quits."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtTest import QTest
+    from PySide6.QtWidgets import QApplication
+
+    async with running_app(qapp, app_settings(tmp_path / "data", llm_server)) as app:
+        assert app.window.isVisible()
+        _actions(app)["快速对话"].trigger()
+        popup = app.quick_chat
+        await wait(popup.isVisible, message="the quick chat")
+        popup.activateWindow()
+        await wait(lambda: QApplication.activeWindow() is popup, message="the quick chat active")
+        QTest.keyClick(popup.composer.input, Qt.Key.Key_Q, Qt.KeyboardModifier.ControlModifier)
+        assert app.quit_requested.is_set()

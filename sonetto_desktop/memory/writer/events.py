@@ -22,3 +22,6 @@ class WriterEvent:
     detail: str = ""
     attempt: int = 0  # failed: which attempt of the turn failed (1, 2, …); the text is the UI's
     memory_id: str | None = None  # locked: the memory
+    #: failed: why, in Chinese and in English (``detail`` is the one in the UI's language of the moment)
+    zh: str = ""
+    en: str = ""

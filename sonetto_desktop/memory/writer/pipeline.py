@@ -60,7 +60,7 @@ class MemoryWriter:
     """See the module docstring. ``memory``: the memory operations (or a store, wrapped). ``llm``:
     the writer's chat model; ``None`` means none is configured (turns wait in the journal until
     ``set_llm``). ``retriever``: a provider of the offline retriever for the bounded listing.
-    ``describe_error(exc, api_key)`` words a failure for people (default: type and message).
+    ``describe_error(exc, api_key, language)`` words a failure for people (default: type and message).
     ``events``: the feed to report on (default: a new one; a front end may keep one across writers).
     ``user_name()``: what the user wants to be called (the settings' field), for the memories' wording.
     ``on_written(entry)``: blocking, after a turn is written and before it leaves the journal (see
@@ -204,9 +204,13 @@ class MemoryWriter:
         self._activity = activity
         self._status_changed()
 
-    def _emit(self, kind: str, entry: JournalEntry | None = None, detail: str = "", *, attempt: int = 0) -> None:
+    def _emit(self, kind: str, entry: JournalEntry | None = None, detail: str = "", *, attempt: int = 0,
+              failure: BaseException | None = None) -> None:
+        """``failure``: what made the attempt fail, worded in both languages too (a view shown later, after
+        a language switch, says it in the language of then)."""
+        zh, en = (self._failure_in(failure, "zh_CN"), self._failure_in(failure, "en")) if failure is not None else ("", "")
         self.events.publish(WriterEvent(kind, entry.turn_id if entry else None,
-                                        entry.session_id if entry else None, detail, attempt))
+                                        entry.session_id if entry else None, detail, attempt, zh=zh, en=en))
 
     def _status_changed(self) -> None:
         st = self.status()
@@ -216,7 +220,10 @@ class MemoryWriter:
             self.events.publish(WriterEvent("status", detail=st.zh))
 
     def _failure_text(self, exc: BaseException) -> str:
-        return describe_failure(exc, api_key_of(self._llm), self._describe, self.language())
+        return self._failure_in(exc, self.language())
+
+    def _failure_in(self, exc: BaseException, language: str) -> str:
+        return describe_failure(exc, api_key_of(self._llm), self._describe, language)
 
     def _redact(self, text: str) -> str:
         return scrub(text, [api_key_of(self._llm)])

@@ -100,7 +100,7 @@ def server_away(exc: BaseException) -> bool:
     return any(isinstance(current, StoreOffline) for current in causes(exc))
 
 
-ErrorDescriber = Callable[[BaseException, str], str]
+ErrorDescriber = Callable[[BaseException, str, str], str]  # (exc, api_key, language)
 
 
 _STORE_ZH = {
@@ -134,7 +134,7 @@ def describe_failure(exc: BaseException, api_key: str = "", describe: ErrorDescr
                      language: str = "zh_CN") -> str:
     """A short sentence for a failed turn in which ``api_key`` never appears, even when the server
     echoed it back (nor a bearer token or anything shaped like a key). A failure of the store or the
-    disk is said as such (``describe_store_failure``); otherwise ``describe(exc, api_key)`` is the
+    disk is said as such (``describe_store_failure``); otherwise ``describe(exc, api_key, language)`` is the
     front end's wording (the app passes the agent package's LLM error descriptions); without it, the
     error's type and message. ``language``: the UI's (``"en"``: the store's and the writer's own reasons
     in English, as ``describe`` says the model's)."""
@@ -145,7 +145,7 @@ def describe_failure(exc: BaseException, api_key: str = "", describe: ErrorDescr
         return scrub(exc.en if language == "en" else exc.detail, [api_key])
     if describe is not None:
         try:
-            return scrub(describe(exc, api_key), [api_key])
+            return scrub(describe(exc, api_key, language), [api_key])
         except Exception:
             log.exception("describing a writer failure failed")
     return scrub(f"{type(exc).__name__}: {str(exc)[:300]}", [api_key])

@@ -115,7 +115,7 @@ class DrainRate:
 
 class TurnWorker:
     """See the module docstring. ``consumer()``: the consumer for the current model (awaitable; it
-    may build it on a worker thread). ``emit(kind, entry, detail, attempt=)``: a writer event;
+    may build it on a worker thread). ``emit(kind, entry, detail, attempt=, failure=)``: a writer event (``failure``: the exception of a failed attempt);
     ``changed()``: the state may have changed (the writer publishes its status); ``describe(exc)``:
     a failure worded for people; ``redact(text)``: text with the model's key taken out;
     ``written(entry)``: blocking, called once a turn is written and before it leaves the journal (a
@@ -459,7 +459,7 @@ class TurnWorker:
         if not await self.journal_step(self.journal.record_failure, entry, message):
             entry.attempts = max(entry.attempts, 1)
         self.last_error = message
-        self._emit("failed", entry, message, attempt=entry.attempts)
+        self._emit("failed", entry, message, attempt=entry.attempts, failure=exc)
         disk = storage_failure(exc)
         # held, or calls written as text (trying the same model again would do the same): kept
         # in the failed list at once, for the person to retry
@@ -468,8 +468,8 @@ class TurnWorker:
             kept = await self.journal_step(self.journal.move_to_failed, entry)
             self.entries.pop(key, None)
             self.failed.append(entry.without_text() if kept else entry)  # (on disk: its text need not stay here)
-            what = "已暂缓" if entry.held else f"已失败 {entry.attempts} 次"
-            self._emit("gave_up", entry, f"{what}，保留在失败列表中：{message}")
+            # (the reason, in the UI's language; how often it failed is the event's number: a view words it)
+            self._emit("gave_up", entry, message, attempt=0 if entry.held else entry.attempts)
             self._changed()
             return True
         if self.stopping:

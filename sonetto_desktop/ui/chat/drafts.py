@@ -10,8 +10,11 @@ never dropped. Those files are written, removed and swept by a thread of their o
 disk, and the app's shutdown (and the interpreter's exit) waits for it. Such a file is read by a worker
 too when its chat is shown: the composer is empty until it arrives, then shows it before whatever was
 typed meanwhile (a chat left before it arrived keeps both the same way; a read the app's quit ends
-leaves it to the writer's thread: the file's text, then what was typed). A temporary chat keeps none (it is not saved at all). While an earlier message is
-being edited, the draft is the text from before the edit (the edit itself is the message, not a draft).
+leaves it to the writer's thread: the file's text, then what was typed). Views made anew (a language switch)
+take such reads over (``hand_over`` / ``take_over``): the old composer's stop without writing, the new one
+reads the file again and puts it before what was typed, once. A temporary chat keeps none (it is not saved
+at all). While an earlier message is being edited, the draft is the text from before the edit (the edit
+itself is the message, not a draft).
 """
 
 from __future__ import annotations
@@ -281,6 +284,7 @@ class Drafts(QObject):
         self._reads: dict[str, Any] = {}  # a chat whose long draft's file is being read -> that read's task
         self._typed: dict[str, str] = {}  # what was typed in such a chat before it was left (the draft goes before it)
         self._cut: set[str] = set()  # a chat whose draft's read was ended before it arrived (the quit): ``write_after``
+        self._handed = False  # its reads went to the Drafts of views made anew (``hand_over``): it writes no more
         self._tasks.spawn(call(self._files.list_folder), name="list-drafts")  # (then a chat without one reads nothing)
         composer.input.textChanged.connect(self._on_text_changed)
         controller.current_session_changed.connect(self._on_session_changed)
@@ -332,11 +336,35 @@ class Drafts(QObject):
         info = next((s for s in self._controller.sessions if s.id == session_id), None)
         return bool(info is not None and info.temporary)
 
+    def hand_over(self) -> dict[str, str]:
+        """For the views made anew (a language switch): the chats whose long draft is still being read,
+        each with what was typed in it and put aside meanwhile ("" for the chat shown: what was typed there
+        is the composer's text, carried over with it). This one's reads end without writing anything and it
+        saves no more: the new one reads those drafts (``take_over``). Before, the old read, ended with its
+        window, put what was typed after the file's text while the new composer held it too (twice once
+        read back), or the new composer's save of what was typed replaced the draft not yet read."""
+        self._handed = True
+        self._timer.stop()
+        reads = {session: "" if session == self._session else self._typed.get(session, "") for session in self._reads}
+        for task in list(self._reads.values()):
+            task.cancel()
+        self._typed.clear()
+        return reads
+
+    def take_over(self, reads: dict[str, str]) -> None:
+        """Read the long drafts another ``Drafts`` was reading (``hand_over``): each goes before what was
+        typed meanwhile (the chat shown: before the composer's text, as when its read began here)."""
+        for session, typed in reads.items():
+            if typed:
+                self._typed[session] = typed
+            if session not in self._reads:
+                self._reads[session] = self._tasks.spawn(self._arrive(session), name="read-draft")
+
     def save(self) -> None:
         """Write the current chat's draft now (or forget it when the input is empty)."""
         self._timer.stop()
         session = self._session
-        if not session:
+        if not session or self._handed:
             return
         text = self._composer.draft_text()
         if session in self._reads:  # its draft is still being read: what is shown is only what was typed since
@@ -364,7 +392,7 @@ class Drafts(QObject):
             self._timer.start()
 
     def _on_session_changed(self, session_id: str) -> None:
-        if session_id == self._session:
+        if session_id == self._session or self._handed:
             return
         self.save()  # the text typed so far belongs to the chat being left
         self._session = session_id
@@ -389,6 +417,8 @@ class Drafts(QObject):
         try:
             read = await call(self._read_long, session_id)
         except asyncio.CancelledError:  # the app quits (or the window goes) before it arrived
+            if self._handed:  # (the views made anew read it: ``hand_over``)
+                raise
             self._cut.add(session_id)
             typed = self._typed.pop(session_id, "")
             if typed:
@@ -413,6 +443,8 @@ class Drafts(QObject):
 
     def _on_sessions_changed(self, sessions: list[Any]) -> None:
         """A chat that is gone (deleted) takes its draft with it."""
+        if self._handed:
+            return
         live = {info.id for info in sessions}
         self._state.beginGroup(self._prefix)
         try:

@@ -55,7 +55,7 @@ def progress_line(p: ImportProgress) -> str:
 def retrying_text(p: ImportProgress) -> str:
     """The batch being written failed and is tried again shortly: how often it failed, and why."""
     return QCoreApplication.translate("HistoryProgress", "出错了，稍后自动重试（已失败 {0} 次）：{1}").format(
-        p.failed_tries, p.retrying)
+        p.failed_tries, p.why_retrying(ui_language()))
 
 
 def held_text(held: tuple[str, ...]) -> str:
