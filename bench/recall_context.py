@@ -74,18 +74,44 @@ def madial_follow_ups(root: Path) -> tuple[dict[int, dict], list[dict]]:
     return kept, cases
 
 
-def _shares(bank: np.ndarray, queries: np.ndarray, golds: list[list[int]]) -> dict[int, float]:
-    """Share of the gold rows among each query's ``DEPTHS`` nearest rows of ``bank``."""
+def _nearest(bank: np.ndarray, query: np.ndarray, n: int = max(DEPTHS)) -> list[int]:
+    scores = bank @ query
+    top = np.argpartition(-scores, n)[:n]
+    return [int(i) for i in top[np.argsort(-scores[top])]]
+
+
+def _shares(items: list[tuple[np.ndarray, np.ndarray, np.ndarray | None, list[int]]], how: str,
+            weight: float = 1.0) -> str:
+    """Share of the gold rows among the ``DEPTHS`` first of each ranking: the message's own nearest
+    (``alone``), those of the message leaning on its context (``leaning``), or the app's alternation of
+    the two (``app``: ``shortlist.CONTEXT_SHARE`` of the places to the leaning query's)."""
+    from sonetto_desktop.memory.retrieval.shortlist import CONTEXT_SHARE, interleave, lean
+
     hits = dict.fromkeys(DEPTHS, 0)
     total = 0
-    for query, gold in zip(queries, golds, strict=True):
-        scores = bank @ query
+    for bank, message, context, gold in items:
+        own = _nearest(bank, message)
+        if context is None or how == "alone":
+            ranked = own
+        elif how == "leaning":
+            ranked = _nearest(bank, lean(message, context, weight))
+        else:
+            ranked = interleave(own, _nearest(bank, lean(message, context, weight)), 1 - CONTEXT_SHARE)
+        where = {row: place for place, row in enumerate(ranked[:max(DEPTHS)])}
         for row in gold:
-            rank = int((scores > scores[row]).sum())
             for depth in DEPTHS:
-                hits[depth] += rank < depth
+                hits[depth] += where.get(row, depth) < depth
             total += 1
-    return {depth: round(hits[depth] / max(total, 1), 3) for depth in DEPTHS}
+    return " / ".join(f"{hits[d] / max(total, 1):.3f}" for d in DEPTHS)
+
+
+def _report(items: list, weights: list[float]) -> None:
+    from sonetto_desktop.memory.retrieval.shortlist import CONTEXT_WEIGHT
+
+    print(f"  {'alone':24} {_shares(items, 'alone')}")
+    for w in weights:
+        print(f"  {'leaning ' + str(w):24} {_shares(items, 'leaning', w)}")
+    print(f"  {'the app (leaning ' + str(CONTEXT_WEIGHT) + ')':24} {_shares(items, 'app', CONTEXT_WEIGHT)}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -98,7 +124,6 @@ def main(argv: list[str] | None = None) -> int:
     from bench.embed_models import Embedder
     from bench.recall import load_dataset
     from bench.recall_reach import distractors, public_pool
-    from sonetto_desktop.memory.retrieval.shortlist import lean
 
     root = args.datasets or default_root()
     if root is None:
@@ -115,39 +140,22 @@ def main(argv: list[str] | None = None) -> int:
     contexts = emb.queries([c["context"] or c["message"] for c in cases])
     print(f"follow-ups: MADial zh, {len(cases)} messages, each user's memories among {args.size:,} others "
           f"(gold among the nearest {' / '.join(map(str, DEPTHS))})")
-    rows: dict[str, list] = {"alone": []}
+    items = []
     for case, message, context in zip(cases, messages, contexts, strict=True):
         mine = [i for i, mid in enumerate(ids) if memories[mid]["user-id"] == case["user"]]
-        bank = np.vstack([around, own[mine]])
         gold = [len(around) + mine.index(ids.index(g)) for g in case["gold"]]
-        rows["alone"].append((bank, message, gold))
-        for w in weights:
-            rows.setdefault(f"leaning {w}", []).append((bank, lean(message, context, w) if case["context"] else message,
-                                                       gold))
-    for name, items in rows.items():
-        hits = dict.fromkeys(DEPTHS, 0)
-        total = 0
-        for bank, query, gold in items:
-            shares = _shares(bank, np.asarray([query]), [gold])
-            for depth in DEPTHS:
-                hits[depth] += shares[depth] * len(gold)
-            total += len(gold)
-        print(f"  {name:12} " + " / ".join(f"{hits[d] / total:.3f}" for d in DEPTHS))
+        items.append((np.vstack([around, own[mine]]), message, context if case["context"] else None, gold))
+    _report(items, weights)
 
     phenomena = load_dataset(DATASETS / "recall-phenomena.yaml", datetime(2026, 6, 1, 12))
     queries = [q for q in phenomena.queries if q.gold]
-    texts = [m.description for m in phenomena.memories]
-    bank = np.vstack([around, emb.passages(texts)])
+    bank = np.vstack([around, emb.passages([m.description for m in phenomena.memories])])
     where = {m.id: len(around) + i for i, m in enumerate(phenomena.memories)}
-    golds = [[where[g] for g in q.gold] for q in queries]
     alone = emb.queries([q.q for q in queries])
     # another topic before: another question of the set and a reply to it (seven questions on)
     before = emb.queries([f"{queries[(i + 7) % len(queries)].q}\n好的，我记下了。" for i in range(len(queries))])
     print(f"a change of topic: recall-phenomena, {len(queries)} single messages after another topic's two lines")
-    print(f"  {'alone':12} " + " / ".join(f"{v:.3f}" for v in _shares(bank, alone, golds).values()))
-    for w in weights:
-        leaned = np.asarray([lean(a, b, w) for a, b in zip(alone, before, strict=True)])
-        print(f"  {'leaning ' + str(w):12} " + " / ".join(f"{v:.3f}" for v in _shares(bank, leaned, golds).values()))
+    _report([(bank, a, b, [where[g] for g in q.gold]) for q, a, b in zip(queries, alone, before, strict=True)], weights)
     emb.close()
     return 0
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 from datetime import datetime
 
+import numpy as np
 import pytest
 
 from helpers import stamper
@@ -14,7 +15,7 @@ from sonetto_desktop.memory.item import MemoryItem
 from sonetto_desktop.memory.retrieval.agreement import AGREEMENT_MIN, ModelAgreement
 from sonetto_desktop.memory.retrieval.listing import ID, RecallListing
 from sonetto_desktop.memory.retrieval.mechanical import MechanicalRetriever
-from sonetto_desktop.memory.retrieval.shortlist import Shortlist, interleave
+from sonetto_desktop.memory.retrieval.shortlist import CONTEXT_SHARE, Shortlist, interleave
 from sonetto_desktop.memory.stores.sqlite import SqliteMemoryManager
 
 NOW = datetime(2026, 12, 2, 9, 30)
@@ -160,3 +161,43 @@ def test_unreadable_agreement_counts_start_anew(tmp_path):
     with contextlib.suppress(Exception):
         agreement.save()
     assert ModelAgreement(path).counted("e5") == 6
+
+
+class TwoQueries:
+    """A scripted model asked for a message and the conversation's lines before it in one request: the
+    message's nearest are ``own``, those of the second query (leaning on the lines before) ``theirs``."""
+
+    model_key = "scripted-two"
+
+    def __init__(self, own, theirs):
+        self.own, self.theirs, self.asked = list(own), list(theirs), []
+
+    def embed_query(self, prompt):
+        self.asked.append([prompt])
+        return np.array([1.0, 0.0], np.float32)
+
+    def embed_queries(self, texts):
+        self.asked.append(list(texts))
+        return [np.array([1.0, 0.0], np.float32), np.array([0.0, 1.0], np.float32)]
+
+    def nearest(self, vector, k):
+        return (self.own if vector[0] > vector[1] else self.theirs)[:k]
+
+
+def test_in_a_conversation_the_context_takes_one_of_four_of_the_vectors_places(bank):
+    """A follow-up ("那它现在放哪了") with the lines before it: the vectors' places alternate the message's
+    nearest with the context's, three to one, in one request; a first message asks for itself alone."""
+    mechanical, snapshot, stable = bank
+    follow_up, before = "那它现在放哪了", "我的备用钥匙找不到了\n别急，想想最后一次用它是什么时候"
+    words = set(Shortlist(mechanical).ranking(follow_up, 200))  # what the words bring anyway
+    unmatched = [mid for mid in reversed(OTHERS) if mid not in stable and mid not in words]
+    own, theirs = unmatched[:80], unmatched[80:110]
+    model = TwoQueries(own, theirs)
+    ranked = Shortlist(mechanical, model, context=before).ranking(follow_up, 60)
+    assert model.asked == [[follow_up, before]]
+    vectors = [mid for mid in ranked if mid in set(own) | set(theirs)]
+    assert vectors[:20] == interleave(own, theirs, 1 - CONTEXT_SHARE)[:20]
+    assert sum(mid in set(theirs) for mid in vectors[:20]) == 5
+    alone = TwoQueries(own, theirs)
+    ranked = Shortlist(mechanical, alone).ranking(follow_up, 60)
+    assert alone.asked == [[follow_up]] and not set(ranked) & set(theirs)

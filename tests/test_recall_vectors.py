@@ -24,6 +24,7 @@ from sonetto_desktop.memory.retrieval.embeddings import (
     EmbeddingsConfig,
     EmbeddingsError,
 )
+from sonetto_desktop.memory.retrieval.shortlist import lean
 from sonetto_desktop.memory.retrieval.vector_sync import VectorSync, text_fingerprint
 from sonetto_desktop.memory.retrieval.vectors import (
     PgVectors,
@@ -660,8 +661,8 @@ BEFORE = "我们家小老虎今天又把花瓶打翻了\n它真是太调皮了"
 
 def test_a_follow_ups_vectors_lean_on_the_conversation_before_it(tmp_path, llm_server):
     """"那它平时乖吗" after talking about the cat: the message alone shares nothing with the cat's
-    memory, words or meaning; its vector leaning toward the lines before it (asked in the same
-    request) brings the memory into the shortlist."""
+    memory, words or meaning; the vectors nearest to it leaning on the lines before it (asked in the
+    same request) take one place in four and bring the memory into the shortlist."""
     mm = SqliteMemoryManager(tmp_path / "m.db")
     mm.import_items({**{mid: item.copy() for mid, item in BANK.items()}, **filler(600)})
     mechanical = MechanicalRetriever(mm, now=lambda: NOW, index_path=False)
@@ -670,8 +671,9 @@ def test_a_follow_ups_vectors_lean_on_the_conversation_before_it(tmp_path, llm_s
                           clock=lambda: NOW)
     try:
         assert sync.wait_idle(20)
-        assert sync.nearest(sync.embed_query(FOLLOW_UP), 604).index("cat") > 10  # (the scripted vectors: 20th)
-        assert sync.nearest(sync.embed_query(FOLLOW_UP, BEFORE), 604).index("cat") == 0
+        message, before = sync.embed_queries([FOLLOW_UP, BEFORE])
+        assert sync.nearest(message, 604).index("cat") > 10  # (the scripted vectors: 20th)
+        assert sync.nearest(lean(message, before), 604).index("cat") == 0
         alone = recall._plan(FOLLOW_UP, "hybrid")
         assert recall.last_listing.dense and "cat" not in [r["id"] for r in alone.records + alone.extra]
         assert memory_requests(llm_server)[-1]["input_list"] == [FOLLOW_UP]

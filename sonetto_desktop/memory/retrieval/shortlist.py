@@ -25,12 +25,17 @@ whose surest memory has no vector yet (the model's vectors are still being compu
 embeddings model (or when it fails, is still computing vectors or is left out) the word ranking
 alone decides: nothing changes and nothing fails.
 
-In a conversation the vectors' query leans toward what was said just before (``context``: the
-conversation's last lines before the message, ``CONTEXT_WEIGHT``): a follow-up ("我特别期待那天晚上")
-names little of what it is about. On MADial's dialogues (160 follow-ups, each its user's memories
-among 10,000 others) e5's nearest 100 / 300 / 1,000 held 0.393 / 0.499 / 0.647 of the gold for the
-message alone and 0.472 / 0.600 / 0.770 leaning on the four lines before it (bench/recall_context.py).
-The words' ranking reads the message alone.
+In a conversation the vectors also read what was said just before (``context``: the conversation's
+last lines before the message): a follow-up ("我特别期待那天晚上") names little of what it is about.
+The vectors' ranking is then the message's nearest memories with, in one place of four
+(``CONTEXT_SHARE``), those nearest to the message leaning on its context (:func:`lean`,
+``CONTEXT_WEIGHT``). A query leaning on its context alone would cost a message that changes the
+topic what it gains for a follow-up; the alternation keeps most of the gain. e5, the gold among the
+nearest 100 / 300 / 1,000 of 10,000 other memories (bench/recall_context.py): MADial's 160 follow-ups
+0.393 / 0.499 / 0.647 alone, 0.499 / 0.632 / 0.798 leaning (weight 1), **0.519 / 0.637 / 0.773** so;
+our phenomena questions after two lines on another topic 0.672 / 0.757 / 0.898 alone, 0.345 / 0.463 /
+0.706 leaning, **0.633 / 0.734 / 0.893** so. The words' ranking reads the message alone, and the
+model's agreement is counted on the message's own nearest.
 
 One :class:`Shortlist` serves one recall, whose budget is shared by the person's memories and other
 apps' (``recall.py``): the query's vector is asked for once (one paid request, within the query's
@@ -53,7 +58,7 @@ if TYPE_CHECKING:
     from .listing import ListingEntry, ListingSnapshot
     from .mechanical import MechanicalRetriever
 
-__all__ = ["CONTEXT_WEIGHT", "DenseRanker", "LONG_MESSAGE", "RRF_K", "Shortlist", "fuse", "interleave", "lean", "rrf"]
+__all__ = ["CONTEXT_SHARE", "CONTEXT_WEIGHT", "DenseRanker", "LONG_MESSAGE", "RRF_K", "Shortlist", "fuse", "interleave", "lean", "rrf"]
 
 log = logging.getLogger(__name__)
 
@@ -71,9 +76,13 @@ LONG_MESSAGE = 16
 #: above reach more there but let a model that disagrees take places from word-found memories,
 #: tests/test_recall_fusion.py) ...
 STRONG_MATCH = 0.5
-#: How far the vectors' query leans toward the conversation's lines before the message: the query is
-#: the message's vector plus this much of theirs (both unit length), made unit length again.
-CONTEXT_WEIGHT = 0.5
+#: In a conversation, the vectors' second query: the message's vector plus this much of its context's
+#: (both unit length), made unit length again ...
+CONTEXT_WEIGHT = 2.0
+#: ... whose nearest memories take this share of the vectors' places (the message's own the rest).
+#: Read off MADial's follow-ups and the phenomena set after another topic (weights 0.5 / 1 / 2, shares
+#: 0.2 / 0.25 / 0.33 / 0.5 / 1): no conversational set of our own exists to hold out.
+CONTEXT_SHARE = 0.25
 #: ... taking at most this share of the places asked for; then the rest of the words' ranking and
 #: the vectors' alternate, this share of the places to the words.
 STRONG_PLACES = 0.5
@@ -84,15 +93,15 @@ class DenseRanker(Protocol):
     """The embeddings model's ranking of the memories for a query: the query's vector (a request to
     the model) and a search among the saved vectors (local), apart, so that one recall asks once."""
 
-    def embed_query(self, prompt: str, context: str = "") -> Any | None:
+    def embed_query(self, prompt: str) -> Any | None:
         """The query's vector; None when it cannot rank now (no vectors yet, the endpoint fails).
-        With ``context`` (the conversation's lines before the message) the vector leans toward it
-        (:func:`lean`), both asked in the same request. Blocking: one request, which must end within
-        about two seconds."""
+        Blocking: one request, which must end within about two seconds."""
 
     def nearest(self, vector: Any, k: int) -> list[str]:
         """Up to ``k`` memory ids, nearest to ``vector`` first (local: no request to the model)."""
 
+    # Optional: ``embed_queries(texts) -> list | None``, several queries' vectors in one request (the
+    # message and its context; a ranker without it is asked for the message's alone).
     # Optional: ``has_vector(mid) -> bool``, whether the model has a current vector of memory ``mid``
     # (a ranker without it is taken to hold every memory's). A memory without one cannot be among the
     # model's nearest, so its absence there is not counted against the model (``_count_agreement``).
@@ -153,7 +162,8 @@ class Shortlist:
                  agreement: ModelAgreement | None = None, context: str = "") -> None:
         self._mechanical = mechanical
         self._dense = dense
-        self._context = context.strip()  # the conversation's lines before the message (the vectors lean on them)
+        self._context = context.strip()  # the conversation's lines before the message (the vectors' second query)
+        self._leaned: Any | None = None  # that second query's vector
         self._agreement = agreement if agreement is not None else ModelAgreement()
         self._model = model_key(dense) if dense is not None else ""
         self.used_dense = False
@@ -192,7 +202,8 @@ class Shortlist:
         self._counted = True
         if not self._holds(scored[0][0]["id"]):  # no vector of it yet (still computing): says nothing of the model
             return
-        top = self._nearest[:AGREEMENT_TOP] if self._searched >= AGREEMENT_TOP or len(self._nearest) < self._searched \
+        own = self._leaned is None  # (with a context, ``_nearest`` holds the second query's too)
+        top = self._nearest[:AGREEMENT_TOP] if own and (self._searched >= AGREEMENT_TOP or len(self._nearest) < self._searched) \
             else self._search(AGREEMENT_TOP)
         self._agreement.record(self._model, scored[0][0]["id"] in top)
 
@@ -221,14 +232,28 @@ class Shortlist:
         if self._dense is None:
             return None
         if self._query is None or self._query[0] != prompt:
+            both = getattr(self._dense, "embed_queries", None) if self._context else None
+            leaned = None
             try:
-                vector = self._dense.embed_query(prompt, self._context) if self._context \
-                    else self._dense.embed_query(prompt)
+                if both is not None:
+                    vectors = both([prompt, self._context])
+                    vector = vectors[0] if vectors is not None else None
+                    leaned = lean(vectors[0], vectors[1]) if vectors is not None else None
+                else:
+                    vector = self._dense.embed_query(prompt)
             except Exception:  # the word ranking still answers
                 log.warning("the embeddings ranking failed; the shortlist uses words only", exc_info=True)
-                vector = None
-            self._query, self._nearest, self._searched = (prompt, vector), [], 0
+                vector = leaned = None
+            self._query, self._leaned, self._nearest, self._searched = (prompt, vector), leaned, [], 0
         return self._query[1]
+
+    def _nearest_to(self, vector: Any, depth: int) -> list[str]:
+        """The ``depth`` memories nearest to the message's ``vector``; with a context, alternating
+        with those nearest to the second query (``CONTEXT_SHARE`` of the places), each once."""
+        own = self._dense.nearest(vector, depth)
+        if self._leaned is None:
+            return own
+        return interleave(own, self._dense.nearest(self._leaned, depth), 1 - CONTEXT_SHARE)
 
     def _dense_ranking(self, prompt: str, k: int, within: "ListingSnapshot | None") -> list[str] | None:
         """Up to ``k`` ids (of ``within``) nearest to the query, searched locally as deep as it takes."""
@@ -244,7 +269,7 @@ class Shortlist:
                 depth = max(k, 2 * self._searched)
                 if self._searched and within is not None:
                     depth = max(depth, self._searched * (k + 1) // max(len(found), 1) * 2)
-                self._nearest, self._searched = self._dense.nearest(vector, depth), depth
+                self._nearest, self._searched = self._nearest_to(vector, depth), depth
         except Exception:
             log.warning("the embeddings search failed; the shortlist uses words only", exc_info=True)
             self._query = (prompt, None)

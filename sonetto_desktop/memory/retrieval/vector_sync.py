@@ -74,7 +74,6 @@ from ..events import EventFeed
 from ..stores.base import BaseMemoryManager
 from ..token_estimate import estimate_tokens
 from .builtin_model import open_client
-from .shortlist import lean
 from .embeddings import PROBE_TEXT, EmbeddingsClient, EmbeddingsConfig, EmbeddingsError
 from .vector_status import VectorStatus
 from ...aio import start_thread
@@ -710,19 +709,23 @@ class VectorSync:
 
     # ── ranking ────────────────────────────────────────────────────────
 
-    def embed_query(self, prompt: str, context: str = "") -> Any | None:
+    def embed_query(self, prompt: str) -> Any | None:
         """The query's vector (one request, ``QUERY_TIMEOUT`` in all); None when it cannot rank now
-        (see the module docstring). A recall asks once and searches with :meth:`nearest`. With
-        ``context`` (the conversation's lines before) it leans toward theirs (``shortlist.lean``),
-        asked in the same request."""
+        (see the module docstring). A recall asks once and searches with :meth:`nearest`."""
+        vectors = self.embed_queries([prompt])
+        return None if vectors is None else vectors[0]
+
+    def embed_queries(self, texts: list[str]) -> list[Any] | None:
+        """Several queries' vectors in one request (a message and the conversation's lines before it),
+        as :meth:`embed_query`; None when it cannot rank now or the first text is empty."""
         client, dims = self._client, self._dims
-        if (self._table is None or client is None or dims is None or not self._stored or not prompt.strip()
-                or self._stop.is_set() or self._base.state in ("error", "consent")
+        if (self._table is None or client is None or dims is None or not self._stored or not texts
+                or not texts[0].strip() or self._stop.is_set() or self._base.state in ("error", "consent")
                 or time.monotonic() < self._query_paused_until):
             return None
         try:
-            texts = [prompt, context] if context.strip() else [prompt]
-            query = client.embed(texts, query=True, timeout=QUERY_TIMEOUT, dims=dims)
+            query = client.embed([t if t.strip() else texts[0] for t in texts], query=True, timeout=QUERY_TIMEOUT,
+                                 dims=dims)
         except EmbeddingsError as exc:
             self._query_failures += 1
             self._query_paused_until = time.monotonic() + QUERY_PAUSE
@@ -731,7 +734,7 @@ class VectorSync:
             self._query_trouble(str(exc))  # (the status says what it means: ``query_failed``)
             return None
         self._query_trouble("")
-        return lean(query[0], query[1]) if len(query) > 1 else query[0]
+        return list(query)
 
     def nearest(self, vector: Any, k: int) -> list[str]:
         """Up to ``k`` memory ids, nearest to ``vector`` (from :meth:`embed_query`) first: the saved
