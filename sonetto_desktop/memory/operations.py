@@ -20,7 +20,7 @@ from .dont_remember import DontRememberList
 from .errors import DontRememberRefused, SecretRefused
 from .item import MemoryItem
 from .review import ReviewInbox
-from .undo import UndoResult
+from .undo import UndoPreview, UndoResult
 from .writer.secret_filter import find_secret
 
 
@@ -222,6 +222,12 @@ class MemoryOperations:
         if self.review is None or not withdraw or ids is not None:
             return undo()
         return self.review.with_undo(turn_id, undo)
+
+    def preview_undo(self, turn_id: str) -> UndoPreview:
+        """What ``undo_turn(turn_id, keep_touched=True)`` would do now, changing nothing: the memories
+        it keeps (``kept``: a later change touched them) and what it does to the rest (``effects``) —
+        for a question asked before the undo, with the numbers the undo then applies. Blocking."""
+        return self._store.preview_undo(turn_id, actor=self.actor)
 
     # ── many at once (one action each: see ``bulk``) ──────────────────
 

@@ -444,10 +444,16 @@ async def test_an_import_that_wrote_nothing_is_not_offered_to_undo(qapp, tmp_pat
         dialog.reject()
 
 
+def _not_asked_how_many(dialog) -> bool:
+    """The plain "撤销会影响 N 条记忆" question was never put (undo16: it gave the wrong count)."""
+    return getattr(dialog, "undo_question", None) is None
+
+
 async def test_undo_after_the_person_changed_cards_lists_them_and_undoes_the_rest(qapp, tmp_path, llm_server, wait):
     """Issue 35, item 4: the window's undo of an import whose cards the person changed since asks
     first, naming those cards by their text and why, with what the rest is; 取消 changes nothing,
-    撤销其余的改动 keeps them and takes the rest back, and the result names them again."""
+    撤销其余的改动 keeps them and takes the rest back, and the result names them again. Undo16: that
+    is the first question (it used to follow a "删除它新建的 3 条记忆" that counted the kept ones too)."""
     import shiboken6
 
     llm_server.responder = remember_each_line
@@ -466,9 +472,9 @@ async def test_undo_after_the_person_changed_cards_lists_them_and_undoes_the_res
         after = {mid: (i.description, i.theme) for mid, i in ops.all_items().items()}
 
         dialog.progress.undo_button.click()
-        await _confirm_undo(dialog, wait)
         await wait(lambda: (q := getattr(dialog, "undo_rest_question", None)) is not None and q.isVisible(),
                    message="the question")
+        assert _not_asked_how_many(dialog)
         question = dialog.undo_rest_question
         lines = [question.cards.item(i).text() for i in range(question.cards.count())]
         assert question.headline.text() == "有 2 张卡片之后又被改过，会原样保留："
@@ -483,9 +489,9 @@ async def test_undo_after_the_person_changed_cards_lists_them_and_undoes_the_res
         assert dialog.progress.title.text() == "导入完成"
 
         dialog.progress.undo_button.click()
-        await _confirm_undo(dialog, wait)
         await wait(lambda: getattr(dialog, "undo_rest_question", question) is not question
                    and dialog.undo_rest_question.isVisible(), message="asked again")
+        assert _not_asked_how_many(dialog)
         dialog.undo_rest_question.confirm.click()
         await wait(lambda: dialog.progress.title.text() == "已撤销这次导入", message="the rest undone")
         assert [i.description for i in ops.all_items().values()] == ["用户2023年3月22日考了日语 N3"]
@@ -512,8 +518,8 @@ async def test_undo_when_the_person_changed_every_card_says_which_and_asks_nothi
         await dialog.loading
         assert dialog.undo_unfinished.text() == "撤销这次导入"
         dialog.undo_unfinished.click()
-        await _confirm_undo(dialog, wait)
         await wait(lambda: dialog.source_error.text().startswith("无法撤销"), message="said")
+        assert _not_asked_how_many(dialog)  # nothing it could do: nothing asked
         lines = dialog.source_error.text().splitlines()
         assert lines[0] == "无法撤销：这次导入写下的 3 条记忆之后都被改过，撤销会丢掉那些修改。"
         assert len(lines) == 4 and all(line.endswith("：你之后改过它（刚刚）") for line in lines[1:])
@@ -832,6 +838,38 @@ async def test_one_conversation_of_an_import_is_undone_alone_and_brought_back(qa
         await chooser.working
         assert sorted(i.description for i in ops.all_items().values()) == after and chooser.list.count() == 2
         assert app.history_imports.imports.ledger.get(dialog.import_id).undone_conversations == {}
+        chooser.accept()
+        dialog.reject()
+
+
+async def test_one_conversations_undo_names_the_card_changed_since_in_its_first_question(qapp, tmp_path, llm_server,
+                                                                                          wait):
+    """Undo16: a conversation whose card the person edited since is asked about once, with the truth:
+    that card is kept, the other goes to the trash (not "写下的 2 条记忆" and a second question)."""
+    llm_server.responder = remember_each_line
+    async with running_app(qapp, app_settings(tmp_path / "data", llm_server)) as app:
+        ops = app.services.memory
+        dialog, panel = await _imported(app, wait)
+        panel.by_conversation_button.click()
+        chooser = dialog.conversation_undo
+        await chooser.loading
+        assert chooser.list.item(0).text() == "「搬家去杭州」 · 新建 2 条"
+        edited = next(mid for mid, i in ops.all_items().items() if "杭州" in i.description)
+        ops.update(edited, description="用户2024年5月搬到了杭州西溪")
+        chooser.list.setCurrentRow(0)
+        chooser.undo_button.click()
+        await wait(lambda: chooser.question is not None and shiboken6.isValid(chooser.question)
+                   and chooser.question.isVisible(), message="asked")
+        question = chooser.question
+        assert getattr(chooser, "undo_confirm", None) is None  # not the plain count
+        assert question.headline.text() == "有 1 张卡片之后又被改过，会原样保留："
+        assert question.cards.item(0).text().startswith("「用户2024年5月搬到了杭州西溪」")
+        assert question.rest.text() == "其余的改动会撤销：1 条移到回收站。"
+        question.confirm.click()
+        await wait(lambda: chooser.note.text().startswith("已撤销对话「搬家去杭州」"), message="undone")
+        await chooser.working
+        assert chooser.note.text().endswith("；你之后改过的 1 张卡片原样保留")
+        assert ops.get(edited).description == "用户2024年5月搬到了杭州西溪" and len(ops.all_items()) == 2
         chooser.accept()
         dialog.reject()
 
