@@ -409,8 +409,9 @@ Talk about anything — I'll remember what matters to you.</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="51" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="116" />
         <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="127" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="134" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="146" />
         <source>撤销这个对话</source>
         <translation>Undo this conversation</translation>
     </message>
@@ -450,42 +451,44 @@ Talk about anything — I'll remember what matters to you.</translation>
         <translation>No conversation can be undone alone (older imports did not record which conversation each batch came from).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="115" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="132" />
         <source>撤销这个对话？</source>
         <translation>Undo this conversation?</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="116" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="133" />
         <source>撤销对话「{0}」写下的 {1} 条记忆？之后还可以撤回这次撤销。</source>
         <translation>Undo the {1} memories the conversation “{0}” wrote? You can take the undo back afterwards.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="125" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="124" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="144" />
         <source>无法撤销：这个对话写下的记忆之后都被改过了</source>
         <translation>Cannot undo: every memory this conversation wrote was changed afterwards</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="135" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="119" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="154" />
         <source>无法撤销：{0}</source>
         <translation>Cannot undo: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="141" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="160" />
         <source>已撤销对话「{0}」</source>
         <translation>Conversation “{0}” undone</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="143" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="162" />
         <source>；你之后改过的 {0} 张卡片原样保留</source>
         <translation>; the {0} cards you changed since are kept as they are</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="160" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="179" />
         <source>无法撤回：{0}</source>
         <translation>Cannot take it back: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="167" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="186" />
         <source>对话「{0}」的记忆已恢复</source>
         <translation>The memories of the conversation “{0}” are back</translation>
     </message>
@@ -1087,7 +1090,7 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="326" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="1014" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="1027" />
         <source>撤销这次导入</source>
         <translation>Undo this import</translation>
     </message>
@@ -1314,71 +1317,71 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
         <translation>Keep what was imported</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="907" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="918" />
         <source>删除它新建的 {0} 条记忆</source>
         <translation>delete the {0} memories it created</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="909" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="920" />
         <source>把它改过的 {0} 条记忆恢复原样</source>
         <translation>put back the {0} memories it changed</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="911" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="922" />
         <source>找回它删掉的 {0} 条记忆</source>
         <translation>bring back the {0} memories it deleted</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="913" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="925" />
         <source>撤销这次导入？</source>
         <translation>Undo this import?</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="913" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="925" />
         <source>撤销会影响 {0} 条记忆：{1}。撤销之后还可以重做。</source>
         <translation>Undoing touches {0} memories: {1}. You can redo it afterwards.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="914" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="926" />
         <source>，</source>
         <translation>, </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="914" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="926" />
         <source>撤销导入</source>
         <translation>Undo the import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="946" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="958" />
         <source>重做这次导入</source>
         <translation>Redo this import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="953" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="958" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="965" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="970" />
         <source>无法重做：{0}</source>
         <translation>Cannot redo: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="955" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="967" />
         <source>无法重做：撤销之后这些记忆都被改过了</source>
         <translation>Cannot redo: every one of these memories was changed after the undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="1007" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="1020" />
         <source>……还有 {0} 张</source>
         <translation>…and {0} more</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="1009" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="1022" />
         <source>无法撤销：这次导入写下的 {0} 条记忆之后都被改过，撤销会丢掉那些修改。</source>
         <translation>Cannot undo: all {0} memories the import wrote were changed afterwards, and undoing would lose those changes.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="903" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="984" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="996" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="1026" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="906" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="997" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="1009" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="1039" />
         <source>无法撤销：{0}</source>
         <translation>Cannot undo: {0}</translation>
     </message>
@@ -2558,137 +2561,137 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
         <translation>Undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="425" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="430" />
         <source>已经在「{0}」里了。要合并，就把它拖到另一张卡片上。</source>
         <translation>Already in “{0}”. To merge, drop it on another card.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="451" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="456" />
         <source>移动到新主题</source>
         <translation>Move to a new theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="452" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="457" />
         <source>新主题的名字：</source>
         <translation>Name of the new theme:</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="457" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="462" />
         <source>移动到…</source>
         <translation>Move to…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="464" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="469" />
         <source>{0}（{1}）</source>
         <translation>{0} ({1})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="468" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="473" />
         <source>新主题…</source>
         <translation>New theme…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="480" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="485" />
         <source>展开</source>
         <translation>Expand</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="481" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="486" />
         <source>折叠</source>
         <translation>Collapse</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="484" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="489" />
         <source>重命名主题…</source>
         <translation>Rename theme…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="487" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="492" />
         <source>更改颜色…</source>
         <translation>Change colour…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="490" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="495" />
         <source>恢复默认颜色</source>
         <translation>Default colour</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="499" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="504" />
         <source>「{0}」的颜色</source>
         <translation>Colour of “{0}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="516" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="521" />
         <source>已选 {0} 条，其中 {1} 条不在视野内</source>
         <translation>{0} selected, {1} of them out of sight</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="522" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="527" />
         <source>删除</source>
         <translation>Delete</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="524" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="529" />
         <source>删除 {0} 条</source>
         <translation>Delete {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="528" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="533" />
         <source>锁定</source>
         <translation>Lock</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="529" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="534" />
         <source>锁定 {0} 条</source>
         <translation>Lock {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="531" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="536" />
         <source>解锁</source>
         <translation>Unlock</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="532" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="537" />
         <source>解锁 {0} 条</source>
         <translation>Unlock {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="535" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="540" />
         <source>置顶</source>
         <translation>Pin to the top</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="536" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="541" />
         <source>置顶 {0} 条</source>
         <translation>Pin {0} to the top</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="538" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="543" />
         <source>取消置顶</source>
         <translation>Unpin</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="539" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="544" />
         <source>取消置顶 {0} 条</source>
         <translation>Unpin {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="541" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="546" />
         <source>合并这 2 条</source>
         <translation>Merge these 2</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="547" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="552" />
         <source>编辑</source>
         <translation>Edit</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="548" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="553" />
         <source>历史</source>
         <translation>History</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="544" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="549" />
         <source>与…合并</source>
         <translation>Merge with…</translation>
     </message>
@@ -2733,7 +2736,7 @@ Your theme: {1}</translation>
         <translation>Replace</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="556" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="561" />
         <source>复制</source>
         <translation>Copy</translation>
     </message>
@@ -5344,78 +5347,88 @@ Your theme: {1}</translation>
         <translation>Unlocked {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="93" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="94" />
+        <source>已置顶 {0} 条</source>
+        <translation>Pinned {0}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="95" />
+        <source>已取消置顶 {0} 条</source>
+        <translation>Unpinned {0}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="102" />
         <source>删除 Sonetto 今天写的记忆</source>
         <translation>Delete what Sonetto wrote today</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="94" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="103" />
         <source>把 Sonetto 今天新写下的记忆都移到回收站？之后可以在提示里撤销，或从回收站恢复。</source>
         <translation>Move every memory Sonetto wrote today to the trash? You can undo it from the notification, or restore them from the trash.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="97" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="106" />
         <source>删除</source>
         <translation>Delete</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="99" />
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="156" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="108" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="165" />
         <source>取消</source>
         <translation>Cancel</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="108" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="117" />
         <source>已删除 Sonetto 今天写的 {0} 条记忆</source>
         <translation>Deleted {0} memories Sonetto wrote today</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="109" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="118" />
         <source>Sonetto 今天还没有写下新的记忆。</source>
         <translation>Sonetto has not written any new memory today.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="116" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="125" />
         <source>重命名主题</source>
         <translation>Rename theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="117" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="126" />
         <source>「{0}」的新名字：</source>
         <translation>New name for “{0}”:</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="132" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="141" />
         <source>已把「{1}」并入「{2}」（{0} 条）</source>
         <translation>Merged “{1}” into “{2}” ({0})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="133" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="142" />
         <source>已把「{1}」改名为「{2}」（{0} 条）</source>
         <translation>Renamed “{1}” to “{2}” ({0})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="149" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="158" />
         <source>合并主题</source>
         <translation>Merge themes</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="150" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="159" />
         <source>已经有主题「{0}」了。要把「{1}」的记忆都并入「{0}」吗？</source>
         <translation>There is already a theme “{0}”. Move the memories of “{1}” into “{0}”?</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="154" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="163" />
         <source>合并</source>
         <translation>Merge</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="179" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="188" />
         <source>撤销</source>
         <translation>Undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="191" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="200" />
         <source>已撤销（{0} 条记忆）</source>
         <translation>Undone ({0} memories)</translation>
     </message>

@@ -247,6 +247,11 @@ class MemoryOperations:
         why = reason or ("批量锁定" if locked else "批量解锁")
         return run_bulk(self, ids, why, lambda ops, mid: ops.set_locked(mid, locked, reason=why))
 
+    def pin_many(self, ids: Iterable[str], pinned: bool = True, *, reason: str = "") -> BulkResult:
+        """Pin ``ids`` (first in their themes) or unpin them, as one action (those already so: no change)."""
+        why = reason or ("批量置顶" if pinned else "批量取消置顶")
+        return run_bulk(self, ids, why, lambda ops, mid: ops.set_field(mid, "pinned", pinned, reason=why))
+
     def rename_theme(self, old: str, new: str, *, reason: str = "") -> BulkResult:
         """Every memory of theme ``old`` now files under ``new`` (merging two themes when ``new`` exists)."""
         new = (new or "").strip()
