@@ -910,156 +910,156 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>HistoryImportDialog</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="107" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="108" />
         <source>导入聊天记录</source>
         <extracomment>Formats that are not an app a person exports from (the 自动识别 line names the apps only).</extracomment>
         <translation>Import chat history</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="158" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="159" />
         <source>{0} · {1} · {2} 轮</source>
         <translation>{0} · {1} · {2} turns</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="164" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="165" />
         <source>把你在其他应用里的聊天记录交给 Sonetto：它按当时的日期一段段读完，记下关于你的事。导入前可以预览和挑选，导入后可以整体撤销。</source>
         <translation>Give Sonetto your chats from other apps: it reads them piece by piece as of the day they happened and remembers what they say about you. You can preview and choose before importing, and undo the whole import afterwards.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="204" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="205" />
         <source>选择文件…</source>
         <translation>Choose a file…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="205" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="206" />
         <source>选择文件夹…</source>
         <translation>Choose a folder…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="207" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="208" />
         <source>格式</source>
         <translation>Format</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="208" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="209" />
         <source>自动识别格式</source>
         <translation>Detect the format</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="169" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="170" />
         <source>JSON Lines 格式…</source>
         <translation>JSON Lines format…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="219" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="220" />
         <source>&lt;b&gt;ChatGPT&lt;/b&gt;：设置 → 数据控制 → 导出数据，邮件里的链接下载 zip，选它即可。</source>
         <translation>&lt;b&gt;ChatGPT&lt;/b&gt;: Settings → Data controls → Export data; download the zip from the emailed link and pick it.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="220" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="221" />
         <source>&lt;b&gt;Claude&lt;/b&gt;：设置 → 隐私 → 导出数据，邮件里的链接下载 zip，选它即可（格式没有公开说明，尽力而为）。</source>
         <translation>&lt;b&gt;Claude&lt;/b&gt;: Settings → Privacy → Export data; download the zip from the emailed link and pick it (the format is not documented; best effort).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="221" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="222" />
         <source>&lt;b&gt;DeepSeek&lt;/b&gt;：设置 → 数据管理 → 导出所有历史对话；或用油猴脚本从网页保存的对话 JSON（格式没有公开说明，按公开的解析器读取，尽力而为）。</source>
         <translation>&lt;b&gt;DeepSeek&lt;/b&gt;: Settings → Data management → Export all chats, or a chat saved as JSON from the web page by a userscript (the format is not documented; read as public parsers do, best effort).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="223" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="224" />
         <source>&lt;b&gt;Cherry Studio&lt;/b&gt;：设置 → 数据设置 → 备份，选备份的 zip（含 data.json 的备份）。</source>
         <translation>&lt;b&gt;Cherry Studio&lt;/b&gt;: Settings → Data settings → Backup; pick the backup zip (one with a data.json).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="224" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="225" />
         <source>&lt;b&gt;Open WebUI&lt;/b&gt;：设置 → 对话 → 导出对话，选下载的 chat-export-….json（尽力而为）。</source>
         <translation>&lt;b&gt;Open WebUI&lt;/b&gt;: Settings → Chats → Export chats; pick the downloaded chat-export-….json (best effort).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="225" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="226" />
         <source>&lt;b&gt;LobeChat&lt;/b&gt;：设置 → 数据存储 → 导出（全部数据），选导出的 .json（尽力而为）。</source>
         <translation>&lt;b&gt;LobeChat&lt;/b&gt;: Settings → Storage → Export (all data); pick the exported .json (best effort).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="226" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="227" />
         <source>&lt;b&gt;Chatbox&lt;/b&gt;：设置 → 常规设置 → 数据备份 → 导出（勾选聊天记录），选 chatbox-exported-data-….json（尽力而为）。</source>
         <translation>&lt;b&gt;Chatbox&lt;/b&gt;: Settings → General → Data backup → Export (with Chat History ticked); pick chatbox-exported-data-….json (best effort).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="228" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="229" />
         <source>&lt;b&gt;LM Studio&lt;/b&gt;：对话存在用户目录的 .lmstudio/conversations 文件夹里，选这个文件夹或其中的 .conversation.json（尽力而为；文件不记录每条消息的时间，按对话开始的时间导入）。</source>
         <translation>&lt;b&gt;LM Studio&lt;/b&gt;: the chats are in the .lmstudio/conversations folder of your home folder; pick that folder or a .conversation.json in it (best effort; the files keep no time per message, so a chat is dated at its start).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="230" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="231" />
         <source>&lt;b&gt;Kimi 等其他应用&lt;/b&gt;：没有可读的导出，请整理成 JSON Lines（每行一条消息，见下面的“JSON Lines 格式”）。</source>
         <translation>&lt;b&gt;Kimi and other apps&lt;/b&gt;: no readable export; put the chats into JSON Lines (one message per line, see “JSON Lines format” below).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="231" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="232" />
         <source>&lt;b&gt;Sonetto&lt;/b&gt;：另一台电脑上对话列表里的“导出为 Markdown…”。</source>
         <translation>&lt;b&gt;Sonetto&lt;/b&gt;: “Export as Markdown…” in the chat list on the other computer.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="232" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="233" />
         <source>&lt;b&gt;ChatGPT 已保存的记忆&lt;/b&gt;：复制后粘贴到下面的框里。</source>
         <translation>&lt;b&gt;ChatGPT saved memories&lt;/b&gt;: copy them, then paste them into the box below.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="243" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="244" />
         <source>能读 %1 导出的聊天记录，还有 Sonetto 导出的对话和 JSON Lines。怎么导出：在右边的格式里选你用的应用。</source>
         <translation>Reads chats exported from %1, and chats exported from Sonetto or written as JSON Lines. How to export: pick your app in the format box.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="249" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="250" />
         <source>或者粘贴 ChatGPT 的“已保存的记忆”（设置 → 个性化 → 管理记忆，全选复制），每行一条：</source>
         <translation>Or paste ChatGPT’s saved memories (Settings → Personalization → Manage memories, select all and copy), one per line:</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="253" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="369" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="254" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="370" />
         <source>粘贴的记忆</source>
         <translation>Pasted memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="255" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="256" />
         <source>读取粘贴的记忆</source>
         <translation>Read the pasted memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="265" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="266" />
         <source>正在读取</source>
         <translation>Reading</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="266" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="267" />
         <source>取消读取</source>
         <translation>Stop reading</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="274" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="275" />
         <source>继续这次导入</source>
         <translation>Continue this import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="275" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="321" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="872" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="276" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="322" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="880" />
         <source>撤销已导入的部分</source>
         <translation>Undo what was imported</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="173" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="174" />
         <source>关闭</source>
         <translation>Close</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="278" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="279" />
         <source>JSON Lines 格式</source>
         <translation>JSON Lines format</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="279" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="280" />
         <source>每行一个 JSON 对象，即一条消息：
 
 {0}
@@ -1074,314 +1074,319 @@ conversation: which chat it belongs to; role: user or assistant (system and tool
 Optional: title (the chat’s title), id (the message’s id, which recognises it on a second import). Lines may come in any order; blank lines are fine.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="305" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="306" />
         <source>没有粘贴：内容有 {0} 字，ChatGPT 的已保存记忆一般只有几千字（最多 {1} 字）。请只复制“管理记忆”里的列表。</source>
         <translation>Not pasted: that is {0} characters, and ChatGPT's saved memories are a few thousand (at most {1}). Copy only the list under “Manage memories”.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="318" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="319" />
         <source>有一次没有完成的导入：{0} · {1}，已写入 {2}/{3} 轮</source>
         <translation>An import was not finished: {0} · {1}, {2}/{3} turns written</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="323" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="324" />
         <source>上次导入：{0} · {1}，写入 {2} 轮，新记忆 {3} 条，更新 {4} 条</source>
         <translation>Last import: {0} · {1}, {2} turns read, {3} new memories, {4} updated</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="326" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="1027" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="327" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="1035" />
         <source>撤销这次导入</source>
         <translation>Undo this import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="334" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="335" />
         <source>选择聊天记录</source>
         <translation>Choose a chat export</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="340" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="341" />
         <source>聊天记录 (*.zip *.json *.jsonl *.md *.txt)</source>
         <translation>Chat exports (*.zip *.json *.jsonl *.md *.txt)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="340" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="341" />
         <source>所有文件 (*)</source>
         <translation>All files (*)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="389" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="393" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="410" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="390" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="394" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="411" />
         <source>读不了 {0}：{1}</source>
         <translation>Cannot read {0}: {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="393" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="394" />
         <source>出了意外的问题，详情已写入日志。</source>
         <translation>something unexpected went wrong; the details are in the log.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="461" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="462" />
         <source>正在读取 {0}：%p%</source>
         <translation>Reading {0}: %p%</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="470" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="471" />
         <source>返回</source>
         <translation>Back</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="471" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="472" />
         <source>取消</source>
         <translation>Cancel</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="501" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="503" />
+        <source>导入这些记忆…</source>
+        <translation>Import them…</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="508" />
         <source>从</source>
         <translation>From</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="501" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="515" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="508" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="522" />
         <source>到</source>
         <translation>to</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="507" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="509" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="514" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="516" />
         <source>按标题筛选</source>
         <translation>Filter by title</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="510" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="517" />
         <source>全选</source>
         <translation>Select all</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="511" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="518" />
         <source>全不选</source>
         <translation>Select none</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="513" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="520" />
         <source>日期从</source>
         <translation>Dates from</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="534" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="541" />
         <source>开始导入</source>
         <translation>Start importing</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="562" />
-        <source>另有 {0} 条 ChatGPT 已保存的记忆：导入…</source>
-        <translation>And {0} ChatGPT saved memories: import…</translation>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="569" />
+        <source>另有 {0} 条 ChatGPT 已保存的记忆（不在对话里）。</source>
+        <translation>And {0} ChatGPT saved memories (not in the chats).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="567" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="575" />
         <source>正在计算…</source>
         <translation>Counting…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="606" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="614" />
         <source>正在计算…（已读 {0} / {1} 个对话）</source>
         <translation>Counting… ({0} of {1} conversations read)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="613" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="621" />
         <source>跳过 {0} 个读不了的对话：</source>
         <translation>Left out {0} conversations that cannot be read:</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="616" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="624" />
         <source>…另有 {0} 个</source>
         <translation>… and {0} more</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="623" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="631" />
         <source>还没有配置模型：请先在设置里填写模型，导入要由模型来读。</source>
         <translation>No model is configured: set one in Settings first; a model reads the import.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="626" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="634" />
         <source>审核模式已开启：导入的结果会进入审核箱，由你确认后才写入。</source>
         <translation>Review mode is on: what the import finds goes to the review inbox and is written only once you approve it.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="655" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="843" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="663" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="851" />
         <source>没能算出要导入的内容：{0}</source>
         <translation>Could not work out what to import: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="672" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="680" />
         <source>已导入过的 {0} 轮</source>
         <translation>{0} turns imported before</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="674" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="682" />
         <source>未完成的导入里还要写的 {0} 轮（继续那次导入即可）</source>
         <translation>{0} turns an unfinished import has still to write (resume it)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="676" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="684" />
         <source>不导入列表里的 {0} 个对话</source>
         <translation>{0} conversations on the don’t-import list</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="678" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="686" />
         <source>日期范围外的 {0} 轮</source>
         <translation>{0} turns outside the dates</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="680" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="688" />
         <source>文件里重复出现的 {0} 轮（只导入一次）</source>
         <translation>{0} turns repeated in the file (imported once)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="683" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="691" />
         <source>系统提示、工具调用、改写前的分支、空白等 {0} 条消息</source>
         <translation>{0} messages such as system prompts, tool calls, branches edited away and blanks</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="684" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="692" />
         <source>不导入：{0}</source>
         <translation>Not imported: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="686" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="694" />
         <source>{0} 处疑似密码、密钥或证件号会在发送给模型前隐去</source>
         <translation>{0} likely passwords, keys or ID numbers are hidden before the model sees them</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="689" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="697" />
         <source>{0} 条很长的消息只读开头和结尾（每条约 {1} 字）</source>
         <translation>{0} very long messages are read only at their start and end (about {1} characters each)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="699" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="714" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="707" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="722" />
         <source>没有保存：{0}</source>
         <translation>Not saved: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="722" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="730" />
         <source>ChatGPT 已保存的记忆</source>
         <translation>ChatGPT saved memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="723" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="731" />
         <source>每条直接成为一条记忆（不经模型），可以改主题或取消勾选。</source>
         <translation>Each becomes one memory as it is (no model reads it); you can change its theme or untick it.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="730" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="738" />
         <source>导入</source>
         <translation>Import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="745" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="753" />
         <source>审核模式已开启：它们会进入审核箱，由你确认后才写入。</source>
         <translation>Review mode is on: they go to the review inbox and are written only once you approve them.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="752" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="760" />
         <source>导入 {0} 条记忆</source>
         <translation>Import {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="760" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="764" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="768" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="772" />
         <source>没有导入：{0}</source>
         <translation>Not imported: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="806" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="814" />
         <source>正在准备导入：要读的对话逐批存好后开始，大的导入可能要几分钟；关闭窗口会取消这次导入。</source>
         <translation>Preparing the import: it begins once the chats to read are saved batch by batch, which can take a few minutes for a large one; closing the window cancels it.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="868" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="876" />
         <source>导入已停止</source>
         <translation>Import stopped</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="869" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="877" />
         <source>已导入的部分要保留吗？保留的话，以后再导入同一个文件会接着导入剩下的。</source>
         <translation>Keep what was imported? If you keep it, importing the same file again goes on with the rest.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="871" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="879" />
         <source>保留已导入的部分</source>
         <translation>Keep what was imported</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="918" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="926" />
         <source>删除它新建的 {0} 条记忆</source>
         <translation>delete the {0} memories it created</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="920" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="928" />
         <source>把它改过的 {0} 条记忆恢复原样</source>
         <translation>put back the {0} memories it changed</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="922" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="930" />
         <source>找回它删掉的 {0} 条记忆</source>
         <translation>bring back the {0} memories it deleted</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="925" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="933" />
         <source>撤销这次导入？</source>
         <translation>Undo this import?</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="925" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="933" />
         <source>撤销会影响 {0} 条记忆：{1}。撤销之后还可以重做。</source>
         <translation>Undoing touches {0} memories: {1}. You can redo it afterwards.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="926" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="934" />
         <source>，</source>
         <translation>, </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="926" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="934" />
         <source>撤销导入</source>
         <translation>Undo the import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="958" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="966" />
         <source>重做这次导入</source>
         <translation>Redo this import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="965" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="970" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="973" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="978" />
         <source>无法重做：{0}</source>
         <translation>Cannot redo: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="967" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="975" />
         <source>无法重做：撤销之后这些记忆都被改过了</source>
         <translation>Cannot redo: every one of these memories was changed after the undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="1020" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="1028" />
         <source>……还有 {0} 张</source>
         <translation>…and {0} more</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="1022" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="1030" />
         <source>无法撤销：这次导入写下的 {0} 条记忆之后都被改过，撤销会丢掉那些修改。</source>
         <translation>Cannot undo: all {0} memories the import wrote were changed afterwards, and undoing would lose those changes.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="906" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="997" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="1009" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="1039" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="914" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="1005" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="1017" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="1047" />
         <source>无法撤销：{0}</source>
         <translation>Cannot undo: {0}</translation>
     </message>

@@ -14,6 +14,7 @@ from PySide6.QtCore import QCoreApplication, QDate, QPoint, Qt
 
 from history_helpers import bad_values_export, fixture, remember_each_line, shanghai  # noqa: F401 - a fixture
 from shell_fixtures import app_settings, running_app
+from helpers import settle
 from sonetto_desktop.history_import import service as service_module
 from sonetto_desktop.history_import.plan import make_plan
 from sonetto_desktop.history_import.sources import read_history
@@ -1061,7 +1062,7 @@ async def test_the_saved_memories_in_a_chatgpt_export_with_chats_are_offered(qap
         dialog = app.history_imports.open_dialog(app.window)
         assert await dialog.open_path(path)
         assert dialog.stack.currentWidget() is dialog.preview_page
-        assert dialog.saved_offer.isVisibleTo(dialog) and "2 条" in dialog.saved_offer.text()
+        assert dialog.saved_offer.isVisibleTo(dialog) and "另有 2 条" in dialog.saved_offer_note.text()
         dialog.saved_offer.click()
         assert dialog.stack.currentWidget() is dialog.saved_page
         assert dialog.saved_button.text() == "导入 2 条记忆"
@@ -1069,6 +1070,42 @@ async def test_the_saved_memories_in_a_chatgpt_export_with_chats_are_offered(qap
         await wait(lambda: dialog.progress.title.text() == "导入完成", message="imported")
         assert sorted(i.description for i in app.services.memory.all_items().values()) == [
             "User lives in Hangzhou.", "User runs every morning."]
+        dialog.reject()
+
+
+@pytest.mark.parametrize("language", ["zh_CN", "en"])
+async def test_the_preview_of_an_export_with_a_long_name_fits_a_small_screen(qapp, tmp_path, llm_server, wait, language):
+    """Undo16: ChatGPT names its exports by two long hashes; the preview's title showed the name whole, so
+    the window grew wider than a 1366 px screen (and a 900 px one), and its offer of the saved memories,
+    开始导入 and 取消 were cut off at its edge. The title gives way ("…", the name in its tooltip), the
+    offer wraps, and the page fits 900 × 600 with every button's text whole."""
+    conversations = json.loads(fixture("chatgpt_conversations.json").read_text(encoding="utf-8"))
+    conversations[1]["mapping"]["n-a2"]["message"]["content"] = {
+        "content_type": "model_editable_context",
+        "model_set_context": "1. [2024-09-29]. User runs every morning.\n\n2. [2024-09-30]. User lives in Hangzhou."}
+    name = "f1e9a1b5d7c3a2b4c6d8e0f1a3b5c7d9e1f3a5b7c9d1e3f5a7b9c1d3-2024-12-07-16-30-00-3b7e0a8c6d4f2e1a9b7c5d3e1f0a2b4c6d8e0f1a3b5c7d9e1.json"
+    path = tmp_path / name
+    path.write_text(json.dumps(conversations), encoding="utf-8")
+    async with running_app(qapp, app_settings(tmp_path / "data", llm_server, language=language)) as app:
+        dialog = app.history_imports.open_dialog(app.window)
+        assert await dialog.open_path(path)
+        assert dialog.stack.currentWidget() is dialog.preview_page
+        assert dialog.minimumSizeHint().width() <= 860, dialog.minimumSizeHint()
+        dialog.resize(860, 560)
+        await wait(lambda: dialog.width() == 860, message="resized")
+        await settle()  # the page laid out at that width
+        assert name in dialog.preview_title.toolTip()
+        offer = dialog.saved_offer
+        said = {"zh_CN": ("另有 2 条 ChatGPT 已保存的记忆（不在对话里）。", "导入这些记忆…"),
+                "en": ("And 2 ChatGPT saved memories (not in the chats).", "Import them…")}[language]
+        assert offer.isVisibleTo(dialog) and (dialog.saved_offer_note.text(), offer.text()) == said
+        for button in (offer, dialog.start_button, dialog.all_button, dialog.none_button):
+            assert button.width() >= button.sizeHint().width(), button.text()  # its text whole
+            right = button.mapTo(dialog, button.rect().topRight()).x()
+            assert 0 <= right <= dialog.width(), (button.text(), right, dialog.width())
+        note = dialog.saved_offer_note
+        assert note.wordWrap() and note.mapTo(dialog, note.rect().topRight()).x() <= dialog.width()
+        assert note.height() >= note.heightForWidth(note.width())  # every line of it
         dialog.reject()
 
 

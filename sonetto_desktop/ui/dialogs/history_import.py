@@ -45,6 +45,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..widgets.tasks import task_scope
+from ..widgets.elided_label import ElidedLabel
 from ..widgets.wrapped_label import WrappedLabel
 from sonetto_desktop.aio import start_thread, trim_heap
 from sonetto_desktop.history_import.formats import all_formats
@@ -485,15 +486,20 @@ class HistoryImportDialog(QDialog):
 
     def _build_preview(self) -> QWidget:
         page = QWidget(self)
-        self.preview_title = QLabel("", page)
+        # an export's name may be long (ChatGPT's: two hashes): cut with "…", whole in the tooltip, so the
+        # window never grows past the screen and its buttons with it
+        self.preview_title = ElidedLabel(page, min_text="ChatGPT · ")
         self.preview_title.setObjectName("HistoryPreviewTitle")
         self.preview_title.setTextFormat(Qt.TextFormat.PlainText)
         self.notes = QLabel("", page)
         self.notes.setObjectName("ImportNote")
         self.notes.setWordWrap(True)
         self.notes.setTextFormat(Qt.TextFormat.PlainText)
-        # the memory snapshot a ChatGPT export holds beside its chats: imported on its own page
-        self.saved_offer = QPushButton("", page)
+        # the memory snapshot a ChatGPT export holds beside its chats: imported on its own page (said by a
+        # label that wraps, the button short: a sentence on a button neither wraps nor gives way)
+        self.saved_offer_note = WrappedLabel("", page)
+        self.saved_offer_note.setTextFormat(Qt.TextFormat.PlainText)
+        self.saved_offer = QPushButton(self.tr("导入这些记忆…"), page)
         self.saved_offer.setAutoDefault(False)
         self.saved_offer.clicked.connect(lambda: self.history is not None and self._show_saved(self.history))
         self.since = QDateEdit(page)
@@ -536,7 +542,7 @@ class HistoryImportDialog(QDialog):
         layout = QVBoxLayout(page)
         layout.addWidget(self.preview_title)
         layout.addWidget(self.notes)
-        layout.addLayout(_hbox(self.saved_offer, None))
+        layout.addLayout(_hbox((self.saved_offer_note, 1), self.saved_offer))
         layout.addLayout(dates)
         layout.addWidget(self.conversations, 1)
         layout.addWidget(self.summary)
@@ -559,8 +565,9 @@ class HistoryImportDialog(QDialog):
         notes = [_say(note) for note in history.notes] + self._bad_lines(history)
         self.notes.setText("\n".join(notes))
         self.notes.setVisible(bool(notes))
-        self.saved_offer.setText(self.tr("另有 {0} 条 ChatGPT 已保存的记忆：导入…").format(len(history.saved_memories)))
-        self.saved_offer.setVisible(bool(history.saved_memories))
+        self.saved_offer_note.setText(self.tr("另有 {0} 条 ChatGPT 已保存的记忆（不在对话里）。").format(len(history.saved_memories)))
+        for widget in (self.saved_offer_note, self.saved_offer):
+            widget.setVisible(bool(history.saved_memories))
         self._unticked = set()
         self.plan = None
         self.conversations.clear()
