@@ -10,7 +10,8 @@ and the wall's refresh of many changed memories reads those rows (``items_of``).
 
 Fills a store with ``--size`` memories, then an "import" of 50 batches that creates 200 memories and
 a chat turn that creates one; reports the time and the peak of Python memory (``tracemalloc``) of:
-counting the import's work, undoing one of its batches, undoing the chat turn, the wall's refresh of
+counting the import's work, undoing one of its batches, previewing the import's undo (its batches and
+that undo, as the window's question does after a conversation was undone), undoing the chat turn, the wall's refresh of
 100 memories a change named (``ops.Fetch``, which read every memory for more than 32), and (the
 anchor, what each read before) reading every memory once.
 """
@@ -33,6 +34,7 @@ from sonetto_desktop.memory.changes import Turn  # noqa: E402
 from sonetto_desktop.memory.item import MemoryItem  # noqa: E402
 from sonetto_desktop.memory.operations import MemoryOperations  # noqa: E402
 from sonetto_desktop.memory.stores import backends  # noqa: E402
+from sonetto_desktop.memory.undo import TurnSet  # noqa: E402
 from sonetto_desktop.ops import Fetch, OpTarget  # noqa: E402
 
 
@@ -57,6 +59,10 @@ def measure(size: int, backend: str) -> dict:
                 lambda: count_changes(ops, "imp-feedbeef"))
             assert counted == (200, 0, 0), counted
             _undo, rows["undo one batch of the import"] = _timed(lambda: ops.undo_turn("imp-feedbeef-000003"))
+            whole = TurnSet("imp-feedbeef", [*(f"imp-feedbeef-{seq:06d}" for seq in range(50)), _undo.turn_id])
+            preview, rows["preview the import's undo, one batch undone (the window's question)"] = _timed(
+                lambda: ops.preview_undo(whole))
+            assert preview.effects == {"trashed": 196} and not preview.kept, preview
             _undo, rows["undo a chat turn (the toast's 撤销)"] = _timed(lambda: ops.undo_turn("chat0000turn"))
             wanted = tuple(f"{i:08x}" for i in range(0, size, max(1, size // 100)))
             fetched, rows["the wall refreshes 100 changed memories (ops.Fetch)"] = _timed(

@@ -4,7 +4,7 @@
                                 [--dry-run] [--json] [--store FILE]
     sonetto history status [--json]
     sonetto history resume IMPORT_ID [--json]
-    sonetto history undo IMPORT_ID [--conversation ID] [--rest] [--json]
+    sonetto history undo IMPORT_ID [--conversation ID] [--rest] [--dry-run] [--json]
     sonetto history redo IMPORT_ID [--rest] [--json]
 
 ``--dry-run`` reads and plans only (nothing is written, no folder is made) and prints the counts and
@@ -13,7 +13,8 @@ to stderr (a terminal only). Running the same import again resumes an unfinished
 it after the batch being written; ``resume`` goes on with an unfinished import by its id, without its
 file (another copy of the export says which one its chats are left to). ``undo`` takes an import
 back; when the person changed some of its cards since, it lists them (by their text, with why) and
-changes nothing unless ``--rest`` asks to keep them and undo the rest. Words are English when the app's language is English or the terminal's
+changes nothing unless ``--rest`` asks to keep them and undo the rest; ``undo --dry-run`` says what it
+would do (the cards it would keep, what it does to the rest) and changes nothing. Words are English when the app's language is English or the terminal's
 locale (``LC_ALL``, ``LC_MESSAGES``, ``LANG``) names a language other than Chinese, else Chinese.
 
 Exit codes: 0 done (some batches may have failed: said, and in ``--json``), 1 the import ran but not
@@ -89,6 +90,8 @@ def _parser() -> argparse.ArgumentParser:
                       help="keep the cards changed since the import (they are listed) and undo the rest")
     undo.add_argument("--conversation", metavar="ID",
                       help="undo only what this conversation of the import wrote (its id: see import --dry-run)")
+    undo.add_argument("--dry-run", action="store_true",
+                      help="say what the undo would do (the cards it would keep, the rest) and change nothing")
     undo.add_argument("--json", action="store_true", help="print one JSON object")
     redo = sub.add_parser("redo", help="take back the undo of an import (the import's memories come back)")
     redo.add_argument("import_id")
@@ -553,6 +556,8 @@ async def _undo_import(args: argparse.Namespace, imports: HistoryImports, say: W
         also = f"sonetto memory undo {state.undone_by}"
         return _refuse(args, say(f"导入 {import_id} 已经撤销过了" + (f"（要重做：{redo}，或 {also}）" if redo else ""),
                          f"import {import_id} is undone already" + (f" (to redo it: {redo}, or {also})" if redo else "")))
+    if args.dry_run:
+        return await _preview_undo(args, imports, say)
     if args.conversation:
         return await _undo_conversation(args, imports, say)
     try:
@@ -592,6 +597,34 @@ async def _undo_import(args: argparse.Namespace, imports: HistoryImports, say: W
         print(_withdrawn_line(len(result.withdrawn), say))
     print_kept(result.kept, lang, done=True)
     print(say(f"改变主意了？sonetto memory undo {result.turn_id}", f"changed your mind? sonetto memory undo {result.turn_id}"))
+    return 0
+
+
+async def _preview_undo(args: argparse.Namespace, imports: HistoryImports, say: Words) -> int:
+    """``sonetto history undo … --dry-run``: what the undo (of the import, or of one conversation) would do
+    now — the cards it keeps because they were changed since, and the rest — changing nothing."""
+    lang = "en" if say.en else "zh"
+    import_id, conversation = args.import_id, args.conversation
+    try:
+        preview = await imports.preview_undo(import_id, conversation or None)
+    except LookupError:
+        return _refuse(args, say(f"导入 {import_id} 里没有记下对话 {conversation}（更早的导入没有记下每批来自哪个对话）",
+                                 f"import {import_id} has no conversation {conversation} on record (older imports "
+                                 "did not record which conversation each batch came from)"))
+    if args.json:
+        print(json.dumps({"import": import_id, "conversation": conversation, "undone": False, "dry_run": True,
+                          **preview.to_json()}, ensure_ascii=False))
+        return 0
+    print_kept(preview.kept, lang)
+    if preview.kept and not preview.rest:
+        print(say("撤销会被拒绝：它写下的记忆之后都被改过了", "the undo would be refused: every memory it wrote was changed afterwards"))
+    elif preview.kept:
+        print(rest_line(preview.effects, lang, "can"))
+        print(say("（不加 --rest 时撤销会被拒绝，什么都不改）", "(without --rest the undo is refused and changes nothing)"))
+    else:
+        print(say(f"撤销会：{effects_text(preview.effects, lang) or '没有可撤销的改动'}",
+                  f"the undo would: {effects_text(preview.effects, lang) or 'find nothing to undo'}"))
+    print(say("（试运行：什么都没改）", "(dry run: nothing was changed)"))
     return 0
 
 

@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 __all__ = ["ACTION_PREFIX", "action_turn", "Op", "Call", "Done", "Failed", "Outcome", "OpTarget", "run",
            "Snapshot", "Cards", "Grouped", "Fetch", "Item", "Trash", "Count",
            "AddMemory", "EditMemory", "MoveMemory", "MergeMemories", "DeleteMemory", "RestoreMemory",
-           "RevertMemory", "PurgeTrash", "SetLocked", "SetField", "MoveMany", "DeleteMany", "RestoreMany", "LockMany",
+           "RevertMemory", "PurgeTrash", "SetLocked", "SetField", "MoveMany", "DeleteMany", "RestoreMany", "LockMany", "PinMany",
            "RenameTheme", "ForgetWrittenBy", "UndoTurn", "PreviewImport", "ImportItems", "ExportTo",
            "ForgetTurn", "WithdrawTurns"]
 
@@ -499,6 +499,17 @@ class LockMany(_Write[Any]):
         else:
             reason = reason_text("bulk.lock" if self.locked else "bulk.unlock")
         return target.memory.lock_many(self.ids, self.locked, reason=reason)
+
+
+@dataclasses.dataclass(frozen=True)
+class PinMany(_Write[Any]):
+    """Several cards pinned (or unpinned) together, as one action (one write, one undo)."""
+
+    ids: tuple[str, ...]
+    pinned: bool
+
+    def apply(self, target: OpTarget) -> Any:
+        return target.memory.pin_many(self.ids, self.pinned, reason=reason_text("bulk.pin" if self.pinned else "bulk.unpin"))
 
 
 @dataclasses.dataclass(frozen=True)

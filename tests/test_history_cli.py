@@ -230,6 +230,17 @@ def test_undo_after_the_person_changed_cards_names_them_and_undoes_the_rest_on_r
     exam = next(mid for mid, i in items.items() if "N3" in i.description)
     assert _cli(llm_server, "memory", "--store", str(store), "update", exam, "用户2023年3月22日考了日语 N3").returncode == 0
 
+    before = store.read_bytes()
+    dry = _cli(llm_server, "history", "--store", str(store), "undo", import_id, "--dry-run")  # undo16: asked first
+    assert dry.returncode == 0 and store.read_bytes() == before, dry.stderr
+    assert dry.stdout.splitlines() == ["有 1 张卡片之后又被改过，会原样保留：",
+                                       "  「用户2023年3月22日考了日语 N3」：你之后改过它（刚刚）",
+                                       "其余的改动可以撤销：2 条移到回收站。",
+                                       "（不加 --rest 时撤销会被拒绝，什么都不改）", "（试运行：什么都没改）"]
+    dry_json = json.loads(_cli(llm_server, "history", "--store", str(store), "undo", import_id, "--dry-run",
+                               "--json").stdout)
+    assert dry_json["dry_run"] and dry_json["effects"] == {"trashed": 2} and [k["id"] for k in dry_json["kept"]] == [exam]
+
     refused = _cli(llm_server, "history", "--store", str(store), "undo", import_id)
     assert refused.returncode == 2 and _texts(store) == sorted([*(i.description for m, i in items.items() if m != exam),
                                                                "用户2023年3月22日考了日语 N3"])

@@ -164,11 +164,12 @@ def test_the_whole_import_undone_after_one_of_its_conversations_asks_nothing_and
     """One conversation undone, then the whole import: what that undo had already put back was taken
     for cards the person changed since (UndoConflict naming them as "by user"), and the confirmation
     counted that conversation's memories still."""
-    from sonetto_desktop.history_import.runner import undo_target
+    from sonetto_desktop.history_import.runner import preview_undo_import
 
     ops, ledger, import_id = imported
     undo_conversation(ops, ledger, import_id, "c-move")
-    assert count_changes(ops, undo_target(ledger, import_id, counting=True)) == (1, 0, 0)  # 跑步's one memory
+    preview = preview_undo_import(ops, ledger, import_id)  # what the window's question says (undo16)
+    assert preview.effects == {"trashed": 1} and not preview.kept  # 跑步's one memory
     undone = undo_import(ops, ledger, import_id)
     assert not undone.kept and _texts(ops) == ["用户住在成都"]
     assert ledger.get(import_id).status == UNDONE and ledger.imported_keys() == set()

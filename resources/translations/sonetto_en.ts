@@ -409,8 +409,9 @@ Talk about anything — I'll remember what matters to you.</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="51" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="116" />
         <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="127" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="134" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="146" />
         <source>撤销这个对话</source>
         <translation>Undo this conversation</translation>
     </message>
@@ -450,42 +451,44 @@ Talk about anything — I'll remember what matters to you.</translation>
         <translation>No conversation can be undone alone (older imports did not record which conversation each batch came from).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="115" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="132" />
         <source>撤销这个对话？</source>
         <translation>Undo this conversation?</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="116" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="133" />
         <source>撤销对话「{0}」写下的 {1} 条记忆？之后还可以撤回这次撤销。</source>
         <translation>Undo the {1} memories the conversation “{0}” wrote? You can take the undo back afterwards.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="125" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="124" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="144" />
         <source>无法撤销：这个对话写下的记忆之后都被改过了</source>
         <translation>Cannot undo: every memory this conversation wrote was changed afterwards</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="135" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="119" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="154" />
         <source>无法撤销：{0}</source>
         <translation>Cannot undo: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="141" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="160" />
         <source>已撤销对话「{0}」</source>
         <translation>Conversation “{0}” undone</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="143" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="162" />
         <source>；你之后改过的 {0} 张卡片原样保留</source>
         <translation>; the {0} cards you changed since are kept as they are</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="160" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="179" />
         <source>无法撤回：{0}</source>
         <translation>Cannot take it back: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="167" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="186" />
         <source>对话「{0}」的记忆已恢复</source>
         <translation>The memories of the conversation “{0}” are back</translation>
     </message>
@@ -907,156 +910,156 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>HistoryImportDialog</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="107" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="108" />
         <source>导入聊天记录</source>
         <extracomment>Formats that are not an app a person exports from (the 自动识别 line names the apps only).</extracomment>
         <translation>Import chat history</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="158" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="159" />
         <source>{0} · {1} · {2} 轮</source>
         <translation>{0} · {1} · {2} turns</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="164" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="165" />
         <source>把你在其他应用里的聊天记录交给 Sonetto：它按当时的日期一段段读完，记下关于你的事。导入前可以预览和挑选，导入后可以整体撤销。</source>
         <translation>Give Sonetto your chats from other apps: it reads them piece by piece as of the day they happened and remembers what they say about you. You can preview and choose before importing, and undo the whole import afterwards.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="204" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="205" />
         <source>选择文件…</source>
         <translation>Choose a file…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="205" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="206" />
         <source>选择文件夹…</source>
         <translation>Choose a folder…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="207" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="208" />
         <source>格式</source>
         <translation>Format</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="208" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="209" />
         <source>自动识别格式</source>
         <translation>Detect the format</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="169" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="170" />
         <source>JSON Lines 格式…</source>
         <translation>JSON Lines format…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="219" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="220" />
         <source>&lt;b&gt;ChatGPT&lt;/b&gt;：设置 → 数据控制 → 导出数据，邮件里的链接下载 zip，选它即可。</source>
         <translation>&lt;b&gt;ChatGPT&lt;/b&gt;: Settings → Data controls → Export data; download the zip from the emailed link and pick it.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="220" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="221" />
         <source>&lt;b&gt;Claude&lt;/b&gt;：设置 → 隐私 → 导出数据，邮件里的链接下载 zip，选它即可（格式没有公开说明，尽力而为）。</source>
         <translation>&lt;b&gt;Claude&lt;/b&gt;: Settings → Privacy → Export data; download the zip from the emailed link and pick it (the format is not documented; best effort).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="221" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="222" />
         <source>&lt;b&gt;DeepSeek&lt;/b&gt;：设置 → 数据管理 → 导出所有历史对话；或用油猴脚本从网页保存的对话 JSON（格式没有公开说明，按公开的解析器读取，尽力而为）。</source>
         <translation>&lt;b&gt;DeepSeek&lt;/b&gt;: Settings → Data management → Export all chats, or a chat saved as JSON from the web page by a userscript (the format is not documented; read as public parsers do, best effort).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="223" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="224" />
         <source>&lt;b&gt;Cherry Studio&lt;/b&gt;：设置 → 数据设置 → 备份，选备份的 zip（含 data.json 的备份）。</source>
         <translation>&lt;b&gt;Cherry Studio&lt;/b&gt;: Settings → Data settings → Backup; pick the backup zip (one with a data.json).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="224" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="225" />
         <source>&lt;b&gt;Open WebUI&lt;/b&gt;：设置 → 对话 → 导出对话，选下载的 chat-export-….json（尽力而为）。</source>
         <translation>&lt;b&gt;Open WebUI&lt;/b&gt;: Settings → Chats → Export chats; pick the downloaded chat-export-….json (best effort).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="225" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="226" />
         <source>&lt;b&gt;LobeChat&lt;/b&gt;：设置 → 数据存储 → 导出（全部数据），选导出的 .json（尽力而为）。</source>
         <translation>&lt;b&gt;LobeChat&lt;/b&gt;: Settings → Storage → Export (all data); pick the exported .json (best effort).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="226" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="227" />
         <source>&lt;b&gt;Chatbox&lt;/b&gt;：设置 → 常规设置 → 数据备份 → 导出（勾选聊天记录），选 chatbox-exported-data-….json（尽力而为）。</source>
         <translation>&lt;b&gt;Chatbox&lt;/b&gt;: Settings → General → Data backup → Export (with Chat History ticked); pick chatbox-exported-data-….json (best effort).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="228" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="229" />
         <source>&lt;b&gt;LM Studio&lt;/b&gt;：对话存在用户目录的 .lmstudio/conversations 文件夹里，选这个文件夹或其中的 .conversation.json（尽力而为；文件不记录每条消息的时间，按对话开始的时间导入）。</source>
         <translation>&lt;b&gt;LM Studio&lt;/b&gt;: the chats are in the .lmstudio/conversations folder of your home folder; pick that folder or a .conversation.json in it (best effort; the files keep no time per message, so a chat is dated at its start).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="230" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="231" />
         <source>&lt;b&gt;Kimi 等其他应用&lt;/b&gt;：没有可读的导出，请整理成 JSON Lines（每行一条消息，见下面的“JSON Lines 格式”）。</source>
         <translation>&lt;b&gt;Kimi and other apps&lt;/b&gt;: no readable export; put the chats into JSON Lines (one message per line, see “JSON Lines format” below).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="231" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="232" />
         <source>&lt;b&gt;Sonetto&lt;/b&gt;：另一台电脑上对话列表里的“导出为 Markdown…”。</source>
         <translation>&lt;b&gt;Sonetto&lt;/b&gt;: “Export as Markdown…” in the chat list on the other computer.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="232" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="233" />
         <source>&lt;b&gt;ChatGPT 已保存的记忆&lt;/b&gt;：复制后粘贴到下面的框里。</source>
         <translation>&lt;b&gt;ChatGPT saved memories&lt;/b&gt;: copy them, then paste them into the box below.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="243" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="244" />
         <source>能读 %1 导出的聊天记录，还有 Sonetto 导出的对话和 JSON Lines。怎么导出：在右边的格式里选你用的应用。</source>
         <translation>Reads chats exported from %1, and chats exported from Sonetto or written as JSON Lines. How to export: pick your app in the format box.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="249" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="250" />
         <source>或者粘贴 ChatGPT 的“已保存的记忆”（设置 → 个性化 → 管理记忆，全选复制），每行一条：</source>
         <translation>Or paste ChatGPT’s saved memories (Settings → Personalization → Manage memories, select all and copy), one per line:</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="253" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="369" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="254" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="370" />
         <source>粘贴的记忆</source>
         <translation>Pasted memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="255" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="256" />
         <source>读取粘贴的记忆</source>
         <translation>Read the pasted memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="265" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="266" />
         <source>正在读取</source>
         <translation>Reading</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="266" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="267" />
         <source>取消读取</source>
         <translation>Stop reading</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="274" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="275" />
         <source>继续这次导入</source>
         <translation>Continue this import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="275" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="321" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="872" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="276" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="322" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="879" />
         <source>撤销已导入的部分</source>
         <translation>Undo what was imported</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="173" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="174" />
         <source>关闭</source>
         <translation>Close</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="278" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="279" />
         <source>JSON Lines 格式</source>
         <translation>JSON Lines format</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="279" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="280" />
         <source>每行一个 JSON 对象，即一条消息：
 
 {0}
@@ -1071,314 +1074,319 @@ conversation: which chat it belongs to; role: user or assistant (system and tool
 Optional: title (the chat’s title), id (the message’s id, which recognises it on a second import). Lines may come in any order; blank lines are fine.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="305" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="306" />
         <source>没有粘贴：内容有 {0} 字，ChatGPT 的已保存记忆一般只有几千字（最多 {1} 字）。请只复制“管理记忆”里的列表。</source>
         <translation>Not pasted: that is {0} characters, and ChatGPT's saved memories are a few thousand (at most {1}). Copy only the list under “Manage memories”.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="318" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="319" />
         <source>有一次没有完成的导入：{0} · {1}，已写入 {2}/{3} 轮</source>
         <translation>An import was not finished: {0} · {1}, {2}/{3} turns written</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="323" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="324" />
         <source>上次导入：{0} · {1}，写入 {2} 轮，新记忆 {3} 条，更新 {4} 条</source>
         <translation>Last import: {0} · {1}, {2} turns read, {3} new memories, {4} updated</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="326" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="1014" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="327" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="1034" />
         <source>撤销这次导入</source>
         <translation>Undo this import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="334" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="335" />
         <source>选择聊天记录</source>
         <translation>Choose a chat export</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="340" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="341" />
         <source>聊天记录 (*.zip *.json *.jsonl *.md *.txt)</source>
         <translation>Chat exports (*.zip *.json *.jsonl *.md *.txt)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="340" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="341" />
         <source>所有文件 (*)</source>
         <translation>All files (*)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="389" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="393" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="410" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="390" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="394" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="411" />
         <source>读不了 {0}：{1}</source>
         <translation>Cannot read {0}: {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="393" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="394" />
         <source>出了意外的问题，详情已写入日志。</source>
         <translation>something unexpected went wrong; the details are in the log.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="461" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="462" />
         <source>正在读取 {0}：%p%</source>
         <translation>Reading {0}: %p%</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="470" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="471" />
         <source>返回</source>
         <translation>Back</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="471" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="472" />
         <source>取消</source>
         <translation>Cancel</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="501" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="502" />
+        <source>导入这些记忆…</source>
+        <translation>Import them…</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="507" />
         <source>从</source>
         <translation>From</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="501" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="515" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="507" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="521" />
         <source>到</source>
         <translation>to</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="507" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="509" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="513" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="515" />
         <source>按标题筛选</source>
         <translation>Filter by title</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="510" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="516" />
         <source>全选</source>
         <translation>Select all</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="511" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="517" />
         <source>全不选</source>
         <translation>Select none</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="513" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="519" />
         <source>日期从</source>
         <translation>Dates from</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="534" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="540" />
         <source>开始导入</source>
         <translation>Start importing</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="562" />
-        <source>另有 {0} 条 ChatGPT 已保存的记忆：导入…</source>
-        <translation>And {0} ChatGPT saved memories: import…</translation>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="568" />
+        <source>另有 {0} 条 ChatGPT 已保存的记忆（不在对话里）。</source>
+        <translation>And {0} ChatGPT saved memories (not in the chats).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="567" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="574" />
         <source>正在计算…</source>
         <translation>Counting…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="606" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="613" />
         <source>正在计算…（已读 {0} / {1} 个对话）</source>
         <translation>Counting… ({0} of {1} conversations read)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="613" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="620" />
         <source>跳过 {0} 个读不了的对话：</source>
         <translation>Left out {0} conversations that cannot be read:</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="616" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="623" />
         <source>…另有 {0} 个</source>
         <translation>… and {0} more</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="623" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="630" />
         <source>还没有配置模型：请先在设置里填写模型，导入要由模型来读。</source>
         <translation>No model is configured: set one in Settings first; a model reads the import.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="626" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="633" />
         <source>审核模式已开启：导入的结果会进入审核箱，由你确认后才写入。</source>
         <translation>Review mode is on: what the import finds goes to the review inbox and is written only once you approve it.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="655" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="843" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="662" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="850" />
         <source>没能算出要导入的内容：{0}</source>
         <translation>Could not work out what to import: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="672" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="679" />
         <source>已导入过的 {0} 轮</source>
         <translation>{0} turns imported before</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="674" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="681" />
         <source>未完成的导入里还要写的 {0} 轮（继续那次导入即可）</source>
         <translation>{0} turns an unfinished import has still to write (resume it)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="676" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="683" />
         <source>不导入列表里的 {0} 个对话</source>
         <translation>{0} conversations on the don’t-import list</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="678" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="685" />
         <source>日期范围外的 {0} 轮</source>
         <translation>{0} turns outside the dates</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="680" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="687" />
         <source>文件里重复出现的 {0} 轮（只导入一次）</source>
         <translation>{0} turns repeated in the file (imported once)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="683" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="690" />
         <source>系统提示、工具调用、改写前的分支、空白等 {0} 条消息</source>
         <translation>{0} messages such as system prompts, tool calls, branches edited away and blanks</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="684" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="691" />
         <source>不导入：{0}</source>
         <translation>Not imported: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="686" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="693" />
         <source>{0} 处疑似密码、密钥或证件号会在发送给模型前隐去</source>
         <translation>{0} likely passwords, keys or ID numbers are hidden before the model sees them</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="689" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="696" />
         <source>{0} 条很长的消息只读开头和结尾（每条约 {1} 字）</source>
         <translation>{0} very long messages are read only at their start and end (about {1} characters each)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="699" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="714" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="706" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="721" />
         <source>没有保存：{0}</source>
         <translation>Not saved: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="722" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="729" />
         <source>ChatGPT 已保存的记忆</source>
         <translation>ChatGPT saved memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="723" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="730" />
         <source>每条直接成为一条记忆（不经模型），可以改主题或取消勾选。</source>
         <translation>Each becomes one memory as it is (no model reads it); you can change its theme or untick it.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="730" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="737" />
         <source>导入</source>
         <translation>Import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="745" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="752" />
         <source>审核模式已开启：它们会进入审核箱，由你确认后才写入。</source>
         <translation>Review mode is on: they go to the review inbox and are written only once you approve them.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="752" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="759" />
         <source>导入 {0} 条记忆</source>
         <translation>Import {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="760" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="764" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="767" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="771" />
         <source>没有导入：{0}</source>
         <translation>Not imported: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="806" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="813" />
         <source>正在准备导入：要读的对话逐批存好后开始，大的导入可能要几分钟；关闭窗口会取消这次导入。</source>
         <translation>Preparing the import: it begins once the chats to read are saved batch by batch, which can take a few minutes for a large one; closing the window cancels it.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="868" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="875" />
         <source>导入已停止</source>
         <translation>Import stopped</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="869" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="876" />
         <source>已导入的部分要保留吗？保留的话，以后再导入同一个文件会接着导入剩下的。</source>
         <translation>Keep what was imported? If you keep it, importing the same file again goes on with the rest.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="871" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="878" />
         <source>保留已导入的部分</source>
         <translation>Keep what was imported</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="907" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="925" />
         <source>删除它新建的 {0} 条记忆</source>
         <translation>delete the {0} memories it created</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="909" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="927" />
         <source>把它改过的 {0} 条记忆恢复原样</source>
         <translation>put back the {0} memories it changed</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="911" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="929" />
         <source>找回它删掉的 {0} 条记忆</source>
         <translation>bring back the {0} memories it deleted</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="913" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="932" />
         <source>撤销这次导入？</source>
         <translation>Undo this import?</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="913" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="932" />
         <source>撤销会影响 {0} 条记忆：{1}。撤销之后还可以重做。</source>
         <translation>Undoing touches {0} memories: {1}. You can redo it afterwards.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="914" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="933" />
         <source>，</source>
         <translation>, </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="914" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="933" />
         <source>撤销导入</source>
         <translation>Undo the import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="946" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="965" />
         <source>重做这次导入</source>
         <translation>Redo this import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="953" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="958" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="972" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="977" />
         <source>无法重做：{0}</source>
         <translation>Cannot redo: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="955" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="974" />
         <source>无法重做：撤销之后这些记忆都被改过了</source>
         <translation>Cannot redo: every one of these memories was changed after the undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="1007" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="1027" />
         <source>……还有 {0} 张</source>
         <translation>…and {0} more</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="1009" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="1029" />
         <source>无法撤销：这次导入写下的 {0} 条记忆之后都被改过，撤销会丢掉那些修改。</source>
         <translation>Cannot undo: all {0} memories the import wrote were changed afterwards, and undoing would lose those changes.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="903" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="984" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="996" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="1026" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="913" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="1004" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="1016" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="1046" />
         <source>无法撤销：{0}</source>
         <translation>Cannot undo: {0}</translation>
     </message>
@@ -2558,137 +2566,137 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
         <translation>Undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="425" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="430" />
         <source>已经在「{0}」里了。要合并，就把它拖到另一张卡片上。</source>
         <translation>Already in “{0}”. To merge, drop it on another card.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="451" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="456" />
         <source>移动到新主题</source>
         <translation>Move to a new theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="452" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="457" />
         <source>新主题的名字：</source>
         <translation>Name of the new theme:</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="457" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="462" />
         <source>移动到…</source>
         <translation>Move to…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="464" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="469" />
         <source>{0}（{1}）</source>
         <translation>{0} ({1})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="468" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="473" />
         <source>新主题…</source>
         <translation>New theme…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="480" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="485" />
         <source>展开</source>
         <translation>Expand</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="481" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="486" />
         <source>折叠</source>
         <translation>Collapse</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="484" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="489" />
         <source>重命名主题…</source>
         <translation>Rename theme…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="487" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="492" />
         <source>更改颜色…</source>
         <translation>Change colour…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="490" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="495" />
         <source>恢复默认颜色</source>
         <translation>Default colour</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="499" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="504" />
         <source>「{0}」的颜色</source>
         <translation>Colour of “{0}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="516" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="521" />
         <source>已选 {0} 条，其中 {1} 条不在视野内</source>
         <translation>{0} selected, {1} of them out of sight</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="522" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="527" />
         <source>删除</source>
         <translation>Delete</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="524" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="529" />
         <source>删除 {0} 条</source>
         <translation>Delete {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="528" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="533" />
         <source>锁定</source>
         <translation>Lock</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="529" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="534" />
         <source>锁定 {0} 条</source>
         <translation>Lock {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="531" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="536" />
         <source>解锁</source>
         <translation>Unlock</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="532" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="537" />
         <source>解锁 {0} 条</source>
         <translation>Unlock {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="535" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="540" />
         <source>置顶</source>
         <translation>Pin to the top</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="536" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="541" />
         <source>置顶 {0} 条</source>
         <translation>Pin {0} to the top</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="538" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="543" />
         <source>取消置顶</source>
         <translation>Unpin</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="539" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="544" />
         <source>取消置顶 {0} 条</source>
         <translation>Unpin {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="541" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="546" />
         <source>合并这 2 条</source>
         <translation>Merge these 2</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="547" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="552" />
         <source>编辑</source>
         <translation>Edit</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="548" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="553" />
         <source>历史</source>
         <translation>History</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="544" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="549" />
         <source>与…合并</source>
         <translation>Merge with…</translation>
     </message>
@@ -2733,7 +2741,7 @@ Your theme: {1}</translation>
         <translation>Replace</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="556" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="561" />
         <source>复制</source>
         <translation>Copy</translation>
     </message>
@@ -2789,98 +2797,99 @@ Your theme: {1}</translation>
 <context>
     <name>MessageBubble</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="115" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="145" />
         <source>重试</source>
+        <extracomment>A chip that must show where its memory differs from another's keeps this much of its start. ... and steps back at most this far to start the part that differs at a word's start.</extracomment>
         <translation>Retry</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="143" />
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="299" />
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="300" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="173" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="331" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="332" />
         <source>复制</source>
         <translation>Copy</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="146" />
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="186" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="176" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="216" />
         <source>编辑后重新发送</source>
         <translation>Edit and send again</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="149" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="179" />
         <source>这轮的记忆</source>
         <translation>This turn's memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="152" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="182" />
         <source>撤销这轮的记忆变化</source>
         <translation>Undo this turn's memory changes</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="154" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="184" />
         <source>别记住这个</source>
         <translation>Don't remember this</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="160" />
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="367" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="190" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="401" />
         <source>重新生成</source>
         <translation>Regenerate</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="186" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="216" />
         <source>回复结束后才能编辑这条消息</source>
         <translation>This message can be edited once its reply has ended</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="187" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="217" />
         <source>这条消息不能编辑</source>
         <translation>This message cannot be edited</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="280" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="312" />
         <source>思考中…</source>
         <translation>Thinking…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="292" />
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="293" />
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="305" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="324" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="325" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="337" />
         <source>已复制</source>
         <translation>Copied</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="338" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="372" />
         <source>这条记忆已不在了（已忘掉或合并）</source>
         <translation>This memory is gone (forgotten or merged)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="345" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="379" />
         <source>在记忆墙上查看</source>
         <translation>Show on the memory wall</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="346" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="380" />
         <source>忘掉这条</source>
         <translation>Forget this</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="366" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="400" />
         <source>等正在进行的回复结束后才能重试</source>
         <translation>Can be retried once the reply in progress has ended</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="367" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="401" />
         <source>等正在进行的回复结束后才能重新生成</source>
         <translation>Can be regenerated once the reply in progress has ended</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="385" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="419" />
         <source>已停止</source>
         <translation>Stopped</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="322" />
+        <location filename="../../sonetto_desktop/ui/chat/message_bubble.py" line="355" />
         <source>{0}：{1}</source>
         <translation>{0}: {1}</translation>
     </message>
@@ -5344,78 +5353,88 @@ Your theme: {1}</translation>
         <translation>Unlocked {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="93" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="94" />
+        <source>已置顶 {0} 条</source>
+        <translation>Pinned {0}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="95" />
+        <source>已取消置顶 {0} 条</source>
+        <translation>Unpinned {0}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="102" />
         <source>删除 Sonetto 今天写的记忆</source>
         <translation>Delete what Sonetto wrote today</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="94" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="103" />
         <source>把 Sonetto 今天新写下的记忆都移到回收站？之后可以在提示里撤销，或从回收站恢复。</source>
         <translation>Move every memory Sonetto wrote today to the trash? You can undo it from the notification, or restore them from the trash.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="97" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="106" />
         <source>删除</source>
         <translation>Delete</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="99" />
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="156" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="108" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="165" />
         <source>取消</source>
         <translation>Cancel</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="108" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="117" />
         <source>已删除 Sonetto 今天写的 {0} 条记忆</source>
         <translation>Deleted {0} memories Sonetto wrote today</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="109" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="118" />
         <source>Sonetto 今天还没有写下新的记忆。</source>
         <translation>Sonetto has not written any new memory today.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="116" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="125" />
         <source>重命名主题</source>
         <translation>Rename theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="117" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="126" />
         <source>「{0}」的新名字：</source>
         <translation>New name for “{0}”:</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="132" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="141" />
         <source>已把「{1}」并入「{2}」（{0} 条）</source>
         <translation>Merged “{1}” into “{2}” ({0})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="133" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="142" />
         <source>已把「{1}」改名为「{2}」（{0} 条）</source>
         <translation>Renamed “{1}” to “{2}” ({0})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="149" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="158" />
         <source>合并主题</source>
         <translation>Merge themes</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="150" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="159" />
         <source>已经有主题「{0}」了。要把「{1}」的记忆都并入「{0}」吗？</source>
         <translation>There is already a theme “{0}”. Move the memories of “{1}” into “{0}”?</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="154" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="163" />
         <source>合并</source>
         <translation>Merge</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="179" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="188" />
         <source>撤销</source>
         <translation>Undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="191" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="200" />
         <source>已撤销（{0} 条记忆）</source>
         <translation>Undone ({0} memories)</translation>
     </message>

@@ -47,7 +47,7 @@ from ..memory.events import EventFeed
 from ..memory.operations import MemoryOperations
 from ..memory.review import ReviewInbox
 from ..memory.reasons import reason_text
-from ..memory.undo import NothingToUndo, TurnSet, turn_text
+from ..memory.undo import NothingToUndo, TurnSet, UndoPreview, turn_text
 from ..memory.writer.secret_filter import redact_secrets
 from .ledger import DONE, PAUSED, RUNNING, UNDONE, ImportLedger, ImportState, batch_seq, batch_turn_id, new_import_id
 from .formats import format_named
@@ -684,18 +684,14 @@ def _tidy(drop: Callable[..., Any], *args: Any) -> None:
         log.exception("history import: its journal could not be tidied after an undo")
 
 
-def undo_target(ledger: ImportLedger, import_id: str, *, counting: bool = False) -> str:
+def undo_target(ledger: ImportLedger, import_id: str) -> str:
     """What undoing the whole import takes back: the import (its id), or, when some of its
     conversations were undone on their own, its batches together with those undos (a ``TurnSet``
-    named as the import: what they put back is no later change of the person's to ask about).
-    ``counting``: what the undo's confirmation counts then — the batches of the other conversations."""
+    named as the import: what they put back is no later change of the person's to ask about)."""
     state = ledger.get(import_id)
     if state is None or not state.undone_conversations or state.redone_by:
         return import_id
     batches = ledger.batch_conversations(import_id)
-    if counting:
-        return TurnSet(import_id, [batch_turn_id(import_id, seq) for seq, conversation in batches.items()
-                                   if conversation not in state.undone_conversations])
     return TurnSet(import_id, [*(batch_turn_id(import_id, seq) for seq in batches),
                                *state.undone_conversations.values()])
 
@@ -707,6 +703,25 @@ def _not_running_elsewhere(ledger: ImportLedger, import_id: str) -> None:
         raise ImportElsewhere(import_id)
 
 
+def _undo_of(ledger: ImportLedger, import_id: str) -> str:
+    """What ``undo_import`` takes back: the redo when the import was redone, else ``undo_target``."""
+    state = ledger.get(import_id)
+    return state.redone_by if state is not None and state.redone_by else undo_target(ledger, import_id)
+
+
+def preview_undo_import(ops: MemoryOperations, ledger: ImportLedger, import_id: str) -> UndoPreview:
+    """What ``undo_import`` would do now, changing nothing (``MemoryOperations.preview_undo``): the
+    memories it keeps because they were changed since (``kept``) and what it does to the rest, for the
+    question asked before it. Blocking; reads the memories the import's turns name, not every one."""
+    return ops.preview_undo(_undo_of(ledger, import_id))
+
+
+def preview_undo_conversation(ops: MemoryOperations, ledger: ImportLedger, import_id: str,
+                              conversation_id: str) -> UndoPreview:
+    """``preview_undo_import`` for one conversation of the import (``undo_conversation``)."""
+    return ops.preview_undo(conversation_turns(ledger, import_id, conversation_id))
+
+
 def undo_import(ops: MemoryOperations, ledger: ImportLedger, import_id: str, *, reason: str = "",
                 rest: bool = False) -> Any:
     """Take the whole import back as one action (``UndoConflict``: memories changed since stand in the
@@ -716,9 +731,8 @@ def undo_import(ops: MemoryOperations, ledger: ImportLedger, import_id: str, *, 
     left nothing else): approving one still on the person's screen is refused, saying the import was
     undone. Blocking. The ledger then lets its chats be imported again."""
     _not_running_elsewhere(ledger, import_id)
-    state = ledger.get(import_id)
     # redone: undo the redo; some conversations undone on their own: the others (``undo_target``)
-    target = state.redone_by if state is not None and state.redone_by else undo_target(ledger, import_id)
+    target = _undo_of(ledger, import_id)
     try:
         result = ops.undo_turn(target, reason=reason or reason_text("import.undo", import_id), keep_touched=rest)
     except NothingToUndo:
@@ -792,5 +806,6 @@ def redo_import(ops: MemoryOperations, ledger: ImportLedger, import_id: str, *, 
 
 
 __all__ = ["DONE", "PAUSED", "RUNNING", "UNDONE", "ImportElsewhere", "ImportProgress", "ImportResult",
-           "ImportRunner", "conversation_turns", "count_by_conversation", "count_changes", "origin_of", "redo_import", "undo_conversation",
+           "ImportRunner", "conversation_turns", "count_by_conversation", "count_changes", "origin_of",
+           "preview_undo_conversation", "preview_undo_import", "redo_import", "undo_conversation",
            "undo_import"]

@@ -19,8 +19,9 @@ from .dont_import import DontImportList
 from .ledger import DONE, RUNNING, ImportLedger, ImportState, imports_dir
 from .model import History, SavedMemory
 from .plan import Plan, Price, make_plan
-from .runner import (ImportResult, ImportRunner, count_by_conversation, count_changes, redo_import,
-                     undo_conversation, undo_import, undo_target)
+from ..memory.undo import UndoPreview
+from .runner import (ImportResult, ImportRunner, count_by_conversation, preview_undo_conversation, preview_undo_import,
+                     redo_import, undo_conversation, undo_import)
 from .saved_memories import from_text
 from .sources import read_history
 
@@ -214,11 +215,14 @@ class HistoryImports:
         memory, ledger = self.services.memory, self.ledger
         return await run_blocking(lambda: redo_import(memory, ledger, import_id, rest=rest))
 
-    async def counts(self, import_id: str) -> tuple[int, int, int]:
-        """How many memories the import created, changed and deleted, as they are now (for a
-        confirmation: what an undo would take back)."""
+    async def preview_undo(self, import_id: str, conversation_id: str | None = None) -> UndoPreview:
+        """What undoing the import (or one of its conversations) would do now, changing nothing: the
+        cards it keeps because they were changed since, and what it does to the rest (for the question
+        asked before the undo: the numbers the undo then applies)."""
         memory, ledger = self.services.memory, self.ledger
-        return await run_blocking(lambda: count_changes(memory, undo_target(ledger, import_id, counting=True)))
+        if conversation_id is None:
+            return await run_blocking(preview_undo_import, memory, ledger, import_id)
+        return await run_blocking(preview_undo_conversation, memory, ledger, import_id, conversation_id)
 
     async def conversations(self, import_id: str) -> list[tuple[str, str, tuple[int, int, int]]]:
         """The import's conversations still in place — (id, title, what each left: created, changed,

@@ -20,7 +20,7 @@ from .dont_remember import DontRememberList
 from .errors import DontRememberRefused, SecretRefused
 from .item import MemoryItem
 from .review import ReviewInbox
-from .undo import UndoResult
+from .undo import UndoPreview, UndoResult
 from .writer.secret_filter import find_secret
 
 
@@ -223,6 +223,12 @@ class MemoryOperations:
             return undo()
         return self.review.with_undo(turn_id, undo)
 
+    def preview_undo(self, turn_id: str) -> UndoPreview:
+        """What ``undo_turn(turn_id, keep_touched=True)`` would do now, changing nothing: the memories
+        it keeps (``kept``: a later change touched them) and what it does to the rest (``effects``) —
+        for a question asked before the undo, with the numbers the undo then applies. Blocking."""
+        return self._store.preview_undo(turn_id, actor=self.actor)
+
     # ── many at once (one action each: see ``bulk``) ──────────────────
 
     def move_many(self, ids: Iterable[str], theme: str, *, reason: str = "") -> BulkResult:
@@ -240,6 +246,11 @@ class MemoryOperations:
     def lock_many(self, ids: Iterable[str], locked: bool = True, *, reason: str = "") -> BulkResult:
         why = reason or ("批量锁定" if locked else "批量解锁")
         return run_bulk(self, ids, why, lambda ops, mid: ops.set_locked(mid, locked, reason=why))
+
+    def pin_many(self, ids: Iterable[str], pinned: bool = True, *, reason: str = "") -> BulkResult:
+        """Pin ``ids`` (first in their themes) or unpin them, as one action (those already so: no change)."""
+        why = reason or ("批量置顶" if pinned else "批量取消置顶")
+        return run_bulk(self, ids, why, lambda ops, mid: ops.set_field(mid, "pinned", pinned, reason=why))
 
     def rename_theme(self, old: str, new: str, *, reason: str = "") -> BulkResult:
         """Every memory of theme ``old`` now files under ``new`` (merging two themes when ``new`` exists)."""

@@ -228,6 +228,20 @@ def turn_text(turn_id: str) -> str:
     return os.path.commonprefix(sorted(members)) if members else ""
 
 
+def turn_texts(turn_id: str) -> list[str]:
+    """What the turn ids of ``turn_id`` contain, one text per family of them (``turn_text``; a
+    :class:`TurnSet` of an import's batches and of undos of some of its conversations: the batches'
+    common start and each undo's id), so that no family makes every memory be looked at."""
+    members = getattr(turn_id, "members", None)
+    if members is None:
+        return [str(turn_id)]
+    families: dict[str, list[str]] = {}
+    for member in sorted(members):
+        head, _, tail = member.rpartition("-")
+        families.setdefault(head if head and tail.isdigit() else member, []).append(member)
+    return [os.path.commonprefix(family) for family in families.values()]
+
+
 def in_turn(found: Any, turn_id: str) -> bool:
     """Whether a change recorded with turn id ``found`` belongs to ``turn_id`` (itself, a turn of its
     group, or one of a :class:`TurnSet`'s: see the module docstring)."""
@@ -414,8 +428,9 @@ def plan_undo(txn: Transaction, turn_id: str, actor: str, ids: Iterable[str] | N
     plan = UndoPlan(turn_id)
     wanted = list(dict.fromkeys(ids)) if ids is not None else None
     live: set[str] = set()
-    text = turn_text(turn_id)
-    for mid in wanted if wanted is not None else list(txn.ids_mentioning(text) if text else txn.ids()):
+    if wanted is None:  # the memories its turn ids name (indexed by a table store), not every one
+        wanted_live = list(dict.fromkeys(mid for text in turn_texts(turn_id) for mid in txn.ids_mentioning(text)))
+    for mid in wanted if wanted is not None else wanted_live:
         item = txn.get(mid)
         if item is not None:
             live.add(mid)
@@ -443,6 +458,16 @@ class TurnUndo:
         self._publish = publish
 
     _change = staticmethod(record_change)
+
+    def preview_undo(self, turn_id: str, *, actor: str = "user", ids: Iterable[str] | None = None) -> UndoPreview:
+        """What ``undo_turn(turn_id, keep_touched=True)`` would do now, changing nothing: the memories
+        it would keep (a later change touched them) and what it would do to the rest — the numbers an
+        undo then applies, for a question asked before it. (Empty: nothing to undo.)"""
+        actor = check_actor(actor)
+        if not isinstance(turn_id, str) or not turn_id.strip():
+            raise ValueError("turn_id must be a non-empty string")
+        with self._transaction() as txn:
+            return plan_undo(txn, turn_id, actor, ids).preview()
 
     def undo_turn(self, turn_id: str, *, actor: str = "user", reason: str = "", turn: Turn | None = None,
                   ids: Iterable[str] | None = None, unhit: Mapping[str, int] | None = None,

@@ -291,3 +291,42 @@ def test_a_memory_chip_wider_than_a_narrow_bubble_is_shortened_not_cut(qtbot):
     bubble.set_max_width(700)
     process_events()
     assert long_chip.text() == chip_text(description)
+
+
+@pytest.mark.parametrize("width", [700, 200])
+def test_chips_of_near_identical_memories_can_be_told_apart(qtbot, width):
+    """Undo16: two recalled memories that start alike were both cut to "User allergic t…", so the chips
+    under a reply could not be told apart. Each shows where it differs (its start, then "…" and the part
+    that differs), in a wide bubble and a narrow one, and its tooltip holds the whole text."""
+    from sonetto_desktop.ui.chat.message_bubble import MessageBubble
+
+    memories = [{"id": "m1", "description": "User allergic to peanuts, carries an EpiPen", "theme": "健康"},
+                {"id": "m2", "description": "User allergic to penicillin since childhood", "theme": "健康"},
+                {"id": "m3", "description": "喜欢猫", "theme": "品味"}]
+    bubble = MessageBubble("assistant", "[]", max_width=width)
+    bubble.setStyleSheet(stylesheet("light"))
+    qtbot.addWidget(bubble)
+    bubble.show()
+    bubble.set_memories(memories)
+    process_events()
+    chips = bubble.chip_buttons()
+    texts = [chip.text() for chip in chips]
+    assert len(set(texts)) == 3, texts
+    assert "peanut" in texts[0] and "penicillin"[:5] in texts[1] and texts[2] == "喜欢猫", texts
+    for chip, memory in zip(chips, memories, strict=True):
+        assert memory["description"] in chip.toolTip()
+        assert chip.geometry().right() < bubble.chips.width(), f"{chip.text()!r} runs past the bubble"
+        assert chip.width() >= chip.sizeHint().width(), f"{chip.text()!r} is cut off"
+
+
+def test_chip_texts_show_where_memories_differ_and_leave_the_rest_alone():
+    from sonetto_desktop.ui.chat.message_bubble import chip_text, chip_texts
+
+    same = "用户对青霉素过敏，小时候打针后起过疹子"
+    shown = chip_texts([same + "需要注意", same + "但已好转", "喜欢猫", "x" * 20, "x" * 20])
+    assert shown[0].endswith("需要注意") and shown[1].endswith("但已好转") and shown[0] != shown[1]
+    assert shown[2] == "喜欢猫"
+    assert shown[3] == shown[4] == chip_text("x" * 20)  # the same text twice: nothing differs to show
+    one, longer = chip_texts(["User allergic to peanut", "User allergic to peanuts and shellfish"])
+    assert one != longer and one.endswith("peanut") and "peanuts" in longer
+    assert chip_texts(["User allergic to peanuts, carries an EpiPen"]) == [chip_text("User allergic to peanuts, carries an EpiPen")]

@@ -14,6 +14,7 @@ from PySide6.QtCore import QCoreApplication, QDate, QPoint, Qt
 
 from history_helpers import bad_values_export, fixture, remember_each_line, shanghai, two_apps_zip  # noqa: F401 - a fixture
 from shell_fixtures import app_settings, running_app
+from helpers import settle
 from sonetto_desktop.history_import import service as service_module
 from sonetto_desktop.history_import.plan import make_plan
 from sonetto_desktop.history_import.sources import read_history
@@ -464,10 +465,16 @@ async def test_an_import_that_wrote_nothing_is_not_offered_to_undo(qapp, tmp_pat
         dialog.reject()
 
 
+def _not_asked_how_many(dialog) -> bool:
+    """The plain "撤销会影响 N 条记忆" question was never put (undo16: it gave the wrong count)."""
+    return getattr(dialog, "undo_question", None) is None
+
+
 async def test_undo_after_the_person_changed_cards_lists_them_and_undoes_the_rest(qapp, tmp_path, llm_server, wait):
     """Issue 35, item 4: the window's undo of an import whose cards the person changed since asks
     first, naming those cards by their text and why, with what the rest is; 取消 changes nothing,
-    撤销其余的改动 keeps them and takes the rest back, and the result names them again."""
+    撤销其余的改动 keeps them and takes the rest back, and the result names them again. Undo16: that
+    is the first question (it used to follow a "删除它新建的 3 条记忆" that counted the kept ones too)."""
     import shiboken6
 
     llm_server.responder = remember_each_line
@@ -486,9 +493,9 @@ async def test_undo_after_the_person_changed_cards_lists_them_and_undoes_the_res
         after = {mid: (i.description, i.theme) for mid, i in ops.all_items().items()}
 
         dialog.progress.undo_button.click()
-        await _confirm_undo(dialog, wait)
         await wait(lambda: (q := getattr(dialog, "undo_rest_question", None)) is not None and q.isVisible(),
                    message="the question")
+        assert _not_asked_how_many(dialog)
         question = dialog.undo_rest_question
         lines = [question.cards.item(i).text() for i in range(question.cards.count())]
         assert question.headline.text() == "有 2 张卡片之后又被改过，会原样保留："
@@ -503,9 +510,9 @@ async def test_undo_after_the_person_changed_cards_lists_them_and_undoes_the_res
         assert dialog.progress.title.text() == "导入完成"
 
         dialog.progress.undo_button.click()
-        await _confirm_undo(dialog, wait)
         await wait(lambda: getattr(dialog, "undo_rest_question", question) is not question
                    and dialog.undo_rest_question.isVisible(), message="asked again")
+        assert _not_asked_how_many(dialog)
         dialog.undo_rest_question.confirm.click()
         await wait(lambda: dialog.progress.title.text() == "已撤销这次导入", message="the rest undone")
         assert [i.description for i in ops.all_items().values()] == ["用户2023年3月22日考了日语 N3"]
@@ -532,8 +539,8 @@ async def test_undo_when_the_person_changed_every_card_says_which_and_asks_nothi
         await dialog.loading
         assert dialog.undo_unfinished.text() == "撤销这次导入"
         dialog.undo_unfinished.click()
-        await _confirm_undo(dialog, wait)
         await wait(lambda: dialog.source_error.text().startswith("无法撤销"), message="said")
+        assert _not_asked_how_many(dialog)  # nothing it could do: nothing asked
         lines = dialog.source_error.text().splitlines()
         assert lines[0] == "无法撤销：这次导入写下的 3 条记忆之后都被改过，撤销会丢掉那些修改。"
         assert len(lines) == 4 and all(line.endswith("：你之后改过它（刚刚）") for line in lines[1:])
@@ -856,6 +863,38 @@ async def test_one_conversation_of_an_import_is_undone_alone_and_brought_back(qa
         dialog.reject()
 
 
+async def test_one_conversations_undo_names_the_card_changed_since_in_its_first_question(qapp, tmp_path, llm_server,
+                                                                                          wait):
+    """Undo16: a conversation whose card the person edited since is asked about once, with the truth:
+    that card is kept, the other goes to the trash (not "写下的 2 条记忆" and a second question)."""
+    llm_server.responder = remember_each_line
+    async with running_app(qapp, app_settings(tmp_path / "data", llm_server)) as app:
+        ops = app.services.memory
+        dialog, panel = await _imported(app, wait)
+        panel.by_conversation_button.click()
+        chooser = dialog.conversation_undo
+        await chooser.loading
+        assert chooser.list.item(0).text() == "「搬家去杭州」 · 新建 2 条"
+        edited = next(mid for mid, i in ops.all_items().items() if "杭州" in i.description)
+        ops.update(edited, description="用户2024年5月搬到了杭州西溪")
+        chooser.list.setCurrentRow(0)
+        chooser.undo_button.click()
+        await wait(lambda: chooser.question is not None and shiboken6.isValid(chooser.question)
+                   and chooser.question.isVisible(), message="asked")
+        question = chooser.question
+        assert getattr(chooser, "undo_confirm", None) is None  # not the plain count
+        assert question.headline.text() == "有 1 张卡片之后又被改过，会原样保留："
+        assert question.cards.item(0).text().startswith("「用户2024年5月搬到了杭州西溪」")
+        assert question.rest.text() == "其余的改动会撤销：1 条移到回收站。"
+        question.confirm.click()
+        await wait(lambda: chooser.note.text().startswith("已撤销对话「搬家去杭州」"), message="undone")
+        await chooser.working
+        assert chooser.note.text().endswith("；你之后改过的 1 张卡片原样保留")
+        assert ops.get(edited).description == "用户2024年5月搬到了杭州西溪" and len(ops.all_items()) == 2
+        chooser.accept()
+        dialog.reject()
+
+
 async def test_closing_the_window_lets_the_read_export_go(qapp, tmp_path, llm_server, wait):
     """Issue 37: the export read for the preview (its spill file, its plan) is let go when the window
     closes, not kept by the closed dialog until the next one; its spill file is closed with it."""
@@ -1043,7 +1082,7 @@ async def test_the_saved_memories_in_a_chatgpt_export_with_chats_are_offered(qap
         dialog = app.history_imports.open_dialog(app.window)
         assert await dialog.open_path(path)
         assert dialog.stack.currentWidget() is dialog.preview_page
-        assert dialog.saved_offer.isVisibleTo(dialog) and "2 条" in dialog.saved_offer.text()
+        assert dialog.saved_offer.isVisibleTo(dialog) and "另有 2 条" in dialog.saved_offer_note.text()
         dialog.saved_offer.click()
         assert dialog.stack.currentWidget() is dialog.saved_page
         assert dialog.saved_button.text() == "导入 2 条记忆"
@@ -1051,6 +1090,42 @@ async def test_the_saved_memories_in_a_chatgpt_export_with_chats_are_offered(qap
         await wait(lambda: dialog.progress.title.text() == "导入完成", message="imported")
         assert sorted(i.description for i in app.services.memory.all_items().values()) == [
             "User lives in Hangzhou.", "User runs every morning."]
+        dialog.reject()
+
+
+@pytest.mark.parametrize("language", ["zh_CN", "en"])
+async def test_the_preview_of_an_export_with_a_long_name_fits_a_small_screen(qapp, tmp_path, llm_server, wait, language):
+    """Undo16: ChatGPT names its exports by two long hashes; the preview's title showed the name whole, so
+    the window grew wider than a 1366 px screen (and a 900 px one), and its offer of the saved memories,
+    开始导入 and 取消 were cut off at its edge. The title gives way ("…", the name in its tooltip), the
+    offer wraps, and the page fits 900 × 600 with every button's text whole."""
+    conversations = json.loads(fixture("chatgpt_conversations.json").read_text(encoding="utf-8"))
+    conversations[1]["mapping"]["n-a2"]["message"]["content"] = {
+        "content_type": "model_editable_context",
+        "model_set_context": "1. [2024-09-29]. User runs every morning.\n\n2. [2024-09-30]. User lives in Hangzhou."}
+    name = "f1e9a1b5d7c3a2b4c6d8e0f1a3b5c7d9e1f3a5b7c9d1e3f5a7b9c1d3-2024-12-07-16-30-00-3b7e0a8c6d4f2e1a9b7c5d3e1f0a2b4c6d8e0f1a3b5c7d9e1.json"
+    path = tmp_path / name
+    path.write_text(json.dumps(conversations), encoding="utf-8")
+    async with running_app(qapp, app_settings(tmp_path / "data", llm_server, language=language)) as app:
+        dialog = app.history_imports.open_dialog(app.window)
+        assert await dialog.open_path(path)
+        assert dialog.stack.currentWidget() is dialog.preview_page
+        assert dialog.minimumSizeHint().width() <= 860, dialog.minimumSizeHint()
+        dialog.resize(860, 560)
+        await wait(lambda: dialog.width() == 860, message="resized")
+        await settle()  # the page laid out at that width
+        assert name in dialog.preview_title.toolTip()
+        offer = dialog.saved_offer
+        said = {"zh_CN": ("另有 2 条 ChatGPT 已保存的记忆（不在对话里）。", "导入这些记忆…"),
+                "en": ("And 2 ChatGPT saved memories (not in the chats).", "Import them…")}[language]
+        assert offer.isVisibleTo(dialog) and (dialog.saved_offer_note.text(), offer.text()) == said
+        for button in (offer, dialog.start_button, dialog.all_button, dialog.none_button):
+            assert button.width() >= button.sizeHint().width(), button.text()  # its text whole
+            right = button.mapTo(dialog, button.rect().topRight()).x()
+            assert 0 <= right <= dialog.width(), (button.text(), right, dialog.width())
+        note = dialog.saved_offer_note
+        assert note.wordWrap() and note.mapTo(dialog, note.rect().topRight()).x() <= dialog.width()
+        assert note.height() >= note.heightForWidth(note.width())  # every line of it
         dialog.reject()
 
 

@@ -126,3 +126,28 @@ async def test_locking_one_card_is_not_a_bulk_lock(wall, populated_store, wait):
     wall.actions.lock_cards([coffee], True)  # the card menu's 锁定
     await wait(lambda: populated_store.get(coffee).locked, message="locked")
     assert populated_store.get(coffee).history[-1]["reason"] == "手动锁定"  # was 批量锁定
+
+
+async def test_pinning_several_cards_is_one_bulk_action_with_a_toast_and_its_undo(wall, populated_store, wait):
+    """Undo16: pinning a selection was one write per card, said nothing and offered no 撤销 (only Ctrl+Z);
+    locking the same cards was one bulk write with a toast. Pinning is now the same: one action, one
+    toast "已置顶 N 条" whose 撤销 unpins them all."""
+    await wall.reload()
+    ids = list(populated_store.ids.values())[:3]
+    tasks = wall.actions.pin_cards(ids, True)  # the selection's 置顶 3 条
+    assert len(tasks) == 1
+    await asyncio.gather(*tasks)
+    assert all(populated_store.get(mid).pinned for mid in ids)
+    turns = {populated_store.get(mid).history[-1]["turn_id"] for mid in ids}
+    reasons = {populated_store.get(mid).history[-1]["reason"] for mid in ids}
+    assert len(turns) == 1 and reasons == {"批量置顶"}
+    await wait(lambda: any(t.text == "已置顶 3 条" for t in wall.toasts.toasts()), message="the toast")
+    [toast] = [t for t in wall.toasts.toasts() if t.text == "已置顶 3 条"]
+    assert toast.action_button is not None and toast.action_button.text() == "撤销"
+    toast.action_button.click()
+    await wait(lambda: not any(populated_store.get(mid).pinned for mid in ids), message="one 撤销 unpins all")
+
+    await asyncio.gather(*wall.actions.pin_cards(ids, True))
+    await asyncio.gather(*wall.actions.pin_cards(ids, False))  # 取消置顶 3 条
+    await wait(lambda: any(t.text == "已取消置顶 3 条" for t in wall.toasts.toasts()), message="unpinned, said")
+    assert not any(populated_store.get(mid).pinned for mid in ids)

@@ -20,7 +20,7 @@ from sonetto_desktop.ui.wall.card_view import ThemeCardView
 from sonetto_desktop.ui.wall.memory_model import BURST_CARDS, MemoryCardModel
 from sonetto_desktop.ui.wall.memory_wall import MemoryWall
 from sonetto_desktop.ui.wall.theme_card_list import ThemeCardList
-from sonetto_desktop.presentation.cards import DESCRIPTION, ID, LOCKED, THEME
+from sonetto_desktop.presentation.cards import DESCRIPTION, ID, LOCKED, PINNED, THEME
 
 WORDS = "喜欢 讨厌 咖啡 绿茶 周末 爬山 猫 狗 工作 项目 电影 音乐 妈妈 朋友 北京 火锅 旅行".split()
 CARDS = 3000
@@ -362,7 +362,7 @@ async def test_a_theme_too_big_for_one_step_is_tested_in_slices_by_default(big_s
     assert picture(wall) == picture(whole)
 
 
-@pytest.mark.parametrize("action", ["lock", "delete-half"])
+@pytest.mark.parametrize("action", ["lock", "pin", "delete-half"])
 async def test_a_bulk_action_on_a_big_theme_reaches_its_section_once(big_service, qtbot, wait, action):
     """Locking or deleting a whole big theme's cards at once (the selection's menu) placed and laid
     out its section again card by card, each a pass over the section: at 10,000 memories a theme of
@@ -380,6 +380,8 @@ async def test_a_bulk_action_on_a_big_theme_reaches_its_section_once(big_service
     wall.select_ids(kept)
     if action == "lock":
         await wall.bulk.lock(ids, True)
+    elif action == "pin":  # (undo16: was one write per card, each reaching the section)
+        await wall.bulk.pin(ids, True)
     else:
         await wall.bulk.delete(ids[::2])
     await wall.model.settle()
@@ -389,6 +391,8 @@ async def test_a_bulk_action_on_a_big_theme_reaches_its_section_once(big_service
     assert 1 <= resets <= 3 and len(told) <= 3 * (2 * BURST_CARDS + 4), told
     if action == "lock":
         assert all(wall.model.card(mid)[LOCKED] for mid in ids)
+    elif action == "pin":
+        assert all(wall.model.card(mid)[PINNED] for mid in ids)
     else:
         assert section.proxy.all_ids() == ids[1::2]
     assert sorted(wall.selected_ids()) == sorted(kept)

@@ -33,7 +33,7 @@ from ..record import CARD
 from .columns import Columns, items_columns
 from .notices import StoreNotice
 from .transaction import SnapshotTransaction, Transaction, mentions
-from ..undo import TurnUndo, UndoResult
+from ..undo import TurnUndo, UndoPreview, UndoResult
 from . import lock_wait
 from .validation import validate_items
 
@@ -145,6 +145,10 @@ class BaseMemoryManager(ABC):
         keep the memories a later change touched and undo the rest, instead of refusing."""
         return self.undo.undo_turn(turn_id, actor=actor, reason=reason, turn=turn, ids=ids, unhit=unhit,
                                    keep_touched=keep_touched)
+
+    def preview_undo(self, turn_id: str, *, actor: str = "user", ids: Iterable[str] | None = None) -> UndoPreview:
+        """What ``undo_turn(turn_id, keep_touched=True)`` would do now, changing nothing (see ``undo.py``)."""
+        return self.undo.preview_undo(turn_id, actor=actor, ids=ids)
 
     # ── primitives a backend provides ─────────────────────────────────
 

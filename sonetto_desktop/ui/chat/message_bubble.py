@@ -8,6 +8,7 @@ gives (``set_max_width``), so nothing is cut off at any width, while streaming o
 from __future__ import annotations
 
 import html
+import os
 from typing import Any
 
 from PySide6.QtCore import Qt, QTimer, Signal
@@ -38,12 +39,41 @@ ERROR_MARGINS = (10, 6, 6, 6)
 QUIET_OPACITY = 0.45
 COPIED_MS = 1500
 
-__all__ = ["MessageBubble", "chip_text", "render_markdown"]
+__all__ = ["MessageBubble", "chip_text", "chip_texts", "render_markdown"]
 
 
 def chip_text(description: str, limit: int = CHIP_CHARS) -> str:
     text = " ".join((description or "").split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+#: A chip that must show where its memory differs from another's keeps this much of its start.
+CHIP_HEAD = 6
+#: ... and steps back at most this far to start the part that differs at a word's start.
+_WORD_BACK = 8
+
+
+def chip_texts(descriptions: list[str], limit: int = CHIP_CHARS) -> list[str]:
+    """``chip_text`` of each, except where two would read the same ("User allergic t…" twice for two
+    near-identical memories): those keep their first words and show, after "…", where they differ from
+    the others ("User a…peanuts" / "User a…penicillin", each cut to about ``limit`` characters again).
+    The same memory text twice stays the same (nothing differs)."""
+    flat = [" ".join((d or "").split()) for d in descriptions]
+    short = [chip_text(text, limit) for text in flat]
+    shown = list(short)
+    for i, text in enumerate(flat):
+        twins = [other for j, other in enumerate(flat) if j != i and short[j] == short[i] and other != text]
+        if not twins or len(text) <= limit:
+            continue
+        room = max(2, limit - 2)  # (a little more than a plain chip: enough to tell them apart)
+        # where it differs from the twin it is most like (its end, when it is the start of a longer one)
+        differs = min(max(len(os.path.commonprefix([text, other])) for other in twins), len(text) - room // 2)
+        space = text.rfind(" ", max(CHIP_HEAD, differs - _WORD_BACK), differs)
+        start = max(CHIP_HEAD, space + 1 if space != -1 else differs)
+        tail = text[start:]
+        tail = tail if len(tail) <= room else tail[: room - 1] + "…"
+        shown[i] = text[:CHIP_HEAD].rstrip() + "…" + tail
+    return shown
 
 
 USER_ACTION_COLOR = "#f4f6ff"
@@ -235,7 +265,9 @@ class MessageBubble(QFrame):
             wide = chip.sizeHint().width()
             if wide > inner:
                 room = inner - (wide - chip.fontMetrics().horizontalAdvance(full))  # less its icon and padding
-                chip.setText(chip.fontMetrics().elidedText(full, Qt.TextElideMode.ElideRight, max(0, room)))
+                # a chip that shows where it differs from another gives up its start first (the part it shares)
+                text = "…" + full.split("…", 1)[1] if chip.property("differs") else full
+                chip.setText(chip.fontMetrics().elidedText(text, Qt.TextElideMode.ElideRight, max(0, room)))
         chips = [self.chip_layout.itemAt(i).sizeHint().width() for i in range(self.chip_layout.count())]
         natural = sum(chips) + 6 * max(0, len(chips) - 1)
         width = max(1, min(natural, inner))
@@ -314,14 +346,16 @@ class MessageBubble(QFrame):
             if item is not None and item.widget() is not None:
                 item.widget().deleteLater()
         self._memories = [m for m in memories if m.get("id")]
-        for memory in self._memories:
-            chip = QPushButton(icon("memory"), chip_text(str(memory.get("description", ""))), self.chips)
+        texts = chip_texts([str(m.get("description", "")) for m in self._memories])
+        for memory, text in zip(self._memories, texts, strict=True):
+            chip = QPushButton(icon("memory"), text, self.chips)
             chip.setObjectName("MemoryChip")
             chip.setFocusPolicy(Qt.FocusPolicy.NoFocus)
             chip.setCursor(Qt.CursorShape.PointingHandCursor)
             chip.setToolTip(self.tr("{0}：{1}").format(memory.get("theme", ""), memory.get("description", "")))
             chip.setProperty("memory_id", memory["id"])
             chip.setProperty("full_text", chip.text())
+            chip.setProperty("differs", text != chip_text(str(memory.get("description", ""))))
             chip.clicked.connect(lambda _=False, mid=memory["id"]: self.memory_clicked.emit(mid))
             chip.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
             chip.customContextMenuRequested.connect(

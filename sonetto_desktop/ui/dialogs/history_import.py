@@ -45,6 +45,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..widgets.tasks import task_scope
+from ..widgets.elided_label import ElidedLabel
 from ..widgets.wrapped_label import WrappedLabel
 from sonetto_desktop.aio import start_thread, trim_heap
 from sonetto_desktop.history_import.formats import all_formats
@@ -52,10 +53,10 @@ from sonetto_desktop.history_import.model import History, HistoryFormatError, St
 from sonetto_desktop.history_import.plan import MAX_MESSAGE_CHARS, Plan
 from sonetto_desktop.history_import.saved_memories import MAX_TEXT_CHARS as MAX_PASTE_CHARS
 from sonetto_desktop.memory.errors import MemoryError_
-from sonetto_desktop.memory.undo import NothingToUndo, UndoConflict
+from sonetto_desktop.memory.undo import NothingToUndo, Touched, UndoConflict, UndoPreview
 from sonetto_desktop.ops import Failed
 from sonetto_desktop.presentation.errors import error_detail
-from sonetto_desktop.presentation.undo_words import kept_lines
+from sonetto_desktop.presentation.undo_words import effects_text, kept_lines
 from sonetto_desktop.presentation.i18n import filled
 
 from ..i18n import ui_language
@@ -485,15 +486,20 @@ class HistoryImportDialog(QDialog):
 
     def _build_preview(self) -> QWidget:
         page = QWidget(self)
-        self.preview_title = QLabel("", page)
+        # an export's name may be long (ChatGPT's: two hashes): cut with "…", whole in the tooltip, so the
+        # window never grows past the screen and its buttons with it
+        self.preview_title = ElidedLabel(page, min_text="ChatGPT · ")
         self.preview_title.setObjectName("HistoryPreviewTitle")
         self.preview_title.setTextFormat(Qt.TextFormat.PlainText)
         self.notes = QLabel("", page)
         self.notes.setObjectName("ImportNote")
         self.notes.setWordWrap(True)
         self.notes.setTextFormat(Qt.TextFormat.PlainText)
-        # the memory snapshot a ChatGPT export holds beside its chats: imported on its own page
-        self.saved_offer = QPushButton("", page)
+        # the memory snapshot a ChatGPT export holds beside its chats: imported on its own page (said by a
+        # label that wraps, the button short: a sentence on a button neither wraps nor gives way)
+        self.saved_offer_note = WrappedLabel("", page)
+        self.saved_offer_note.setTextFormat(Qt.TextFormat.PlainText)
+        self.saved_offer = QPushButton(self.tr("导入这些记忆…"), page)
         self.saved_offer.setAutoDefault(False)
         self.saved_offer.clicked.connect(lambda: self.history is not None and self._show_saved(self.history))
         self.since = QDateEdit(page)
@@ -536,7 +542,7 @@ class HistoryImportDialog(QDialog):
         layout = QVBoxLayout(page)
         layout.addWidget(self.preview_title)
         layout.addWidget(self.notes)
-        layout.addLayout(_hbox(self.saved_offer, None))
+        layout.addLayout(_hbox((self.saved_offer_note, 1), self.saved_offer))
         layout.addLayout(dates)
         layout.addWidget(self.conversations, 1)
         layout.addWidget(self.summary)
@@ -559,8 +565,9 @@ class HistoryImportDialog(QDialog):
         notes = [_say(note) for note in history.notes] + self._bad_lines(history)
         self.notes.setText("\n".join(notes))
         self.notes.setVisible(bool(notes))
-        self.saved_offer.setText(self.tr("另有 {0} 条 ChatGPT 已保存的记忆：导入…").format(len(history.saved_memories)))
-        self.saved_offer.setVisible(bool(history.saved_memories))
+        self.saved_offer_note.setText(self.tr("另有 {0} 条 ChatGPT 已保存的记忆（不在对话里）。").format(len(history.saved_memories)))
+        for widget in (self.saved_offer_note, self.saved_offer):
+            widget.setVisible(bool(history.saved_memories))
         self._unticked = set()
         self.plan = None
         self.conversations.clear()
@@ -892,26 +899,38 @@ class HistoryImportDialog(QDialog):
         label.setVisible(True)
 
     async def ask_then_undo(self) -> Any:
-        """The undo buttons: say how many memories the undo takes back, and undo only on 撤销导入
-        (取消 is the default). Cards the person changed since are asked about next (``undo_import``)."""
+        """The undo buttons: say what the undo will do before it is done (``preview_undo``, read off the
+        Qt thread: the numbers the undo then applies), and undo only on the person's word (取消 is the
+        default). Cards the person changed since are named in that first question (``UndoRestDialog``:
+        kept as they are, and what undoing the rest does); when nothing but such cards is left, it says
+        so and asks nothing."""
         import_id = self.import_id
         if import_id is None:
             return None
         try:
-            created, updated, deleted = await self.actions.imports.counts(import_id)
+            preview = await self.actions.imports.preview_undo(import_id)
         except Exception as exc:  # noqa: BLE001 - said in the dialog; nothing was undone
             self._undo_failed(self.tr("无法撤销：{0}").format(error_detail(exc)))
             return None
         if not shiboken6.isValid(self):
             return None
-        parts = [self.tr("删除它新建的 {0} 条记忆").format(created)]
-        if updated:
-            parts.append(self.tr("把它改过的 {0} 条记忆恢复原样").format(updated))
-        if deleted:
-            parts.append(self.tr("找回它删掉的 {0} 条记忆").format(deleted))
-        total = created + updated + deleted
+        if preview.kept:
+            if not preview.rest:
+                self._all_changed(preview.kept)
+                return None
+            if not await self._confirm_undo_rest(preview):
+                return None
+            return await self.undo_import(rest=True)
+        effects = dict(preview.effects)
+        parts = [self.tr("删除它新建的 {0} 条记忆").format(effects.pop("trashed", 0))]
+        if effects.get("reverted"):
+            parts.append(self.tr("把它改过的 {0} 条记忆恢复原样").format(effects.pop("reverted")))
+        if effects.get("restored"):
+            parts.append(self.tr("找回它删掉的 {0} 条记忆").format(effects.pop("restored")))
+        if any(effects.values()):  # (an import neither locks nor pins; its redo's undo may)
+            parts.append(effects_text(effects, ui_language()))
         question = Question(self, self.tr("撤销这次导入？"), self.tr("撤销会影响 {0} 条记忆：{1}。撤销之后还可以重做。").format(
-            total, self.tr("，").join(parts)), self.tr("撤销导入"))
+            preview.rest, self.tr("，").join(parts)), self.tr("撤销导入"))
         self.undo_confirm, self.undo_question = question.confirm, question.box
         if not await question.answer() or not shiboken6.isValid(self):
             return None
@@ -964,17 +983,18 @@ class HistoryImportDialog(QDialog):
         self.progress.show_redone(result.kept)
         return result
 
-    async def undo_import(self) -> Any:
-        """Take the import back. When the person changed some of its cards since, ask first: the
-        confirmation (``UndoRestDialog``) lists those cards, kept as they are, and what undoing the rest
-        does; nothing changes unless the person says so."""
+    async def undo_import(self, *, rest: bool = False) -> Any:
+        """Take the import back (``rest``: the person agreed to keep the cards changed since). When
+        cards the person changed since stand in the way, ask first: the confirmation
+        (``UndoRestDialog``) lists those cards, kept as they are, and what undoing the rest does;
+        nothing changes unless the person says so."""
         import_id = self.import_id
         if import_id is None:
             return None
         if self.actions.running is not None and self.actions.running.id == import_id:
             await self.actions.stop()
         try:
-            result = await self.actions.imports.undo(import_id)
+            result = await self.actions.imports.undo(import_id, rest=rest)
         except NothingToUndo as exc:  # nothing written, only changes held for review: withdrawn
             if exc.withdrawn and shiboken6.isValid(self):
                 self._show_last(None)
@@ -987,9 +1007,9 @@ class HistoryImportDialog(QDialog):
             if not shiboken6.isValid(self):
                 return None
             if not exc.rest:
-                self._all_changed(exc)
+                self._all_changed(exc.touched)
                 return None
-            if not await self._confirm_undo_rest(exc):
+            if not await self._confirm_undo_rest(exc.preview):
                 return None
             result = await self._undo(import_id, rest=True)
         except Exception as exc:  # noqa: BLE001 - said in the dialog; nothing was undone
@@ -1001,17 +1021,17 @@ class HistoryImportDialog(QDialog):
             self.progress.show_undone(result.turn_id, result.kept, withdrawn=len(getattr(result, "withdrawn", ())))
         return result
 
-    def _all_changed(self, refused: UndoConflict) -> None:
+    def _all_changed(self, touched: list[Touched]) -> None:
         """Nothing is left to undo but cards the person changed since: say so, and which."""
-        lines = kept_lines(refused.touched, ui_language())
+        lines = kept_lines(touched, ui_language())
         shown = lines[:KEPT_SHOWN] + ([self.tr("……还有 {0} 张").format(len(lines) - KEPT_SHOWN)]
                                       if len(lines) > KEPT_SHOWN else [])
         self._undo_failed("\n".join([self.tr("无法撤销：这次导入写下的 {0} 条记忆之后都被改过，撤销会丢掉那些修改。").format(
-            len(refused.touched)), *shown]))
+            len(touched)), *shown]))
 
-    async def _confirm_undo_rest(self, refused: UndoConflict) -> bool:
+    async def _confirm_undo_rest(self, preview: UndoPreview) -> bool:
         """Ask whether to keep the cards changed since and undo the rest (取消 by default)."""
-        question = UndoRestDialog(refused.preview, self.tr("撤销这次导入"), self)
+        question = UndoRestDialog(preview, self.tr("撤销这次导入"), self)
         question.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         self.undo_rest_question = question
         code = await execute_dialog(question)
@@ -1021,7 +1041,7 @@ class HistoryImportDialog(QDialog):
         try:
             return await self.actions.imports.undo(import_id, rest=rest)
         except UndoConflict as exc:  # everything left was changed meanwhile
-            self._all_changed(exc)
+            self._all_changed(exc.touched)
         except Exception as exc:  # noqa: BLE001 - said in the dialog; nothing was undone
             self._undo_failed(self.tr("无法撤销：{0}").format(error_detail(exc)))
         return None

@@ -111,15 +111,34 @@ class ConversationUndoDialog(QDialog):
         item = self.list.currentItem()
         if item is None:
             return None
-        cid, title, total = item.data(_ID)
-        question = Question(self, self.tr("撤销这个对话？"), self.tr(
-            "撤销对话「{0}」写下的 {1} 条记忆？之后还可以撤回这次撤销。").format(title, total), self.tr("撤销这个对话"))
-        self.undo_confirm, self.question = question.confirm, question.box
-        if not await question.answer() or not shiboken6.isValid(self):
+        cid, title, _total = item.data(_ID)
+        try:  # what the undo will do, asked before it (cards changed since are named in this first question)
+            preview = await self._imports.preview_undo(self.import_id, cid)
+        except Exception as exc:  # noqa: BLE001 - said in place; nothing was undone
+            if shiboken6.isValid(self):
+                self.note.setText(self.tr("无法撤销：{0}").format(error_detail(exc)))
+            return None
+        if not shiboken6.isValid(self):
+            return None
+        if preview.kept and not preview.rest:
+            self.note.setText(self.tr("无法撤销：这个对话写下的记忆之后都被改过了"))
+            return None
+        if preview.kept:
+            ask = UndoRestDialog(preview, self.tr("撤销这个对话"), self)
+            ask.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+            self.question = ask
+            agreed = await execute_dialog(ask) == QDialog.DialogCode.Accepted
+        else:
+            question = Question(self, self.tr("撤销这个对话？"), self.tr(
+                "撤销对话「{0}」写下的 {1} 条记忆？之后还可以撤回这次撤销。").format(title, preview.rest),
+                self.tr("撤销这个对话"))
+            self.undo_confirm, self.question = question.confirm, question.box
+            agreed = await question.answer()
+        if not agreed or not shiboken6.isValid(self):
             return None
         try:
-            result = await self._imports.undo_conversation(self.import_id, cid)
-        except UndoConflict as exc:
+            result = await self._imports.undo_conversation(self.import_id, cid, rest=bool(preview.kept))
+        except UndoConflict as exc:  # changed again meanwhile: asked again
             if not exc.rest or not shiboken6.isValid(self):
                 if shiboken6.isValid(self):
                     self.note.setText(self.tr("无法撤销：这个对话写下的记忆之后都被改过了"))

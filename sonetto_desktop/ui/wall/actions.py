@@ -386,9 +386,14 @@ class WallActions(QObject):
         return [self._service.submit(ops.RestoreMemory(mid, reason=reason_text("undo.toast"))) for mid in ids]
 
     def pin_cards(self, ids: list[str], pinned: bool) -> list["asyncio.Task[Any]"]:
-        """Pin ``ids`` (first in their theme) or unpin them, as one action (one Ctrl+Z takes it back)."""
+        """Pin ``ids`` (first in their theme) or unpin them, as one action (one Ctrl+Z takes it back):
+        one card by itself; several as one bulk write with a toast and its 撤销 (``WallBulk.pin``)."""
+        ids = list(dict.fromkeys(ids))
+        if len(ids) > 1 and self.bulk is not None:
+            task = self.bulk.pin(ids, pinned)
+            return [task] if task is not None else []
         turn = ops.action_turn()
-        return [self._service.submit(ops.SetField(mid, "pinned", pinned, as_turn=turn)) for mid in dict.fromkeys(ids)]
+        return [self._service.submit(ops.SetField(mid, "pinned", pinned, as_turn=turn)) for mid in ids]
 
     def lock_cards(self, ids: list[str], locked: bool) -> "asyncio.Task[Any] | None":
         """Lock (or unlock) ``ids`` against Sonetto and other apps, as one undoable action."""

@@ -1,5 +1,5 @@
 """WallBulk: what the person does to several cards — or a whole theme — at once: move, delete, lock or
-unlock the selection, rename a theme (merging it into another of that name), and "删除 Sonetto 今天写的".
+unlock, pin or unpin the selection, rename a theme (merging it into another of that name), and "删除 Sonetto 今天写的".
 
 Each is one action of the domain's bulk API (one ``bulk-…`` turn id), so one toast says how many
 were changed and what was skipped (locked, or gone meanwhile), and its 撤销 takes the whole action
@@ -84,6 +84,15 @@ class WallBulk(QObject):
         write = self._wall.service.submit(ops.LockMany(ops.ids(ids), locked))
         text = (QCoreApplication.translate("WallBulk", "已锁定 {0} 条：Sonetto 和其他应用不能再改动它们") if locked
                 else QCoreApplication.translate("WallBulk", "已解锁 {0} 条"))
+        return self._keep(self._report(write, text))
+
+    def pin(self, ids: list[str], pinned: bool) -> "asyncio.Task[Any] | None":
+        """Pin (or unpin) the selection as one action: one write, one toast with 撤销."""
+        if not ids:
+            return None
+        write = self._wall.service.submit(ops.PinMany(ops.ids(ids), pinned))
+        text = (QCoreApplication.translate("WallBulk", "已置顶 {0} 条") if pinned
+                else QCoreApplication.translate("WallBulk", "已取消置顶 {0} 条"))
         return self._keep(self._report(write, text))
 
     # ── "删除 Sonetto 今天写的" ───────────────────────────────────────
