@@ -689,7 +689,8 @@ def test_a_follow_ups_vectors_lean_on_the_conversation_before_it(tmp_path, llm_s
 
 async def test_the_graph_gives_recall_the_conversations_lines_before_the_message(tmp_path, llm_server, make_llm):
     """Through the companion graph: the second message of a conversation is recalled with the two lines
-    said before it (the person's and the reply; tool traffic and the system prompt are not lines)."""
+    said before it (the person's and the reply; tool traffic and the system prompt are not lines): the
+    vectors read them, and the recall model is shown them above the message."""
     from langgraph.checkpoint.memory import InMemorySaver
     from langchain_core.messages import HumanMessage
 
@@ -703,11 +704,13 @@ async def test_the_graph_gives_recall_the_conversations_lines_before_the_message
     sync = VectorSync(mm, config(llm_server, batch=128)).start()
     recall = MemoryRecall(mm, make_llm(), budget=900, mechanical=mechanical, dense=sync, clock=lambda: NOW)
     shown: list[list[str]] = []
+    asked: list[str] = []
 
     def answer(body):
         listing = parse_listing(body["messages"][-1]["content"]) if len(body["messages"]) == 2 else {}
         if listing:  # the recall model's request: nothing chosen, what it was shown kept
             shown.append([line[1] for line in listing.values()])
+            asked.append(body["messages"][-1]["content"])
             return "[]"
         return "它真是太调皮了"
 
@@ -722,6 +725,9 @@ async def test_the_graph_gives_recall_the_conversations_lines_before_the_message
         await graph.ainvoke({"messages": [HumanMessage(FOLLOW_UP)]}, run)
         assert memory_requests(llm_server)[-1]["input_list"] == [FOLLOW_UP, BEFORE]
         assert any(CAT in line for line in shown[-1]), shown[-1]
+        # the recall model reads the follow-up by the same lines, just before it; a first message has none
+        assert "## 此前的对话" not in asked[0]
+        assert f"## 此前的对话\n{BEFORE}\n\n## 用户的话\n{FOLLOW_UP}" in asked[-1]
     finally:
         sync.stop()
         recall.close()

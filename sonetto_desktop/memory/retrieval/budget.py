@@ -111,7 +111,8 @@ LOCAL_BUDGET_UNKNOWN = LOCAL_BUDGET_MAX
 #: Adapting an automatic budget to the model's speed (shares of the recall timeout, and the factor).
 FAST, SLOW, STEP = 0.25, 0.6, 1.5
 #: What the rest of a recall request takes besides the listing: the system prompt (~1.4k), the
-#: query (at most ~2k), the date and hints, and the answer.
+#: query with the conversation's lines before it (at most 2,000 characters together), the date and
+#: hints, and the answer.
 REQUEST_RESERVE = 4_000
 #: The context a local server is asked for (Ollama's ``num_ctx``): ``LOCAL_BUDGET_MAX`` and the
 #: request's reserve, rounded up to a multiple of 4,096.

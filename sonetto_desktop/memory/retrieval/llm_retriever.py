@@ -154,13 +154,13 @@ class LLMRetriever:
 
     def build_messages(self, prompt: str, records: list[Mapping[str, Any]],
                        extra: list[Mapping[str, Any]] | None = None, *, apps: list[Mapping[str, Any]] | None = None,
-                       apps_extra: list[Mapping[str, Any]] | None = None) -> list[BaseMessage]:
+                       apps_extra: list[Mapping[str, Any]] | None = None, context: str = "") -> list[BaseMessage]:
         from langchain_core.messages import HumanMessage, SystemMessage
 
         return [
             SystemMessage(content=FIND_RELATED_MEMORY.strip()),
             HumanMessage(content=build_user_prompt(prompt, records, self._clock(), extra or (), apps=apps or (),
-                                                   apps_extra=apps_extra or ())),
+                                                   apps_extra=apps_extra or (), context=context)),
         ]
 
     def _call_kwargs(self, model: Any) -> dict[str, Any]:
@@ -175,16 +175,17 @@ class LLMRetriever:
     def retrieve(self, prompt: str, items: Iterable[Mapping[str, Any]] | None = None,
                  extra: Iterable[Mapping[str, Any]] | None = None, *, apps: Iterable[Mapping[str, Any]] | None = None,
                  apps_extra: Iterable[Mapping[str, Any]] | None = None, num_ctx: int | None = None,
-                 ) -> list[dict[str, str]]:
+                 context: str = "") -> list[dict[str, str]]:
         """Relevant memories, most relevant first. Blocks up to ``timeout`` seconds (the request's own
         deadline: an OpenAI-compatible client is given it; another chat model must honour its own).
         ``num_ctx``: ask the server for this context length (an Ollama server, through its native
-        API: ``ollama_chat.py``; a model that is not an OpenAI-compatible client ignores it).
+        API: ``ollama_chat.py``; a model that is not an OpenAI-compatible client ignores it). ``context``:
+        the conversation's lines before ``prompt`` (shown to the model to read a follow-up by).
 
         Raises :class:`RecallFailed` on any failure; ``[]`` only when the model says nothing fits
         (or there is nothing to choose from, in which case no request is made).
         """
-        records, messages, model = self._prepare(prompt, items, extra, apps, apps_extra)
+        records, messages, model = self._prepare(prompt, items, extra, apps, apps_extra, context)
         if not records:
             return []
         self.last_load_seconds = None
@@ -202,10 +203,10 @@ class LLMRetriever:
     async def aretrieve(
         self, prompt: str, items: Iterable[Mapping[str, Any]] | None = None,
         extra: Iterable[Mapping[str, Any]] | None = None, *, apps: Iterable[Mapping[str, Any]] | None = None,
-        apps_extra: Iterable[Mapping[str, Any]] | None = None, num_ctx: int | None = None,
+        apps_extra: Iterable[Mapping[str, Any]] | None = None, num_ctx: int | None = None, context: str = "",
     ) -> list[dict[str, str]]:
         """Async :meth:`retrieve`: the store read runs in a thread, the request never blocks the loop."""
-        records, messages, model = await run_blocking(self._prepare, prompt, items, extra, apps, apps_extra)
+        records, messages, model = await run_blocking(self._prepare, prompt, items, extra, apps, apps_extra, context)
         if not records:
             return []
         self.last_load_seconds = None
@@ -227,7 +228,7 @@ class LLMRetriever:
     def _prepare(
         self, prompt: str, items: Iterable[Mapping[str, Any]] | None,
         extra: Iterable[Mapping[str, Any]] | None = None, apps: Iterable[Mapping[str, Any]] | None = None,
-        apps_extra: Iterable[Mapping[str, Any]] | None = None,
+        apps_extra: Iterable[Mapping[str, Any]] | None = None, context: str = "",
     ) -> tuple[list[dict[str, Any]], list[BaseMessage], Any]:
         """The records to number (in the request's order: ``llm_prompt.in_request_order``), the request
         and the model (a lazy one is built here, in the caller's thread: ``aretrieve`` runs this off the loop)."""
@@ -248,7 +249,7 @@ class LLMRetriever:
         if model is None:
             raise RecallFailed("no chat model is configured", kind="no_llm")
         return (in_request_order(records, more, theirs, theirs_more),
-                self.build_messages(prompt, records, more, apps=theirs, apps_extra=theirs_more), model)
+                self.build_messages(prompt, records, more, apps=theirs, apps_extra=theirs_more, context=context), model)
 
     def _pick(self, answer: Any, records: list[Mapping[str, Any]]) -> list[dict[str, str]]:
         text = answer.text if hasattr(answer, "text") else answer

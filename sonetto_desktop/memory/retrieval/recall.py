@@ -69,7 +69,8 @@ STABLE_SHARE = 0.25
 #: all of it when apps wrote nothing, or when every memory fits). At the cloud default (48,000) that is
 #: ~9,600 tokens, ~270 one-line memories.
 APP_SHARE = 0.2
-#: The conversation's lines before the message, as far as the vectors' query reads them (their end).
+#: The conversation's lines before the message, as far as recall reads them (their end; the message and
+#: they together stay within the query's ``MAX_QUERY_CHARS``).
 MAX_CONTEXT_CHARS = 600
 
 
@@ -240,7 +241,8 @@ class MemoryRecall:
     def retrieve(self, prompt: str, mode: RetrievalMode | str = RetrievalMode.LLM,
                  context: str = "") -> list[dict[str, str]]:
         """Memories relevant to ``prompt``, most relevant first: ``[{id, description, theme, date}]``.
-        ``context``: the conversation's lines before it (the shortlist's vectors lean toward them).
+        ``context``: the conversation's lines before it (the shortlist's vectors read them too, and
+        the recall model is shown them to read a follow-up by).
 
         Blocks (store read, offline index, up to ``timeout`` s of LLM): call it off the UI thread,
         or use :meth:`aretrieve`.
@@ -253,7 +255,8 @@ class MemoryRecall:
             started = time.monotonic()
             try:
                 answer = self._llm_retriever.retrieve(prompt, plan.records, plan.extra, apps=plan.apps,
-                                                      apps_extra=plan.apps_extra, num_ctx=plan.num_ctx)
+                                                      apps_extra=plan.apps_extra, num_ctx=plan.num_ctx,
+                                                      context=_context(prompt, context))
             except RecallFailed as exc:
                 failure = exc
             else:
@@ -276,7 +279,8 @@ class MemoryRecall:
             started = time.monotonic()
             try:
                 answer = await self._llm_retriever.aretrieve(prompt, plan.records, plan.extra, apps=plan.apps,
-                                                             apps_extra=plan.apps_extra, num_ctx=plan.num_ctx)
+                                                             apps_extra=plan.apps_extra, num_ctx=plan.num_ctx,
+                                                             context=_context(prompt, context))
             except RecallFailed as exc:
                 failure = exc
             else:
@@ -318,7 +322,7 @@ class MemoryRecall:
         # everything fits: nothing to share out; else other apps take at most their share
         cap = (apps.tokens if whole <= budget else int(budget * self.app_share)) if apps.order else 0
         theirs = min(apps.tokens, cap)  # the apps' share: bounded, and only what they need
-        shortlist = Shortlist(self.mechanical, self.dense, self.agreement, _bounded(context, MAX_CONTEXT_CHARS))
+        shortlist = Shortlist(self.mechanical, self.dense, self.agreement, _context(prompt, context))
         # The person's window is sized on what apps may take, not on what they take now: an app's
         # writes never move its cutoff (the cacheable beginning of the request).
         mine_window = int((budget - cap) * self.stable_share)
@@ -391,6 +395,14 @@ def public(record: dict) -> dict[str, str]:
     """A recalled memory as the graph and the UI take it: id, text, theme and date (YYYY-MM-DD)."""
     date = record.get("date") or str(record.get("latest_update_time") or "")[:10]
     return {"id": record["id"], "description": record["description"], "theme": record["theme"], "date": date}
+
+
+def _context(prompt: str, context: str) -> str:
+    """The end of the conversation's lines before ``prompt``, at most ``MAX_CONTEXT_CHARS``; none for a
+    message that nearly fills the query's room itself (it carries its own context, and the request's
+    reserve holds the query's room once: ``budget.REQUEST_RESERVE``)."""
+    room = MAX_QUERY_CHARS - len((prompt or "").strip())
+    return _bounded(context, min(MAX_CONTEXT_CHARS, room)) if room >= MAX_CONTEXT_CHARS // 4 else ""
 
 
 def _bounded(prompt: str, limit: int = MAX_QUERY_CHARS) -> str:
