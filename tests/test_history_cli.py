@@ -177,7 +177,8 @@ def test_undo_from_the_command_line_and_a_second_import(llm_server, tmp_path):
     assert (out["batches"], out["failed_batches"], out["error"]) == (2, 0, None)
     assert (out["turns_written"], out["memories_created"]) == (3, 3)
     undo = _cli(llm_server, "memory", "--store", str(store), "undo", out["undo_id"])
-    assert undo.returncode == 0 and "undid 3 changes" in undo.stdout, undo.stderr
+    assert undo.returncode == 0, undo.stderr
+    assert f"撤销了 {out['undo_id']} 的 3 处改动" in undo.stdout, undo.stdout  # the terminal's language, as history's
     assert _texts(store) == []
     status = json.loads(_cli(llm_server, "history", "--store", str(store), "status", "--json").stdout)
     assert status["imports"][0]["status"] == "undone"
