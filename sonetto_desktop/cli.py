@@ -3,8 +3,10 @@ actor ``cli``). No Qt, no LLM: it opens exactly the store the app opens (same se
 backend, migrating after a backend switch), or the file given with ``--store``.
 
 Every command is an operation value (``ops.py``) run by ``AppServices.run``, as the window's are: a
-failure is worded by ``presentation/errors.py`` (in English: the app's English table), the same words
-the window shows, with the failure's own text where they leave it out (the id, the file).
+failure is worded by ``presentation/errors.py``, the same words the window shows, with the failure's own
+text where they leave it out (the id, the file). What is printed for people is in the person's language,
+chosen as ``sonetto history`` chooses it (``cli_words``: the app's setting and the terminal's locale);
+``--json`` and the lines for scripts (the new id alone on stdout) are the same in both.
 
 Output is for people and for pipes: memory text is printed with control characters shown as
 ``\\x1b``-style escapes (a memory can never drive the terminal), errors are one line on stderr with a
@@ -31,8 +33,8 @@ from .memory.reasons import reason_text
 from .memory.undo import Touched, UndoConflict
 from .memory.transfer import (FORMATS, ImportFormatError, export_text, export_yaml_text, format_for, marks_beside,
                               read_import, trash_beside)
-from .presentation.errors import describe_error_exactly, pins_left_out, trash_left_out
-from .presentation.i18n import english, translating
+from .cli_words import Words, lock_wait_words, no_such_store, terminal_words, withdrawn_line, words_of
+from .presentation.errors import pins_left_out, trash_left_out
 from .presentation.reasons import render_reason
 from .presentation.store_notices import notice_text
 from .presentation.undo_words import kept_headline, kept_line, rest_line
@@ -91,18 +93,18 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if not logging.getLogger().handlers:  # errors are printed once, as one line: no log lines besides
         logging.getLogger("sonetto_desktop").addHandler(logging.NullHandler())
-    say_lock_waits(lambda name: f"waiting for another process (Sonetto or sonetto mcp) that is writing {name}… "
-                                "(Ctrl+C to stop)")
+    say = terminal_words()
+    say_lock_waits(lock_wait_words(say))
     try:
-        with translating(english()):  # what this command prints is English, failures too
-            return _main_sync(args)
+        with say.speaking():  # what this command prints is in the person's language, failures too
+            return _main_sync(args, say)
     finally:
         forget_lock_waits()
 
 
-def _main_sync(args: argparse.Namespace) -> int:
+def _main_sync(args: argparse.Namespace, say: Words) -> int:
     try:
-        return asyncio.run(_main(args))
+        return asyncio.run(_main(args, say))
     except BrokenPipeError:  # `sonetto memory list | head`: the reader left; nothing is wrong
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
@@ -110,9 +112,9 @@ def _main_sync(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         return 130
     except MemoryError:  # the interpreter's, not ours: say so in one line too
-        return _fail("out of memory")
+        return _fail(say("内存不足", "out of memory"))
     except Exception as exc:  # noqa: BLE001 - a command line prints one line, never a traceback
-        return _fail(_describe(exc))
+        return _fail(words_of(exc, say))
 
 
 #: Commands that only read: on a data dir without a store they say so instead of creating one.
@@ -140,20 +142,21 @@ async def _no_store_yet(args: argparse.Namespace) -> Path | None:
     return None if any(path.exists() for path in present) else folder
 
 
-async def _main(args: argparse.Namespace) -> int:
+async def _main(args: argparse.Namespace, say: Words) -> int:
     ctrl_c_stops_lock_waits()
     store = Path(args.store).expanduser() if args.store else None
     if args.command == "import":  # read (and refuse) the file before the store is even opened
         try:
             args.incoming = read_import(args.file)
         except ImportFormatError as exc:
-            return _fail(_describe(exc))
+            return _fail(words_of(exc, say))
     if store is not None and not store.exists() and not args.create and not any(
             store.with_name(store.name + suffix).exists() for suffix in (".log", ".bak")):  # (gone: restored)
-        return _fail(f"{store} does not exist (add --create to start a new store there)")
+        return _fail(no_such_store(store, say))
     empty = await _no_store_yet(args)
     if empty is not None:
-        message = f"no memories yet: {empty} has no memory store (the app or `sonetto memory add` makes one)"
+        message = say(f"还没有记忆：{empty} 里还没有记忆库（应用或 `sonetto memory add` 会建一个）",
+                      f"no memories yet: {empty} has no memory store (the app or `sonetto memory add` makes one)")
         print(message, file=sys.stderr if args.command == "export" else sys.stdout)
         if args.command == "export" and args.output:  # the export of no memories, not an older file left there
             await _export_nothing(Path(args.output), args.format or format_for(args.output))
@@ -161,16 +164,17 @@ async def _main(args: argparse.Namespace) -> int:
     try:
         services = await AppServices.open(store_path=store, actor=CLI, watch=False)
     except (MemoryError_, OSError, ValueError) as exc:
-        return _fail(_describe(exc))
-    if services.migration_problem is not None:
-        print(f"warning: {printable(services.migration_problem.en)}", file=sys.stderr)
+        return _fail(words_of(exc, say))
+    problem = services.migration_problem
+    if problem is not None:
+        _warn(say(problem.zh, problem.en), say)
     for notice in services.store_notices:  # e.g. memory.yaml restored while opening, or unreadable
-        print(f"warning: {printable(_notice_line(notice))}", file=sys.stderr)
+        _warn(_notice_line(notice), say)
     try:
-        away = _server_away(args, services)
+        away = _server_away(args, services, say)
         if away is not None:
             return _fail(away)
-        code = await _run(args, services)
+        code = await _run(args, services, say)
         sys.stdout.flush()  # a closed pipe shows here, inside the handler below
         return code
     except BrokenPipeError:
@@ -181,20 +185,23 @@ async def _main(args: argparse.Namespace) -> int:
         await services.close()
 
 
-def _server_away(args: argparse.Namespace, services: AppServices) -> str | None:
+def _server_away(args: argparse.Namespace, services: AppServices, say: Words) -> str | None:
     """A memory server out of reach: said on stderr (what is shown is this computer's copy, changes are
     refused); with no copy yet, why a command that only reads cannot run (it would say "no memories",
     or write an empty export over a file)."""
     status = services.store_status
     if status is None or status.online:
         return None
-    where = f"the memory server {services.store.path} cannot be reached ({status.detail})"
+    where = say(f"连不上记忆服务器 {services.store.path}（{status.detail}）",
+                f"the memory server {services.store.path} cannot be reached ({status.detail})")
     if status.copy_time is None:
         if args.command in READ_ONLY - {"check"}:  # (check reports it itself)
-            return f"{where}, and this computer has no copy of the memories yet: try again once it is back"
+            return say(f"{where}，这台电脑上也还没有记忆的副本：等它恢复后再试",
+                       f"{where}, and this computer has no copy of the memories yet: try again once it is back")
         return None
-    print(f"warning: {printable(where)}: shown is this computer's copy of {status.copy_time}; changes are "
-          "refused until it is back", file=sys.stderr)
+    _warn(say(f"{where}：显示的是这台电脑上 {status.copy_time} 的副本；恢复之前，修改会被拒绝",
+              f"{where}: shown is this computer's copy of {status.copy_time}; changes are refused until it is back"),
+          say)
     return None
 
 
@@ -203,11 +210,6 @@ def _notice_line(notice: Any) -> str:
     detail where they leave it out (the copy it was restored from)."""
     text = notice_text(notice)
     return text if not notice.detail or notice.detail in text else f"{text} ({notice.detail})"
-
-
-def _describe(exc: BaseException) -> str:
-    """A failure outside an operation (reading the file to import, opening the store) in the one wording."""
-    return describe_error_exactly(exc)
 
 
 class Refused(Exception):
@@ -281,27 +283,40 @@ def _fail(message: str) -> int:
     return 2
 
 
-async def _list(args: argparse.Namespace, services: AppServices) -> int:
+def _warn(message: str, say: Words) -> None:
+    """Something the person should know (the command went on): one line on stderr."""
+    print(f"{say('警告：', 'warning: ')}{printable(message)}", file=sys.stderr)
+
+
+def _note(message: str, say: Words) -> None:
+    """A remark on what the command did (or left out): one line on stderr."""
+    print(f"{say('注意：', 'note: ')}{printable(message)}", file=sys.stderr)
+
+
+async def _list(args: argparse.Namespace, services: AppServices, say: Words) -> int:
     groups = await _do(services, ops.Grouped())
     if args.theme:
         groups = {t: c for t, c in groups.items() if t == args.theme}
     if not groups:
-        print(f"no memories{' in theme ' + printable(args.theme) if args.theme else ''} ({services.store.path})")
+        where, theme = services.store.path, printable(args.theme or "")
+        print(say(f"主题「{theme}」里没有记忆（{where}）", f"no memories in theme {theme} ({where})") if theme else
+              say(f"还没有记忆（{where}）", f"no memories ({where})"))
         return 0
     for theme in sorted(groups):
         print(f"## {one_line(theme)} ({len(groups[theme])})")
         for card in groups[theme]:
             when = str(card["latest_update_time"])[:10]
-            print(f"  {card['id']}  {one_line(card['description'])}  [hit {card['hit']}, {when}]")
+            used = say(f"[命中 {card['hit']} 次，{when}]", f"[hit {card['hit']}, {when}]")
+            print(f"  {card['id']}  {one_line(card['description'])}  {used}")
     return 0
 
 
-def _undo_hint(turn: Turn, **print_to: Any) -> None:
+def _undo_hint(turn: Turn, say: Words, **print_to: Any) -> None:
     """How to take back what a command just did (its action's turn id): every write is one action."""
-    print(f"to undo: sonetto memory undo {turn.turn_id}", **print_to)
+    print(say(f"撤销：sonetto memory undo {turn.turn_id}", f"to undo: sonetto memory undo {turn.turn_id}"), **print_to)
 
 
-async def _add(args: argparse.Namespace, services: AppServices) -> int:
+async def _add(args: argparse.Namespace, services: AppServices, say: Words) -> int:
     """Without ``--theme`` the memory is filed under a theme chosen from its words among the house's
     and the bank's, as ChatGPT's saved memories are (``guess_theme``), and the command says which."""
     guessed = not (args.theme or "").strip()
@@ -320,40 +335,42 @@ async def _add(args: argparse.Namespace, services: AppServices) -> int:
         return 0
     print(memory_id)
     if guessed:
-        print(f"theme: {one_line(theme)} (chosen from the words; give --theme to choose another)", file=sys.stderr)
-    _undo_hint(turn, file=sys.stderr)  # (stdout is the new id alone, for scripts)
+        said = one_line(theme)
+        print(say(f"主题：{said}（按内容选的；要换一个，用 --theme）",
+                  f"theme: {said} (chosen from the words; give --theme to choose another)"), file=sys.stderr)
+    _undo_hint(turn, say, file=sys.stderr)  # (stdout is the new id alone, for scripts)
     return 0
 
 
-async def _update(args: argparse.Namespace, services: AppServices) -> int:
+async def _update(args: argparse.Namespace, services: AppServices, say: Words) -> int:
     if args.description is None and args.theme is None:
-        return _fail("give a new description and/or --theme")
+        return _fail(say("请给出新的内容和/或 --theme", "give a new description and/or --theme"))
     turn = ops.action_turn()
     changed = await _do(services, ops.EditMemory(args.id, args.description, args.theme, reason=args.reason,
                                                  as_turn=turn))
-    print(f"updated {args.id}" if changed else "unchanged")
+    print(say(f"已修改 {args.id}", f"updated {args.id}") if changed else say("没有变化", "unchanged"))
     if changed:
-        _undo_hint(turn)
+        _undo_hint(turn, say)
     return 0
 
 
-async def _delete(args: argparse.Namespace, services: AppServices) -> int:
+async def _delete(args: argparse.Namespace, services: AppServices, say: Words) -> int:
     turn = ops.action_turn()
     await _do(services, ops.DeleteMemory(args.id, reason=args.reason, as_turn=turn))
-    print(f"moved {args.id} to the trash")
-    _undo_hint(turn)
+    print(say(f"已把 {args.id} 移到回收站", f"moved {args.id} to the trash"))
+    _undo_hint(turn, say)
     return 0
 
 
-async def _restore(args: argparse.Namespace, services: AppServices) -> int:
+async def _restore(args: argparse.Namespace, services: AppServices, say: Words) -> int:
     turn = ops.action_turn()
     await _do(services, ops.RestoreMemory(args.id, as_turn=turn))
-    print(f"restored {args.id}")
-    _undo_hint(turn)
+    print(say(f"已从回收站恢复 {args.id}", f"restored {args.id}"))
+    _undo_hint(turn, say)
     return 0
 
 
-async def _undo(args: argparse.Namespace, services: AppServices) -> int:
+async def _undo(args: argparse.Namespace, services: AppServices, say: Words) -> int:
     undo = ops.UndoTurn(args.turn_id, reason=reason_text("undo.turn", args.turn_id), keep_touched=args.rest)
     try:
         result = await _do(services, undo)
@@ -363,30 +380,36 @@ async def _undo(args: argparse.Namespace, services: AppServices) -> int:
             raise
         # Nothing changed: which memories, by their text, what --rest would do, and which changes (the
         # window's sentence would send the person to the history, which this command line has not).
-        print_kept(exc.touched, "en", ids=True)
+        turn_id = printable(args.turn_id)
+        print_kept(exc.touched, say.lang, ids=True)
         if exc.rest:
-            print(f"{rest_line(exc.preview.effects, 'en', 'can')} To do that and keep these: "
-                  f"sonetto memory undo {printable(args.turn_id)} --rest")
-        return _fail(str(exc))
+            print(rest_line(exc.preview.effects, say.lang, "can")
+                  + say(f"要这样做并保留上面这些：sonetto memory undo {turn_id} --rest",
+                        f" To do that and keep these: sonetto memory undo {turn_id} --rest"))
+        touched = sorted(exc.conflicts)
+        return _fail(say(f"没有撤销 {turn_id}：之后的改动碰到了其中 {len(touched)} 条记忆（{', '.join(touched)}）",
+                         str(exc)))
     await _do(services, ops.Call.of(note_undo, services.store, args.turn_id, result.turn_id,
                                     kept=len(result.kept)))  # an import can come again
-    print(f"undid {len(result.changes)} changes of {printable(args.turn_id)}; "
-          f"to redo them: sonetto memory undo {result.turn_id}")
+    undone, redo = printable(args.turn_id), f"sonetto memory undo {result.turn_id}"
+    print(say(f"撤销了 {undone} 的 {len(result.changes)} 处改动；要重做：{redo}",
+              f"undid {len(result.changes)} changes of {undone}; to redo them: {redo}"))
     if result.withdrawn:
-        print(f"{len(result.withdrawn)} of its changes waiting in the review inbox were withdrawn with it")
+        print(withdrawn_line(len(result.withdrawn), say))
     if result.returned:
-        print(f"{len(result.returned)} changes wait in the review inbox again")
-    print_kept(result.kept, "en", ids=True, done=True)
+        print(say(f"{len(result.returned)} 项改动又回到了审核箱里等你确认",
+                  f"{len(result.returned)} changes wait in the review inbox again"))
+    print_kept(result.kept, say.lang, ids=True, done=True)
     return 0
 
 
-async def _trash(args: argparse.Namespace, services: AppServices) -> int:
+async def _trash(args: argparse.Namespace, services: AppServices, say: Words) -> int:
     rows = await _do(services, ops.Trash())
     if not rows:
-        print(f"the trash is empty ({services.store.path})")
+        print(say(f"回收站是空的（{services.store.path}）", f"the trash is empty ({services.store.path})"))
     for row in rows:
         print(f"  {row['id']}  {one_line(row['description'])}  [{str(row['deleted_at'])[:16]}, "
-              f"{one_line(row['actor'])}: {one_line(render_reason(str(row['reason'] or ''), 'en'))}]")
+              f"{one_line(row['actor'])}: {one_line(render_reason(str(row['reason'] or ''), say.language))}]")
     return 0
 
 
@@ -409,83 +432,120 @@ def _is_store_file(target: Path, services: AppServices) -> bool:
     return target == own or (target.parent == own.parent and target.name.startswith(own.name))
 
 
-async def _export(args: argparse.Namespace, services: AppServices) -> int:
+async def _export(args: argparse.Namespace, services: AppServices, say: Words) -> int:
     fmt = args.format or (format_for(args.output) if args.output else "yaml")
     if args.output and _is_store_file(Path(args.output), services):
-        return _fail(f"{args.output} is the memory store itself (or one of its files): export to another file")
+        return _fail(say(f"{args.output} 就是记忆库本身（或它的文件之一）：请导出到别的文件",
+                         f"{args.output} is the memory store itself (or one of its files): export to another file"))
     if args.output:  # temp file + fsync + replace: a failure keeps the previous export whole
         count = await _do(services, ops.ExportTo(Path(args.output), fmt))
         side = await _do(services, ops.Call.of(marks_beside, Path(args.output), fmt))  # (YAML: the pins beside it)
-        kept = f" (the pins are in {side}: take it along with it)" if side is not None else ""
         trashed = getattr(count, "trashed", 0)
         bin_ = await _do(services, ops.Call.of(trash_beside, Path(args.output), fmt)) if trashed else None
-        if bin_ is not None:
-            kept += (f"; the one in the trash is in {bin_} (take it along: an import puts it back in the trash)"
-                     if trashed == 1 else
-                     f"; the {trashed} in the trash are in {bin_} (take it along: an import puts them back in the trash)")
-        elif trashed:
-            kept += (", and the one in the trash (an import puts it back in the trash)" if trashed == 1 else
-                     f", and the {trashed} in the trash (an import puts them back in the trash)")
-        print(f"exported {int(count)} memories to {args.output}{kept}", file=sys.stderr)
+        kept = _beside(side, trashed, bin_, say)
+        print(say(f"已导出 {int(count)} 条记忆到 {args.output}{kept}",
+                  f"exported {int(count)} memories to {args.output}{kept}"), file=sys.stderr)
     elif fmt == "yaml":  # the pins go beside a file (NAME.flags.yaml): standard output has no beside
         text, marked = await _do(services, ops.Call.of(export_yaml_text, services.store))
         sys.stdout.write(text)
         if marked:
-            print(f"note: YAML on standard output leaves out which memories are pinned (pinned memories: {marked}); "
-                  "to keep the pins, use -o FILE.yaml (they go to FILE.flags.yaml) or --format json", file=sys.stderr)
+            _note(say(f"标准输出上的 YAML 不含哪些记忆被置顶了（置顶的记忆：{marked} 条）；要保留置顶，用 -o FILE.yaml"
+                      "（置顶标记写进 FILE.flags.yaml）或 --format json",
+                      f"YAML on standard output leaves out which memories are pinned (pinned memories: {marked}); "
+                      "to keep the pins, use -o FILE.yaml (they go to FILE.flags.yaml) or --format json"), say)
         left = await _do(services, ops.Call.of(_trash_size, services.store))
         if left:
-            print(f"note: YAML on standard output leaves out the trash ({left} deleted {'memory' if left == 1 else 'memories'}); to keep it, use "
-                  "-o FILE.yaml (it goes to FILE.trash.yaml) or --format json", file=sys.stderr)
+            _note(say(f"标准输出上的 YAML 不含回收站（{left} 条删除了的记忆）；要保留它，用 -o FILE.yaml"
+                      "（它写进 FILE.trash.yaml）或 --format json",
+                      f"YAML on standard output leaves out the trash ({left} deleted "
+                      f"{'memory' if left == 1 else 'memories'}); to keep it, use -o FILE.yaml (it goes to "
+                      "FILE.trash.yaml) or --format json"), say)
     else:
         sys.stdout.write(await _do(services, ops.Call.of(export_text, services.store, fmt)))
     return 0
+
+
+def _beside(side: Path | None, trashed: int, bin_: Path | None, say: Words) -> str:
+    """What an export to a file says it wrote besides the memories: the file the pins are in (YAML), and
+    the trash, in that file or beside it."""
+    kept = (say(f"（置顶标记在 {side}：请和它一起带走）", f" (the pins are in {side}: take it along with it)")
+            if side is not None else "")
+    if bin_ is not None:
+        kept += (say(f"；回收站里的 1 条在 {bin_}（请一起带走：导入时它会回到回收站）",
+                     f"; the one in the trash is in {bin_} (take it along: an import puts it back in the trash)")
+                 if trashed == 1 else
+                 say(f"；回收站里的 {trashed} 条在 {bin_}（请一起带走：导入时它们会回到回收站）",
+                     f"; the {trashed} in the trash are in {bin_} (take it along: an import puts them back in "
+                     "the trash)"))
+    elif trashed:
+        kept += (say("，还有回收站里的 1 条（导入时它会回到回收站）",
+                     ", and the one in the trash (an import puts it back in the trash)") if trashed == 1 else
+                 say(f"，还有回收站里的 {trashed} 条（导入时它们会回到回收站）",
+                     f", and the {trashed} in the trash (an import puts them back in the trash)"))
+    return kept
 
 
 def _trash_size(store: Any) -> int:
     return len(store.trash_entries())
 
 
-async def _import(args: argparse.Namespace, services: AppServices) -> int:
+async def _import(args: argparse.Namespace, services: AppServices, say: Words) -> int:
     reason = reason_text("import.file", Path(args.file).name)
-    for note in getattr(args.incoming, "notes", list)():  # a repeated id: both entries kept, one re-id'd
-        print(f"note: {printable(note)}", file=sys.stderr)
+    for new, old in getattr(args.incoming, "renamed", {}).items():  # a repeated id: both entries kept, one re-id'd
+        _note(say(f"文件里不止一条记忆的编号是 {old!r}：后面那条以 {new!r} 导入",
+                  f"the file gives id {old!r} to more than one memory: the later one is imported as {new!r}"), say)
     for problem, said in ((getattr(args.incoming, "trash_problem", None), trash_left_out),
                           (getattr(args.incoming, "flags_problem", None), pins_left_out)):
         if problem is not None:  # a damaged NAME.trash.yaml / NAME.flags.yaml: the memories come in without it
-            print(f"note: {printable(said(problem))}", file=sys.stderr)
+            _note(said(problem), say)
     turn = ops.action_turn()
     added, skipped, trashed = await _do(services, ops.ImportItems(args.incoming, reason, as_turn=turn))
-    one = len(trashed) == 1
-    it = "it" if one else "them"
-    back = (f"; {len(trashed)} deleted {'memory' if one else 'memories'} put back in the trash"
-            + (f" (undoing this import leaves {it} there)" if added else  # (an undo deletes nothing for good)
-               f" (no memory added: nothing to undo; the app's trash can delete {it} for good)") if trashed else "")
-    print(f"imported {len(added)} memories, skipped {len(skipped)} duplicates{back}")
+    print(say(f"导入了 {len(added)} 条记忆，跳过 {len(skipped)} 条重复的",
+              f"imported {len(added)} memories, skipped {len(skipped)} duplicates") + _trash_back(trashed, added, say))
     if added:
-        _undo_hint(turn)
+        _undo_hint(turn, say)
     return 0
 
 
-async def _check(args: argparse.Namespace, services: AppServices) -> int:
+def _trash_back(trashed: list[Any], added: list[Any], say: Words) -> str:
+    """What an import says of the deleted memories it put back in the trash (an export carries the trash)."""
+    if not trashed:
+        return ""
+    n, one = len(trashed), len(trashed) == 1
+    it = "it" if one else "them"
+    if added:  # (an undo deletes nothing for good)
+        return say(f"；{n} 条删除了的记忆放回了回收站（撤销这次导入时{'它' if one else '它们'}留在那里）",
+                   f"; {n} deleted {'memory' if one else 'memories'} put back in the trash (undoing this import "
+                   f"leaves {it} there)")
+    return say(f"；{n} 条删除了的记忆放回了回收站（没有新增记忆：没有可撤销的；可以在应用的回收站里把"
+               f"{'它' if one else '它们'}彻底删除）",
+               f"; {n} deleted {'memory' if one else 'memories'} put back in the trash (no memory added: nothing "
+               f"to undo; the app's trash can delete {it} for good)")
+
+
+async def _check(args: argparse.Namespace, services: AppServices, say: Words) -> int:
     report = services.store_report or services.store.self_check()  # the check run when the store opened
-    print(f"{report.status}: {report.item_count} memories in {services.store.path}")
-    if services.migration_problem is not None:
-        print(f"  issue: {printable(services.migration_problem.en)}")
-    for line in report.repaired:
-        print(f"  repaired: {printable(line)}")
+    where = services.store.path
+    print(say(f"{report.status}：{where} 里有 {report.item_count} 条记忆",
+              f"{report.status}: {report.item_count} memories in {where}"))
+    issue, repaired = say("  问题：", "  issue: "), say("  已修复：", "  repaired: ")
+    problem = services.migration_problem
+    if problem is not None:
+        print(f"{issue}{printable(say(problem.zh, problem.en))}")
+    for line in report.repaired:  # (the stores word these in English only)
+        print(f"{repaired}{printable(line)}")
     for line in report.issues:
-        print(f"  issue: {printable(line)}")
+        print(f"{issue}{printable(line)}")
     return 1 if report.status == "FAIL" else 0
 
 
 #: ``sonetto memory <command>``: each command's function is named after it.
-_COMMANDS: dict[str, Callable[[argparse.Namespace, AppServices], Awaitable[int]]] = {
+_COMMANDS: dict[str, Callable[[argparse.Namespace, AppServices, Words], Awaitable[int]]] = {
     fn.__name__.lstrip("_"): fn for fn in (_list, _add, _update, _delete, _restore, _undo, _trash, _export, _import,
                                            _check)
 }
 
 
-async def _run(args: argparse.Namespace, services: AppServices) -> int:
+async def _run(args: argparse.Namespace, services: AppServices, say: Words) -> int:
     command = _COMMANDS.get(args.command)
-    return await command(args, services) if command is not None else 2
+    return await command(args, services, say) if command is not None else 2

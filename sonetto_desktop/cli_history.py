@@ -31,7 +31,6 @@ import asyncio
 import contextlib
 import json
 import logging
-import os
 import signal
 import sys
 from datetime import date
@@ -40,6 +39,8 @@ from typing import Any
 
 from .aio import root_scope, run_blocking
 from .cli import _fail, ctrl_c_stops_lock_waits, forget_lock_waits, print_kept, printable, say_lock_waits
+from .cli_words import (Words, cli_language, lock_wait_words, no_such_store, terminal_words, withdrawn_line,
+                        words_of)
 from .history_import.ledger import DONE, UNDONE, ImportLedger, imports_dir
 from .history_import.formats import all_formats
 from .history_import.formats import names as format_names
@@ -50,8 +51,6 @@ from .history_import.service import HistoryImports
 from .memory.changes import CLI
 from .memory.errors import MemoryError_
 from .memory.undo import NothingToUndo, UndoConflict
-from .presentation.errors import describe_error_exactly
-from .presentation.i18n import translating, translator_for
 from .presentation.undo_words import effects_text, rest_line
 from .services import AppServices
 
@@ -100,35 +99,6 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def cli_language(setting: str, environ: Any = None) -> str:
-    """``"en"`` or ``"zh_CN"``: the language of what is printed. English when the app is set to it;
-    else the terminal's locale decides (the first of ``LC_ALL``, ``LC_MESSAGES``, ``LANG`` that is
-    set, as POSIX reads them): Chinese for ``zh…``, English for any other language; with no locale
-    (or ``C`` / ``POSIX``), the app's setting."""
-    if setting == "en":
-        return "en"
-    environ = os.environ if environ is None else environ
-    locale = next((environ[k] for k in ("LC_ALL", "LC_MESSAGES", "LANG") if environ.get(k)), "")
-    language = locale.split(".", 1)[0].split("@", 1)[0].strip()
-    if not language or language in ("C", "POSIX"):
-        return setting
-    return "zh_CN" if language.lower().startswith("zh") else "en"
-
-
-class Words:
-    """The language of what is printed for people (``cli_language``)."""
-
-    def __init__(self, language: str) -> None:
-        self.en = language == "en"
-
-    @property
-    def language(self) -> str:
-        return "en" if self.en else "zh_CN"
-
-    def __call__(self, zh: str, en: str) -> str:
-        return en if self.en else zh
-
-
 def _refuse(args: argparse.Namespace, message: str, code: int = 2) -> int:
     """Nothing was done: one line on stderr and, with ``--json``, one JSON object on stdout."""
     if getattr(args, "json", False):
@@ -148,16 +118,6 @@ class _Parser(argparse.ArgumentParser):
         super().error(message)
 
 
-def _settings_language() -> str:
-    """The app's language setting, read without opening the store (the default when unreadable)."""
-    from .config.settings import Settings, load_settings
-
-    try:
-        return load_settings(with_secret=False).language
-    except Exception:  # noqa: BLE001 - a damaged settings file is said when the store opens
-        return Settings().language
-
-
 def main(argv: list[str] | None = None) -> int:
     _Parser.argv = list(sys.argv[1:] if argv is None else argv)
     args = _parser().parse_args(argv)
@@ -168,25 +128,22 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         return 130
     except Exception as exc:  # noqa: BLE001 - a command line prints one line, never a traceback
-        return _refuse(args, _words_of(exc, Words(cli_language(_settings_language()))))
+        return _refuse(args, words_of(exc, terminal_words()))
     finally:
         forget_lock_waits()
 
 
 async def _main(args: argparse.Namespace) -> int:
     ctrl_c_stops_lock_waits()
-    say = Words(cli_language(await run_blocking(_settings_language)))
-    say_lock_waits(lambda name: say(f"在等另一个程序（Sonetto 或 sonetto mcp）写完 {name}……（Ctrl+C 停止）",
-                                    f"waiting for another process (Sonetto or sonetto mcp) that is writing {name}… "
-                                    "(Ctrl+C to stop)"))
+    say = await run_blocking(terminal_words)
+    say_lock_waits(lock_wait_words(say))
     store = Path(args.store).expanduser() if args.store else None
     if store is not None and not store.exists() and not args.create:
-        return _refuse(args, say(f"{store} 不存在（加 --create 在那里新建一个记忆库）",
-                                 f"{store} does not exist (add --create to start a new store there)"))
+        return _refuse(args, no_such_store(store, say))
     try:
         services = await AppServices.open(store_path=store, actor=CLI, watch=False)
     except (MemoryError_, OSError, ValueError) as exc:
-        return _refuse(args, _words_of(exc, say))
+        return _refuse(args, words_of(exc, say))
     say = Words(cli_language(services.settings.language))
     try:
         if say.en and services.settings.language != "en":  # an English terminal: the writer's reasons in English too
@@ -201,19 +158,9 @@ async def _main(args: argparse.Namespace) -> int:
     except HistoryFormatError as exc:
         return _refuse(args, exc.say(say.language))
     except (MemoryError_, ValueError, OSError) as exc:
-        return _refuse(args, _words_of(exc, say))
+        return _refuse(args, words_of(exc, say))
     finally:
         await services.close()
-
-
-def _words_of(exc: BaseException, say: Words) -> str:
-    """An error's text in the person's language: its own Chinese where it has one (a ``zh`` beside it),
-    else presentation.errors' wording in that language (as the window and ``sonetto memory`` say it)."""
-    zh = getattr(exc, "zh", None)
-    if isinstance(zh, str) and zh and not say.en:
-        return zh
-    with translating(translator_for(say.language)):
-        return describe_error_exactly(exc)
 
 
 def _price(args: argparse.Namespace, services: AppServices) -> Price | None:
@@ -428,7 +375,7 @@ def _bad_lines(history: History, say: Words) -> list[str]:
     """Which conversations were left out because they could not be read, and why."""
     if not history.bad:
         return []
-    language = "en" if say.en else "zh"
+    language = say.lang
     lines = [say(f"跳过 {len(history.bad)} 个读不了的对话：", f"left out {len(history.bad)} conversations that cannot "
                  "be read:")]
     lines += [f"  - {printable(bad.say(language))}" for bad in history.bad[:BAD_LISTED]]
@@ -520,7 +467,7 @@ async def _undo(args: argparse.Namespace, services: AppServices, say: Words) -> 
 
 async def _redo_import(args: argparse.Namespace, imports: HistoryImports, say: Words) -> int:
     """``sonetto history redo``: the undo of an import taken back."""
-    lang = "en" if say.en else "zh"
+    lang = say.lang
     try:
         result = await imports.redo(args.import_id, rest=args.rest)
     except LookupError:
@@ -545,7 +492,7 @@ async def _redo_import(args: argparse.Namespace, imports: HistoryImports, say: W
 
 
 async def _undo_import(args: argparse.Namespace, imports: HistoryImports, say: Words) -> int:
-    lang = "en" if say.en else "zh"
+    lang = say.lang
     import_id = args.import_id
     state = await run_blocking(imports.ledger.get, import_id)
     if state is None:
@@ -584,7 +531,7 @@ async def _undo_import(args: argparse.Namespace, imports: HistoryImports, say: W
                           "withdrawn": withdrawn})
               if args.json else say("这次导入没有留下可撤销的改动", "the import left nothing to undo"))
         if withdrawn and not args.json:
-            print(_withdrawn_line(withdrawn, say))
+            print(withdrawn_line(withdrawn, say))
         return 0
     if args.json:
         print(json.dumps({"import": import_id, "undone": True, "undo_turn_id": result.turn_id,
@@ -594,7 +541,7 @@ async def _undo_import(args: argparse.Namespace, imports: HistoryImports, say: W
     effects = effects_text(result.effects, lang)
     print(say(f"已撤销导入 {import_id}：{effects}", f"import {import_id} undone: {effects}"))
     if result.withdrawn:
-        print(_withdrawn_line(len(result.withdrawn), say))
+        print(withdrawn_line(len(result.withdrawn), say))
     print_kept(result.kept, lang, done=True)
     print(say(f"改变主意了？sonetto memory undo {result.turn_id}", f"changed your mind? sonetto memory undo {result.turn_id}"))
     return 0
@@ -603,7 +550,7 @@ async def _undo_import(args: argparse.Namespace, imports: HistoryImports, say: W
 async def _preview_undo(args: argparse.Namespace, imports: HistoryImports, say: Words) -> int:
     """``sonetto history undo … --dry-run``: what the undo (of the import, or of one conversation) would do
     now — the cards it keeps because they were changed since, and the rest — changing nothing."""
-    lang = "en" if say.en else "zh"
+    lang = say.lang
     import_id, conversation = args.import_id, args.conversation
     try:
         preview = await imports.preview_undo(import_id, conversation or None)
@@ -628,14 +575,9 @@ async def _preview_undo(args: argparse.Namespace, imports: HistoryImports, say: 
     return 0
 
 
-def _withdrawn_line(count: int, say: Words) -> str:
-    return say(f"它在审核箱里等你确认的 {count} 项改动已一并撤回",
-               f"its {count} changes waiting in the review inbox were withdrawn with it")
-
-
 async def _undo_conversation(args: argparse.Namespace, imports: HistoryImports, say: Words) -> int:
     """``sonetto history undo IMPORT --conversation ID``: what one conversation of the import wrote."""
-    lang = "en" if say.en else "zh"
+    lang = say.lang
     import_id, conversation = args.import_id, args.conversation
     try:
         result = await imports.undo_conversation(import_id, conversation, rest=args.rest)

@@ -74,3 +74,27 @@ def _isolated_user_dirs(tmp_path_factory, monkeypatch):
         monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")
     yield home
+
+
+def _terminal(locale: str):
+    """A terminal whose locale is ``locale`` (for this process and the children it starts): the command
+    lines choose their language from it (``cli_words.cli_language``), whatever the machine's own
+    ``LANG`` is. Its own MonkeyPatch: a test's ``monkeypatch.undo()`` leaves the terminal as it is."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("LANG", locale)
+        for var in ("LC_ALL", "LC_MESSAGES"):
+            patch.delenv(var, raising=False)
+        yield
+
+
+@pytest.fixture
+def english_terminal():
+    """An English terminal (``LANG=en_US.UTF-8``): ``sonetto memory`` / ``sonetto history`` speak English."""
+    yield from _terminal("en_US.UTF-8")
+
+
+@pytest.fixture
+def chinese_terminal():
+    """A Chinese terminal (``LANG=zh_CN.UTF-8``): the command lines speak Chinese (unless the app is set
+    to English)."""
+    yield from _terminal("zh_CN.UTF-8")

@@ -177,7 +177,8 @@ def test_undo_from_the_command_line_and_a_second_import(llm_server, tmp_path):
     assert (out["batches"], out["failed_batches"], out["error"]) == (2, 0, None)
     assert (out["turns_written"], out["memories_created"]) == (3, 3)
     undo = _cli(llm_server, "memory", "--store", str(store), "undo", out["undo_id"])
-    assert undo.returncode == 0 and "undid 3 changes" in undo.stdout, undo.stderr
+    assert undo.returncode == 0, undo.stderr
+    assert f"撤销了 {out['undo_id']} 的 3 处改动" in undo.stdout, undo.stdout  # the terminal's language, as history's
     assert _texts(store) == []
     status = json.loads(_cli(llm_server, "history", "--store", str(store), "status", "--json").stdout)
     assert status["imports"][0]["status"] == "undone"
@@ -491,7 +492,7 @@ def test_an_import_whose_every_batch_fails_exits_non_zero_with_the_reason(llm_se
     ("zh_CN", {"LC_ALL": "", "LANG": "POSIX"}, "zh_CN"),
 ])
 def test_the_command_lines_language(setting, environ, expected):
-    from sonetto_desktop.cli_history import cli_language
+    from sonetto_desktop.cli_words import cli_language
 
     assert cli_language(setting, environ) == expected
 
@@ -499,17 +500,17 @@ def test_the_command_lines_language(setting, environ, expected):
 def test_a_refusal_is_worded_as_the_window_words_it_in_the_persons_language():
     """A failure without Chinese words of its own reads as presentation.errors says it, in the person's
     language (it was the English exception text for a Chinese reader too); the id stays in it."""
-    from sonetto_desktop.cli_history import Words, _words_of
+    from sonetto_desktop.cli_words import Words, words_of
     from sonetto_desktop.memory.errors import MemoryNotFound, StoreUnavailable
 
     gone = MemoryNotFound("ab12")
-    assert _words_of(gone, Words("zh_CN")) == ("找不到这条记忆，它可能已被删除或移动。 "
+    assert words_of(gone, Words("zh_CN")) == ("找不到这条记忆，它可能已被删除或移动。 "
                                                "(no memory with id 'ab12' in the memory store)")
-    assert _words_of(gone, Words("en")).startswith("This memory can't be found; it may have been deleted or moved.")
-    assert _words_of(ValueError("the date 'soon' is not a date"), Words("en")) == (
+    assert words_of(gone, Words("en")).startswith("This memory can't be found; it may have been deleted or moved.")
+    assert words_of(ValueError("the date 'soon' is not a date"), Words("en")) == (
         "Invalid input: the date 'soon' is not a date")
     folder = StoreUnavailable("/x", "a file is in the way")
-    assert _words_of(folder, Words("zh_CN")) == folder.zh  # its own Chinese first
+    assert words_of(folder, Words("zh_CN")) == folder.zh  # its own Chinese first
 
 
 def test_chats_left_to_a_paused_import_are_said_and_it_goes_on_without_its_file(llm_server, tmp_path):
@@ -539,7 +540,8 @@ def test_chats_left_to_a_paused_import_are_said_and_it_goes_on_without_its_file(
 def test_the_terminals_progress_says_a_failing_batch_is_retried_and_why(capsys):
     """A model that kept failing: the progress line said "已写入 0/3 轮 · 新记忆 0 · 更新 0" for about a
     minute before the failure; now it says that the batch is tried again, and why (its first line)."""
-    from sonetto_desktop.cli_history import Words, _progress
+    from sonetto_desktop.cli_history import _progress
+    from sonetto_desktop.cli_words import Words
     from sonetto_desktop.history_import.runner import ImportProgress
 
     retrying = ImportProgress("imp-0badc0de", "running", 2, 0, 3, 0, retrying="模型服务内部出错了（HTTP 503）\n详情：…",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 
@@ -13,6 +14,9 @@ from memory_stores import LOCAL_BACKENDS as BACKENDS, open_store
 from sonetto_desktop.cli import main as cli_main
 from sonetto_desktop.memory import transfer
 from sonetto_desktop.memory.transfer import ImportFormatError, export_markdown, import_file, parse_markdown
+
+# The command line's words asserted here are its English ones (a test that wants Chinese asks for it).
+pytestmark = pytest.mark.usefixtures("english_terminal")
 
 
 def _run(*args):
@@ -966,3 +970,126 @@ def test_a_chosen_theme_is_not_taken_from_part_of_another_word(tmp_path):
         added = _run("--store", str(store), "--create", "add", text, "--json")
         assert added.returncode == 0, added.stderr
         assert json.loads(added.stdout)["theme"] == theme, text
+
+
+# ── a Chinese terminal: the words in Chinese, as `sonetto history` says them ──
+
+_UNDO_HINT = re.compile(r"^撤销：sonetto memory undo (\S+)$", re.M)
+
+
+def test_a_chinese_terminal_is_answered_in_chinese(tmp_path, capsys, chinese_terminal):
+    """In a zh_CN terminal `sonetto history` spoke Chinese and `sonetto memory` English ("no memories",
+    "moved … to the trash", "error: Nothing is left to undo."): it chooses its language as history does."""
+    store = tmp_path / "memory.yaml"
+    assert cli_main(["--store", str(store), "list"]) == 2
+    assert capsys.readouterr().err == f"error: {store} 不存在（加 --create 在那里新建一个记忆库）\n"
+    assert cli_main(["--store", str(store), "--create", "list"]) == 0
+    assert capsys.readouterr().out == f"还没有记忆（{store}）\n"
+    assert cli_main(["--store", str(store), "list", "--theme", "品味"]) == 0
+    assert capsys.readouterr().out == f"主题「品味」里没有记忆（{store}）\n"
+    assert cli_main(["--store", str(store), "trash"]) == 0
+    assert capsys.readouterr().out == f"回收站是空的（{store}）\n"
+
+    assert cli_main(["--store", str(store), "add", "我妹妹在深圳当护士"]) == 0
+    out, err = capsys.readouterr()
+    mid = out.strip()  # stdout: the new id alone, for scripts
+    assert out == f"{mid}\n" and mid
+    assert err.splitlines()[0] == "主题：身份（按内容选的；要换一个，用 --theme）"
+    assert _UNDO_HINT.search(err), err
+    assert cli_main(["--store", str(store), "list"]) == 0
+    assert f"  {mid}  我妹妹在深圳当护士  [命中 0 次，" in capsys.readouterr().out
+
+    assert cli_main(["--store", str(store), "update", mid, "我妹妹在杭州当护士"]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[0] == f"已修改 {mid}" and _UNDO_HINT.search(out), out
+    assert cli_main(["--store", str(store), "update", mid, "我妹妹在杭州当护士"]) == 0
+    assert capsys.readouterr().out == "没有变化\n"
+    assert cli_main(["--store", str(store), "update", mid]) == 2
+    assert capsys.readouterr().err == "error: 请给出新的内容和/或 --theme\n"
+
+    assert cli_main(["--store", str(store), "delete", mid]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[0] == f"已把 {mid} 移到回收站" and _UNDO_HINT.search(out), out
+    deleted = _UNDO_HINT.search(out).group(1)
+    assert cli_main(["--store", str(store), "trash"]) == 0
+    assert "cli: 命令行删除]" in capsys.readouterr().out  # the app's reason in Chinese
+    assert cli_main(["--store", str(store), "undo", deleted]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"撤销了 {deleted} 的 1 处改动；要重做：sonetto memory undo undo-"), out
+    assert cli_main(["--store", str(store), "undo", "ui-nothing"]) == 2
+    assert capsys.readouterr().err.startswith("error: 已经没有可撤销的变化了。")
+    assert cli_main(["--store", str(store), "delete", "nope1234"]) == 2
+    assert capsys.readouterr().err.startswith("error: 找不到这条记忆，它可能已被删除或移动。")
+    assert cli_main(["--store", str(store), "add", " ", "--theme", "品味"]) == 2
+    assert capsys.readouterr().err.startswith("error: 输入无效：")
+
+    backup = tmp_path / "backup.json"
+    assert cli_main(["--store", str(store), "export", "-o", str(backup)]) == 0
+    assert capsys.readouterr().err == f"已导出 1 条记忆到 {backup}\n"
+    other = tmp_path / "other.db"
+    assert cli_main(["--store", str(other), "--create", "import", str(backup)]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[0] == "导入了 1 条记忆，跳过 0 条重复的" and _UNDO_HINT.search(out), out
+    assert cli_main(["--store", str(other), "check"]) == 0
+    assert capsys.readouterr().out.startswith(f"OK：{other} 里有 1 条记忆")
+
+
+def test_a_chinese_terminal_is_answered_in_chinese_by_a_real_process_and_json_stays_as_it_is(tmp_path,
+                                                                                           chinese_terminal):
+    store = tmp_path / "memory.yaml"
+    added = _run("--store", str(store), "--create", "add", "小林最爱的歌是《晴天》")
+    assert added.returncode == 0, added.stderr
+    assert added.stdout.strip() and "\n" not in added.stdout.strip()
+    assert added.stderr.startswith("主题：音乐（按内容选的；要换一个，用 --theme）\n撤销：sonetto memory undo "), added.stderr
+    as_json = _run("--store", str(store), "add", "小林养了一只猫", "--json")
+    said = json.loads(as_json.stdout)
+    assert set(said) == {"id", "theme", "theme_guessed", "undo_id"} and as_json.stderr == ""
+    missing = _run("--store", str(tmp_path / "nope.yaml"), "list")
+    assert missing.returncode == 2 and "不存在（加 --create 在那里新建一个记忆库）" in missing.stderr
+
+
+def test_a_data_folder_without_a_store_is_said_in_chinese(tmp_path, monkeypatch, capsys, chinese_terminal):
+    data = tmp_path / "new-data"
+    data.mkdir()
+    monkeypatch.setenv("SONETTO_DATA_DIR", str(data))
+    assert cli_main(["list"]) == 0
+    assert capsys.readouterr().out == f"还没有记忆：{data} 里还没有记忆库（应用或 `sonetto memory add` 会建一个）\n"
+
+
+def test_the_app_set_to_english_speaks_english_in_a_chinese_terminal(tmp_path, capsys, chinese_terminal):
+    """As `sonetto history`: the app's language setting English wins over the terminal's Chinese."""
+    from sonetto_desktop.config.settings import Settings
+
+    Settings(language="en").save(with_secret=False)
+    store = tmp_path / "memory.yaml"
+    assert cli_main(["--store", str(store), "--create", "list"]) == 0
+    assert capsys.readouterr().out == f"no memories ({store})\n"
+    assert cli_main(["--store", str(store), "undo", "ui-nothing"]) == 2
+    assert capsys.readouterr().err.startswith("error: Nothing is left to undo.")
+
+
+def test_a_chinese_terminal_hears_warnings_notes_and_a_refused_undo_in_chinese(tmp_path, capsys, chinese_terminal):
+    store = tmp_path / "memory.yaml"
+    assert cli_main(["--store", str(store), "--create", "add", "小林住在成都", "--theme", "身份"]) == 0
+    mid = capsys.readouterr().out.strip()
+    assert cli_main(["--store", str(store), "add", "小林喜欢猫", "--theme", "品味"]) == 0
+    assert cli_main(["--store", str(store), "update", mid, "小林搬到了上海"]) == 0
+    edited = _UNDO_HINT.search(capsys.readouterr().out).group(1)
+    assert cli_main(["--store", str(store), "undo", edited]) == 0
+    capsys.readouterr()
+    assert cli_main(["--store", str(store), "undo", edited]) == 2  # its undo changed that memory since
+    out, err = capsys.readouterr()
+    assert "有 1 张卡片之后又被改过，会原样保留：" in out, out
+    assert err == f"error: 没有撤销 {edited}：之后的改动碰到了其中 1 条记忆（{mid}）\n"
+    assert cli_main(["--store", str(store), "delete", mid]) == 0
+    capsys.readouterr()
+    assert cli_main(["--store", str(store), "export"]) == 0  # YAML on stdout leaves the trash out: said
+    assert capsys.readouterr().err == ("注意：标准输出上的 YAML 不含回收站（1 条删除了的记忆）；要保留它，用 -o FILE.yaml"
+                                       "（它写进 FILE.trash.yaml）或 --format json\n")
+    backup = tmp_path / "backup.json"
+    assert cli_main(["--store", str(store), "export", "-o", str(backup)]) == 0
+    assert capsys.readouterr().err == f"已导出 1 条记忆到 {backup}，还有回收站里的 1 条（导入时它会回到回收站）\n"
+    store.write_bytes(b"items: [::: {{{ garbage\n\xff")
+    assert cli_main(["--store", str(store), "list"]) == 0
+    [warning] = [line for line in capsys.readouterr().err.splitlines() if line.startswith("警告：")]
+    assert "memory.yaml 现在读不了" in warning and "修改会被拒绝" in warning, warning

@@ -307,7 +307,8 @@ def test_an_undo_withdraws_its_turns_proposals_for_every_process_and_a_redo_afte
 
 
 @pytest.mark.parametrize("kind", ["yaml", "sqlite"])
-def test_an_edit_another_process_makes_while_an_approval_checks_is_never_written_over(tmp_path, kind, monkeypatch):
+def test_an_edit_another_process_makes_while_an_approval_checks_is_never_written_over(tmp_path, kind, monkeypatch,
+                                                                                      english_terminal):
     """The approval looks whether the memory changed since it was proposed, then writes: another process
     (the command line, ``sonetto mcp``, a second window) editing that memory right after the look must not
     have its edit written over. Its write waits for the approval's lock on the store, from the look to

@@ -26,6 +26,9 @@ from sonetto_desktop.memory.files import remove_stale_temps
 CHILD = Path(__file__).parent / "store_files_child.py"
 POSIX = os.name == "posix"
 
+# The command line's words asserted here are its English ones.
+pytestmark = pytest.mark.usefixtures("english_terminal")
+
 
 def _child(limit: str, uid: str, *args: str, timeout: float = 60) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, str(CHILD), limit, uid, *args], capture_output=True, text=True,

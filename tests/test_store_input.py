@@ -15,6 +15,9 @@ from sonetto_desktop.memory import MemoryItem, StoreCorrupt, YamlMemoryManager
 from sonetto_desktop.memory.item import MAX_DESCRIPTION_CHARS, MAX_HIT, MAX_REASON_CHARS, TooLong
 from sonetto_desktop.memory.transfer import ImportFormatError, read_import
 
+# The command line's words asserted here are its English ones (a test that wants Chinese asks for it).
+pytestmark = pytest.mark.usefixtures("english_terminal")
+
 ENTRY = "  theme: 瞬间\n  history: []\n  latest_update_time: '2026-11-01T10:00:00'\n  hit: 0\n"
 
 # 719 bytes of nested aliases: each level refers to the previous one nine times.

@@ -76,7 +76,7 @@ def test_a_held_lock_is_waited_for_said_once_and_given_up_on_with_nothing_change
 
 
 @pytest.mark.parametrize("kind", ["yaml", "sqlite"])
-def test_the_command_line_says_it_waits_and_writes_once_the_lock_is_let_go(tmp_path, kind):
+def test_the_command_line_says_it_waits_and_writes_once_the_lock_is_let_go(tmp_path, kind, english_terminal):
     """For either store: one "waiting…" line naming the store's file, then the write, once the holder lets go."""
     if kind == "yaml":
         mm, hold = YamlMemoryManager(tmp_path / "memory.yaml", flush_delay=None), lambda m: _held(m.lock_path)

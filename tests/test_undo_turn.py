@@ -127,7 +127,7 @@ def test_undo_is_refused_when_a_later_change_deleted_or_restored_a_memory_of_the
     assert mm.count() == 1 and {row["id"] for row in mm.list_trash()} == {made}  # nothing changed
 
 
-def test_the_command_line_undoes_a_turn_and_names_the_memories_when_it_refuses(tmp_path, capsys):
+def test_the_command_line_undoes_a_turn_and_names_the_memories_when_it_refuses(tmp_path, capsys, english_terminal):
     from sonetto_desktop.cli import main as cli_main
     from sonetto_desktop.memory import YamlMemoryManager
 
@@ -168,7 +168,8 @@ def test_a_refusal_names_the_cards_by_their_text_and_a_card_locked_since_is_kept
     assert [t.memory_id for t in result.kept] == [made] and set(person.all_items()) == {made}
 
 
-def test_the_command_line_lists_the_cards_changed_since_and_undoes_the_rest_with_rest(tmp_path, capsys):
+def test_the_command_line_lists_the_cards_changed_since_and_undoes_the_rest_with_rest(tmp_path, capsys,
+                                                                                    english_terminal):
     from sonetto_desktop.cli import main as cli_main
     from sonetto_desktop.memory import YamlMemoryManager
 

@@ -50,11 +50,6 @@ class Incoming(dict[str, MemoryItem]):
         self.trash_problem: ImportFormatError | None = None  # why a .yaml export's trash file was left out
         self.flags_problem: ImportFormatError | None = None  # why a .yaml export's pins file was left out
 
-    def notes(self) -> list[str]:
-        """One English line per renamed entry (the command line prints them)."""
-        return [f"the file gives id {old!r} to more than one memory: the later one is imported as {new!r}"
-                for new, old in self.renamed.items()]
-
 
 def _keep_every(pairs: list[tuple[str, MemoryItem]]) -> Incoming:
     """``pairs`` (id, item) in file order as an :class:`Incoming`: a repeated id's later entries
