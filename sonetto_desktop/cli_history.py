@@ -286,7 +286,7 @@ async def _run(args: argparse.Namespace, imports: HistoryImports, plan: Plan | N
         print(file=sys.stderr)
     _print_result(args, result, say, history)
     if result.failed:  # nothing could be written: a failure, whatever --json prints
-        why = result.error or say("原因不明", "no reason given")
+        why = result.error_in(say.language) or say("原因不明", "no reason given")
         print(say(f"error: 导入失败：{result.failed_batches} 批都没能写入（{why}）。什么也没有写入；"
                   "解决后再运行同一条命令会重新导入",
                   f"error: the import failed: none of its {result.failed_batches} batches could be written "
@@ -316,7 +316,7 @@ def _progress(p: ImportProgress, say: Words) -> None:
 
 def _print_result(args: argparse.Namespace, result: ImportResult, say: Words, history: History | None = None) -> None:
     if args.json:
-        out = result.to_json()
+        out = result.to_json(say.language)
         if history is not None:
             out["skipped_conversations"] = [bad.to_json() for bad in history.bad]
             out["left_unread"] = history.left_unread
@@ -336,9 +336,9 @@ def _print_result(args: argparse.Namespace, result: ImportResult, say: Words, hi
                   f"{result.proposals} changes wait in the review inbox for you: open Sonetto and click “To review” "
                   "in the status bar"))
     if result.failed_turns:
-        why = f"（{result.error}）" if result.error else ""
-        print(say(f"{result.failed_turns} 轮没能写入{why}：sonetto history status 查看",
-                  f"{result.failed_turns} turns could not be written{' (' + result.error + ')' if result.error else ''}: "
+        why = result.error_in(say.language)
+        print(say(f"{result.failed_turns} 轮没能写入{f'（{why}）' if why else ''}：sonetto history status 查看",
+                  f"{result.failed_turns} turns could not be written{f' ({why})' if why else ''}: "
                   "see sonetto history status"))
     print(say(f"整体撤销：sonetto memory undo {result.undo_id}", f"to undo it all: sonetto memory undo {result.undo_id}"))
 

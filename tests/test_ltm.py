@@ -224,6 +224,25 @@ async def test_a_second_writer_on_the_same_store_does_not_replay_the_journal(llm
     assert await first.stop() is True and journal.pending() == []
 
 
+async def test_a_writer_that_finds_the_journal_held_says_so_in_the_uis_language(make_llm, store):
+    """English UI: the status said "Memory writing failed: 另一个 Sonetto 正在使用这个记忆库…" (the
+    writer's own reasons about its journal were Chinese only); either language, asked after a switch."""
+    journal = TurnJournal(default_journal_path(store.path))
+    journal.append("old-1", None, [{"role": "user", "content": "我叫小林"}])
+    first = MemoryWriter(store)
+    first.start()
+    await until(lambda: first.pending == 1)
+    language = ["en"]
+    second = MemoryWriter(store, make_llm(), backoff=FAST, language=lambda: language[0])
+    second.start()
+    await until(lambda: second.last_error is not None)
+    assert second.last_error.startswith("another Sonetto is using this memory store"), second.last_error
+    language[0] = "zh_CN"  # the UI switched to Chinese: the same reason, said in it
+    assert second.last_error.startswith("另一个 Sonetto 正在使用这个记忆库"), second.last_error
+    assert await second.stop() is True
+    assert await first.stop() is False  # (no model: its turn stays journaled)
+
+
 async def test_restart_after_a_timed_out_stop_writes_the_leftover_turn(llm_server, make_llm, store):
     llm_server.add(HangResponse(30))
     ltm = MemoryWriter(store, make_llm(timeout=60), backoff=FAST)

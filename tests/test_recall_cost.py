@@ -108,3 +108,28 @@ def test_deepseeks_current_models_have_their_list_price():
                              for m in ("deepseek-flash", "deepseek-v4-flash", "deepseek-v4-pro"))
     assert flash is not None and flash == old_flash and flash.currency == "¥"
     assert pro is not None and pro.input > flash.input and 0 < flash.cached < flash.input
+
+
+def test_the_memories_part_is_counted_and_said_apart_from_the_prompt_around_it(listing):
+    """Above the budget the line said only the whole ("约发送 5,954 token" at a 4,000 budget), read as the
+    budget broken. The cost keeps the memories' part (within the budget; the rest is the prompt, the
+    message and the headings) and the line says both; a tokenizer that counts more than the estimate
+    the budget is in (cl100k: 1.2 of it) is said to, in both languages."""
+    from sonetto_desktop.presentation.i18n import english, translating
+    from sonetto_desktop.presentation.recall_cost import cost_text
+
+    bank, small = cost(listing, 2_000, *DEEPSEEK)
+    _, whole = cost(listing, 48_000, *DEEPSEEK)
+    assert small.listing == round(2_000 * BLOCK_FILL * bank.per_estimate) and whole.listing == bank.real
+    assert small.tokens - small.listing == whole.tokens - whole.listing > 0  # the prompt around them: the same
+    text = cost_text(small)
+    assert f"额度以内的记忆约 {small.listing:,} token，加上给模型的说明和你的消息，约发送 {small.tokens:,} token" in text, text
+    assert "分词器数出来更多" not in text  # DeepSeek's tokens are fewer than the estimate
+
+    _, openai = cost(listing, 2_000, "https://api.openai.com/v1", "gpt-4")
+    assert openai.family.key == "cl100k" and openai.listing > openai.budget
+    assert "额度按估算的 token 算，这个分词器数出来更多" in cost_text(openai)
+    with translating(english()):
+        text = cost_text(openai)
+    assert f"about {openai.listing:,} tokens of memories, within the allowance" in text, text
+    assert "this tokenizer counts more" in text and not any("\u4e00" <= ch <= "\u9fff" for ch in text), text

@@ -871,38 +871,48 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>HistoryImportActions</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="90" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="103" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="91" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="104" />
         <source>这个导入正在另一个 Sonetto 里进行</source>
         <translation>This import is running in another Sonetto</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="93" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="94" />
         <source>无法开始导入：{0}</source>
         <translation>Cannot start the import: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="106" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="107" />
         <source>无法继续导入：{0}</source>
         <translation>Cannot continue the import: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="121" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="122" />
         <source>继续未完成的聊天记录导入（{0}）</source>
         <translation>Continuing the unfinished chat import ({0})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="128" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="129" />
         <source>导入出错：{0}</source>
         <translation>The import failed: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="132" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="134" />
+        <source>聊天记录导入失败：{0} 批都没能写入，什么也没有写入：{1}</source>
+        <translation>Chat import failed: none of the {0} batches could be written; nothing was written: {1}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="135" />
+        <source>原因不明</source>
+        <translation>no reason given</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="137" />
         <source>聊天记录导入完成：写入 {0} 轮，新记忆 {1} 条，更新 {2} 条</source>
         <translation>Chat import finished: {0} turns read, {1} new memories, {2} updated</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="135" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="140" />
         <source>聊天记录导入完成：{0} 条提议已进入审核箱</source>
         <translation>Chat import finished: {0} proposals are in the review inbox</translation>
     </message>
@@ -916,150 +926,150 @@ Talk about anything — I'll remember what matters to you.</translation>
         <translation>Import chat history</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="159" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="160" />
         <source>{0} · {1} · {2} 轮</source>
         <translation>{0} · {1} · {2} turns</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="165" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="172" />
         <source>把你在其他应用里的聊天记录交给 Sonetto：它按当时的日期一段段读完，记下关于你的事。导入前可以预览和挑选，导入后可以整体撤销。</source>
         <translation>Give Sonetto your chats from other apps: it reads them piece by piece as of the day they happened and remembers what they say about you. You can preview and choose before importing, and undo the whole import afterwards.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="205" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="212" />
         <source>选择文件…</source>
         <translation>Choose a file…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="206" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="213" />
         <source>选择文件夹…</source>
         <translation>Choose a folder…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="208" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="215" />
         <source>格式</source>
         <translation>Format</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="209" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="216" />
         <source>自动识别格式</source>
         <translation>Detect the format</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="170" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="177" />
         <source>JSON Lines 格式…</source>
         <translation>JSON Lines format…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="220" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="227" />
         <source>&lt;b&gt;ChatGPT&lt;/b&gt;：设置 → 数据控制 → 导出数据，邮件里的链接下载 zip，选它即可。</source>
         <translation>&lt;b&gt;ChatGPT&lt;/b&gt;: Settings → Data controls → Export data; download the zip from the emailed link and pick it.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="221" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="228" />
         <source>&lt;b&gt;Claude&lt;/b&gt;：设置 → 隐私 → 导出数据，邮件里的链接下载 zip，选它即可（格式没有公开说明，尽力而为）。</source>
         <translation>&lt;b&gt;Claude&lt;/b&gt;: Settings → Privacy → Export data; download the zip from the emailed link and pick it (the format is not documented; best effort).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="222" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="229" />
         <source>&lt;b&gt;DeepSeek&lt;/b&gt;：设置 → 数据管理 → 导出所有历史对话；或用油猴脚本从网页保存的对话 JSON（格式没有公开说明，按公开的解析器读取，尽力而为）。</source>
         <translation>&lt;b&gt;DeepSeek&lt;/b&gt;: Settings → Data management → Export all chats, or a chat saved as JSON from the web page by a userscript (the format is not documented; read as public parsers do, best effort).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="224" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="231" />
         <source>&lt;b&gt;Cherry Studio&lt;/b&gt;：设置 → 数据设置 → 备份，选备份的 zip（含 data.json 的备份）。</source>
         <translation>&lt;b&gt;Cherry Studio&lt;/b&gt;: Settings → Data settings → Backup; pick the backup zip (one with a data.json).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="225" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="232" />
         <source>&lt;b&gt;Open WebUI&lt;/b&gt;：设置 → 对话 → 导出对话，选下载的 chat-export-….json（尽力而为）。</source>
         <translation>&lt;b&gt;Open WebUI&lt;/b&gt;: Settings → Chats → Export chats; pick the downloaded chat-export-….json (best effort).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="226" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="233" />
         <source>&lt;b&gt;LobeChat&lt;/b&gt;：设置 → 数据存储 → 导出（全部数据），选导出的 .json（尽力而为）。</source>
         <translation>&lt;b&gt;LobeChat&lt;/b&gt;: Settings → Storage → Export (all data); pick the exported .json (best effort).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="227" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="234" />
         <source>&lt;b&gt;Chatbox&lt;/b&gt;：设置 → 常规设置 → 数据备份 → 导出（勾选聊天记录），选 chatbox-exported-data-….json（尽力而为）。</source>
         <translation>&lt;b&gt;Chatbox&lt;/b&gt;: Settings → General → Data backup → Export (with Chat History ticked); pick chatbox-exported-data-….json (best effort).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="229" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="236" />
         <source>&lt;b&gt;LM Studio&lt;/b&gt;：对话存在用户目录的 .lmstudio/conversations 文件夹里，选这个文件夹或其中的 .conversation.json（尽力而为；文件不记录每条消息的时间，按对话开始的时间导入）。</source>
         <translation>&lt;b&gt;LM Studio&lt;/b&gt;: the chats are in the .lmstudio/conversations folder of your home folder; pick that folder or a .conversation.json in it (best effort; the files keep no time per message, so a chat is dated at its start).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="231" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="238" />
         <source>&lt;b&gt;Kimi 等其他应用&lt;/b&gt;：没有可读的导出，请整理成 JSON Lines（每行一条消息，见下面的“JSON Lines 格式”）。</source>
         <translation>&lt;b&gt;Kimi and other apps&lt;/b&gt;: no readable export; put the chats into JSON Lines (one message per line, see “JSON Lines format” below).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="232" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="239" />
         <source>&lt;b&gt;Sonetto&lt;/b&gt;：另一台电脑上对话列表里的“导出为 Markdown…”。</source>
         <translation>&lt;b&gt;Sonetto&lt;/b&gt;: “Export as Markdown…” in the chat list on the other computer.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="233" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="240" />
         <source>&lt;b&gt;ChatGPT 已保存的记忆&lt;/b&gt;：复制后粘贴到下面的框里。</source>
         <translation>&lt;b&gt;ChatGPT saved memories&lt;/b&gt;: copy them, then paste them into the box below.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="244" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="251" />
         <source>能读 %1 导出的聊天记录，还有 Sonetto 导出的对话和 JSON Lines。怎么导出：在右边的格式里选你用的应用。</source>
         <translation>Reads chats exported from %1, and chats exported from Sonetto or written as JSON Lines. How to export: pick your app in the format box.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="250" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="257" />
         <source>或者粘贴 ChatGPT 的“已保存的记忆”（设置 → 个性化 → 管理记忆，全选复制），每行一条：</source>
         <translation>Or paste ChatGPT’s saved memories (Settings → Personalization → Manage memories, select all and copy), one per line:</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="254" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="370" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="261" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="378" />
         <source>粘贴的记忆</source>
         <translation>Pasted memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="256" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="263" />
         <source>读取粘贴的记忆</source>
         <translation>Read the pasted memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="266" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="273" />
         <source>正在读取</source>
         <translation>Reading</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="267" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="274" />
         <source>取消读取</source>
         <translation>Stop reading</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="275" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="282" />
         <source>继续这次导入</source>
         <translation>Continue this import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="276" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="322" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="879" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="283" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="330" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="896" />
         <source>撤销已导入的部分</source>
         <translation>Undo what was imported</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="174" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="181" />
         <source>关闭</source>
         <translation>Close</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="279" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="286" />
         <source>JSON Lines 格式</source>
         <translation>JSON Lines format</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="280" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="287" />
         <source>每行一个 JSON 对象，即一条消息：
 
 {0}
@@ -1074,319 +1084,319 @@ conversation: which chat it belongs to; role: user or assistant (system and tool
 Optional: title (the chat’s title), id (the message’s id, which recognises it on a second import). Lines may come in any order; blank lines are fine.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="306" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="313" />
         <source>没有粘贴：内容有 {0} 字，ChatGPT 的已保存记忆一般只有几千字（最多 {1} 字）。请只复制“管理记忆”里的列表。</source>
         <translation>Not pasted: that is {0} characters, and ChatGPT's saved memories are a few thousand (at most {1}). Copy only the list under “Manage memories”.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="319" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="327" />
         <source>有一次没有完成的导入：{0} · {1}，已写入 {2}/{3} 轮</source>
         <translation>An import was not finished: {0} · {1}, {2}/{3} turns written</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="324" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="332" />
         <source>上次导入：{0} · {1}，写入 {2} 轮，新记忆 {3} 条，更新 {4} 条</source>
         <translation>Last import: {0} · {1}, {2} turns read, {3} new memories, {4} updated</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="327" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="1034" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="335" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="1051" />
         <source>撤销这次导入</source>
         <translation>Undo this import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="335" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="343" />
         <source>选择聊天记录</source>
         <translation>Choose a chat export</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="341" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="349" />
         <source>聊天记录 (*.zip *.json *.jsonl *.md *.txt)</source>
         <translation>Chat exports (*.zip *.json *.jsonl *.md *.txt)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="341" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="349" />
         <source>所有文件 (*)</source>
         <translation>All files (*)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="390" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="394" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="411" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="398" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="402" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="419" />
         <source>读不了 {0}：{1}</source>
         <translation>Cannot read {0}: {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="394" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="402" />
         <source>出了意外的问题，详情已写入日志。</source>
         <translation>something unexpected went wrong; the details are in the log.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="462" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="470" />
         <source>正在读取 {0}：%p%</source>
         <translation>Reading {0}: %p%</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="471" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="479" />
         <source>返回</source>
         <translation>Back</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="472" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="480" />
         <source>取消</source>
         <translation>Cancel</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="502" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="510" />
         <source>导入这些记忆…</source>
         <translation>Import them…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="507" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="515" />
         <source>从</source>
         <translation>From</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="507" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="521" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="515" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="529" />
         <source>到</source>
         <translation>to</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="513" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="515" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="521" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="523" />
         <source>按标题筛选</source>
         <translation>Filter by title</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="516" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="524" />
         <source>全选</source>
         <translation>Select all</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="517" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="525" />
         <source>全不选</source>
         <translation>Select none</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="519" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="527" />
         <source>日期从</source>
         <translation>Dates from</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="540" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="548" />
         <source>开始导入</source>
         <translation>Start importing</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="568" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="576" />
         <source>另有 {0} 条 ChatGPT 已保存的记忆（不在对话里）。</source>
         <translation>And {0} ChatGPT saved memories (not in the chats).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="574" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="582" />
         <source>正在计算…</source>
         <translation>Counting…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="613" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="621" />
         <source>正在计算…（已读 {0} / {1} 个对话）</source>
         <translation>Counting… ({0} of {1} conversations read)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="620" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="628" />
         <source>跳过 {0} 个读不了的对话：</source>
         <translation>Left out {0} conversations that cannot be read:</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="623" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="631" />
         <source>…另有 {0} 个</source>
         <translation>… and {0} more</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="630" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="638" />
         <source>还没有配置模型：请先在设置里填写模型，导入要由模型来读。</source>
         <translation>No model is configured: set one in Settings first; a model reads the import.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="633" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="641" />
         <source>审核模式已开启：导入的结果会进入审核箱，由你确认后才写入。</source>
         <translation>Review mode is on: what the import finds goes to the review inbox and is written only once you approve it.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="662" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="850" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="670" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="867" />
         <source>没能算出要导入的内容：{0}</source>
         <translation>Could not work out what to import: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="679" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="687" />
         <source>已导入过的 {0} 轮</source>
         <translation>{0} turns imported before</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="681" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="689" />
         <source>未完成的导入里还要写的 {0} 轮（继续那次导入即可）</source>
         <translation>{0} turns an unfinished import has still to write (resume it)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="683" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="691" />
         <source>不导入列表里的 {0} 个对话</source>
         <translation>{0} conversations on the don’t-import list</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="685" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="693" />
         <source>日期范围外的 {0} 轮</source>
         <translation>{0} turns outside the dates</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="687" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="695" />
         <source>文件里重复出现的 {0} 轮（只导入一次）</source>
         <translation>{0} turns repeated in the file (imported once)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="690" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="698" />
         <source>系统提示、工具调用、改写前的分支、空白等 {0} 条消息</source>
         <translation>{0} messages such as system prompts, tool calls, branches edited away and blanks</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="691" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="699" />
         <source>不导入：{0}</source>
         <translation>Not imported: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="693" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="701" />
         <source>{0} 处疑似密码、密钥或证件号会在发送给模型前隐去</source>
         <translation>{0} likely passwords, keys or ID numbers are hidden before the model sees them</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="696" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="704" />
         <source>{0} 条很长的消息只读开头和结尾（每条约 {1} 字）</source>
         <translation>{0} very long messages are read only at their start and end (about {1} characters each)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="706" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="721" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="714" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="729" />
         <source>没有保存：{0}</source>
         <translation>Not saved: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="729" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="737" />
         <source>ChatGPT 已保存的记忆</source>
         <translation>ChatGPT saved memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="730" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="738" />
         <source>每条直接成为一条记忆（不经模型），可以改主题或取消勾选。</source>
         <translation>Each becomes one memory as it is (no model reads it); you can change its theme or untick it.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="737" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="745" />
         <source>导入</source>
         <translation>Import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="752" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="760" />
         <source>审核模式已开启：它们会进入审核箱，由你确认后才写入。</source>
         <translation>Review mode is on: they go to the review inbox and are written only once you approve them.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="759" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="767" />
         <source>导入 {0} 条记忆</source>
         <translation>Import {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="767" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="771" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="775" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="779" />
         <source>没有导入：{0}</source>
         <translation>Not imported: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="813" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="830" />
         <source>正在准备导入：要读的对话逐批存好后开始，大的导入可能要几分钟；关闭窗口会取消这次导入。</source>
         <translation>Preparing the import: it begins once the chats to read are saved batch by batch, which can take a few minutes for a large one; closing the window cancels it.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="875" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="892" />
         <source>导入已停止</source>
         <translation>Import stopped</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="876" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="893" />
         <source>已导入的部分要保留吗？保留的话，以后再导入同一个文件会接着导入剩下的。</source>
         <translation>Keep what was imported? If you keep it, importing the same file again goes on with the rest.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="878" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="895" />
         <source>保留已导入的部分</source>
         <translation>Keep what was imported</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="925" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="942" />
         <source>删除它新建的 {0} 条记忆</source>
         <translation>delete the {0} memories it created</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="927" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="944" />
         <source>把它改过的 {0} 条记忆恢复原样</source>
         <translation>put back the {0} memories it changed</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="929" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="946" />
         <source>找回它删掉的 {0} 条记忆</source>
         <translation>bring back the {0} memories it deleted</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="932" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="949" />
         <source>撤销这次导入？</source>
         <translation>Undo this import?</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="932" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="949" />
         <source>撤销会影响 {0} 条记忆：{1}。撤销之后还可以重做。</source>
         <translation>Undoing touches {0} memories: {1}. You can redo it afterwards.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="933" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="950" />
         <source>，</source>
         <translation>, </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="933" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="950" />
         <source>撤销导入</source>
         <translation>Undo the import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="965" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="982" />
         <source>重做这次导入</source>
         <translation>Redo this import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="972" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="977" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="989" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="994" />
         <source>无法重做：{0}</source>
         <translation>Cannot redo: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="974" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="991" />
         <source>无法重做：撤销之后这些记忆都被改过了</source>
         <translation>Cannot redo: every one of these memories was changed after the undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="1027" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="1044" />
         <source>……还有 {0} 张</source>
         <translation>…and {0} more</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="1029" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="1046" />
         <source>无法撤销：这次导入写下的 {0} 条记忆之后都被改过，撤销会丢掉那些修改。</source>
         <translation>Cannot undo: all {0} memories the import wrote were changed afterwards, and undoing would lose those changes.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="913" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="1004" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="1016" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="1046" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="930" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="1021" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="1033" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="1063" />
         <source>无法撤销：{0}</source>
         <translation>Cannot undo: {0}</translation>
     </message>
@@ -1606,7 +1616,7 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="111" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="190" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="194" />
         <source>暂停</source>
         <translation>Pause</translation>
     </message>
@@ -1641,134 +1651,135 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
         <translation>Close</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="184" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="188" />
         <source>正在读：「{0}」· {1}</source>
+        <extracomment>the import's end the panel shows (``show_done``), None while it shows anything else: a window opened again after a language switch shows it again</extracomment>
         <translation>Reading: “{0}” · {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="190" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="194" />
         <source>继续</source>
         <translation>Continue</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="191" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="195" />
         <source>{0} 批没能写入</source>
         <translation>{0} batches could not be written</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="197" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="202" />
         <source>导入失败</source>
         <translation>Import failed</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="200" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="205" />
         <source>{0} 批都没能写入，什么也没有写入：{1}</source>
         <translation>None of the {0} batches could be written; nothing was written: {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="201" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="206" />
         <source>原因不明</source>
         <translation>no reason given</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="207" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="269" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="212" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="274" />
         <source>导入完成</source>
         <translation>Import finished</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="211" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="216" />
         <source>写入 {0} 轮，{1} 条提议已进入审核箱</source>
         <translation>{0} turns read; {1} proposals are in the review inbox</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="213" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="218" />
         <source>写入 {0} 轮：新记忆 {1} 条，更新 {2} 条，删除 {3} 条</source>
         <translation>{0} turns read: {1} new memories, {2} updated, {3} deleted</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="216" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="221" />
         <source>；{0} 项对你已有记忆的改动在审核箱里等你确认</source>
         <translation>; {0} changes to your memories wait for you in the review inbox</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="219" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="224" />
         <source>；{0} 轮没能写入</source>
         <translation>; {0} turns could not be written</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="225" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="277" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="230" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="282" />
         <source>撤销编号：{0}（命令行：sonetto memory undo {0}）</source>
         <translation>Undo id: {0} (command line: sonetto memory undo {0})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="232" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="237" />
         <source>已撤销这次导入</source>
         <translation>Import undone</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="235" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="240" />
         <source>其余导入的记忆已放回原样；你之后改过的 {0} 张卡片原样保留；同一个文件以后可以重新导入</source>
         <translation>The rest of the imported memories are as they were; the {0} cards you changed afterwards are kept as they are; the same file can be imported again later</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="239" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="244" />
         <source>导入的记忆已放回原样；同一个文件以后可以重新导入</source>
         <translation>The memories are as they were before; the same file can be imported again later</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="241" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="246" />
         <source>；它在审核箱里等你确认的 {0} 项改动已一并撤回</source>
         <translation>; its {0} changes waiting for you in the review inbox were withdrawn with it</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="245" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="250" />
         <source>……还有 {0} 张</source>
         <translation>…and {0} more</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="248" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="253" />
         <source>改变主意了？点“重做这次导入”，或在命令行：sonetto memory undo {0}</source>
         <translation>Changed your mind? Click “Redo this import”, or on the command line: sonetto memory undo {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="257" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="262" />
         <source>已重做这次导入</source>
         <translation>Import redone</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="259" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="264" />
         <source>导入的记忆已恢复成导入后的样子</source>
         <translation>The imported memories are back as the import left them</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="261" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="266" />
         <source>；你之后改过的 {0} 张卡片原样保留</source>
         <translation>; the {0} cards you changed since are kept as they are</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="272" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="277" />
         <source>{0} 条提议已进入审核箱</source>
         <translation>{0} proposals are in the review inbox</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="273" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="278" />
         <source>新记忆 {0} 条</source>
         <translation>{0} new memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="275" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="280" />
         <source>；跳过 {0} 条</source>
         <translation>; {0} skipped</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="281" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="286" />
         <source>导入已停止</source>
         <translation>Import stopped</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="283" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="288" />
         <source>已导入的部分保留着；再次导入同一个文件会接着导入剩下的</source>
         <translation>What was imported stays; importing the same file again goes on with the rest</translation>
     </message>
@@ -3406,57 +3417,62 @@ Your theme: {1}</translation>
 <context>
     <name>RecallCost</name>
     <message>
-        <location filename="../../sonetto_desktop/presentation/recall_cost.py" line="31" />
+        <location filename="../../sonetto_desktop/presentation/recall_cost.py" line="32" />
         <source>现在还没有记忆：回忆不调用模型，不花 token。</source>
         <translation>No memories yet: recall asks no model and costs no tokens.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/recall_cost.py" line="33" />
+        <location filename="../../sonetto_desktop/presentation/recall_cost.py" line="34" />
         <source>{0} 分词器计</source>
         <translation>counted with the {0} tokenizer</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/recall_cost.py" line="33" />
+        <location filename="../../sonetto_desktop/presentation/recall_cost.py" line="34" />
         <source>按 {0} 分词器的比例估算</source>
         <translation>estimated at the {0} tokenizer's measured ratio</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/recall_cost.py" line="36" />
+        <location filename="../../sonetto_desktop/presentation/recall_cost.py" line="37" />
         <source>估算：不知道这个模型的分词器</source>
         <translation>an estimate: this model's tokenizer is not known</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/recall_cost.py" line="38" />
-        <source>按现在的 {0} 条记忆，回忆每条消息读全部记忆，约发送 {1} token（{2}）</source>
-        <translation>With your {0} memories, recall reads all of them for each message: about {1} tokens sent ({2})</translation>
+        <location filename="../../sonetto_desktop/presentation/recall_cost.py" line="39" />
+        <source>；额度按估算的 token 算，这个分词器数出来更多</source>
+        <translation>; the allowance is in estimated tokens, and this tokenizer counts more</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/presentation/recall_cost.py" line="41" />
-        <source>按现在的 {0} 条记忆（超出额度），回忆每条消息约发送 {1} token（{2}）</source>
-        <translation>With your {0} memories (more than the budget), recall sends about {1} tokens per message ({2})</translation>
+        <source>按现在的 {0} 条记忆，回忆每条消息读全部记忆（约 {1} token），加上给模型的说明和你的消息，约发送 {2} token（{3}）</source>
+        <translation>With your {0} memories, recall reads all of them for each message (about {1} tokens); with the instructions to the model and your message, it sends about {2} tokens ({3})</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/presentation/recall_cost.py" line="44" />
+        <source>按现在的 {0} 条记忆（超出额度），回忆每条消息读额度以内的记忆约 {1} token，加上给模型的说明和你的消息，约发送 {2} token（{3}）</source>
+        <translation>With your {0} memories (more than the allowance), recall reads about {1} tokens of memories, within the allowance, for each message; with the instructions to the model and your message, it sends about {2} tokens ({3})</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/recall_cost.py" line="48" />
         <source>。本机运行，不花钱。</source>
         <translation>. It runs on this computer: it costs nothing.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/recall_cost.py" line="46" />
+        <location filename="../../sonetto_desktop/presentation/recall_cost.py" line="50" />
         <source>，其中约 {0}% 与上一条相同，支持前缀缓存的服务按缓存价计。</source>
         <translation>, about {0}% of it the same as for the previous message, billed at the cached price by services with a prefix cache. </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/recall_cost.py" line="48" />
+        <location filename="../../sonetto_desktop/presentation/recall_cost.py" line="52" />
         <source>不知道这个服务的价格，只显示 token 数。</source>
         <translation>The service's price is not known, so only tokens are shown.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/recall_cost.py" line="51" />
+        <location filename="../../sonetto_desktop/presentation/recall_cost.py" line="55" />
         <source>约每条 {0}，每 100 条 {1}（{2} 标价，仅输入）。</source>
         <translation>About {0} per message, {1} per 100 messages ({2} list price, input only).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/recall_cost.py" line="52" />
+        <location filename="../../sonetto_desktop/presentation/recall_cost.py" line="56" />
         <source>约每条 {0}，每 100 条 {1}（按你设置的价格，仅输入）。</source>
         <translation>About {0} per message, {1} per 100 messages (at the price you set, input only).</translation>
     </message>
@@ -3466,7 +3482,7 @@ Your theme: {1}</translation>
     <message>
         <location filename="../../sonetto_desktop/ui/settings/recall_cost_line.py" line="60" />
         <source>回忆额度的单位是估算的 token：每个汉字和数字算 1 个，其他字符每 4 个算 1 个。这里的 token 数按这个服务的分词器数，和账单上的一致。</source>
-        <translation>The recall budget is in estimated tokens: one per Chinese character and digit, one per four other characters. The tokens here are counted with this service's tokenizer, as on its bill.</translation>
+        <translation>The recall allowance is in estimated tokens: one per Chinese character and digit, one per four other characters. The tokens here are counted with this service's tokenizer, as on its bill.</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/settings/recall_cost_line.py" line="88" />
@@ -4655,7 +4671,7 @@ Your theme: {1}</translation>
         <translation>The interface switches language once you close the dialog you are editing in.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/language_switch.py" line="228" />
+        <location filename="../../sonetto_desktop/ui/language_switch.py" line="234" />
         <source>切换语言后没能重新显示这段对话：{0}</source>
         <translation>After the language switch, this chat could not be shown again: {0}</translation>
     </message>

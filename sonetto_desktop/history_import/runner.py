@@ -110,7 +110,7 @@ class ImportProgress:
 class ImportResult:
     """What an import did (the command line's ``--json``). ``batches`` / ``batches_done`` /
     ``failed_batches``: of the whole import; ``error``: why a batch was last given up on (the
-    writer's words), empty when none was."""
+    writer's words, in Chinese; ``error_en`` in English: ``error_in`` picks), empty when none was."""
 
     undo_id: str
     turns_written: int
@@ -123,17 +123,25 @@ class ImportResult:
     batches_done: int = 0
     failed_batches: int = 0
     error: str = ""
+    error_en: str = ""
+
+    def error_in(self, language: str) -> str:
+        """Why a batch was last given up on, in ``language`` (``"en"`` or Chinese): asked when it is
+        shown, so a view made after a language switch says it in the new language."""
+        return (self.error_en or self.error) if language == "en" else self.error
 
     @property
     def failed(self) -> bool:
         """Nothing of the import could be written: every batch it tried was given up on."""
         return self.failed_batches > 0 and self.batches_done == 0
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, language: str = "zh_CN") -> dict[str, Any]:
+        """``error`` in ``language`` (the terminal's)."""
         return {"turns_written": self.turns_written, "memories_created": self.memories_created,
                 "memories_updated": self.memories_updated, "memories_deleted": self.memories_deleted,
                 "proposals": self.proposals, "failed_turns": self.failed_turns, "batches": self.batches,
-                "failed_batches": self.failed_batches, "error": self.error or None, "undo_id": self.undo_id or None}
+                "failed_batches": self.failed_batches, "error": self.error_in(language) or None,
+                "undo_id": self.undo_id or None}
 
 
 def safe_title(title: str, limit: int | None = None) -> str:
@@ -541,14 +549,15 @@ class ImportRunner:
         await self._done(run)
         self._publish_final(state)
         failed_turns = sum(int(run.batches[s]["turns"]) for s in run.failed if s in run.batches)
-        error = ""
-        if run.failed:  # the writer's own words for the last batch given up on
+        error, error_en = "", ""
+        if run.failed:  # the writer's own words for the last batch given up on (both languages: a view picks)
             entries = await run_blocking(lambda: run.writer.journal.failed(text=False))
-            error = next((e.last_error for e in reversed(entries) if batch_seq(e.turn_id) in run.failed
-                          and e.last_error), "")
+            last = next((e for e in reversed(entries) if batch_seq(e.turn_id) in run.failed and e.last_error), None)
+            if last is not None:
+                error, error_en = last.error_in("zh_CN") or "", last.error_in("en") or ""
         return ImportResult(state.id, state.turns_written, state.memories_created, state.memories_updated,
                             state.memories_deleted, state.proposals, failed_turns, state.batches,
-                            state.batches_done, state.failed_batches, error)
+                            state.batches_done, state.failed_batches, error, error_en)
 
     def _detach(self, run: _Run) -> None:
         for unsubscribe in run.unsubscribe:

@@ -1,5 +1,6 @@
-"""The line beside the recall budget: about how many tokens recall sends per message, how much of it
-repeats the previous message (a prefix cache serves that part cheaper) and, where a price is known,
+"""The line beside the recall budget: about how many tokens recall sends per message (the memories,
+within the budget, and the prompt around them: a total above the budget is not read as the budget
+broken), how much of it repeats the previous message (a prefix cache serves that part cheaper) and, where a price is known,
 what that costs (``memory.retrieval.recall_cost``). No Qt."""
 
 from __future__ import annotations
@@ -34,12 +35,15 @@ def cost_text(cost: RecallCost) -> str:
             cost.family.label)
     else:
         unit = translate("RecallCost", "估算：不知道这个模型的分词器")
+    if not cost.whole_bank and cost.listing > cost.budget:  # (the budget is in estimated tokens)
+        unit += translate("RecallCost", "；额度按估算的 token 算，这个分词器数出来更多")
     if cost.whole_bank:
-        what = translate("RecallCost", "按现在的 {0} 条记忆，回忆每条消息读全部记忆，约发送 {1} token（{2}）").format(
-            _tokens(cost.memories), _tokens(cost.tokens), unit)
+        what = translate("RecallCost", "按现在的 {0} 条记忆，回忆每条消息读全部记忆（约 {1} token），加上给模型的说明和你的消息，"
+                                       "约发送 {2} token（{3}）")
     else:
-        what = translate("RecallCost", "按现在的 {0} 条记忆（超出额度），回忆每条消息约发送 {1} token（{2}）").format(
-            _tokens(cost.memories), _tokens(cost.tokens), unit)
+        what = translate("RecallCost", "按现在的 {0} 条记忆（超出额度），回忆每条消息读额度以内的记忆约 {1} token，"
+                                       "加上给模型的说明和你的消息，约发送 {2} token（{3}）")
+    what = what.format(_tokens(cost.memories), _tokens(cost.listing), _tokens(cost.tokens), unit)
     if cost.local:
         return what + translate("RecallCost", "。本机运行，不花钱。")
     share = round(cost.repeats * 100)

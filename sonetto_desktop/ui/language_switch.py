@@ -15,7 +15,7 @@ not closed under them: the rebuild waits until they close it (a toast says so). 
 on the old window are closed (rejected, so their own clean-up runs); the history import's window (not
 modal: usable beside the welcome panel's language link) opens again on the new one, on the file it had
 read and the choices made there, with what was pasted in it (so it does not hold the switch up as a
-dialog typed into does); the warnings about the store (self-check failed, backend switch not
+dialog typed into does), or on the end of the import it showed (导入失败 and why, in the new language); the warnings about the store (self-check failed, backend switch not
 finished) are shown again on the new window. The old widgets are deleted on the GUI thread with
 ``deleteLater`` after every signal from the long-lived parts to them is gone (those connections are
 bound methods, which Qt drops with their receiver).
@@ -192,10 +192,16 @@ def _open_import(app: "SonettoApp", window: Any) -> Callable[[], None] | None:
     if dialog.stack.currentWidget() is not dialog.preview_page:
         history = None  # (a running import's progress, or the source page: the new window shows it as it is)
     pasted, fmt, chosen = dialog.paste_box.toPlainText(), dialog.format_box.currentData(), dialog.chosen()
+    # an import's end (导入失败 and why, or what it did): shown again, in the new language
+    ended = dialog.progress.shown_result if dialog.stack.currentWidget() is dialog.progress else None
+    source = dialog.source_state
 
     def reopen() -> None:
         again = imports.open_dialog(app.window)
         if again.actions.running is not None:
+            return
+        if ended is not None:
+            again.show_finished(ended, source)
             return
         again.format_box.setCurrentIndex(max(0, again.format_box.findData(fmt)))
         again.paste_box.setPlainText(pasted)

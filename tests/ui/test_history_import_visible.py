@@ -191,3 +191,57 @@ async def test_the_headers_retry_reason_follows_a_language_switch(qapp, tmp_path
         assert imports.last_progress.failed_tries == tries
         assert "稍后自动重试" in tip and "模型服务" in tip and "503" in tip, tip
         llm_server.delay = 0.0
+
+
+async def test_a_failed_imports_window_says_why_in_the_language_switched_to(qapp, tmp_path, llm_server, wait):
+    """An import whose every batch failed: its window says 导入失败 and why ("2 批都没能写入，什么也没有写入：
+    模型把工具调用写成了文字…"). A person who could not read it and switched to English got the window back
+    on its first page, the failure gone (and the reason, kept as worded when it failed, would have stayed
+    Chinese); back to Chinese, the reverse. The window shows the failure again, every part in the language."""
+    def cjk(text: str) -> bool:
+        return any("\u4e00" <= ch <= "\u9fff" for ch in text)
+
+    async with running_app(qapp, app_settings(tmp_path / "data", llm_server)) as app:
+        await _an_import_that_fails(app, llm_server, wait)
+        for language in ("en", "zh_CN"):
+            old = app.history_imports.dialog
+            await app.choose_language(language)
+            await wait(lambda old=old: (again := app.history_imports.dialog) is not None and again is not old
+                       and again.isVisible(), message="the import window open again")
+            again = app.history_imports.dialog
+            assert again.stack.currentWidget() is again.progress, "the failure is not shown"
+            title, line = again.progress.title.text(), again.progress.line.text()
+            if language == "en":
+                assert title == "Import failed" and not cjk(title + line), (title, line)
+                assert "the model wrote its tool calls as text" in line and "2" in line, line
+            else:
+                assert title == "导入失败" and line.startswith("2 批都没能写入，什么也没有写入：模型把工具调用写成了文字"), line
+        app.history_imports.dialog.reject()
+
+
+async def _an_import_that_fails(app, llm_server, wait):
+    """An import of two batches, from its window, whose model writes its tool calls as text (each batch
+    is given up on at once): its window says 导入失败 and why; the window."""
+    llm_server.responder = lambda body: '<tool_call>{"name": "create_memory", "arguments": {}}</tool_call>'
+    dialog = app.history_imports.open_dialog(app.window)
+    await dialog.loading
+    assert await dialog.open_path(fixture("history.jsonl"))
+    await wait(lambda: dialog.start_button.isEnabled(), message="the plan")
+    dialog.start_button.click()
+    await wait(lambda: dialog.progress.title.text() == "导入失败", timeout=20, message="the failure")
+    assert dialog.progress.line.text().startswith("2 批都没能写入，什么也没有写入：模型把工具调用写成了文字"), \
+        dialog.progress.line.text()
+    return dialog
+
+
+async def test_an_import_that_failed_is_not_told_as_finished(qapp, tmp_path, llm_server, wait):
+    """Every batch failed, nothing written: beside 导入失败 in its window, the toast said "聊天记录导入完成：写入
+    0 轮，新记忆 0 条，更新 0 条", as for an import that worked (read from the tray or after the window was
+    sent to the background, it was all a person was told). It says the import failed, and why."""
+    async with running_app(qapp, app_settings(tmp_path / "data", llm_server)) as app:
+        dialog = await _an_import_that_fails(app, llm_server, wait)
+        await wait(lambda: any(t.text.startswith("聊天记录导入") for t in app.toasts.toasts()), message="the toast")
+        [toast] = [t for t in app.toasts.toasts() if t.text.startswith("聊天记录导入")]
+        assert toast.kind == "error" and toast.text.startswith("聊天记录导入失败：2 批都没能写入"), toast.text
+        assert "模型把工具调用写成了文字" in toast.text, toast.text
+        dialog.reject()

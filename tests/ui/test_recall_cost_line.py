@@ -162,3 +162,33 @@ async def test_without_a_chat_model_recall_costs_nothing(qtbot, wait, bank):
     d.api_key.setText("sk")
     d.model.setCurrentText("deepseek-chat")
     await wait(lambda: "$" in line.text(), timeout=30, message=lambda: f"the line says: {line.text()}")
+
+
+async def test_the_line_says_how_much_is_memories_and_what_the_rest_is(qapp, qtbot, wait, bank):
+    """A local server at a 4,000-token budget: the line said "回忆每条消息约发送 5,9xx token" and nothing
+    more, read as the budget not being kept (the rest is the prompt around the memories: the instructions,
+    the message, the headings). It says how much of it is memories, within the budget, and what the rest
+    is; in English too."""
+    from sonetto_desktop.ui.i18n import install_translators, remove_translators
+
+    d, line = await opened(qtbot, wait, Settings(base_url="http://127.0.0.1:8080/v1", model="llama3",
+                                                 recall_budget_tokens=4_000), bank)
+    cost = line.last_cost
+    assert not cost.whole_bank and cost.family.key == "unknown" and tokens_in(line.text()) > 4_000
+    text = line.text()
+    assert "额度以内的记忆约 4,000 token" in text and "加上给模型的说明和你的消息" in text, text
+    assert text.index("4,000") < text.index(f"{tokens_in(text):,}"), text  # the memories first, then the whole
+    d.recall_page.budget.setValue(60_000)  # the whole bank fits: how much of it is the memories
+    text = line.text()
+    memories = int(re.search(r"读全部记忆（约 ([\d,]+) token）", text).group(1).replace(",", ""))
+    assert line.last_cost.whole_bank and 0 < memories < tokens_in(text) and "加上给模型的说明和你的消息" in text, text
+
+    translators = install_translators(qapp, "en")
+    try:
+        d.recall_page.budget.setValue(4_000)
+        text = line.text()
+        assert "about 4,000 tokens of memories, within the allowance" in text, text
+        assert "the instructions to the model and your message" in text, text
+        assert not any("\u4e00" <= ch <= "\u9fff" for ch in text), text
+    finally:
+        remove_translators(qapp, translators)

@@ -23,3 +23,32 @@ async def test_failed_turns_are_shown_and_retried_from_the_status_indicator(qapp
         await wait(lambda: app.writer.pending == 1 and not app.writer.failed_turns(), message="requeued")
         await wait(lambda: not action.isEnabled() and indicator.retry_button.isHidden(), message="retry hidden")
         assert journal.failed() == [] and [e.turn_id for e in journal.pending()] == ["t-failed"]
+
+
+async def test_the_writers_failure_in_the_header_follows_a_language_switch(qapp, tmp_path, llm_server, wait):
+    """A turn the writer gave up on: the header says "记忆写入出错：<why>" (its tooltip the whole status).
+    Switched to English, the line read "Memory writing failed: 模型把工具调用写成了文字…" (the reason kept
+    the language of the moment it failed; the reverse after a switch back) until the next failure.
+    Every part follows the language."""
+    def cjk(text: str) -> bool:
+        return any("\u4e00" <= ch <= "\u9fff" for ch in text)
+
+    # (a model that writes its tool calls as text: the turn is kept in the failed list at once)
+    llm_server.add_text('<tool_call>{"name": "create_memory", "arguments": {}}</tool_call>')
+    async with running_app(qapp, app_settings(tmp_path / "data", llm_server)) as app:
+        await app.writer.send_history([{"role": "user", "content": "我喜欢猫"}, {"role": "assistant", "content": "好呀"}])
+        indicator = app.window.status_indicator
+        await wait(lambda: indicator.label.text().startswith("记忆写入出错："), message="the failure in the header")
+        assert "工具调用" in indicator.label.text() and "工具调用" in indicator.label.toolTip(), indicator.label.toolTip()
+
+        await app.choose_language("en")
+        await wait(lambda: app.window.status_indicator is not indicator, message="the new header")
+        label = app.window.status_indicator.label
+        assert label.text().startswith("Memory writing failed: the model wrote its tool calls as text"), label.text()
+        assert not cjk(label.text()) and not cjk(label.toolTip()), (label.text(), label.toolTip())
+        assert "tool calls as text" in label.toolTip(), label.toolTip()
+
+        await app.choose_language("zh_CN")
+        await wait(lambda: app.window.status_indicator.label.text().startswith("记忆写入出错："), message="Chinese again")
+        label = app.window.status_indicator.label
+        assert "工具调用" in label.text() and "tool calls" not in label.text() + label.toolTip(), (label.text(), label.toolTip())

@@ -106,8 +106,9 @@ def list_price(base_url: str, model: str) -> Price | None:
 @dataclass(frozen=True)
 class RecallCost:
     """One message's recall, on average. ``tokens`` in ``family`` tokens (the estimate when it is
-    unknown), ``repeats`` the share of them a prefix cache can serve, ``per_message`` the money in
-    ``price.currency`` (None: no price known, or a local server)."""
+    unknown), ``listing`` the memories' part of them (the rest: the system prompt, the message, the
+    date, the hints and the listing's headings), ``repeats`` the share of them a prefix cache can
+    serve, ``per_message`` the money in ``price.currency`` (None: no price known, or a local server)."""
 
     memories: int
     budget: int  # the listing budget, estimated tokens (the setting's unit)
@@ -119,6 +120,7 @@ class RecallCost:
     repeats: float
     price: Price | None
     per_message: float | None
+    listing: int = 0
 
 
 def recall_cost(bank: BankCount, budget: int, *, base_url: str, model: str, prompt_tokens: int,
@@ -128,7 +130,7 @@ def recall_cost(bank: BankCount, budget: int, *, base_url: str, model: str, prom
     the family's tokens. ``price``: the person's own (else the list price, when known)."""
     local = is_local_endpoint(base_url)
     if bank.memories == 0:  # recall asks no model when there is nothing to find (``MemoryRecall._plan``)
-        return RecallCost(0, budget, True, local, family, bank.exact, 0, 0.0, None, None)
+        return RecallCost(0, budget, True, local, family, bank.exact, 0, 0.0, None, None, 0)
     ratio = bank.per_estimate if bank.estimated else family.per_estimate
     whole = bank.estimated <= budget
     tail = round(MESSAGE_TOKENS * family.per_estimate)
@@ -148,7 +150,7 @@ def recall_cost(bank: BankCount, budget: int, *, base_url: str, model: str, prom
     money = None
     if chosen is not None and (chosen.input or chosen.cached):
         money = tokens * (repeats * chosen.cached + (1 - repeats) * chosen.input) / 1_000_000
-    return RecallCost(bank.memories, budget, whole, local, family, bank.exact, tokens, repeats, chosen, money)
+    return RecallCost(bank.memories, budget, whole, local, family, bank.exact, tokens, repeats, chosen, money, listing)
 
 
 def bank_count(listing: Any, counter: TokenCounter) -> tuple[BankCount, int]:

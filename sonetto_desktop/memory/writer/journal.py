@@ -62,7 +62,7 @@ class JournalEntry:
     messages: list[dict[str, Any]]
     created_at: str = field(default_factory=now_iso)
     attempts: int = 0
-    last_error: str | None = None
+    last_error: str | None = None  # why the last attempt failed, in Chinese (``error_in``)
     progress: dict[str, Any] | None = None  # the current attempt's replies and tool calls (resume.py)
     held: str | None = None  # why the turn was held instead of retried (guard.py), None: not held
     allow_mass: bool = False  # the person retried a held mass change: apply it this time
@@ -74,6 +74,13 @@ class JournalEntry:
     #: turn's secret values before it was journaled: that run need not filter it again; any other run
     #: (a later start, another version, another instance) does.
     hidden_by: str = ""
+    #: ``last_error`` in English (empty in an entry of an older version: its one reason, in the UI's
+    #: language of then, is said in both)
+    last_error_en: str = ""
+
+    def error_in(self, language: str) -> str | None:
+        """Why its last attempt failed, in ``language`` (``"en"`` or Chinese): asked when it is shown."""
+        return (self.last_error_en or self.last_error) if language == "en" else self.last_error
 
     def when(self) -> datetime | None:
         """``as_of`` as a time (None when unset or unreadable: the writer's clock then)."""
@@ -116,6 +123,7 @@ class JournalEntry:
             origin=excerpt_of(redact_secrets(data["origin"])[0]) if isinstance(data.get("origin"), str) else "",
             progress_rev=data["progress_rev"] if isinstance(data.get("progress_rev"), int) else 0,
             hidden_by=data["hidden_by"] if isinstance(data.get("hidden_by"), str) else "",
+            last_error_en=data["last_error_en"] if isinstance(data.get("last_error_en"), str) else "",
         )
 
 
@@ -396,11 +404,12 @@ class TurnJournal:
                 return self._read_dir(self.failed_dir)
             return sorted((entry.without_text() for entry in self._entries(self.failed_dir)), key=lambda e: e.seq)
 
-    def record_failure(self, entry: JournalEntry, error: str) -> JournalEntry:
-        """Count one more failed attempt on disk (atomic rewrite of the turn's file)."""
+    def record_failure(self, entry: JournalEntry, error: str, en: str = "") -> JournalEntry:
+        """Count one more failed attempt on disk (atomic rewrite of the turn's file): why, in Chinese
+        (``error``) and in English (``en``)."""
         with self._lock:
             entry.attempts += 1
-            entry.last_error = error[:2000]
+            entry.last_error, entry.last_error_en = error[:2000], en[:2000]
             if (self.pending_dir / entry.filename).exists():
                 self._rewrite(self.pending_dir, entry)
             return entry

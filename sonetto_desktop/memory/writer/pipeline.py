@@ -44,7 +44,7 @@ from .limits import DEFAULT_MAX_CHANGED, DEFAULT_MAX_TOOL_CALLS, DRAIN_BURST, DR
 from .journal import JournalEntry, TurnJournal, default_journal_path, retried_progress
 from .listing import RetrieverProvider
 from .secret_filter import redact_secrets
-from .status import ErrorDescriber, WriterStatus, describe_failure, make_status
+from .status import Bilingual, ErrorDescriber, WriterStatus, describe_failure, make_status
 from .turns import last_exchange, normalize_turn
 from .worker import PolicyValue, TurnWorker, WorkerPolicy
 
@@ -126,8 +126,8 @@ class MemoryWriter:
             self.journal, WorkerPolicy(max_attempts, tuple(float(b) for b in backoff) or (1.0,),
                                        burst=drain_burst, per_minute=drain_per_minute),
             runnable=lambda: not self._paused and self._llm is not None, consumer=self._ready_consumer,
-            emit=self._emit, changed=self._status_changed, describe=self._failure_text, redact=self._redact,
-            written=on_written)
+            emit=self._emit, changed=self._status_changed, describe=self._failure_words, redact=self._redact,
+            written=on_written, language=self.language)
 
     # ── limits (live: the worker reads them at each attempt) ──────────
 
@@ -174,7 +174,14 @@ class MemoryWriter:
 
     @property
     def last_error(self) -> str | None:
-        return self._worker.last_error
+        """Why the last attempt failed, in the UI's language now (``error_in``)."""
+        return self.error_in(self.language())
+
+    def error_in(self, language: str) -> str | None:
+        """Why the last attempt failed, in ``language``: asked when it is shown, so a view made after a
+        language switch says it in the new language; None once a turn is written."""
+        error = self._worker.last_error
+        return error.said_in(language) if error else None
 
     @property
     def last_result(self) -> Any:
@@ -190,13 +197,15 @@ class MemoryWriter:
         return list(self._worker.failed)
 
     def status(self) -> WriterStatus:
+        """The writer's state now; ``last_error`` in the UI's language (``zh`` / ``en``: each in its own)."""
         worker = self._worker
         configured = self._llm is not None
         retry_at = worker.retry_at.replace(microsecond=0).isoformat() if worker.retry_at else None
         throttled = worker.throttled_until.replace(microsecond=0).isoformat() if worker.throttled_until else None
         return make_status(pending=self.pending, busy=worker.busy, paused=self._paused, configured=configured,
-                           failed=len(worker.failed), last_error=worker.last_error, activity=self._activity,
-                           retry_at=retry_at, held=sum(1 for e in worker.failed if e.held), catching_up=throttled)
+                           failed=len(worker.failed), error=worker.last_error, activity=self._activity,
+                           retry_at=retry_at, held=sum(1 for e in worker.failed if e.held), catching_up=throttled,
+                           language=self.language())
 
     def set_activity(self, activity: tuple[str, str] | None) -> None:
         """Background work besides turns to show in the status ((zh, en); ``None`` when it ends),
@@ -205,10 +214,10 @@ class MemoryWriter:
         self._status_changed()
 
     def _emit(self, kind: str, entry: JournalEntry | None = None, detail: str = "", *, attempt: int = 0,
-              failure: BaseException | None = None) -> None:
-        """``failure``: what made the attempt fail, worded in both languages too (a view shown later, after
-        a language switch, says it in the language of then)."""
-        zh, en = (self._failure_in(failure, "zh_CN"), self._failure_in(failure, "en")) if failure is not None else ("", "")
+              why: Bilingual | None = None) -> None:
+        """``why``: what made the attempt fail, in both languages too (a view shown later, after a
+        language switch, says it in the language of then)."""
+        zh, en = why if why is not None else ("", "")
         self.events.publish(WriterEvent(kind, entry.turn_id if entry else None,
                                         entry.session_id if entry else None, detail, attempt, zh=zh, en=en))
 
@@ -219,11 +228,9 @@ class MemoryWriter:
             self._last_status = key
             self.events.publish(WriterEvent("status", detail=st.zh))
 
-    def _failure_text(self, exc: BaseException) -> str:
-        return self._failure_in(exc, self.language())
-
-    def _failure_in(self, exc: BaseException, language: str) -> str:
-        return describe_failure(exc, api_key_of(self._llm), self._describe, language)
+    def _failure_words(self, exc: BaseException) -> Bilingual:
+        key = api_key_of(self._llm)
+        return Bilingual(*(describe_failure(exc, key, self._describe, language) for language in ("zh_CN", "en")))
 
     def _redact(self, text: str) -> str:
         return scrub(text, [api_key_of(self._llm)])
@@ -355,7 +362,8 @@ class MemoryWriter:
         if isinstance(exc, OSError):
             # Keep the chat going and the turn in memory; say that it is not durable.
             log.error("could not journal turn %s: %s", turn_id, exc)
-            self._worker.last_error = f"无法写入日志文件（{exc.strerror or exc}），本轮仅保存在内存中"
+            self._worker.last_error = Bilingual(f"无法写入日志文件（{exc.strerror or exc}），本轮仅保存在内存中",
+                                                f"the turn journal cannot be written ({exc.strerror or exc}): this turn is kept in memory only")
             entry = JournalEntry(uuid.uuid4().hex[:16], 0, turn_id, session_id, messages, actor=actor, as_of=when,
                                  origin=origin, hidden_by=self.journal.instance)
         elif exc is not None:

@@ -6,12 +6,23 @@ from __future__ import annotations
 import errno
 import logging
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, NamedTuple
 
 from ..errors import StoreOffline, StoreReadOnly, StoreWriteFailed, causes, describe_os_error, scrub
 from .limits import TurnProblem
 
 log = logging.getLogger(__name__)
+
+
+class Bilingual(NamedTuple):
+    """A reason for people in both languages, kept so: a view picks one when it shows it, so a view
+    made after a language switch says it in the new language (not in that of the moment it failed)."""
+
+    zh: str
+    en: str
+
+    def said_in(self, language: str) -> str:
+        return self.en if language == "en" else self.zh
 
 
 @dataclass(frozen=True)
@@ -23,7 +34,7 @@ class WriterStatus:
     paused: bool
     configured: bool
     failed: int
-    last_error: str | None
+    last_error: str | None  # why the last attempt failed, in the language asked (``make_status``)
     zh: str
     en: str
     #: When the next automatic retry of a failing turn happens (ISO time), ``None`` when none is due.
@@ -35,13 +46,17 @@ class WriterStatus:
 
 
 def make_status(*, pending: int, busy: bool, paused: bool, configured: bool, failed: int,
-                last_error: str | None, activity: tuple[str, str] | None = None, retry_at: str | None = None,
-                held: int = 0, catching_up: str | None = None) -> WriterStatus:
-    """Pick the one sentence that matters most right now. ``activity``: (zh, en) of background work
-    besides turns (the memory hygiene pass), shown when nothing more pressing is. ``retry_at``:
-    when a failing turn is tried again (said in the sentence, so "retrying" never hides the reason).
-    ``catching_up``: the time (ISO) the next turn of a backlog starts (written at a bounded rate)."""
+                error: Bilingual | None, activity: tuple[str, str] | None = None, retry_at: str | None = None,
+                held: int = 0, catching_up: str | None = None, language: str = "zh_CN") -> WriterStatus:
+    """Pick the one sentence that matters most right now. ``error``: why the last attempt failed (each
+    sentence says it in its own language; ``last_error``: in ``language``). ``activity``: (zh, en) of
+    background work besides turns (the memory hygiene pass), shown when nothing more pressing is.
+    ``retry_at``: when a failing turn is tried again (said in the sentence, so "retrying" never hides
+    the reason). ``catching_up``: the time (ISO) the next turn of a backlog starts (written at a
+    bounded rate)."""
     n = pending
+    last_error = error.said_in(language) if error else None
+    why_zh, why_en = error if error else ("", "")
     can_retry = bool(failed or retry_at)
     at = (retry_at or "")[11:19]
     if not configured:
@@ -51,10 +66,10 @@ def make_status(*, pending: int, busy: bool, paused: bool, configured: bool, fai
     elif paused:
         zh, en = f"记忆写入已暂停（{n} 轮待写入）", f"Memory writing paused ({n} turns waiting)"
     elif last_error and n and retry_at and not busy:
-        zh = f"记忆写入出错：{last_error}。将于 {at} 自动重试（{n} 轮待写入）"
-        en = f"Memory writing failed: {last_error}. Retrying at {at} ({n} turns waiting)"
+        zh = f"记忆写入出错：{why_zh}。将于 {at} 自动重试（{n} 轮待写入）"
+        en = f"Memory writing failed: {why_en}. Retrying at {at} ({n} turns waiting)"
     elif last_error and n and not busy:
-        zh, en = f"记忆写入出错：{last_error}（{n} 轮待写入）", f"Memory writing failed: {last_error} ({n} turns waiting)"
+        zh, en = f"记忆写入出错：{why_zh}（{n} 轮待写入）", f"Memory writing failed: {why_en} ({n} turns waiting)"
     elif catching_up and n and not busy:
         next_at = catching_up[11:19]
         zh = f"正在补写积压的对话：{n} 轮待写入，为免短时间内大量调用模型而放慢了速度，下一轮于 {next_at} 开始"
@@ -62,15 +77,15 @@ def make_status(*, pending: int, busy: bool, paused: bool, configured: bool, fai
     elif busy or n:
         zh, en = f"正在写入记忆…（{n} 轮待写入）", f"Writing memories… ({n} turns waiting)"
     elif held and held == failed and last_error:  # the reason: too many memories, or a model in a loop
-        zh = f"有 {held} 轮对话已暂缓、未做任何改动：{last_error}"
-        en = f"{held} turns were held, nothing changed: {last_error}"
+        zh = f"有 {held} 轮对话已暂缓、未做任何改动：{why_zh}"
+        en = f"{held} turns were held, nothing changed: {why_en}"
     elif held and held == failed:
         zh = f"有 {held} 轮对话要改动的记忆太多，已暂缓、未做任何改动；确认后可重试"
         en = f"{held} turns would change too many memories: held, nothing changed; retry to apply them"
     elif failed:
         zh, en = f"有 {failed} 轮对话未能写入记忆，可重试", f"{failed} turns could not be written to memory (retry possible)"
         if last_error:
-            zh, en = f"{zh}：{last_error}", f"{en}: {last_error}"
+            zh, en = f"{zh}：{why_zh}", f"{en}: {why_en}"
     elif activity:
         zh, en = activity
     else:

@@ -41,7 +41,7 @@ from ..backoff import Backoff
 from ..changes import AGENT
 from .journal import JournalEntry, TurnJournal
 from .limits import DRAIN_BURST, DRAIN_PER_MINUTE, TurnHeld, TurnProblem
-from .status import server_away, storage_failure
+from .status import Bilingual, server_away, storage_failure
 
 if TYPE_CHECKING:  # LangChain (the writer's tool loop): imported by the writer's consumer factory, on a worker thread
     from .consumer import MemoryConsumer
@@ -115,17 +115,20 @@ class DrainRate:
 
 class TurnWorker:
     """See the module docstring. ``consumer()``: the consumer for the current model (awaitable; it
-    may build it on a worker thread). ``emit(kind, entry, detail, attempt=, failure=)``: a writer event (``failure``: the exception of a failed attempt);
-    ``changed()``: the state may have changed (the writer publishes its status); ``describe(exc)``:
-    a failure worded for people; ``redact(text)``: text with the model's key taken out;
+    may build it on a worker thread). ``emit(kind, entry, detail, attempt=, why=)``: a writer event
+    (``why``: a failed attempt's reason in both languages); ``changed()``: the state may have changed
+    (the writer publishes its status); ``describe(exc)``: a failure worded for people, in both languages
+    (``Bilingual``); ``language()``: the UI's, for what is said now (an event's text, the log);
+    ``redact(text)``: text with the model's key taken out;
     ``written(entry)``: blocking, called once a turn is written and before it leaves the journal (a
     record of what was written, e.g. an import's ledger: after a kill the turn is replayed from its
     progress and this is called again; if it fails, the turn stays and is tried again)."""
 
     def __init__(self, journal: TurnJournal, policy: WorkerPolicy, *, runnable: Callable[[], bool],
                  consumer: Callable[[], Awaitable[MemoryConsumer]], emit: Callable[..., None],
-                 changed: Callable[[], None], describe: Callable[[BaseException], str],
-                 redact: Callable[[str], str], written: Callable[[JournalEntry], None] | None = None) -> None:
+                 changed: Callable[[], None], describe: Callable[[BaseException], Bilingual],
+                 redact: Callable[[str], str], written: Callable[[JournalEntry], None] | None = None,
+                 language: Callable[[], str] = lambda: "zh_CN") -> None:
         self.journal = journal
         self.policy = policy
         self._runnable = runnable
@@ -133,6 +136,7 @@ class TurnWorker:
         self._emit = emit
         self._changed = changed
         self._describe = describe
+        self._language = language
         self._redact = redact
         self._written = written
         self.entries: dict[str, JournalEntry] = {}  # waiting or being written, in order
@@ -142,7 +146,9 @@ class TurnWorker:
         self.current: str | None = None  # the key of the turn being written now
         self.dropped: str | None = None  # the last turn forgotten while it waited out a failed attempt
         self.busy = False
-        self.last_error: str | None = None
+        #: why the last attempt failed (or the journal could not be read), in both languages: a view says
+        #: it in its language of then; None once a turn is written
+        self.last_error: Bilingual | None = None
         self.retry_at: datetime | None = None
         self.throttled_until: datetime | None = None  # catching up on a backlog: the next turn's time
         self.last_result: Any = None
@@ -266,10 +272,11 @@ class TurnWorker:
                 replay = True
             else:  # another instance replays the journal; this one writes only what it is sent
                 log.warning("another writer holds %s: not replaying its journal", self.journal.path)
-                self.last_error = "另一个 Sonetto 正在使用这个记忆库，未处理的旧对话由它写入"
+                self.last_error = Bilingual("另一个 Sonetto 正在使用这个记忆库，未处理的旧对话由它写入",
+                                            "another Sonetto is using this memory store: it writes the older turns still waiting")
         except OSError as exc:
             log.error("cannot read the turn journal %s: %s", self.journal.path, exc)
-            self.last_error = f"无法读取日志目录：{exc}"
+            self.last_error = _unreadable_journal(exc)
         if replay:
             await self._replay(at_start=True)
         self._changed()
@@ -299,7 +306,7 @@ class TurnWorker:
             except OSError as exc:
                 log.error("cannot read the turn journal %s: %s", self.journal.path, exc)
                 if at_start:
-                    self.last_error = f"无法读取日志目录：{exc}"
+                    self.last_error = _unreadable_journal(exc)
                 self.unread = 0
                 return
             if not window:
@@ -326,11 +333,12 @@ class TurnWorker:
             log.exception("memory writer: unexpected failure on %s", key)
             self.busy = False
             self.retry_at = None
-            self.last_error = self._describe_bug(exc)  # a bug: say what
+            bug = self._describe_bug(exc)  # a bug: say what (its type and words: the same in both languages)
+            self.last_error = Bilingual(bug, bug)
             entry = self.entries.pop(key, None)
             if entry is not None:  # not "retrying" for ever: failed, kept (journaled), retry_failed() offered
                 self.failed.append(entry)
-                self._emit("gave_up", entry, self.last_error)
+                self._emit("gave_up", entry, bug)
             self._changed()
 
     def _describe_bug(self, exc: BaseException) -> str:
@@ -454,12 +462,13 @@ class TurnWorker:
     async def _failed_attempt(self, key: str, entry: JournalEntry, exc: Exception) -> bool:
         """Count a failed attempt; True when the turn is done with (failed list, or stopping), False
         to try again (after the backoff)."""
-        message = self._describe(exc)
+        why = self._describe(exc)
+        message = why.said_in(self._language())
         log.warning("memory writer: turn %s failed (attempt %d): %s", entry.turn_id, entry.attempts + 1, message)
-        if not await self.journal_step(self.journal.record_failure, entry, message):
+        if not await self.journal_step(self.journal.record_failure, entry, why.zh, why.en):
             entry.attempts = max(entry.attempts, 1)
-        self.last_error = message
-        self._emit("failed", entry, message, attempt=entry.attempts, failure=exc)
+        self.last_error = why
+        self._emit("failed", entry, message, attempt=entry.attempts, why=why)
         disk = storage_failure(exc)
         # held, or calls written as text (trying the same model again would do the same): kept
         # in the failed list at once, for the person to retry
@@ -469,7 +478,7 @@ class TurnWorker:
             self.entries.pop(key, None)
             self.failed.append(entry.without_text() if kept else entry)  # (on disk: its text need not stay here)
             # (the reason, in the UI's language; how often it failed is the event's number: a view words it)
-            self._emit("gave_up", entry, message, attempt=0 if entry.held else entry.attempts)
+            self._emit("gave_up", entry, message, attempt=0 if entry.held else entry.attempts, why=why)
             self._changed()
             return True
         if self.stopping:
@@ -483,3 +492,7 @@ class TurnWorker:
         await self._sleep(delay)
         self.retry_at = None
         return self.stopping
+
+
+def _unreadable_journal(exc: OSError) -> Bilingual:
+    return Bilingual(f"无法读取日志目录：{exc}", f"the turn journal's folder cannot be read: {exc}")

@@ -23,6 +23,7 @@ from ..widgets.tasks import task_scope
 from sonetto_desktop.history_import.runner import ImportElsewhere, ImportProgress, ImportResult
 from sonetto_desktop.history_import.service import HistoryImports
 
+from ..i18n import ui_language
 from ..qt_bridge import QtEventBridge
 
 log = logging.getLogger(__name__)
@@ -129,6 +130,10 @@ class HistoryImportActions(QObject):
             return None
         self.last_result = result
         self.finished.emit(result)
+        if result.failed:  # nothing could be written: not "完成", and why (as its window says)
+            self.message.emit(self.tr("聊天记录导入失败：{0} 批都没能写入，什么也没有写入：{1}").format(
+                result.failed_batches, result.error_in(ui_language()) or self.tr("原因不明")), "error")
+            return result
         text = self.tr("聊天记录导入完成：写入 {0} 轮，新记忆 {1} 条，更新 {2} 条").format(
             result.turns_written, result.memories_created, result.memories_updated)
         if result.proposals:

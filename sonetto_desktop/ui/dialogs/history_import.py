@@ -135,9 +135,10 @@ class HistoryImportDialog(QDialog):
         self.finished.connect(lambda _code: self._stop_work())
         self.finished.connect(lambda _code: self._tasks.cancel_all())
         self.finished.connect(self._let_go)
+        self.source_state: Any = None  # the import the progress page is about (``_show_source``)
         if actions.running is not None:
             self.import_id = actions.running.id
-            self.progress.set_source(self._source_text(actions.running))
+            self._show_source(actions.running)
             self.stack.setCurrentWidget(self.progress)
             if actions.last_progress is not None:
                 self.progress.show_progress(actions.last_progress)
@@ -157,6 +158,12 @@ class HistoryImportDialog(QDialog):
     def _source_text(self, state: Any) -> str:
         """``ChatGPT · export.zip · 640 轮``: what an import reads."""
         return self.tr("{0} · {1} · {2} 轮").format(state.label, state.file_name, state.turns)
+
+    def _show_source(self, state: Any) -> None:
+        """The progress page is about the import ``state`` (kept: the page's end is shown again in a
+        window opened after a language switch, ``show_finished``)."""
+        self.source_state = state
+        self.progress.set_source(self._source_text(state))
 
     # ── 1. source ─────────────────────────────────────────────────────
 
@@ -314,7 +321,8 @@ class HistoryImportDialog(QDialog):
             widget.setVisible(visible)
         if not visible:
             return
-        self.import_id = state.id
+        if self.stack.currentWidget() is not self.progress:  # (else the page shows an import of its own)
+            self.import_id = state.id
         if state.unfinished:
             self.unfinished.setText(self.tr("有一次没有完成的导入：{0} · {1}，已写入 {2}/{3} 轮").format(
                 state.label, state.file_name, state.turns_written, state.turns))
@@ -801,6 +809,15 @@ class HistoryImportDialog(QDialog):
             review = self.actions.imports.services.review
             self.progress.show_done(result, review=bool(review is not None and review.enabled and result.proposals))
 
+    def show_finished(self, result: Any, state: Any = None) -> None:
+        """The end of an import this window's predecessor showed (a language switch made the windows
+        anew): what it did, or why it failed, worded now in the UI's language; ``state``: the import."""
+        self.import_id = result.undo_id
+        if state is not None:
+            self._show_source(state)
+        self.stack.setCurrentWidget(self.progress)
+        self._on_finished(result)
+
     def _start_clicked(self) -> None:
         self.start_button.setEnabled(False)  # at once: the second click of a double-click starts nothing
         if self.plan is not None and self.history is not None and not self._starting:
@@ -833,7 +850,7 @@ class HistoryImportDialog(QDialog):
             return state
         self.import_id = state.id
         self.progress.show_running()
-        self.progress.set_source(self._source_text(state))
+        self._show_source(state)
         self.stack.setCurrentWidget(self.progress)
         if self.actions.last_progress is not None:
             self.progress.show_progress(self.actions.last_progress)
@@ -862,7 +879,7 @@ class HistoryImportDialog(QDialog):
             return resumed
         self.import_id = resumed.id
         self.progress.show_running()
-        self.progress.set_source(self._source_text(resumed))
+        self._show_source(resumed)
         self.stack.setCurrentWidget(self.progress)
         return resumed
 

@@ -143,6 +143,9 @@ class ImportProgressPanel(QWidget):
         layout.addStretch(1)
         layout.addLayout(buttons)
         self._paused = False
+        #: the import's end the panel shows (``show_done``), None while it shows anything else: a window
+        #: opened again after a language switch shows it again
+        self.shown_result: ImportResult | None = None
         self.pause_button.clicked.connect(lambda: self.pause_toggled.emit(not self._paused))
         self.background_button.clicked.connect(self.background_requested)
         self.stop_button.clicked.connect(self.stop_requested)
@@ -175,6 +178,7 @@ class ImportProgressPanel(QWidget):
         for label in (self.current, self.note, self.failed, self.undo_id):
             self._say(label, "")
         self.retry_button.setVisible(False)
+        self.shown_result = None
 
     def show_progress(self, p: ImportProgress) -> None:
         self.bar.setRange(0, max(p.turns, 1))
@@ -193,16 +197,17 @@ class ImportProgressPanel(QWidget):
         self.retry_button.setVisible(bool(p.failed_batches) and p.status != "done")
 
     def show_done(self, result: ImportResult, *, review: bool) -> None:
+        """What the import did, or why it failed (the writer's reason, in the UI's language now)."""
         if result.failed:  # not one batch could be written: a failure, with the writer's reason
             self.title.setText(QCoreApplication.translate("HistoryProgress", "导入失败"))
             self.bar.setRange(0, 1)
             self.bar.setValue(0)
             self.line.setText(QCoreApplication.translate("HistoryProgress", "{0} 批都没能写入，什么也没有写入：{1}").format(
-                result.failed_batches, result.error or QCoreApplication.translate("HistoryProgress", "原因不明")))
+                result.failed_batches, result.error_in(ui_language()) or QCoreApplication.translate("HistoryProgress", "原因不明")))
             for label in (self.current, self.note, self.failed, self.undo_id):
                 self._say(label, "")
             self.retry_button.setVisible(False)
-            self._ended(undo=False)
+            self._ended(undo=False, result=result)
             return
         self.title.setText(QCoreApplication.translate("HistoryProgress", "导入完成"))
         self.bar.setRange(0, 1)
@@ -223,7 +228,7 @@ class ImportProgressPanel(QWidget):
         self._say(self.failed, "")
         self.retry_button.setVisible(False)
         self._say(self.undo_id, QCoreApplication.translate("HistoryProgress", "撤销编号：{0}（命令行：sonetto memory undo {0}）").format(result.undo_id))
-        self._ended(undo=True, conversations=True)
+        self._ended(undo=True, conversations=True, result=result)
 
     def show_undone(self, redo_id: str, kept: Sequence[Touched] = (), *, withdrawn: int = 0) -> None:
         """Undone; ``kept``: the cards the person had changed since, left as they are (named here);
@@ -283,8 +288,10 @@ class ImportProgressPanel(QWidget):
         self._say(self.note, QCoreApplication.translate("HistoryProgress", "已导入的部分保留着；再次导入同一个文件会接着导入剩下的"))
         self._ended(undo=True, conversations=True)
 
-    def _ended(self, *, undo: bool, conversations: bool = False) -> None:
-        """``undo``: the import can be undone; ``conversations``: one of its conversations too."""
+    def _ended(self, *, undo: bool, conversations: bool = False, result: ImportResult | None = None) -> None:
+        """``undo``: the import can be undone; ``conversations``: one of its conversations too;
+        ``result``: the import's end being shown (``shown_result``)."""
+        self.shown_result = result
         for button in (self.pause_button, self.background_button, self.stop_button):
             button.setVisible(False)
         self.undo_button.setVisible(undo)

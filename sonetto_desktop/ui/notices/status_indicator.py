@@ -299,17 +299,17 @@ class StatusIndicator(QWidget):
         elif ltm is None:
             state, text, tip = "off", self.tr("记忆写入未启动"), ""
         else:
-            status = ltm.status()
-            english = ui_language() == "en"
-            tip = status.en if english else status.zh
+            status, language = ltm.status(), ui_language()
+            tip = status.en if language == "en" else status.zh
+            why = ltm.error_in(language)  # (asked now: after a language switch, in the new language)
             if ltm.paused:
                 state, text = "paused", self.tr("记忆写入已暂停 (%1)").replace("%1", str(ltm.pending))
             elif ltm.pending:
                 state, text = "busy", self.tr("整理记忆中 (%1)").replace("%1", str(ltm.pending))
-                if ltm.last_error:
+                if why:
                     state = "error"
-            elif ltm.last_error or status.failed:
-                short = ltm.last_error or (status.en if english else status.zh)
+            elif why or status.failed:
+                short = why or tip
                 short = short if len(short) <= ERROR_CHARS else short[: ERROR_CHARS - 1] + "…"
                 state, text = "error", self.tr("记忆写入出错：%1").replace("%1", short)
             else:
