@@ -409,9 +409,8 @@ Talk about anything — I'll remember what matters to you.</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="51" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="127" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="134" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="146" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="113" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="139" />
         <source>撤销这个对话</source>
         <translation>Undo this conversation</translation>
     </message>
@@ -451,44 +450,44 @@ Talk about anything — I'll remember what matters to you.</translation>
         <translation>No conversation can be undone alone (older imports did not record which conversation each batch came from).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="132" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="137" />
         <source>撤销这个对话？</source>
         <translation>Undo this conversation?</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="133" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="138" />
         <source>撤销对话「{0}」写下的 {1} 条记忆？之后还可以撤回这次撤销。</source>
         <translation>Undo the {1} memories the conversation “{0}” wrote? You can take the undo back afterwards.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="124" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="144" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="132" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="149" />
         <source>无法撤销：这个对话写下的记忆之后都被改过了</source>
         <translation>Cannot undo: every memory this conversation wrote was changed afterwards</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="119" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="154" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="127" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="156" />
         <source>无法撤销：{0}</source>
         <translation>Cannot undo: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="160" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="162" />
         <source>已撤销对话「{0}」</source>
         <translation>Conversation “{0}” undone</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="162" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="164" />
         <source>；你之后改过的 {0} 张卡片原样保留</source>
         <translation>; the {0} cards you changed since are kept as they are</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="179" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="181" />
         <source>无法撤回：{0}</source>
         <translation>Cannot take it back: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="186" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="188" />
         <source>对话「{0}」的记忆已恢复</source>
         <translation>The memories of the conversation “{0}” are back</translation>
     </message>

@@ -107,6 +107,14 @@ class ConversationUndoDialog(QDialog):
             self.note.setText(self.tr("没有可以单独撤销的对话（更早的导入没有记下每批来自哪个对话）。"))
         self._enable()
 
+    async def _agree_to_rest(self, preview: Any) -> bool:
+        """Asked when some of the conversation's memories were changed since: those are kept, the rest
+        undone (``UndoRestDialog``); whether the person agreed."""
+        ask = UndoRestDialog(preview, self.tr("撤销这个对话"), self)
+        ask.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self.question = ask
+        return await execute_dialog(ask) == QDialog.DialogCode.Accepted
+
     async def undo_selected(self) -> Any:
         item = self.list.currentItem()
         if item is None:
@@ -124,10 +132,7 @@ class ConversationUndoDialog(QDialog):
             self.note.setText(self.tr("无法撤销：这个对话写下的记忆之后都被改过了"))
             return None
         if preview.kept:
-            ask = UndoRestDialog(preview, self.tr("撤销这个对话"), self)
-            ask.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-            self.question = ask
-            agreed = await execute_dialog(ask) == QDialog.DialogCode.Accepted
+            agreed = await self._agree_to_rest(preview)
         else:
             question = Question(self, self.tr("撤销这个对话？"), self.tr(
                 "撤销对话「{0}」写下的 {1} 条记忆？之后还可以撤回这次撤销。").format(title, preview.rest),
@@ -143,10 +148,7 @@ class ConversationUndoDialog(QDialog):
                 if shiboken6.isValid(self):
                     self.note.setText(self.tr("无法撤销：这个对话写下的记忆之后都被改过了"))
                 return None
-            rest = UndoRestDialog(exc.preview, self.tr("撤销这个对话"), self)
-            rest.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-            self.question = rest
-            if await execute_dialog(rest) != QDialog.DialogCode.Accepted or not shiboken6.isValid(self):
+            if not await self._agree_to_rest(exc.preview) or not shiboken6.isValid(self):
                 return None
             result = await self._imports.undo_conversation(self.import_id, cid, rest=True)
         except Exception as exc:  # noqa: BLE001 - said in place; nothing was undone
