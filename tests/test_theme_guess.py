@@ -54,3 +54,12 @@ def test_the_banks_own_themes_are_chosen_when_the_words_point_at_them():
     assert guess_theme("健身房的年卡还剩三个月", ["健身"], now=NOW) == "健身"  # a theme named in the text
     assert guess_theme("健身房的年卡还剩三个月", now=NOW) == DEFAULT_THEME
     assert guess_theme("下周三要去医院复查牙齿", ["健康"], now=NOW) == "时效待办"  # the date outweighs one cue
+
+
+def test_a_banks_english_theme_is_named_by_the_whole_word_not_inside_another():
+    # "AI" is in "email" and "Spain", "Art" in "party": a bank theme named inside another word took the
+    # memory ("My email is …" went to AI, not 身份); as a word of its own it still names its theme
+    assert guess_theme("My email is ann@example.com", ["AI"], now=NOW) == DEFAULT_THEME
+    assert guess_theme("Went to a birthday party", ["Art"], now=NOW) != "Art"
+    assert guess_theme("Works on AI safety at a lab", ["AI"], now=NOW) == "AI"
+    assert guess_theme("在学AI绘画", ["AI"], now=NOW) == "AI"  # (beside Chinese characters: a word of its own)

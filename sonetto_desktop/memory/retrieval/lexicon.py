@@ -689,6 +689,14 @@ def _expanded_terms(query: Query, lexicon: Lexicon, literal: list[str], translat
                 _add_word(query.terms, word, weight * SPLIT_CHAR_SCALE, check)
 
 
+def _names(lowered: str, theme: str) -> bool:
+    """Does the (lowered) text name ``theme``? An English end of it must be a word's end there: "ai"
+    is in "email", "art" in "party"."""
+    before = r"(?<![a-z0-9])" if theme[0].isascii() and theme[0].isalnum() else ""
+    after = r"(?![a-z0-9])" if theme[-1].isascii() and theme[-1].isalnum() else ""
+    return re.search(before + re.escape(theme) + after, lowered) is not None
+
+
 def _theme_cues(query: Query, lexicon: Lexicon, literal: list[str], split: list[str], pieces: list[str],
                 theme_names: set[str] | frozenset[str]) -> None:
     """The themes the question cues (by its words, by their categories, by name)."""
@@ -698,7 +706,7 @@ def _theme_cues(query: Query, lexicon: Lexicon, literal: list[str], split: list[
         query.themes.setdefault(name, 1)
     lowered = text.lower()
     for theme in theme_names:
-        if theme and theme.lower() in lowered:
+        if theme and _names(lowered, theme.lower()):
             query.named_themes.add(theme)
     # Nothing but theme cues and weak words ("推荐点好听的"): the theme carries the whole match.
     present = set(theme_names)
