@@ -63,3 +63,13 @@ def test_a_banks_english_theme_is_named_by_the_whole_word_not_inside_another():
     assert guess_theme("Went to a birthday party", ["Art"], now=NOW) != "Art"
     assert guess_theme("Works on AI safety at a lab", ["AI"], now=NOW) == "AI"
     assert guess_theme("在学AI绘画", ["AI"], now=NOW) == "AI"  # (beside Chinese characters: a word of its own)
+
+
+@pytest.mark.parametrize(("text", "theme"), [
+    ("今天下午三点要去拔牙", "时效待办"),  # today, still to come: a to-do, not a moment just past
+    ("今晚八点记得给妈妈打电话", "时效待办"),
+    ("今天心情很差，被老板骂了", "瞬间"),  # today, already lived
+    ("今晚和老婆去吃了日料，庆祝结婚三周年", "瞬间"),
+])
+def test_today_is_a_day_to_come_when_the_text_says_it_is_still_ahead(text, theme):
+    assert guess_theme(text, now=NOW) == theme

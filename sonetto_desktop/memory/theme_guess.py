@@ -4,7 +4,7 @@ already has.
 
 The words are read as recall reads a question (``retrieval.lexicon.analyze``: the bank's and the
 lexicon's words, ``theme_cues.yaml``'s cues, a theme named in the text); its dates count too: a
-day to come (下周三要去复查牙齿, 年底要上线) points at 时效待办, a day just past (昨天…, 今天…) at 瞬间, unless the
+day to come (下周三要去复查牙齿, 年底要上线, 今天下午要去…) points at 时效待办, a day just past (昨天…, 今天…) at 瞬间, unless the
 text says it happens again and again (每周六…). A few English phrasings the lexicon has no cue for
 (``_PHRASES``) count as cues. The theme with the most wins; in a tie the more particular one (any but
 身份, in the house's order, then the bank's); with no cue at all, 身份 (who the person is: what most of what people tell about themselves is). Where the
@@ -35,6 +35,10 @@ _AGAIN_AND_AGAIN = re.compile(r"每(?:天|日|晚|早|周|星期|礼拜|个?月|
                               r"evening|night|mon|tue|wed|thu|fri|sat|sun)|\b(?:daily|weekly|monthly|yearly)\b",
                               re.IGNORECASE)
 
+#: Today, still ahead (a plan for later today), not a moment already lived
+_STILL_AHEAD = re.compile(r"(?<![不想])要(?!了)|准备|打算|记得|别忘|待会|等会|\bwill\b|going to|(?:have|has|need|needs) to",
+                          re.IGNORECASE)
+
 
 def guess_theme(text: str, themes: Iterable[str] = (), *, now: datetime | None = None) -> str:
     """The theme for ``text``: one of the house themes or of ``themes`` (the bank's)."""
@@ -58,6 +62,9 @@ def guess_theme(text: str, themes: Iterable[str] = (), *, now: datetime | None =
         for span in query.ranges:
             days = (span.end - span.start).days
             if (span.start > today and days <= LONGEST_PLAN_DAYS) or (span.end > today and days <= MONTH_DAYS):
+                scores[COMING] += DATED_WEIGHT
+                break
+            if span.start == span.end == today and _STILL_AHEAD.search(text):  # (今天下午要去拔牙)
                 scores[COMING] += DATED_WEIGHT
                 break
             if today - timedelta(days=RECENT_DAYS) <= span.end <= today and (span.end - span.start).days <= 1:
