@@ -172,14 +172,14 @@ CONTEXT_LINES = 4
 
 def conversation_context(messages: Sequence[BaseMessage]) -> str:
     """The conversation's last ``CONTEXT_LINES`` said lines (the person's and the replies', no tool
-    traffic) before the newest user message, oldest first: what a follow-up is about."""
+    traffic) before the newest user message, oldest first, each on one line: what a follow-up is about."""
     newest = next((i for i in range(len(messages) - 1, -1, -1) if isinstance(messages[i], HumanMessage)), None)
     if newest is None:
         return ""
     said: list[str] = []
     for message in reversed(messages[:newest]):
         if isinstance(message, (HumanMessage, AIMessage)) and message.text.strip():
-            said.append(message.text.strip())
+            said.append(" ".join(message.text.split()))
             if len(said) == CONTEXT_LINES:
                 break
     return "\n".join(reversed(said))

@@ -398,11 +398,27 @@ def public(record: dict) -> dict[str, str]:
 
 
 def _context(prompt: str, context: str) -> str:
-    """The end of the conversation's lines before ``prompt``, at most ``MAX_CONTEXT_CHARS``; none for a
+    """The conversation's lines before ``prompt``, at most ``MAX_CONTEXT_CHARS`` (:func:`_shared`); none for a
     message that nearly fills the query's room itself (it carries its own context, and the request's
     reserve holds the query's room once: ``budget.REQUEST_RESERVE``)."""
     room = MAX_QUERY_CHARS - len((prompt or "").strip())
-    return _bounded(context, min(MAX_CONTEXT_CHARS, room)) if room >= MAX_CONTEXT_CHARS // 4 else ""
+    return _shared(context, min(MAX_CONTEXT_CHARS, room)) if room >= MAX_CONTEXT_CHARS // 4 else ""
+
+
+def _shared(context: str, limit: int) -> str:
+    """The lines of ``context`` within ``limit`` characters, each its share: a line longer than its share
+    is cut to its end (the shortest lines are kept whole first), so a long reply does not push out the
+    person's line before it."""
+    lines = [line.strip() for line in (context or "").splitlines() if line.strip()]
+    if len("\n".join(lines)) <= limit:
+        return "\n".join(lines)
+    left = limit - (len(lines) - 1)  # (the line breaks)
+    kept: dict[int, str] = {}
+    for i in sorted(range(len(lines)), key=lambda i: len(lines[i])):
+        share = max(0, left // (len(lines) - len(kept)))
+        kept[i] = lines[i][len(lines[i]) - min(share, len(lines[i])):]
+        left -= len(kept[i])
+    return "\n".join(kept[i] for i in range(len(lines)) if kept[i])
 
 
 def _bounded(prompt: str, limit: int = MAX_QUERY_CHARS) -> str:
