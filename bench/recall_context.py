@@ -8,8 +8,8 @@ Two questions, with real vectors (``bench.embed_models``, cached):
   ``bench.recall_public`` asks it), each user's memories among ``--size`` memories of other people
   (``bench.recall_reach``'s public pool, MADial's own left out). The share of gold memories among the
   N nearest (N = 100 / 300 / 1,000) for the message alone, and leaning on the lines before it as the
-  app takes them (``agent.graph.conversation_context``: the last ``CONTEXT_LINES`` said lines, at most
-  ``recall.MAX_CONTEXT_CHARS`` of their end), at each weight;
+  app takes them (``agent.graph.conversation_context``: the last ``CONTEXT_LINES`` said lines, cut to
+  ``recall.MAX_CONTEXT_CHARS`` as ``MemoryRecall`` cuts them), at each weight;
 - **a change of topic**: our recall-phenomena questions (single messages) among the same memories,
   leaning on an unrelated conversation before them (another question of the set and a reply to it,
   another topic): what leaning costs when the conversation moves on.
@@ -44,12 +44,16 @@ def _said(line: str) -> tuple[str, str]:
     return (match.group(1), match.group(2).strip()) if match else ("", line.strip())
 
 
-def _context(lines: list[str]) -> str:
-    from sonetto_desktop.agent.graph import CONTEXT_LINES
-    from sonetto_desktop.memory.retrieval.recall import MAX_CONTEXT_CHARS
+def _context(lines: list[tuple[str, str]]) -> str:
+    """The context the app gives recall for the last of ``lines`` ((speaker, text), the person's last):
+    ``agent.graph.conversation_context`` over the dialogue as chat messages, cut as ``MemoryRecall`` cuts it."""
+    from langchain_core.messages import AIMessage, HumanMessage
 
-    text = "\n".join(line for line in lines if line)[-MAX_CONTEXT_CHARS:] if lines else ""
-    return "\n".join(text.split("\n")[-CONTEXT_LINES:]).strip()
+    from sonetto_desktop.agent.graph import conversation_context
+    from sonetto_desktop.memory.retrieval.recall import _context as cut
+
+    messages = [AIMessage(text) if who == "Assistant" else HumanMessage(text) for who, text in lines]
+    return cut(lines[-1][1], conversation_context(messages))
 
 
 def madial_follow_ups(root: Path) -> tuple[dict[int, dict], list[dict]]:
@@ -67,8 +71,8 @@ def madial_follow_ups(root: Path) -> tuple[dict[int, dict], list[dict]]:
             continue
         dialogue = json.loads(line)
         turn = dialogue["test-turn"][0]
-        said = [_said(x)[1] for x in dialogue["dialogue"][1:turn]]  # after <BOD>, to the user's line
-        cases.append({"user": dialogue["user-id"], "message": said[-1], "context": _context(said[:-1]),
+        said = [_said(x) for x in dialogue["dialogue"][1:turn]]  # after <BOD>, to the user's line
+        cases.append({"user": dialogue["user-id"], "message": said[-1][1], "context": _context(said),
                       "gold": sorted({collapse[int(g)] for g in dialogue["relevant-id"]})})
     kept = {mid: m for mid, m in memories.items() if collapse[mid] == mid}
     return kept, cases
