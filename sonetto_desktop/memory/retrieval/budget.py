@@ -110,7 +110,7 @@ LOCAL_BUDGET_MAX = 16_000
 LOCAL_BUDGET_UNKNOWN = LOCAL_BUDGET_MAX
 #: Adapting an automatic budget to the model's speed (shares of the recall timeout, and the factor).
 FAST, SLOW, STEP = 0.25, 0.6, 1.5
-#: What the rest of a recall request takes besides the listing: the system prompt (~1.4k), the
+#: What the rest of a recall request takes besides the listing: the system prompt (~1.7k), the
 #: query with the conversation's lines before it (at most 2,000 characters together), the date and
 #: hints, and the answer.
 REQUEST_RESERVE = 4_000
