@@ -37,7 +37,7 @@ from .cli_words import Words, lock_wait_words, no_such_store, terminal_words, wi
 from .presentation.errors import pins_left_out, trash_left_out
 from .presentation.reasons import render_reason
 from .presentation.store_notices import notice_text
-from .presentation.undo_words import kept_headline, kept_line, rest_line
+from .presentation.undo_words import effects_text, kept_headline, kept_line, rest_line
 from .services import AppServices
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]")
@@ -80,6 +80,8 @@ def _parser() -> argparse.ArgumentParser:
     und.add_argument("turn_id")
     und.add_argument("--rest", action="store_true",
                      help="keep the memories changed since (they are listed) and take back the rest")
+    und.add_argument("--dry-run", action="store_true",
+                     help="say what the undo would do (the memories it keeps, what it does to the rest); change nothing")
     exp = sub.add_parser("export", help="export all memories")
     exp.add_argument("--format", choices=FORMATS, help="default: from the output file's extension, else yaml")
     exp.add_argument("-o", "--output", help="file to write (default: standard output)")
@@ -239,6 +241,22 @@ def print_kept(kept: list[Touched], lang: str, *, ids: bool = False, done: bool 
         print(f"  {touched.memory_id}  {line}" if ids else f"  {line}")
 
 
+def print_undo_preview(preview: Any, say: Words) -> None:
+    """An undo's dry run (``preview_undo``): the cards it would keep because they were changed since, and
+    what it would do to the rest, changing nothing."""
+    lang = say.lang
+    print_kept(preview.kept, lang)
+    if preview.kept and not preview.rest:
+        print(say("撤销会被拒绝：它写下的记忆之后都被改过了", "the undo would be refused: every memory it wrote was changed afterwards"))
+    elif preview.kept:
+        print(rest_line(preview.effects, lang, "can"))
+        print(say("（不加 --rest 时撤销会被拒绝，什么都不改）", "(without --rest the undo is refused and changes nothing)"))
+    else:
+        print(say(f"撤销会：{effects_text(preview.effects, lang) or '没有可撤销的改动'}",
+                  f"the undo would: {effects_text(preview.effects, lang) or 'find nothing to undo'}"))
+    print(say("（试运行：什么都没改）", "(dry run: nothing was changed)"))
+
+
 _lock_wait_line: list[Callable[[], None]] = []  # the command line's one listener (a command run again in-process)
 
 
@@ -371,6 +389,9 @@ async def _restore(args: argparse.Namespace, services: AppServices, say: Words) 
 
 
 async def _undo(args: argparse.Namespace, services: AppServices, say: Words) -> int:
+    if args.dry_run:
+        print_undo_preview(await _do(services, ops.Call.of(services.memory.preview_undo, args.turn_id)), say)
+        return 0
     undo = ops.UndoTurn(args.turn_id, reason=reason_text("undo.turn", args.turn_id), keep_touched=args.rest)
     try:
         result = await _do(services, undo)

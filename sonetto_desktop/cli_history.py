@@ -38,7 +38,8 @@ from pathlib import Path
 from typing import Any
 
 from .aio import root_scope, run_blocking
-from .cli import _fail, ctrl_c_stops_lock_waits, forget_lock_waits, print_kept, printable, say_lock_waits
+from .cli import (_fail, ctrl_c_stops_lock_waits, forget_lock_waits, print_kept, print_undo_preview, printable,
+                  say_lock_waits)
 from .cli_words import (Words, cli_language, lock_wait_words, no_such_store, terminal_words, withdrawn_line,
                         words_of)
 from .history_import.ledger import DONE, UNDONE, ImportLedger, imports_dir
@@ -550,7 +551,6 @@ async def _undo_import(args: argparse.Namespace, imports: HistoryImports, say: W
 async def _preview_undo(args: argparse.Namespace, imports: HistoryImports, say: Words) -> int:
     """``sonetto history undo … --dry-run``: what the undo (of the import, or of one conversation) would do
     now — the cards it keeps because they were changed since, and the rest — changing nothing."""
-    lang = say.lang
     import_id, conversation = args.import_id, args.conversation
     try:
         preview = await imports.preview_undo(import_id, conversation or None)
@@ -562,16 +562,7 @@ async def _preview_undo(args: argparse.Namespace, imports: HistoryImports, say: 
         print(json.dumps({"import": import_id, "conversation": conversation, "undone": False, "dry_run": True,
                           **preview.to_json()}, ensure_ascii=False))
         return 0
-    print_kept(preview.kept, lang)
-    if preview.kept and not preview.rest:
-        print(say("撤销会被拒绝：它写下的记忆之后都被改过了", "the undo would be refused: every memory it wrote was changed afterwards"))
-    elif preview.kept:
-        print(rest_line(preview.effects, lang, "can"))
-        print(say("（不加 --rest 时撤销会被拒绝，什么都不改）", "(without --rest the undo is refused and changes nothing)"))
-    else:
-        print(say(f"撤销会：{effects_text(preview.effects, lang) or '没有可撤销的改动'}",
-                  f"the undo would: {effects_text(preview.effects, lang) or 'find nothing to undo'}"))
-    print(say("（试运行：什么都没改）", "(dry run: nothing was changed)"))
+    print_undo_preview(preview, say)
     return 0
 
 

@@ -1093,3 +1093,21 @@ def test_a_chinese_terminal_hears_warnings_notes_and_a_refused_undo_in_chinese(t
     assert cli_main(["--store", str(store), "list"]) == 0
     [warning] = [line for line in capsys.readouterr().err.splitlines() if line.startswith("警告：")]
     assert "memory.yaml 现在读不了" in warning and "修改会被拒绝" in warning, warning
+
+
+def test_undo_dry_run_says_what_the_undo_would_do_and_changes_nothing(tmp_path):
+    """`sonetto memory undo ID --dry-run` (the window asks before an undo; `sonetto history undo` had a dry
+    run; this command had none: the only way to learn what an undo would do was to do it)."""
+    store = tmp_path / "memory.yaml"
+    added = json.loads(_run("--store", str(store), "--create", "add", "Likes green tea", "--theme", "品味",
+                            "--json").stdout)
+    before = store.read_bytes()
+    dry = _run("--store", str(store), "undo", added["undo_id"], "--dry-run")
+    assert dry.returncode == 0, dry.stderr
+    assert "the undo would: 1 goes to the trash" in dry.stdout and "nothing was changed" in dry.stdout
+    assert store.read_bytes() == before
+    assert _run("--store", str(store), "update", added["id"], "Likes green tea and oolong").returncode == 0
+    dry = _run("--store", str(store), "undo", added["undo_id"], "--dry-run")
+    assert dry.returncode == 0, dry.stderr
+    assert "Likes green tea and oolong" in dry.stdout and "would be refused" in dry.stdout
+    assert "Likes green tea and oolong" in _run("--store", str(store), "list").stdout  # still there, as edited
