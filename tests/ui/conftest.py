@@ -11,7 +11,7 @@ from typing import Callable
 
 import pytest
 import shiboken6
-from PySide6.QtCore import QCoreApplication, QEvent
+from PySide6.QtCore import QCoreApplication, QEvent, Qt
 from PySide6.QtWidgets import QApplication
 
 from memory_stores import backend_store_fixture, yaml_store_fixture
@@ -85,6 +85,29 @@ def no_leaked_windows(qapp):
         widget.deleteLater()
     _flush_deletes()
     assert not names, f"leaked top-level widgets: {names}"
+
+
+@pytest.fixture(autouse=True)
+def no_button_left_held(qapp):
+    """Let go of a mouse button a test left pressed: a press whose widget went away before its release
+    (a click that closes what it clicked) leaves the button held for the whole process, and the next
+    test's quiet-moment collector (``ui/quiet_collector.py``) then takes every moment as a drag in
+    progress (seen once in a full run: three of its tests timed out on one worker)."""
+    yield
+    held = QApplication.mouseButtons()
+    if held == Qt.MouseButton.NoButton:
+        return
+    from PySide6.QtTest import QTest
+    from PySide6.QtWidgets import QWidget
+
+    spot = QWidget()
+    spot.show()
+    for button in (Qt.MouseButton.LeftButton, Qt.MouseButton.RightButton, Qt.MouseButton.MiddleButton):
+        if held & button:
+            QTest.mouseRelease(spot, button)
+    spot.close()
+    spot.deleteLater()
+    _flush_deletes()
 
 
 store = backend_store_fixture("store")  # an empty memory store of each backend, closed after the test
