@@ -90,6 +90,18 @@ def process_events(rounds: int = 4) -> None:
         QCoreApplication.processEvents()
 
 
+def stream_reply(reply: Any, text: str, piece: int, check: Any) -> None:
+    """``text`` streamed into the reply bubble ``reply`` ``piece`` characters at a time, as a model's
+    tokens come; every ten pieces it is rendered and ``check()`` (what is wrong, a list) must be empty."""
+    for start in range(0, len(text), piece):
+        reply.append_token(text[start:start + piece])
+        if start % (piece * 10) == 0:
+            reply.flush()
+            process_events(2)
+            assert check() == [], "cut off while streaming"
+    reply.flush()
+
+
 async def settle(rounds: int = 4) -> None:
     """Let Qt handle what is posted (layouts, deferred deletes, queued signals) and the loop run what is
     due, a few rounds: "process events" inside a coroutine. ``QCoreApplication.processEvents()`` there

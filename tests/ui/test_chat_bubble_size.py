@@ -13,7 +13,7 @@ from PySide6.QtGui import QTextDocument
 from PySide6.QtWidgets import QLabel
 
 from shell_fixtures import OFFSCREEN_RAISE, OFFSCREEN_SIZE_HINTS, running_engine
-from helpers import process_events, settle
+from helpers import process_events, settle, stream_reply
 from sonetto_desktop.ui.chat.controller import ChatController
 from sonetto_desktop.ui.chat.panel import ChatPanel
 from sonetto_desktop.ui.tray.quick_chat import QuickChat
@@ -65,13 +65,7 @@ def _fill(view, *, stream: bool) -> None:
     view.add_message("user", SHORT)
     reply = view.add_reply(SHORT)
     if stream:
-        for start in range(0, len(LONG), 9):
-            reply.append_token(LONG[start:start + 9])
-            if start % 90 == 0:
-                reply.flush()
-                process_events(2)
-                assert _problems(view) == [], "cut off while streaming"
-        reply.flush()
+        stream_reply(reply, LONG, 9, lambda: _problems(view))
     else:
         reply.set_text(LONG)
     reply.set_memories(MEMORIES)
@@ -230,13 +224,7 @@ def test_a_long_unbroken_word_wraps_at_the_smallest_width(panel, stream, times):
     user = panel.view.add_message("user", f"打开 {URL} 看看" * times)
     reply = panel.view.add_reply("打开")
     if stream:
-        for start in range(0, len(text), 7):
-            reply.append_token(text[start:start + 7])
-            if start % 70 == 0:
-                reply.flush()
-                process_events(2)
-                assert _overflowing(panel.view) == [], "cut off while streaming"
-        reply.flush()
+        stream_reply(reply, text, 7, lambda: _overflowing(panel.view))
     else:
         reply.set_text(text)
     failed = panel.view.add_reply("再试")

@@ -11,7 +11,7 @@ import pytest
 from PySide6.QtCore import QPoint, QRect, Qt
 from PySide6.QtGui import QGuiApplication, QTextDocument
 
-from helpers import process_events
+from helpers import process_events, stream_reply
 from sonetto_desktop.ui.chat.code_block import CodeBlock, WideText
 from sonetto_desktop.ui.chat.controller import ChatController
 from sonetto_desktop.ui.chat.markdown_render import fence_parts, render_markdown
@@ -76,13 +76,7 @@ def test_every_code_line_is_visible_or_scrollable(panel, size, stream):
     view.add_message("user", "code")
     reply = view.add_reply("code")
     if stream:
-        for start in range(0, len(REPLY), 7):
-            reply.append_token(REPLY[start:start + 7])
-            if start % 70 == 0:
-                reply.flush()
-                process_events(2)
-                assert _unreachable_lines(view) == [], "cut off while streaming"
-        reply.flush()
+        stream_reply(reply, REPLY, 7, lambda: _unreachable_lines(view))
     else:
         reply.set_text(REPLY)
     process_events()
