@@ -15,6 +15,8 @@ from sonetto_desktop.memory.item import MemoryItem
 from sonetto_desktop.memory.retrieval.agreement import AGREEMENT_MIN, ModelAgreement
 from sonetto_desktop.memory.retrieval.listing import ID, RecallListing
 from sonetto_desktop.memory.retrieval.mechanical import MechanicalRetriever
+from sonetto_desktop.memory.retrieval.modes import RetrievalMode
+from sonetto_desktop.memory.retrieval.recall import MemoryRecall
 from sonetto_desktop.memory.retrieval.shortlist import CONTEXT_SHARE, Shortlist, interleave
 from sonetto_desktop.memory.stores.sqlite import SqliteMemoryManager
 
@@ -28,15 +30,21 @@ OTHERS = [f"m{i:04d}" for i in range(300)]
 stamp = stamper(NOW)
 
 
-@pytest.fixture
-def bank(tmp_path):
-    """300 everyday memories and 40 about where the spare keys are; the newest 50 are the stable block."""
-    mm = SqliteMemoryManager(tmp_path / "m.db")
+def keys_store(path):
+    """300 everyday memories and 40 about where the spare keys are (older than the others)."""
+    mm = SqliteMemoryManager(path)
     items = {mid: MemoryItem(f"第{i}条：小林记下了一件关于第{i % 17}个朋友的小事。", "瞬间",
                              latest_update_time=stamp(200 - i * 0.1)) for i, mid in enumerate(OTHERS)}
     items.update({mid: MemoryItem(f"小林把第{i}把备用钥匙放在{PLACES[i % 10]}。", "地点与路径",
                                   latest_update_time=stamp(300 - i)) for i, mid in enumerate(KEYS)})
     mm.import_items(items)
+    return mm
+
+
+@pytest.fixture
+def bank(tmp_path):
+    """The keys store; the newest 50 are the stable block."""
+    mm = keys_store(tmp_path / "m.db")
     mechanical = MechanicalRetriever(mm, now=lambda: NOW, index_path=False)
     listing = RecallListing(mm)
     try:
@@ -201,3 +209,60 @@ def test_in_a_conversation_the_context_takes_one_of_four_of_the_vectors_places(b
     alone = TwoQueries(own, theirs)
     ranked = Shortlist(mechanical, alone).ranking(follow_up, 60)
     assert alone.asked == [[follow_up]] and not set(ranked) & set(theirs)
+
+
+FOLLOW_UP = "后来找到了吗"  # names nothing of what it is about
+BEFORE = "我的备用钥匙找不到了\n别急，想想最后一次用它是什么时候"
+
+
+def test_in_a_conversation_the_words_give_one_place_in_four_to_the_message_after_its_context(bank):
+    """Words only (no embeddings model): a follow-up's ranking keeps the message's own three places of
+    four, in their order, and gives the fourth to the memories the conversation was about."""
+    mechanical, snapshot, stable = bank
+    alone = Shortlist(mechanical).ranking(FOLLOW_UP, 40)
+    assert not set(alone) & set(KEYS)  # the message alone: other matches, then the newest memories
+    ranked = Shortlist(mechanical, context=BEFORE).ranking(FOLLOW_UP, 40)
+    keys = [place for place, mid in enumerate(ranked) if mid in KEYS]
+    assert keys == [3, 7, 11, 15, 19, 23, 27, 31, 35, 39]
+    assert [mid for mid in ranked if mid not in KEYS] == alone[:30]
+    assert set(Shortlist(mechanical, context=BEFORE).ranking("我的钥匙呢", 40)) >= set(Shortlist(mechanical).ranking("我的钥匙呢", 40)[:30])
+
+
+def test_a_long_follow_up_shares_the_words_places_with_the_message_after_its_context(bank):
+    """A long, chatty follow-up (words and vectors by each one's best rank): the words' matches include
+    those of the message after its context, so a model that knows nothing of the keys cannot keep
+    them out."""
+    mechanical, snapshot, stable = bank
+    long_follow_up = "后来我又翻了一整个下午，每个角落都看过了，还是没有，真是让人着急啊，明天还要早起呢"
+    vectors = Vectors([mid for mid in reversed(OTHERS)])
+    alone = Shortlist(mechanical, vectors).ranking(long_follow_up, 60)
+    ranked = Shortlist(mechanical, Vectors([mid for mid in reversed(OTHERS)]), context=BEFORE).ranking(long_follow_up, 60)
+    assert len(set(ranked[:60]) & set(KEYS)) >= len(set(alone[:60]) & set(KEYS)) + 5
+
+
+def test_the_offline_answer_to_a_follow_up_reads_the_conversation_but_a_task_does_not(bank):
+    """MECHANICAL recall: the memories the conversation was about take one place in four of the answer
+    (all it leaves); a self-contained task after the same lines asks for none of them."""
+    mechanical, snapshot, stable = bank
+    assert not {d["id"] for d in mechanical.retrieve(FOLLOW_UP)} & set(KEYS)
+    answer = [d["id"] for d in mechanical.retrieve(FOLLOW_UP, context=BEFORE)]
+    assert len(answer) == mechanical.top_k and len(set(answer) & set(KEYS)) >= 2
+    own = [d["id"] for d in mechanical.retrieve("第7把备用钥匙放在哪里")]
+    with_lines = [d["id"] for d in mechanical.retrieve("第7把备用钥匙放在哪里", context="今天好累\n早点休息吧")]
+    assert with_lines[:3] == own[:3]
+    task = "帮我把这句话翻译成英文：后来找到了吗"
+    assert [d["id"] for d in mechanical.retrieve(task, context=BEFORE)] == [d["id"] for d in mechanical.retrieve(task)]
+
+
+@pytest.mark.parametrize("mode", [RetrievalMode.MECHANICAL, RetrievalMode.LLM])
+def test_offline_recall_in_a_conversation_is_given_the_lines_before_the_message(tmp_path, mode):
+    """MemoryRecall hands the conversation to the offline answer: chosen (MECHANICAL) or as the fallback
+    of an LLM recall that cannot run (no chat model)."""
+    mm = keys_store(tmp_path / "m.db")
+    recall = MemoryRecall(mm, None, clock=lambda: NOW)
+    try:
+        assert not {m["id"] for m in recall.retrieve(FOLLOW_UP, mode)} & set(KEYS)
+        assert len({m["id"] for m in recall.retrieve(FOLLOW_UP, mode, context=BEFORE)} & set(KEYS)) >= 2
+    finally:
+        recall.close()
+        mm.close()

@@ -263,7 +263,7 @@ class MemoryRecall:
                 self.budget.loaded(self._llm_retriever.last_load_seconds if plan.num_ctx else None)
                 self.budget.observe(time.monotonic() - started, self.timeout, plan.tokens, plan.budget)
                 return answer
-        result = self._mechanical_result(prompt)
+        result = self._mechanical_result(prompt, context)
         self._report_fallback(failure, plan, result)
         return result
 
@@ -287,7 +287,7 @@ class MemoryRecall:
                 self.budget.loaded(self._llm_retriever.last_load_seconds if plan.num_ctx else None)
                 self.budget.observe(time.monotonic() - started, self.timeout, plan.tokens, plan.budget)
                 return answer
-        result = await run_blocking(self._mechanical_result, prompt)
+        result = await run_blocking(self._mechanical_result, prompt, context)
         self._report_fallback(failure, plan, result)
         return result
 
@@ -305,7 +305,7 @@ class MemoryRecall:
             log.warning("memory recall: could not look for other processes' writes: %s", exc)
         if mode is RetrievalMode.MECHANICAL:
             self.last_mode, self.last_fallback_reason = mode, None
-            return _Plan(mode, result=self._mechanical_result(prompt))
+            return _Plan(mode, result=self._mechanical_result(prompt, context))
         if self.llm is None:
             self.last_mode, self.last_fallback_reason = mode, None
             if self._mm.count() == 0:
@@ -367,10 +367,10 @@ class MemoryRecall:
         extra = shortlist.fill(_bounded(prompt), part, {e[ID] for e in block}, budget - used)
         return block, extra, used + sum(e[TOKENS] + HEADING_TOKENS for e in extra)
 
-    def _mechanical_result(self, prompt: str) -> list[dict[str, str]]:
+    def _mechanical_result(self, prompt: str, context: str = "") -> list[dict[str, str]]:
         if self._mechanical is None and self._mm.count() == 0:
             return []  # an empty store: nothing to find, and no tokenizer or lexicon to load for it
-        return [public(r) for r in self.mechanical.retrieve(_bounded(prompt))]
+        return [public(r) for r in self.mechanical.retrieve(_bounded(prompt), context=_context(prompt, context))]
 
     def _report_fallback(self, failure: RecallFailed, plan: _Plan, result: list[dict[str, str]]) -> None:
         self.last_fallback_reason = failure.reason

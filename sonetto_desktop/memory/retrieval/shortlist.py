@@ -34,8 +34,15 @@ topic what it gains for a follow-up; the alternation keeps most of the gain. e5,
 nearest 100 / 300 / 1,000 of 10,000 other memories (bench/recall_context.py): MADial's 160 follow-ups
 0.393 / 0.499 / 0.647 alone, 0.499 / 0.632 / 0.798 leaning (weight 1), **0.519 / 0.637 / 0.773** so;
 our phenomena questions after two lines on another topic 0.672 / 0.757 / 0.898 alone, 0.345 / 0.463 /
-0.706 leaning, **0.633 / 0.734 / 0.893** so. The words' ranking reads the message alone, and the
-model's agreement is counted on the message's own nearest.
+0.706 leaning, **0.633 / 0.734 / 0.893** so. The model's agreement is counted on the message's own nearest.
+
+The words read the context the same way (``_words``, ``_matches``): their ranking gives one place in
+four to that of the message after its context's lines (:func:`joined`). The app's whole ranking, each
+bank among 10,000 other memories, gold among its first 100 / 300 / 1,000 (bench/recall_context.py
+``--shortlist``): words only, MADial's follow-ups 0.563 / 0.640 / 0.706 → **0.748 / 0.837 / 0.916**, a
+question after another topic 0.831 / 0.864 / 0.921 → 0.836 / 0.870 / 0.927; words and e5, follow-ups
+0.558 / 0.686 / 0.783 alone, 0.622 / 0.753 / 0.862 with the vectors reading the context, **0.701 / 0.830
+/ 0.948** with both; after another topic 0.842 / 0.898 / 0.944 → 0.836 / 0.898 / 0.949.
 
 One :class:`Shortlist` serves one recall, whose budget is shared by the person's memories and other
 apps' (``recall.py``): the query's vector is asked for once (one paid request, within the query's
@@ -58,7 +65,7 @@ if TYPE_CHECKING:
     from .listing import ListingEntry, ListingSnapshot
     from .mechanical import MechanicalRetriever
 
-__all__ = ["CONTEXT_SHARE", "CONTEXT_WEIGHT", "DenseRanker", "LONG_MESSAGE", "RRF_K", "Shortlist", "fuse", "interleave", "lean", "rrf"]
+__all__ = ["CONTEXT_SHARE", "CONTEXT_WEIGHT", "DenseRanker", "LONG_MESSAGE", "RRF_K", "Shortlist", "fuse", "interleave", "joined", "lean", "rrf"]
 
 log = logging.getLogger(__name__)
 
@@ -105,6 +112,11 @@ class DenseRanker(Protocol):
     # Optional: ``has_vector(mid) -> bool``, whether the model has a current vector of memory ``mid``
     # (a ranker without it is taken to hold every memory's). A memory without one cannot be among the
     # model's nearest, so its absence there is not counted against the model (``_count_agreement``).
+
+
+def joined(context: str, prompt: str) -> str:
+    """The words' second query in a conversation: the lines said before (on one line), then the message."""
+    return " ".join(line.strip() for line in context.splitlines() if line.strip()) + "\n" + prompt
 
 
 def lean(vector: Any, toward: Any, weight: float = CONTEXT_WEIGHT) -> Any:
@@ -164,6 +176,7 @@ class Shortlist:
         self._dense = dense
         self._context = context.strip()  # the conversation's lines before the message (the vectors' second query)
         self._leaned: Any | None = None  # that second query's vector
+        self._joined: tuple[tuple[str, int], list[str]] | None = None  # the words' second query's ranking
         self._agreement = agreement if agreement is not None else ModelAgreement()
         self._model = model_key(dense) if dense is not None else ""
         self.used_dense = False
@@ -177,16 +190,16 @@ class Shortlist:
         """Up to about ``k`` memory ids (of ``within`` when given), best first (see the module docstring)."""
         dense = self._dense_ranking(prompt, k, within)
         if not dense:
-            return [doc["id"] for doc in self._mechanical.candidates(prompt, k)]
+            return self._words(prompt, k)
         broad, scored = self._mechanical.scored_query(prompt, k)
         self._count_agreement(scored, broad)
         if broad or not self._agreement.trusted(self._model):
             self.left_out = not broad
-            return [doc["id"] for doc in self._mechanical.candidates(prompt, k)]
+            return self._words(prompt, k)
         self.used_dense = True
-        filler = [doc["id"] for doc in self._mechanical.candidates(prompt, k)]
+        filler = self._words(prompt, k)
         if estimate_tokens(prompt) > LONG_MESSAGE:
-            fused = fuse([[doc["id"] for doc, _ in scored], dense])
+            fused = fuse([self._matches(prompt, scored, k), dense])
         else:
             strong = [doc["id"] for doc, score in scored if score >= STRONG_MATCH][:max(1, int(STRONG_PLACES * k))]
             head = set(strong)
@@ -194,6 +207,26 @@ class Shortlist:
                                         [mid for mid in dense if mid not in head], WORDS_SHARE)
         seen = set(fused)
         return fused + [mid for mid in filler if mid not in seen]
+
+    def _words(self, prompt: str, k: int) -> list[str]:
+        """The words' ranking (matches, then recent and much-used memories); in a conversation the
+        matches of the message with its context before it take one place in four (``CONTEXT_SHARE``)."""
+        own = [doc["id"] for doc in self._mechanical.candidates(prompt, k)]
+        if not self._context:
+            return own
+        if self._joined is None or self._joined[0] != (prompt, k):
+            query = joined(self._context, prompt)
+            self._joined = ((prompt, k), [doc["id"] for doc in self._mechanical.candidates(query, k)])
+        return interleave(own, self._joined[1], 1 - CONTEXT_SHARE)[:max(k, len(own))]
+
+    def _matches(self, prompt: str, scored: list[tuple[dict, float]], k: int) -> list[str]:
+        """The words' matches of a long message (no filler); in a conversation, with one place in four
+        to the matches of the message with its context before it."""
+        matched = [doc["id"] for doc, _ in scored]
+        if not self._context:
+            return matched
+        return interleave(matched, [doc["id"] for doc, _ in self._mechanical.scored(joined(self._context, prompt), k)],
+                          1 - CONTEXT_SHARE)
 
     def _count_agreement(self, scored: list[tuple[dict, float]], broad: bool) -> None:
         """Once per query: when the words are sure of a memory, is it among the model's nearest ten?"""
