@@ -687,6 +687,65 @@ def test_a_follow_ups_vectors_lean_on_the_conversation_before_it(tmp_path, llm_s
         mm.close()
 
 
+def test_a_request_with_the_conversation_refused_still_gives_the_message_its_vector(tmp_path, llm_server):
+    """Before: a server that takes one text a request (or refuses the lines before the message) refused
+    the request of the message with its conversation, and every query used words only for a minute
+    (``QUERY_PAUSE``), although the message alone would have been embedded. Now the message is asked
+    alone then (one more request); only when that is refused too does the pause come."""
+    mm = SqliteMemoryManager(tmp_path / "m.db")
+    mm.import_items({**{mid: item.copy() for mid, item in BANK.items()}, **filler(600)})
+    mechanical = MechanicalRetriever(mm, now=lambda: NOW, index_path=False)
+    sync = VectorSync(mm, config(llm_server, batch=128)).start()
+    recall = MemoryRecall(mm, _Planner(), budget=900, mechanical=mechanical, dense=sync,  # type: ignore[arg-type]
+                          clock=lambda: NOW)
+    try:
+        assert sync.wait_idle(20) and sync.status.done == 604
+        llm_server.embedding_max_batch = 1  # from now on: one text a request
+        asked = len(llm_server.embedding_requests)
+        recall._plan(FOLLOW_UP, "hybrid", BEFORE)
+        assert recall.last_listing.dense  # the message's own vector ranked
+        assert [r["input_list"] for r in llm_server.embedding_requests[asked:]] == [[FOLLOW_UP, BEFORE], [FOLLOW_UP]]
+        assert sync.status.state == "idle" and not sync.status.query_failed and not sync.status.error
+        message, before = sync.embed_queries([FOLLOW_UP, BEFORE])  # not paused: asked again
+        assert before is None and np.allclose(message, sync.embed_query(FOLLOW_UP))
+
+        llm_server.embedding_max_chars = 3  # the message alone is refused too: words only for a while
+        asked = len(llm_server.embedding_requests)
+        assert sync.embed_queries([FOLLOW_UP, BEFORE]) is None
+        assert [r["input_list"] for r in llm_server.embedding_requests[asked:]] == [[FOLLOW_UP, BEFORE], [FOLLOW_UP]]
+        assert sync.status.query_failed and "413" in sync.status.error
+        assert sync.embed_query("猫") is None and len(llm_server.embedding_requests) == asked + 2  # paused
+    finally:
+        sync.stop()
+        recall.close()
+        mechanical.close()
+        mm.close()
+
+
+@pytest.mark.parametrize("trouble", ["server error", "rate limit", "timeout"])
+def test_a_server_away_or_busy_is_not_asked_again_for_the_message_alone(tmp_path, llm_server, trouble):
+    """A second request would only double the wait (or the load) there: words only at once, paused."""
+    mm = SqliteMemoryManager(tmp_path / "m.db")
+    mm.import_items({mid: item.copy() for mid, item in BANK.items()})
+    sync = VectorSync(mm, config(llm_server)).start()
+    try:
+        assert sync.wait_idle(10) and sync.status.done == 4
+        if trouble == "server error":
+            llm_server.add_embedding_error(503, "overloaded")
+        elif trouble == "rate limit":
+            llm_server.add_embedding_error(429, "rate limited", retry_after=0.1)
+        else:
+            llm_server.embedding_delay = 3.0  # longer than the query's deadline
+        asked = len(llm_server.embedding_requests)
+        assert sync.embed_queries([FOLLOW_UP, BEFORE]) is None
+        assert [r["input_list"] for r in llm_server.embedding_requests[asked:]] == [[FOLLOW_UP, BEFORE]]
+        assert sync.status.query_failed
+    finally:
+        llm_server.embedding_delay = 0.0
+        sync.stop()
+        mm.close()
+
+
 async def test_the_graph_gives_recall_the_conversations_lines_before_the_message(tmp_path, llm_server, make_llm):
     """Through the companion graph: the second message of a conversation is recalled with the two lines
     said before it (the person's and the reply; tool traffic and the system prompt are not lines): the
