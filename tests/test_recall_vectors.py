@@ -694,10 +694,10 @@ def test_a_follow_ups_vectors_lean_on_the_conversation_before_it(tmp_path, llm_s
 
 
 def test_a_request_with_the_conversation_refused_still_gives_the_message_its_vector(tmp_path, llm_server):
-    """Before: a server that takes one text a request (or refuses the lines before the message) refused
-    the request of the message with its conversation, and every query used words only for a minute
-    (``QUERY_PAUSE``), although the message alone would have been embedded. Now the message is asked
-    alone then (one more request); only when that is refused too does the pause come."""
+    """Before: a server that takes one text a request refused the request of the message with the
+    conversation's lines before it, and every query used words only for a minute (``QUERY_PAUSE``),
+    although the message alone would have been embedded. Now the message is asked alone then (one more
+    request), and, the refusal naming the server's batch limit, alone from then on."""
     mm = SqliteMemoryManager(tmp_path / "m.db")
     mm.import_items({**{mid: item.copy() for mid, item in BANK.items()}, **filler(600)})
     mechanical = MechanicalRetriever(mm, now=lambda: NOW, index_path=False)
@@ -706,16 +706,39 @@ def test_a_request_with_the_conversation_refused_still_gives_the_message_its_vec
                           clock=lambda: NOW)
     try:
         assert sync.wait_idle(20) and sync.status.done == 604
-        llm_server.embedding_max_batch = 1  # from now on: one text a request
+        llm_server.embedding_max_batch = 1  # from now on: one text a request ("batch size 2 is larger than 1")
         asked = len(llm_server.embedding_requests)
         recall._plan(FOLLOW_UP, "hybrid", BEFORE)
         assert recall.last_listing.dense  # the message's own vector ranked
         assert [r["input_list"] for r in llm_server.embedding_requests[asked:]] == [[FOLLOW_UP, BEFORE], [FOLLOW_UP]]
         assert sync.status.state == "idle" and not sync.status.query_failed and not sync.status.error
-        message, before = sync.embed_queries([FOLLOW_UP, BEFORE])  # not paused: asked again
+        message, before = sync.embed_queries([FOLLOW_UP, BEFORE])  # not paused, and asked alone at once
         assert before is None and np.allclose(message, sync.embed_query(FOLLOW_UP))
+        assert [r["input_list"] for r in llm_server.embedding_requests[asked + 2:]] == [[FOLLOW_UP], [FOLLOW_UP]]
+    finally:
+        sync.stop()
+        recall.close()
+        mechanical.close()
+        mm.close()
 
-        llm_server.embedding_max_chars = 3  # the message alone is refused too: words only for a while
+
+def test_lines_too_long_for_the_model_are_left_out_and_a_message_too_long_pauses_the_vectors(tmp_path, llm_server):
+    """A 413 for the conversation's lines (longer than the model takes): the message alone, and the
+    next message is asked with its lines again (they change); the message refused alone too: words
+    only for a while (``QUERY_PAUSE``), nothing asked meanwhile."""
+    mm = SqliteMemoryManager(tmp_path / "m.db")
+    mm.import_items({mid: item.copy() for mid, item in BANK.items()})
+    sync = VectorSync(mm, config(llm_server)).start()
+    try:
+        assert sync.wait_idle(10) and sync.status.done == 4
+        llm_server.embedding_max_chars = len(FOLLOW_UP)  # the lines before it are longer
+        asked = len(llm_server.embedding_requests)
+        for _ in range(2):
+            message, before = sync.embed_queries([FOLLOW_UP, BEFORE])
+            assert before is None and message is not None and not sync.status.query_failed
+        assert [r["input_list"] for r in llm_server.embedding_requests[asked:]] == [[FOLLOW_UP, BEFORE], [FOLLOW_UP]] * 2
+
+        llm_server.embedding_max_chars = 3  # the message alone is refused too
         asked = len(llm_server.embedding_requests)
         assert sync.embed_queries([FOLLOW_UP, BEFORE]) is None
         assert [r["input_list"] for r in llm_server.embedding_requests[asked:]] == [[FOLLOW_UP, BEFORE], [FOLLOW_UP]]
@@ -723,8 +746,6 @@ def test_a_request_with_the_conversation_refused_still_gives_the_message_its_vec
         assert sync.embed_query("猫") is None and len(llm_server.embedding_requests) == asked + 2  # paused
     finally:
         sync.stop()
-        recall.close()
-        mechanical.close()
         mm.close()
 
 

@@ -53,7 +53,8 @@ then; one per recall), searched for among the saved vectors (:meth:`rank`: both 
 endpoint fails; after a failure it uses words only for ``QUERY_PAUSE`` and the status says so
 ("waiting", the reason in ``error``). A message asked with the conversation's lines before it
 (:meth:`embed_queries`) whose request the server refuses (one text a request, too long) is asked
-alone, once: the pause comes only when that fails too. :attr:`status` and the feed of :meth:`subscribe` tell the app
+alone, once (a server that named its batch limit: alone from then on); the pause comes only when that
+fails too. :attr:`status` and the feed of :meth:`subscribe` tell the app
 how far it is ("向量 8,200/10,000").
 """
 
@@ -175,6 +176,7 @@ class VectorSync:
         self._last_request = 0.0
         self._query_failures = 0
         self._context_refusals = 0  # queries whose request with the conversation's lines was refused
+        self._query_alone = False  # ... for more texts than the server takes a request: the message alone
         self._query_paused_until = 0.0  # after a failed query vector: words only for a while
         self._query_error = ""  # why, while it lasts
         self._dropped_others = False
@@ -732,26 +734,15 @@ class VectorSync:
         as :meth:`embed_query`; None when it cannot rank now or the first text is empty. A request the
         server refuses (too many texts, too long: not a server away, busy or late, where a second request
         only doubles the wait) is followed by one of the first text alone, in what is left of the
-        deadline: then the others' vectors are None."""
+        deadline: then the others' vectors are None (see :meth:`_embed_asked`)."""
         client, dims = self._client, self._dims
         if (self._table is None or client is None or dims is None or not self._stored or not texts
                 or not texts[0].strip() or self._stop.is_set() or self._base.state in ("error", "consent")
                 or time.monotonic() < self._query_paused_until):
             return None
         asked = [t if t.strip() else texts[0] for t in texts]
-        deadline = time.monotonic() + QUERY_TIMEOUT
         try:
-            try:
-                query: list[Any] = list(client.embed(asked, query=True, timeout=QUERY_TIMEOUT, dims=dims))
-            except EmbeddingsError as exc:
-                if len(asked) < 2 or not _refuses_texts(exc):
-                    raise
-                self._context_refusals += 1
-                if self._context_refusals in (1, 10, 100):
-                    log.info("the query's request with the conversation's lines was refused (%s); the message "
-                             "is asked alone", exc)
-                alone = client.embed(asked[:1], query=True, timeout=max(deadline - time.monotonic(), 0.0), dims=dims)
-                query = [alone[0]] + [None] * (len(asked) - 1)
+            query = self._embed_asked(client, asked, dims)
         except EmbeddingsError as exc:
             self._query_failures += 1
             self._query_paused_until = time.monotonic() + QUERY_PAUSE
@@ -761,6 +752,25 @@ class VectorSync:
             return None
         self._query_trouble("")
         return query
+
+    def _embed_asked(self, client: Any, asked: list[str], dims: int) -> list[Any]:
+        """``asked`` in one request; refused (see :meth:`embed_queries`), the first text alone in what is
+        left of ``QUERY_TIMEOUT``, the others' vectors None. A refusal that names the server's batch
+        limit is kept: the next queries ask their first text alone at once."""
+        deadline = time.monotonic() + QUERY_TIMEOUT
+        if len(asked) > 1 and not self._query_alone:
+            try:
+                return list(client.embed(asked, query=True, timeout=QUERY_TIMEOUT, dims=dims))
+            except EmbeddingsError as exc:
+                if not _refuses_texts(exc):
+                    raise
+                self._query_alone = bool(BATCH_LIMIT.search(str(exc)))
+                self._context_refusals += 1
+                if self._context_refusals in (1, 10, 100):
+                    log.info("the query's request with the conversation's lines was refused (%s); the message is "
+                             "asked alone%s", exc, " from now on" if self._query_alone else "")
+        vectors = client.embed(asked[:1], query=True, timeout=max(deadline - time.monotonic(), 0.0), dims=dims)
+        return [vectors[0]] + [None] * (len(asked) - 1)
 
     def nearest(self, vector: Any, k: int) -> list[str]:
         """Up to ``k`` memory ids, nearest to ``vector`` (from :meth:`embed_query`) first: the saved
