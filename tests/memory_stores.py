@@ -29,7 +29,12 @@ def open_store(kind: str, folder: Path) -> BaseMemoryManager:
         from pg_fixtures import URL_ENV, schema_for
         from sonetto_desktop.memory.stores.postgres.store import PostgresMemoryManager
 
-        return PostgresMemoryManager(os.environ[URL_ENV], schema=schema_for(folder), device=f"dev-{os.getpid()}")
+        store = PostgresMemoryManager(os.environ[URL_ENV], schema=schema_for(folder), device=f"dev-{os.getpid()}")
+        # Its pool connects in the background (the app does not wait for the server): given before it has,
+        # the test runs while psycopg_pool's worker draws from the global ``random`` (the connection's
+        # expiry jitter), which Hypothesis takes for a strategy drawing from it (test_undo_group.py).
+        store.connection.pool.wait(timeout=30.0)
+        return store
     return backends.file_backend_named(kind).open(store_path(kind, folder))
 
 

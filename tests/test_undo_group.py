@@ -8,6 +8,7 @@ backend."""
 
 from __future__ import annotations
 
+import random
 import uuid
 
 import pytest
@@ -250,6 +251,20 @@ def _run_group(ops: MemoryOperations, group: str, actions: list[tuple], known: l
             acting.set_locked(mid, not ops.get(mid).locked)
         elif kind == "pin":
             acting.set_field(mid, "pinned", not ops.get(mid).pinned)
+
+
+def test_the_store_draws_nothing_from_the_global_random_while_the_examples_are_drawn(mm):
+    """Hypothesis watches the global ``random`` while it draws an example: the PostgreSQL store's pool
+    made its first connection in the background after the store opened, and psycopg_pool's expiry
+    jitter drew from ``random`` on its worker thread, at times in the middle of the property test's
+    first draw: that example failed (HypothesisDeprecationWarning), its replay passed (FlakyFailure).
+    The store a test gets (``memory_stores.open_store``) has its connection made before it is given."""
+    state = random.getstate()
+    ops = MemoryOperations(mm)
+    mid = _batch(ops, 0).add("用户在学日语", "身份").ids[0]
+    ops.update(mid, description="用户在学日语，准备考 N3")
+    _cards(ops)
+    assert random.getstate() == state
 
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,

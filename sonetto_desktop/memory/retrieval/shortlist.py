@@ -108,7 +108,8 @@ class DenseRanker(Protocol):
         """Up to ``k`` memory ids, nearest to ``vector`` first (local: no request to the model)."""
 
     # Optional: ``embed_queries(texts) -> list | None``, several queries' vectors in one request (the
-    # message and its context; a ranker without it is asked for the message's alone).
+    # message and its context; a ranker without it is asked for the message's alone). The context's
+    # may be None (its request refused, the message's alone answered): the message's nearest only.
     # Optional: ``has_vector(mid) -> bool``, whether the model has a current vector of memory ``mid``
     # (a ranker without it is taken to hold every memory's). A memory without one cannot be among the
     # model's nearest, so its absence there is not counted against the model (``_count_agreement``).
@@ -271,7 +272,7 @@ class Shortlist:
                 if both is not None:
                     vectors = both([prompt, self._context])
                     vector = vectors[0] if vectors is not None else None
-                    leaned = lean(vectors[0], vectors[1]) if vectors is not None else None
+                    leaned = lean(vectors[0], vectors[1]) if vectors is not None and vectors[1] is not None else None
                 else:
                     vector = self._dense.embed_query(prompt)
             except Exception:  # the word ranking still answers

@@ -51,7 +51,10 @@ One worker thread per store and model:
 the query's vector (one request, ``QUERY_TIMEOUT`` in all: a server that drips its answer is cut off
 then; one per recall), searched for among the saved vectors (:meth:`rank`: both at once). It answers None, and the shortlist uses words only, while there are no vectors or the
 endpoint fails; after a failure it uses words only for ``QUERY_PAUSE`` and the status says so
-("waiting", the reason in ``error``). :attr:`status` and the feed of :meth:`subscribe` tell the app
+("waiting", the reason in ``error``). A message asked with the conversation's lines before it
+(:meth:`embed_queries`) whose request the server refuses (one text a request, too long) is asked
+alone, once (a server that named its batch limit: alone from then on); the pause comes only when that
+fails too. :attr:`status` and the feed of :meth:`subscribe` tell the app
 how far it is ("向量 8,200/10,000").
 """
 
@@ -112,6 +115,15 @@ def text_fingerprint(text: str) -> int:
     return int.from_bytes(hashlib.blake2b(text.encode("utf-8"), digest_size=8).digest(), "little", signed=True)
 
 
+def _refuses_texts(exc: EmbeddingsError) -> bool:
+    """Did the server refuse the request's texts (too many, too long, a filter: an HTTP 4xx), rather
+    than the settings (a wrong key or model, a quota) or answer not at all, late or busy (the same
+    texts otherwise sent may be taken then; not there)?"""
+    status = exc.status
+    return (not exc.retryable and status is not None and 400 <= status < 500
+            and status not in (401, 402, 403, 404, 429))
+
+
 def _text(item: Any) -> str:
     return _plain(getattr(item, "description", ""))
 
@@ -163,6 +175,8 @@ class VectorSync:
         self._idle = threading.Event()
         self._last_request = 0.0
         self._query_failures = 0
+        self._context_refusals = 0  # queries whose request with the conversation's lines was refused
+        self._query_alone = False  # ... for more texts than the server takes a request: the message alone
         self._query_paused_until = 0.0  # after a failed query vector: words only for a while
         self._query_error = ""  # why, while it lasts
         self._dropped_others = False
@@ -567,7 +581,7 @@ class VectorSync:
         (``sent`` texts in the request: with the probe, if it went with them) again in halves, or the
         one memory clipped or skipped. False: not such a refusal (or the batch was not sent)."""
         status = exc.status
-        if not sent or exc.retryable or status is None or not 400 <= status < 500 or status in (401, 402, 403, 404, 429):
+        if not sent or not _refuses_texts(exc):
             return False
         names_batch = bool(BATCH_LIMIT.search(str(exc)))
         if sent > 1 and (names_batch or len(batch) > 1 and status in (400, 413, 422)):
@@ -717,15 +731,18 @@ class VectorSync:
 
     def embed_queries(self, texts: list[str]) -> list[Any] | None:
         """Several queries' vectors in one request (a message and the conversation's lines before it),
-        as :meth:`embed_query`; None when it cannot rank now or the first text is empty."""
+        as :meth:`embed_query`; None when it cannot rank now or the first text is empty. A request the
+        server refuses (too many texts, too long: not a server away, busy or late, where a second request
+        only doubles the wait) is followed by one of the first text alone, in what is left of the
+        deadline: then the others' vectors are None (see :meth:`_embed_asked`)."""
         client, dims = self._client, self._dims
         if (self._table is None or client is None or dims is None or not self._stored or not texts
                 or not texts[0].strip() or self._stop.is_set() or self._base.state in ("error", "consent")
                 or time.monotonic() < self._query_paused_until):
             return None
+        asked = [t if t.strip() else texts[0] for t in texts]
         try:
-            query = client.embed([t if t.strip() else texts[0] for t in texts], query=True, timeout=QUERY_TIMEOUT,
-                                 dims=dims)
+            query = self._embed_asked(client, asked, dims)
         except EmbeddingsError as exc:
             self._query_failures += 1
             self._query_paused_until = time.monotonic() + QUERY_PAUSE
@@ -734,7 +751,26 @@ class VectorSync:
             self._query_trouble(str(exc))  # (the status says what it means: ``query_failed``)
             return None
         self._query_trouble("")
-        return list(query)
+        return query
+
+    def _embed_asked(self, client: Any, asked: list[str], dims: int) -> list[Any]:
+        """``asked`` in one request; refused (see :meth:`embed_queries`), the first text alone in what is
+        left of ``QUERY_TIMEOUT``, the others' vectors None. A refusal that names the server's batch
+        limit is kept: the next queries ask their first text alone at once."""
+        deadline = time.monotonic() + QUERY_TIMEOUT
+        if len(asked) > 1 and not self._query_alone:
+            try:
+                return list(client.embed(asked, query=True, timeout=QUERY_TIMEOUT, dims=dims))
+            except EmbeddingsError as exc:
+                if not _refuses_texts(exc):
+                    raise
+                self._query_alone = bool(BATCH_LIMIT.search(str(exc)))
+                self._context_refusals += 1
+                if self._context_refusals in (1, 10, 100):
+                    log.info("the query's request with the conversation's lines was refused (%s); the message is "
+                             "asked alone%s", exc, " from now on" if self._query_alone else "")
+        vectors = client.embed(asked[:1], query=True, timeout=max(deadline - time.monotonic(), 0.0), dims=dims)
+        return [vectors[0]] + [None] * (len(asked) - 1)
 
     def nearest(self, vector: Any, k: int) -> list[str]:
         """Up to ``k`` memory ids, nearest to ``vector`` (from :meth:`embed_query`) first: the saved

@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from typing import Callable
 
 from PySide6.QtCore import (
-    Property,
     QEvent,
     QItemSelection,
     QModelIndex,
@@ -59,23 +58,10 @@ from .memory_model import MIME_IDS, CardRole, decode_ids, encode_ids
 from .theme_card_list import ThemeCardList
 from .theme_colors import wall_tokens
 from .theme_palette import ThemeColors
+from ..widgets.color_property import color_property
 from ..widgets.owner import Owner
 
 DRAG_WIDTH = 200  # px: the drag picture is at most this wide
-
-
-def _color_property(name: str, token: str) -> Property:
-    attr = f"_{name}"
-
-    def getter(self: "ThemeCardView") -> QColor:
-        return getattr(self, attr, None) or QColor(wall_tokens("light")[token])
-
-    def setter(self: "ThemeCardView", value: QColor) -> None:
-        setattr(self, attr, QColor(value))
-        self._colors = None
-        self.viewport().update()
-
-    return Property(QColor, getter, setter)
 
 
 @dataclass(frozen=True)
@@ -102,12 +88,12 @@ class ThemeCardView(QListView):
     edge_reached = Signal(int, int)  # an arrow key at the view's edge: ±1 down / up, ±2 right / left; the card's x
     focused = Signal()  # the view got the keyboard focus (it becomes the wall's one Tab stop)
 
-    cardBackground = _color_property("cardBackground", "card_bg")
-    cardBorder = _color_property("cardBorder", "card_border")
-    cardText = _color_property("cardText", "card_text")
-    cardMuted = _color_property("cardMuted", "card_muted")
-    cardSelected = _color_property("cardSelected", "card_selected")
-    cardFlash = _color_property("cardFlash", "card_flash")
+    cardBackground = color_property("cardBackground", wall_tokens("light")["card_bg"])
+    cardBorder = color_property("cardBorder", wall_tokens("light")["card_border"])
+    cardText = color_property("cardText", wall_tokens("light")["card_text"])
+    cardMuted = color_property("cardMuted", wall_tokens("light")["card_muted"])
+    cardSelected = color_property("cardSelected", wall_tokens("light")["card_selected"])
+    cardFlash = color_property("cardFlash", wall_tokens("light")["card_flash"])
 
     wall_selection = Owner()  # WallSections.selected_ids, held weakly (widgets/owner.py)
 
@@ -160,6 +146,11 @@ class ThemeCardView(QListView):
             signal.connect(self._on_reset)
         proxy.dataChanged.connect(self._on_data_changed)
         self.update_height()
+
+    def _color_changed(self) -> None:
+        """A ``card*`` colour was set (by the QSS): the cached colours go, the cards are painted again."""
+        self._colors = None
+        self.viewport().update()
 
     def card_colors(self) -> dict[str, QColor]:
         """The card colours (the ``card*`` properties), cached until QSS changes one."""
