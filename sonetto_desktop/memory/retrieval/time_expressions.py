@@ -32,6 +32,7 @@ from __future__ import annotations
 import re
 from datetime import MAXYEAR, MINYEAR, date, datetime, timedelta
 
+from . import time_english
 from .calendar_ranges import (RECENT_DAYS, DateRange, day_range, month_or_last_years, month_range, nearest_date,
                               safe_date, shift_month, week_monday, year_range)
 
@@ -271,7 +272,7 @@ def resolve_time_ranges(text: str, now: datetime | date) -> list[DateRange]:
     today = _as_date(now)
     taken: list[tuple[int, int]] = []
     found: list[tuple[int, DateRange]] = []
-    for pattern, handler in _PATTERNS:
+    for pattern, handler in _PATTERNS + time_english.PATTERNS if time_english.has_latin(text) else _PATTERNS:
         for m in pattern.finditer(text):
             span = m.span()
             if any(span[0] < end and start < span[1] for start, end in taken):
@@ -306,11 +307,17 @@ def date_spans_in_text(text: str, ref: datetime | date) -> list[DateRange]:
     """Dates and months a memory mentions, as ranges (a month is its whole span).
 
     A date without a year is the occurrence nearest to ``ref`` (the memory's own time)."""
-    if not text or ("月" not in text and not _DOC_ISO.search(text)):
-        return []  # every form but ISO names a month
+    if not text:
+        return []
     ref_day = _as_date(ref)
     spans: list[DateRange] = []
     taken: list[tuple[int, int]] = []
+    if "月" in text or _DOC_ISO.search(text):  # every Chinese form but ISO names a month
+        _chinese_date_spans(text, ref_day, spans, taken)
+    return spans + time_english.english_date_spans(text, ref_day, taken)
+
+
+def _chinese_date_spans(text: str, ref_day: date, spans: list[DateRange], taken: list[tuple[int, int]]) -> None:
 
     def free(span: tuple[int, int]) -> bool:
         return not any(span[0] < e and s < span[1] for s, e in taken)
@@ -339,7 +346,6 @@ def date_spans_in_text(text: str, ref: datetime | date) -> list[DateRange]:
             taken.append(m.span())
             d = nearest_date(month, 1, ref_day) or date(ref_day.year, month, 1)
             spans.append(month_range(d.year, month, m.group(0)))
-    return spans
 
 
 def dates_in_text(description: str, now: datetime | date) -> list[date]:
