@@ -74,6 +74,9 @@ def spans(text: str, now: datetime | date = WED) -> list[tuple[date, date]]:
         ("in March", [(d(3, 1), d(3, 31))]),
         ("in August", [(d(8, 1), d(8, 31))]),
         ("last May", [(d(5, 1), d(5, 31))]),
+        ("this June we went hiking", [(d(6, 1), d(6, 30))]),
+        ("what did I do this May?", [(d(5, 1), d(5, 31))]),
+        ("by this March", [(d(3, 1), d(3, 31))]),
         ("next March", [(d(3, 1, 2027), d(3, 31, 2027))]),
         ("on May 3rd", [(d(5, 3, 2027), d(5, 3, 2027))]),  # nearest to now, as 5月3日
         ("May 3", [(d(5, 3, 2027), d(5, 3, 2027))]),
@@ -138,6 +141,8 @@ def test_boundaries_of_months_and_years():
         "may I ask you something",
         "May I borrow your pen",
         "this may be wrong",
+        "this may help you",
+        "a budget of 2023 dollars",
         "we will march on",
         "they march in the parade",
         "I want a second opinion",

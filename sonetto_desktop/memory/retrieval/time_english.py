@@ -21,7 +21,7 @@ The rules match the Chinese ones where both languages say the same thing:
   occurrence nearest to now (as M月D日); with a year ("May 2023") that month; after in / during / by / last /
   next ... ("in March") this year's (and last year's as well when it is still to come, as N月); alone ("may
   I", "march on") no date. "this may" is a date only at the end of a clause ("this may be wrong" is not).
-- in / during / since / until ... YYYY (1900-2099) = that year. A season with last / this / next or a year
+- in / during / throughout YYYY (1900-2099) = that year (since / until / by ... YYYY: bounded as below). A season with last / this / next or a year
   ("summer 2021", "last summer"): spring = March-May, summer = June-August, autumn / fall = September-
   November, winter = December-February (northern hemisphere).
 - recently / lately / these days = the last 14 days (最近). The end / beginning of the month = its last /
@@ -76,7 +76,7 @@ _FULL_MONTH = r"(?P<mon>" + _alt(_MONTHS) + r")"
 _DAY = r"(?P<d>\d{1,2})(?:st|nd|rd|th)?"
 _YEAR = r"(?P<y>\d{4})"
 _BOUND = r"(?:(?P<bound>before|by|until|till|after|since)\s+)?"
-_CLAUSE_END = r"(?=\s*(?:$|[^\sa-z]))"  # end of text, punctuation, a digit, a Chinese character
+_CLAUSE_END = re.compile(r"\s*(?:$|[^\sa-z])", re.IGNORECASE)  # end of text, punctuation, a digit, Chinese
 
 
 def _number(text: str) -> tuple[int, int] | None:
@@ -239,8 +239,10 @@ def _h_month_year(m: re.Match, today: date) -> DateRange | None:
 
 def _h_named_month(m: re.Match, today: date) -> list[DateRange] | DateRange | None:
     """in / during / last / this / next <Month>."""
-    word = (m.groupdict().get("rel") or m.groupdict().get("rel2") or "").lower()
+    word = " ".join((m.group("rel") or m.group("rel2") or "").lower().split())
     month, label = _month(m.group("mon")), _label(m)
+    if word == "this" and month == 5 and not _CLAUSE_END.match(m.string, m.end()):
+        return None  # "this may be", "this may help": the verb
     if word == "last":
         return month_range(today.year - (1 if month >= today.month else 0), month, label)
     if word == "next":
@@ -308,7 +310,7 @@ def _p(body: str) -> re.Pattern[str]:
     return re.compile(_L + body + _R, re.IGNORECASE)
 
 
-_MONTH_WORDS = r"in|during|last|next|early|late|mid|(?:the\s+)?(?:beginning|start|end|middle)\s+of"
+_MONTH_WORDS = r"in|during|last|this|next|early|late|mid|(?:the\s+)?(?:beginning|start|end|middle)\s+of"
 _REL_WEEKDAY = r"(?:(?P<rel>last|this\s+coming|this|next|coming|on)\s+)?"
 _HOLIDAY_NAMES = _alt([h.replace("s", "['\u2019]?s", 1) if h.startswith(("new", "val")) else h for h in _HOLIDAYS]
                       ).replace(" ", r"\s+")
@@ -339,10 +341,9 @@ PATTERNS: list[tuple[re.Pattern[str], Handler]] = [
      _h_relative_day),
     (_p(_BOUND + r"(?:(?P<rel>last|this|next)\s+)?(?P<season>" + _alt(_SEASONS) + r")(?:\s+(?:of\s+)?" + _YEAR
         + ")?"), _bound(_h_season)),
-    (_p(r"(?:(?P<bound>before|by|until|till|after|since)\s+(?:(?P<rel>last|next)\s+)?|(?P<rel2>" + _MONTH_WORDS
+    (_p(r"(?:(?P<bound>before|by|until|till|after|since)\s+(?:(?P<rel>last|this|next)\s+)?|(?P<rel2>" + _MONTH_WORDS
         + r")(?:\s+|-))" + _FULL_MONTH + r"(?!\.?\s*\d)"), _bound(_h_named_month)),
-    (re.compile(_L + _BOUND + r"(?P<rel>this)\s+" + _FULL_MONTH + _CLAUSE_END, re.IGNORECASE), _bound(_h_named_month)),
-    (_p(r"(?:(?P<bound>before|by|until|till|after|since)|in|during|throughout|of)\s+" + _YEAR), _bound(_h_year)),
+    (_p(r"(?:(?P<bound>before|by|until|till|after|since)|in|during|throughout)\s+" + _YEAR), _bound(_h_year)),
     (_p(r"(?P<word>recently|lately|these\s+days)"), _h_recent),
     (_p(_BOUND + r"(?P<word>" + _HOLIDAY_NAMES + ")"), _bound(_h_holiday)),
 ]

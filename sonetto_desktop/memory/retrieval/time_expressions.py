@@ -2,7 +2,9 @@
 
 ``resolve_time_ranges(text, now)`` turns what a query says about time into ``DateRange`` values
 (inclusive ``start`` .. ``end``); ``dates_in_text(text, ref)`` finds the dates a memory mentions.
-Pure functions, no I/O.
+Both read English too, with the same rules where the languages say the same thing (``time_english.py``:
+"last week", "two days ago", "next Friday", "May 3rd"); a text mixing both ("我 last week 去的") is read
+once. Pure functions, no I/O.
 
 Rules (documented because several phrases are ambiguous):
 
@@ -349,5 +351,6 @@ def _chinese_date_spans(text: str, ref_day: date, spans: list[DateRange], taken:
 
 
 def dates_in_text(description: str, now: datetime | date) -> list[date]:
-    """The dates a memory mentions (M月D日, YYYY年M月D日, ISO; a bare "M月" gives its first day)."""
+    """The dates a memory mentions (M月D日, YYYY年M月D日, ISO, "May 3rd", "3 June 2023"; a bare "M月" or
+    "March 2025" gives its first day)."""
     return [span.start for span in date_spans_in_text(description, now)]
