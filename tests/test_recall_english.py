@@ -112,7 +112,7 @@ def test_keys_of_an_english_text_are_plain_numbers():
 
 
 def test_the_english_of_a_chinese_word_is_read_as_memories_are():
-    # chinese_en.tsv was stemmed before irregular forms were read: 凤爪 -> "chicken feet", 断腿 -> "broken leg"
+    # chinese_en.tsv's keys go through the same stem (scripts/build_lexicon.py): 凤爪 -> chicken foot, 断腿 -> break leg
     from sonetto_desktop.memory.retrieval.lexicon import english_of
 
     got = english_of(["凤爪", "断腿"])

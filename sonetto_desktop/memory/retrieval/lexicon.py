@@ -347,7 +347,7 @@ def english_of(words: Iterable[str]) -> dict[str, float]:
             for part in parts:
                 if part:
                     weight = CHINESE_ENGLISH_WEIGHT * ENGLISH_DECAY**rank / len(parts)
-                    _put(out, tok.WORD + tok.restem(part), weight)
+                    _put(out, tok.WORD + part, weight)
     return out
 
 

@@ -239,12 +239,6 @@ def stem(word: str) -> str:
     return word
 
 
-def restem(key: str) -> str:
-    """A word of a table stemmed before irregular forms were read (``chinese_en.tsv``: children, teeth) as
-    :func:`stem` reads it now (child, tooth); other words as they are."""
-    return stem(key) if key in IRREGULAR else key
-
-
 def ascii_words(text: str) -> list[str]:
     """Lower-cased ASCII words (stemmed) and numbers of ``text``, stop words dropped."""
     return [stem(w) for w in _ASCII_WORD.findall((text or "").lower()) if w not in STOP_WORDS]
