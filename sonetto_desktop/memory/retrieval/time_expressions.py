@@ -2,7 +2,9 @@
 
 ``resolve_time_ranges(text, now)`` turns what a query says about time into ``DateRange`` values
 (inclusive ``start`` .. ``end``); ``dates_in_text(text, ref)`` finds the dates a memory mentions.
-Pure functions, no I/O.
+Both read English too, with the same rules where the languages say the same thing (``time_english.py``:
+"last week", "two days ago", "next Friday", "May 3rd"); a text mixing both ("我 last week 去的") is read
+once. Pure functions, no I/O.
 
 Rules (documented because several phrases are ambiguous):
 
@@ -29,28 +31,12 @@ Rules (documented because several phrases are ambiguous):
 
 from __future__ import annotations
 
-import calendar
 import re
-from dataclasses import dataclass
 from datetime import MAXYEAR, MINYEAR, date, datetime, timedelta
 
-RECENT_DAYS = 14
-
-
-@dataclass(frozen=True)
-class DateRange:
-    """Inclusive calendar range ``start`` .. ``end`` with the phrase that produced it."""
-
-    start: date
-    end: date
-    label: str = ""
-
-    def overlaps(self, other: "DateRange") -> bool:
-        return self.start <= other.end and other.start <= self.end
-
-    def contains(self, day: date) -> bool:
-        return self.start <= day <= self.end
-
+from . import time_english
+from .calendar_ranges import (RECENT_DAYS, DateRange, day_range, month_or_last_years, month_range, nearest_date,
+                              safe_date, shift_month, week_monday, year_range)
 
 _DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
 _NUM = r"[0-9]{1,3}|[零〇一二两三四五六七八九十百]{1,4}"
@@ -80,35 +66,6 @@ def parse_number(text: str) -> int | None:
     return total + (current or 0)
 
 
-def _month_range(year: int, month: int, label: str) -> DateRange:
-    last = calendar.monthrange(year, month)[1]
-    return DateRange(date(year, month, 1), date(year, month, last), label)
-
-
-def _shift_month(year: int, month: int, delta: int) -> tuple[int, int]:
-    index = year * 12 + (month - 1) + delta
-    return index // 12, index % 12 + 1
-
-
-def _safe_date(year: int, month: int, day: int) -> date | None:
-    try:
-        return date(year, month, day)
-    except ValueError:
-        return None
-
-
-def nearest_date(month: int, day: int, ref: date) -> date | None:
-    """The date M-D nearest to ``ref`` (this, last or next year)."""
-    options = [d for y in (ref.year - 1, ref.year, ref.year + 1) if (d := _safe_date(y, month, day))]
-    if not options:
-        return None
-    return min(options, key=lambda d: abs((d - ref).days))
-
-
-def _week_monday(day: date) -> date:
-    return day - timedelta(days=day.weekday())
-
-
 # ── query-side patterns ─────────────────────────────────────────────────
 # Each entry: compiled pattern, handler(match, today) -> DateRange | list[DateRange] | None.
 
@@ -121,11 +78,6 @@ _RELATIVE_DAYS = {
     "明天": 1, "明日": 1, "明晚": 1, "明早": 1, "明儿": 1,
     "后天": 2, "大后天": 3,
 }
-
-
-def _day(today: date, offset: int, label: str) -> DateRange:
-    d = today + timedelta(days=offset)
-    return DateRange(d, d, label)
 
 
 def _deadline(target: DateRange, m: re.Match, today: date) -> DateRange:
@@ -141,7 +93,7 @@ def _deadline(target: DateRange, m: re.Match, today: date) -> DateRange:
 
 
 def _h_relative_day(m: re.Match, today: date) -> DateRange:
-    return _deadline(_day(today, _RELATIVE_DAYS[m.group("word")], m.group(0)), m, today)
+    return _deadline(day_range(today, _RELATIVE_DAYS[m.group("word")], m.group(0)), m, today)
 
 
 def _h_n_units(m: re.Match, today: date) -> DateRange | None:
@@ -155,12 +107,12 @@ def _h_n_units(m: re.Match, today: date) -> DateRange | None:
         span = n if unit == "天" else n * 7 if unit in ("周", "星期", "个星期", "礼拜", "个礼拜") else n * 30
         return DateRange(today, today + timedelta(days=span), label)
     if unit == "天":
-        return _day(today, sign * n, label)
+        return day_range(today, sign * n, label)
     if unit in ("周", "星期", "个星期", "礼拜", "个礼拜"):
-        monday = _week_monday(today) + timedelta(weeks=sign * n)
+        monday = week_monday(today) + timedelta(weeks=sign * n)
         return DateRange(monday, monday + timedelta(days=6), label)
-    year, month = _shift_month(today.year, today.month, sign * n)
-    return _month_range(year, month, label)
+    year, month = shift_month(today.year, today.month, sign * n)
+    return month_range(year, month, label)
 
 
 def _h_future_n_days(m: re.Match, today: date) -> DateRange | None:
@@ -187,7 +139,7 @@ def _h_weekday(m: re.Match, today: date) -> DateRange | None:
     if wd is None:
         return None
     offset = _week_offset(m.group("pre"))
-    monday = _week_monday(today)
+    monday = week_monday(today)
     if m.group("wd") == "末":
         if offset is None:
             offset = 0
@@ -204,7 +156,7 @@ def _h_weekday(m: re.Match, today: date) -> DateRange | None:
 
 def _h_week(m: re.Match, today: date) -> DateRange:
     offset = _week_offset(m.group("pre")) or 0
-    monday = _week_monday(today) + timedelta(weeks=offset)
+    monday = week_monday(today) + timedelta(weeks=offset)
     return _deadline(DateRange(monday, monday + timedelta(days=6), m.group(0)), m, today)
 
 
@@ -215,7 +167,7 @@ def _year(text: str) -> int:
 
 def _h_full_date(m: re.Match, today: date) -> DateRange | None:
     """YYYY年M月D日 and ISO dates (parse_number reads both digit and Chinese parts)."""
-    d = _safe_date(_year(m.group("y")), parse_number(m.group("m")) or 0, parse_number(m.group("d")) or 0)
+    d = safe_date(_year(m.group("y")), parse_number(m.group("m")) or 0, parse_number(m.group("d")) or 0)
     return None if d is None else _deadline(DateRange(d, d, m.group(0)), m, today)
 
 
@@ -232,18 +184,14 @@ def _h_year_month(m: re.Match, today: date) -> DateRange | None:
     if not month or month > 12:
         return None
     year = _year(m.group("y"))
-    return _month_range(year, month, m.group(0)) if MINYEAR <= year <= MAXYEAR else None
+    return month_range(year, month, m.group(0)) if MINYEAR <= year <= MAXYEAR else None
 
 
 def _h_month(m: re.Match, today: date) -> list[DateRange] | None:
     month = parse_number(m.group("m"))
     if not month or month > 12:
         return None
-    label = m.group(0)
-    ranges = [_month_range(today.year, month, label)]
-    if month > today.month:
-        ranges.append(_month_range(today.year - 1, month, label))
-    return ranges
+    return month_or_last_years(today, month, m.group(0))
 
 
 def _h_rel_month(m: re.Match, today: date) -> DateRange:
@@ -251,14 +199,13 @@ def _h_rel_month(m: re.Match, today: date) -> DateRange:
     delta = {"上": -1, "下": 1}.get(word[0], 0)
     if word.startswith("上上"):
         delta = -2
-    year, month = _shift_month(today.year, today.month, delta)
-    return _deadline(_month_range(year, month, m.group(0)), m, today)
+    year, month = shift_month(today.year, today.month, delta)
+    return _deadline(month_range(year, month, m.group(0)), m, today)
 
 
 def _h_rel_year(m: re.Match, today: date) -> DateRange:
     delta = {"今年": 0, "去年": -1, "明年": 1, "前年": -2, "后年": 2}[m.group("word")]
-    y = today.year + delta
-    return DateRange(date(y, 1, 1), date(y, 12, 31), m.group(0))
+    return year_range(today.year + delta, m.group(0))
 
 
 _HOLIDAYS = {"元旦": (1, 1, 1), "情人节": (2, 14, 1), "劳动节": (5, 1, 5), "五一": (5, 1, 5), "儿童节": (6, 1, 1),
@@ -277,8 +224,8 @@ def _h_month_part(m: re.Match, today: date) -> DateRange:
     word = m.group("word")
     if word[0] == "年":
         month = 1 if word[1] in "初头" else 12
-        return _month_range(today.year, month, m.group(0))
-    whole = _month_range(today.year, today.month, m.group(0))
+        return month_range(today.year, month, m.group(0))
+    whole = month_range(today.year, today.month, m.group(0))
     if word[1] in "初头":
         return DateRange(whole.start, whole.start + timedelta(days=6), m.group(0))
     return DateRange(whole.end - timedelta(days=6), whole.end, m.group(0))
@@ -327,7 +274,7 @@ def resolve_time_ranges(text: str, now: datetime | date) -> list[DateRange]:
     today = _as_date(now)
     taken: list[tuple[int, int]] = []
     found: list[tuple[int, DateRange]] = []
-    for pattern, handler in _PATTERNS:
+    for pattern, handler in _PATTERNS + time_english.PATTERNS if time_english.has_latin(text) else _PATTERNS:
         for m in pattern.finditer(text):
             span = m.span()
             if any(span[0] < end and start < span[1] for start, end in taken):
@@ -362,18 +309,24 @@ def date_spans_in_text(text: str, ref: datetime | date) -> list[DateRange]:
     """Dates and months a memory mentions, as ranges (a month is its whole span).
 
     A date without a year is the occurrence nearest to ``ref`` (the memory's own time)."""
-    if not text or ("月" not in text and not _DOC_ISO.search(text)):
-        return []  # every form but ISO names a month
+    if not text:
+        return []
     ref_day = _as_date(ref)
     spans: list[DateRange] = []
     taken: list[tuple[int, int]] = []
+    if "月" in text or _DOC_ISO.search(text):  # every Chinese form but ISO names a month
+        _chinese_date_spans(text, ref_day, spans, taken)
+    return spans + time_english.english_date_spans(text, ref_day, taken)
+
+
+def _chinese_date_spans(text: str, ref_day: date, spans: list[DateRange], taken: list[tuple[int, int]]) -> None:
 
     def free(span: tuple[int, int]) -> bool:
         return not any(span[0] < e and s < span[1] for s, e in taken)
 
     for pattern in (_DOC_FULL, _DOC_ISO):
         for m in pattern.finditer(text):
-            d = _safe_date(int(m.group("y")), int(m.group("m")), int(m.group("d")))
+            d = safe_date(int(m.group("y")), int(m.group("m")), int(m.group("d")))
             if d and free(m.span()):
                 taken.append(m.span())
                 spans.append(DateRange(d, d, m.group(0)))
@@ -388,16 +341,16 @@ def date_spans_in_text(text: str, ref: datetime | date) -> list[DateRange]:
         month = int(m.group("m"))
         if 1 <= month <= 12 and MINYEAR <= int(m.group("y")) <= MAXYEAR and free(m.span()):
             taken.append(m.span())
-            spans.append(_month_range(int(m.group("y")), month, m.group(0)))
+            spans.append(month_range(int(m.group("y")), month, m.group(0)))
     for m in _DOC_M.finditer(text):
         month = parse_number(m.group("m"))
         if month and 1 <= month <= 12 and free(m.span()):
             taken.append(m.span())
             d = nearest_date(month, 1, ref_day) or date(ref_day.year, month, 1)
-            spans.append(_month_range(d.year, month, m.group(0)))
-    return spans
+            spans.append(month_range(d.year, month, m.group(0)))
 
 
 def dates_in_text(description: str, now: datetime | date) -> list[date]:
-    """The dates a memory mentions (M月D日, YYYY年M月D日, ISO; a bare "M月" gives its first day)."""
+    """The dates a memory mentions (M月D日, YYYY年M月D日, ISO, "May 3rd", "3 June 2023"; a bare "M月" or
+    "March 2025" gives its first day)."""
     return [span.start for span in date_spans_in_text(description, now)]

@@ -26,11 +26,12 @@ from typing import Any, Iterable
 
 import numpy as np
 
+from .english_forms import IRREGULAR
 from .postings import _KINDS, hash_term
 
 WORD, BIGRAM, CHAR = "w:", "b:", "c:"
 # Bump when document_terms() changes what it produces: saved indexes made before are rebuilt.
-TOKENIZER_VERSION = "jieba-search-nohmm/3-en-stem-exact-keys"
+TOKENIZER_VERSION = "jieba-search-nohmm/4-en-irregular-forms"
 
 # Function words and chat filler: never evidence of relevance.
 STOP_WORDS = frozenset(
@@ -214,7 +215,9 @@ def release_memos() -> None:
 
 def stem(word: str) -> str:
     """A light English suffix stripper (tournaments -> tournament, painted / painting -> paint,
-    likes / liked / like -> lik): enough for plural and tense to meet. Other words unchanged."""
+    likes / liked / like -> lik): enough for plural and tense to meet; irregular forms are read as their
+    base first (teeth -> tooth, went -> go: ``english_forms.py``). Other words unchanged."""
+    word = IRREGULAR.get(word, word)
     if not word.isalpha() or len(word) <= 3:
         return word
     if word.endswith("ies") and len(word) > 4:
