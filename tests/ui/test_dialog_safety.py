@@ -386,3 +386,16 @@ async def test_a_servers_html_answer_is_shown_as_written_in_the_tests_tooltip(qt
         llm_server.add_embedding_error(500, NGINX)
     await page.test_embeddings()
     assert page.test_result.text().startswith("✗") and "<h1>502 Bad Gateway</h1>" in _as_shown(page.test_result.toolTip())
+
+
+def test_a_saved_memory_to_import_is_shown_as_written_in_its_tooltip(qtbot):
+    """ChatGPT's saved memories, as pasted or exported, are the person's words (often about code): the
+    import's list laid a "<b>…</b>" out as rich text in the row's tooltip. It shows the words as written."""
+    from sonetto_desktop.history_import.model import SavedMemory
+    from sonetto_desktop.ui.dialogs.history_preview import SavedMemoryList
+
+    text = "Prefers <b>bold</b> headings\nand <img src='file:///etc/passwd'> in notes"
+    listed = SavedMemoryList()
+    qtbot.addWidget(listed)
+    listed.show_entries([SavedMemory(text)])
+    assert _as_shown(listed.topLevelItem(0).toolTip(0)) == text
