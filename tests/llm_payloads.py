@@ -19,6 +19,7 @@ from sonetto_desktop.memory.token_estimate import estimate_tokens
 @dataclass(frozen=True)
 class TextResponse:
     text: str
+    finish: str = "stop"  # the finish_reason it ends with ("length": cut at the model's limit)
 
 
 @dataclass(frozen=True)
@@ -141,7 +142,8 @@ def completion(body: dict[str, Any], response: TextResponse | ToolCallsResponse,
     message: dict[str, Any] = {"role": "assistant", "content": content if (content or not calls) else None}
     if calls:
         message["tool_calls"] = calls
-    choice = {"index": 0, "message": message, "finish_reason": "tool_calls" if calls else "stop", "logprobs": None}
+    finish = "tool_calls" if calls else getattr(response, "finish", "stop")
+    choice = {"index": 0, "message": message, "finish_reason": finish, "logprobs": None}
     return {"id": f"chatcmpl-{next_id()}", "object": "chat.completion", "created": int(time.time()),
             "model": body.get("model", ""), "choices": [choice], "usage": _usage(body, content, calls)}
 
@@ -166,7 +168,7 @@ def stream_events(
         events.append(chunk({"tool_calls": [start]}))
         events += [chunk({"tool_calls": [{"index": index, "function": {"arguments": piece}}]})
                    for piece in _split(fn["arguments"], 8)]
-    events.append(chunk({}, "tool_calls" if calls else "stop"))
+    events.append(chunk({}, "tool_calls" if calls else getattr(response, "finish", "stop")))
     if (body.get("stream_options") or {}).get("include_usage"):
         events.append({**head, "choices": [], "usage": _usage(body, content, calls)})
     return events

@@ -619,6 +619,33 @@ async def test_a_stream_that_stops_midway_fails_at_the_idle_deadline_and_keeps_w
     assert history == [("user", "问个问题"), ("assistant", "我想想，这个问题"), ("user", "继续")]
 
 
+@pytest.mark.parametrize("end", ["closed", "length"])
+async def test_a_reply_that_stops_before_its_end_is_said_and_not_handed_to_the_writer(end, llm_server, make_llm,
+                                                                                       make_engine, ltm):
+    """A local server that went away mid-reply (its stream closed with no finish), or a reply cut at the
+    model's limit (finish_reason "length"): the half sentence was shown as Sonetto's whole answer, without a
+    word, and handed to the memory writer. It ends as an error (cut_off, with a retry), what arrived kept
+    in the transcript and the model's history, as at the idle deadline; the writer gets nothing."""
+    from llm_server import TextResponse
+
+    engine = await make_engine(llm_factory=lambda: make_llm(streaming=True, timeout=60))
+    if end == "closed":
+        llm_server.add_stalling_stream("从前有一座山，山上有", seconds=0.1)  # (well within the idle deadline)
+    else:
+        llm_server.add(TextResponse("从前有一座山，山上有", finish="length"))
+    events = await collect(engine, "s1", "讲个故事")
+    assert events[-1].kind == "error" and events[-1].error_code == "cut_off", events[-1]
+    assert "没说完" in events[-1].error_zh and "cut off" in events[-1].error_en
+    assert "".join(e.text for e in events if e.kind == "token") == "从前有一座山，山上有"
+    assert ltm.writer.journal.pending() == []
+    transcript = await engine.transcript("s1")
+    assert transcript[1]["content"] == "从前有一座山，山上有" and transcript[1]["error"]["code"] == "cut_off"
+    llm_server.add_text("接着说")
+    await collect(engine, "s1", "继续")
+    history = [(m["role"], m["content"]) for m in llm_server.last_messages()[1:]]
+    assert history == [("user", "讲个故事"), ("assistant", "从前有一座山，山上有"), ("user", "继续")]
+
+
 async def test_a_slow_reply_that_keeps_streaming_is_not_cut_off(llm_server, make_llm, make_engine):
     engine = await make_engine(llm_factory=lambda: make_llm(streaming=True, timeout=60))
     engine.first_token_timeout = engine.idle_timeout = 1.0

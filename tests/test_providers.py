@@ -100,3 +100,15 @@ async def test_a_server_that_does_not_answer_is_given_up_on_in_time(llm_server):
 def test_the_search_runs_to_the_end_in_a_worker_of_its_own(llm_server):
     found = find_local_servers_now([("ollama", llm_server.base_url)])
     assert [s.models for s in found] == [("test-model",)]
+
+
+def test_the_models_a_server_says_only_embed_are_left_out_of_the_chats(llm_server):
+    """What the chat is offered: Ollama's /api/show capabilities, LM Studio's model types; a server that
+    says neither is judged by the names ("embed")."""
+    llm_server.models = ["nomic-embed-text", "qwen2.5:7b", "bge-m3"]
+    llm_server.embedding_models = ["nomic-embed-text", "bge-m3"]
+    for api in ("ollama", "lm-studio"):
+        llm_server.context_api = api
+        assert [s.models for s in find_local_servers_now([("ollama", llm_server.base_url)])] == [("qwen2.5:7b",)], api
+    llm_server.context_api = None  # only /v1/models: bge-m3 cannot be told from a chat model by its name
+    assert [s.models for s in find_local_servers_now([("ollama", llm_server.base_url)])] == [("qwen2.5:7b", "bge-m3")]

@@ -5,6 +5,7 @@ Real stores, the real recall and the scripted server over HTTP."""
 
 from __future__ import annotations
 
+import re
 from datetime import datetime, timedelta
 
 import pytest
@@ -330,6 +331,22 @@ def test_an_ollama_model_trained_for_a_short_context_is_said_to_be_the_limit():
     assert policy.num_ctx() == 4096 and policy.tokens() == 400  # asked for all it has, which is little
     assert len(told) == 1 and told[0].model_limit
     assert "换一个上下文更长的模型" in context_notice_text(told[0])
+
+
+def test_the_line_counts_the_memories_in_the_models_tokens_as_it_counts_its_context():
+    """A budget set above what the model reads (200,000 on Ollama's qwen2.5:7b, trained for 32,768) was told
+    as "本机模型 qwen2.5:7b 最多只读 32,768 tokens：回忆每次只能看约 37,690 tokens 的记忆" — more memories than
+    the model reads: the context in the model's tokens, the memories in the app's estimate (a Qwen token is
+    0.786 of one). Both are the model's tokens now; the context another model needs is written as a number."""
+    told: list[ContextNotice] = []
+    policy = BudgetPolicy("http://127.0.0.1:11434/v1", "qwen2.5:7b", setting=200_000, notify=told.append,
+                          probe=lambda *a: ContextInfo(32_768, "ollama", 32_768), per_estimate=0.786)
+    policy.learn()
+    assert len(told) == 1 and told[0].model_limit
+    text = context_notice_text(told[0])
+    context, memories, wanted = (int(n.replace(",", "")) for n in re.findall(r"\d[\d,]*\d", text)[-3:])
+    assert context == 32_768 and memories == round(told[0].budget * 0.786) < context, text
+    assert f"{wanted:,}" in text and wanted > context, text
 
 
 async def test_a_native_request_to_a_server_that_went_away_is_a_connection_error(make_llm, recall_of):

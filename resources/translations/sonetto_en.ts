@@ -3372,6 +3372,11 @@ Your theme: {1}</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/settings/provider_picker.py" line="235" />
+        <source>发现本机的 %1，但它只有向量模型，还没有对话模型。</source>
+        <translation>Found %1 on this computer, but it has only embeddings models, no chat model yet.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/settings/provider_picker.py" line="237" />
         <source>发现本机的 %1，但它还没有模型。</source>
         <translation>Found %1 on this computer, but it has no models yet.</translation>
     </message>

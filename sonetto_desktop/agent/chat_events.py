@@ -10,7 +10,7 @@ from .storage_errors import storage_message
 
 ERROR_CODES = (
     "unconfigured", "unreachable", "auth", "rate_limit", "server", "timeout", "bad_response", "refused",
-    "unknown_model", "tool_loop", "empty_reply", "cancelled", "input", "storage",
+    "unknown_model", "tool_loop", "empty_reply", "cut_off", "cancelled", "input", "storage",
 )
 
 
@@ -27,7 +27,8 @@ class ChatEvent:
     - ``error``: ``error_zh`` / ``error_en`` say what went wrong, for a person; ``error_code`` is one
       of ``ERROR_CODES``: unconfigured, unreachable, auth, rate_limit, server, timeout, bad_response,
       unknown_model, tool_loop (tools called again and again, no answer), empty_reply (the model
-      answered nothing), cancelled, input, storage (the session database could not be written;
+      answered nothing), cut_off (the reply stopped before its end: its stream closed with no finish,
+      or it reached the model's length limit; what arrived is kept, as at a stall), cancelled, input, storage (the session database could not be written;
       ``text`` then holds the reply that was shown but not saved; the message names the reason:
       disk full, read-only, busy, or damaged — a damaged database has been moved aside, kept
       under the name given, and a fresh one started, so the next message works). ``timeout``

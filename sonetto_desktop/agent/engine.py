@@ -29,6 +29,9 @@ Decisions (documented contract):
 - A streamed reply with no first chunk within ``first_token_timeout`` seconds, or no next chunk
   within ``idle_timeout``, ends with ``error`` code ``timeout`` (whatever streamed is kept, as on
   cancel); a slow reply that keeps streaming is never cut off.
+- A reply that stops before its end — its stream closed with no finish (a server that went away
+  mid-reply), or cut at the model's length limit (``finish_reason`` "length") — ends with ``error``
+  code ``cut_off``, whatever streamed kept as at a stall; before, the half sentence was the answer.
 - The engine does not own ``ltm``: the app starts it before and stops it after the engine.
 - The LLM stack (LangChain, LangGraph, the OpenAI client: ~100 MB) is imported when the first
   turn starts, on a worker thread, and the model and the graph are built then (``start`` opens only

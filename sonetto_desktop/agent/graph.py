@@ -36,7 +36,7 @@ from typing_extensions import TypedDict
 
 from ..memory.retrieval.modes import RetrievalMode
 from ..memory.token_estimate import estimate_tokens
-from .llm_errors import EmptyReply, LLMNotConfigured
+from .llm_errors import EmptyReply, LLMNotConfigured, ReplyCut
 from .companion_tools import Clock, build_companion_tools, local_now
 from .memory_context import format_memory_block
 from .persona import build_system_prompt
@@ -244,6 +244,9 @@ def build_graph(
         system = SystemMessage(content=build_system_prompt(clock(), state.get("memory_block", "")))
         history = pair_tool_calls(trim_history(state.get("messages", []), history_tokens, history_turns))
         response = await model.ainvoke([system, *history], config)
+        finish = (response.response_metadata or {}).get("finish_reason")
+        if finish is None or finish == "length":  # it stopped before its end: said, what arrived kept
+            raise ReplyCut(finish)  # (not handed to the writer, no half tool call run)
         if not response.tool_calls and not response.text.strip():
             raise EmptyReply()  # said as such, neither kept as Sonetto's answer nor handed to the writer
         return {"messages": [response]}

@@ -25,7 +25,7 @@ from sonetto_desktop.redaction import scrub
 
 CODES = ("unconfigured", "unreachable", "auth", "rate_limit", "server", "timeout", "bad_response", "refused",
          "unknown_model",
-         "tool_loop", "empty_reply")
+         "tool_loop", "empty_reply", "cut_off")
 
 _DETAIL_MAX = 200
 
@@ -42,6 +42,16 @@ class EmptyReply(RuntimeError):
 
     def __init__(self, message: str = "the model's reply was empty") -> None:
         super().__init__(message)
+
+
+class ReplyCut(RuntimeError):
+    """The reply ended before its end: its stream closed with no finish (a server that went away
+    mid-reply; the stream is not an error to the client), or it was cut at the model's length limit
+    (finish_reason "length"). What arrived is kept, as at a stall (``stall_guard.ReplyStalled``)."""
+
+    def __init__(self, finish: str | None) -> None:
+        super().__init__(f"the reply ended before its end (finish_reason: {finish or 'none'})")
+        self.finish = finish
 
 
 @dataclass(frozen=True)
@@ -122,6 +132,8 @@ def _classify(exc: BaseException) -> tuple[str, int | None] | None:
         return "unconfigured", None
     if isinstance(exc, EmptyReply):
         return "empty_reply", None
+    if isinstance(exc, ReplyCut):
+        return "cut_off", None
     if name == "GraphRecursionError" and module.startswith("langgraph"):
         return "tool_loop", None
     try:
@@ -203,6 +215,12 @@ _MESSAGES: dict[str, tuple[str, str]] = {
         "模型反复调用工具，一直没有给出回答，已中止。换个说法再试一次；如果经常这样，可以换一个模型。",
         "The model kept calling tools without answering and was stopped. Try rephrasing; if it keeps "
         "happening, try another model.",
+    ),
+    "cut_off": (
+        "回复没说完就断了：模型服务在回答中途停下了（服务可能关闭了、连接断了，或回答到了模型的长度上限）。"
+        "已收到的部分留着，可以重试。",
+        "The reply was cut off before its end: the model server stopped mid-answer (it may have closed, the "
+        "connection dropped, or the answer reached the model's length limit). What arrived is kept; you can retry.",
     ),
     "empty_reply": (
         "模型返回了空回复（没有任何文字）。可以重试；如果经常这样，可能是模型的输出被服务端过滤或截断了，"

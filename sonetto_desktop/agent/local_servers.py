@@ -5,7 +5,10 @@ with a short deadline for each (a closed port answers at once; a server that han
 on), and returns the ones that answered an OpenAI model list, in the order given, with their
 models. It never raises (but is cancelled like any coroutine).
 
-``find_local_servers_now`` runs it to the end on a loop of its own, for a worker thread: the
+``find_local_servers_now`` runs it to the end on a loop of its own, for a worker thread, and leaves
+out of each server's models those it says only embed (``LocalServer.embeddings``: Ollama lists its
+models newest first, so a person who pulled an embeddings model for recall after their chat model was
+offered it first, and 使用 made it the chat model; ``embeddings.local_server_models`` asks): the
 settings dialog awaits that worker (``ui.memory_service.call``), so the asking never runs on the Qt
 thread, and the dialog's task has one thing to wait for — closing the dialog cancels that wait, and
 the worker's few requests end by themselves within the deadline.
@@ -21,7 +24,7 @@ import asyncio
 import json
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 log = logging.getLogger(__name__)
@@ -34,11 +37,13 @@ ANSWER_LIMIT = 1 << 20
 
 @dataclass(frozen=True)
 class LocalServer:
-    """A server that answered: ``key`` as given with its address, ``base_url``, its model ids."""
+    """A server that answered: ``key`` as given with its address, ``base_url``, its model ids (for
+    the chat: without ``embeddings``, the models it says only embed)."""
 
     key: str
     base_url: str
     models: tuple[str, ...]
+    embeddings: tuple[str, ...] = ()
 
 
 def model_ids(payload: Any) -> tuple[str, ...] | None:
@@ -87,5 +92,18 @@ async def find_local_servers(candidates: Sequence[tuple[str, str]], *,
 
 def find_local_servers_now(candidates: Sequence[tuple[str, str]], *,
                            timeout: float = PROBE_TIMEOUT) -> list[LocalServer]:
-    """``find_local_servers`` on a loop of its own, to the end (blocking: for a worker thread)."""
-    return asyncio.run(find_local_servers(candidates, timeout=timeout))
+    """``find_local_servers`` on a loop of its own, to the end, each server's models for the chat
+    (blocking: for a worker thread)."""
+    return [_for_chat(server) for server in asyncio.run(find_local_servers(candidates, timeout=timeout))]
+
+
+def _for_chat(server: LocalServer) -> LocalServer:
+    """``server`` with the models it says only embed moved out of ``models`` into ``embeddings``
+    (a few quick requests to the server; one that says nothing leaves its models as they are)."""
+    from ..memory.retrieval.embeddings import local_server_models
+
+    embeds = set(local_server_models(server.base_url).models)  # (Ollama's bare names for "name:latest")
+    if not embeds:
+        return server
+    left_out = tuple(m for m in server.models if m in embeds or m.removesuffix(":latest") in embeds)
+    return replace(server, models=tuple(m for m in server.models if m not in left_out), embeddings=left_out)

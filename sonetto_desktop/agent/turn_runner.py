@@ -158,6 +158,7 @@ class TurnRunner:
         self._preparing.add(session_id)
         from langchain_core.messages import HumanMessage
 
+        from .llm_errors import ReplyCut
         from .stall_guard import ReplyStalled
         from .turn_events import TurnRecorder, describe_turn_error
 
@@ -211,7 +212,8 @@ class TurnRunner:
                     return
                 event = describe_turn_error(exc, turn_id, api_key=self._model.secret, model=self._model.name)
                 log.info("turn %s failed: %s (%s)", turn_id, event.error_code, type(exc).__name__)
-                await self._close_interrupted(graph, config, turn.uncommitted_text() if isinstance(exc, ReplyStalled) else "")
+                partial = isinstance(exc, (ReplyStalled, ReplyCut))  # what arrived stays the model's too
+                await self._close_interrupted(graph, config, turn.uncommitted_text() if partial else "")
                 await self._finish(session_id, turn, event, emit)
                 return
             done = ChatEvent("done", text=turn.reply_text(), turn_id=turn_id, memories=turn.memories)

@@ -130,3 +130,25 @@ async def test_a_new_chat_made_while_searching_is_in_the_list(tmp_path, llm_serv
         current = panel.session_list.currentItem()
         assert current is not None and current.data(ID_ROLE) == new
         assert panel.search_box.text() == "" and len(panel.session_ids()) == 3
+
+
+async def test_search_tooltips_show_the_chats_words_as_written(tmp_path, llm_server, make_llm, panel_factory, wait):
+    """A chat about markup ("<b>年糕</b>…", pasted code, a reply with HTML): the search's tooltips (the
+    chat's, the message's) laid its words out as rich text (the tags gone, the rest bold, an <img> loaded).
+    They show the words as written."""
+    from PySide6.QtGui import QTextDocument
+
+    def as_shown(tip: str) -> str:
+        document = QTextDocument()
+        document.setHtml(tip)
+        return document.toPlainText()
+
+    async with running_engine(tmp_path / "data", make_llm(streaming=True)) as parts:
+        controller, panel = panel_factory()
+        await controller.attach(parts[2])
+        await _talk(panel, controller, llm_server, "<b>年糕</b> 是我的猫", "好的", wait)
+        panel.search_box.setText("年糕")
+        await wait(lambda: panel.message_hits(), message="a message found")
+        [row] = panel.message_hits()
+        assert "<b>年糕</b>" in as_shown(row.toolTip()), row.toolTip()
+        assert "<b>年糕</b>" in as_shown(panel.session_list.item(0).toolTip()), panel.session_list.item(0).toolTip()

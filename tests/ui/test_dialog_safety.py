@@ -359,3 +359,43 @@ async def test_emptying_the_trash_keeps_what_was_deleted_while_the_question_was_
     box.findChild(QPushButton, "DestructiveConfirm").click()
     await service.drain()
     assert [row["id"] for row in populated_store.list_trash()] == [coriander]
+
+
+# ── a server's words in the settings' tooltips ─────────────────────────
+
+NGINX = "<html>\n<head><title>502 Bad Gateway</title></head>\n<body><center><h1>502 Bad Gateway</h1></center><hr><center>nginx</center>\n</body>\n</html>"
+
+
+async def test_a_servers_html_answer_is_shown_as_written_in_the_tests_tooltip(qtbot, llm_server):
+    """A model server behind a proxy that answered its error page ("连接测试" with a server that answers
+    garbage): the test's tooltip, the server's own words, showed the page rendered (its title gone, a
+    heading in large type: a server's markup laid out in the window, an <img> it named loaded). It shows
+    the words as the server wrote them, on the 模型 page and the 回忆 page's embeddings test alike."""
+    from sonetto_desktop.config.settings import Settings
+    from sonetto_desktop.ui.settings.dialog import SettingsDialog
+
+    d = SettingsDialog(Settings(base_url=llm_server.base_url, model="test-model", api_key="sk-test"))
+    qtbot.addWidget(d)
+    llm_server.add_garbage(NGINX)
+    await d.test_connection()
+    assert d.test_result.text().startswith("✗") and "<title>502 Bad Gateway</title>" in _as_shown(d.test_result.toolTip())
+    page = d.recall_page
+    page.source_endpoint.setChecked(True)
+    page.model.setText("scripted-embed")
+    for _ in range(4):  # (a failing server is asked again)
+        llm_server.add_embedding_error(500, NGINX)
+    await page.test_embeddings()
+    assert page.test_result.text().startswith("✗") and "<h1>502 Bad Gateway</h1>" in _as_shown(page.test_result.toolTip())
+
+
+def test_a_saved_memory_to_import_is_shown_as_written_in_its_tooltip(qtbot):
+    """ChatGPT's saved memories, as pasted or exported, are the person's words (often about code): the
+    import's list laid a "<b>…</b>" out as rich text in the row's tooltip. It shows the words as written."""
+    from sonetto_desktop.history_import.model import SavedMemory
+    from sonetto_desktop.ui.dialogs.history_preview import SavedMemoryList
+
+    text = "Prefers <b>bold</b> headings\nand <img src='file:///etc/passwd'> in notes"
+    listed = SavedMemoryList()
+    qtbot.addWidget(listed)
+    listed.show_entries([SavedMemory(text)])
+    assert _as_shown(listed.topLevelItem(0).toolTip(0)) == text

@@ -235,3 +235,22 @@ async def test_the_test_result_reads_in_english_in_an_english_ui(qtbot, pg_url, 
     await page.test_connection()
     text = page.result.text()
     assert text.startswith("✗ Cannot reach the server") and not any("\u4e00" <= ch <= "\u9fff" for ch in text), text
+
+
+async def test_the_servers_words_in_the_tooltip_are_shown_as_written(qtbot, pg_url, pg_schema):
+    """The exact words in the tooltip are the server's, which may look like markup (they name what was
+    typed: a user "<i>me</i>"): Qt laid them out as rich text. They are shown as written."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    from PySide6.QtGui import QTextDocument
+
+    d = SettingsDialog(Settings())
+    qtbot.addWidget(d)
+    page = d.postgres_page
+    page.schema.setText(pg_schema)
+    parts = urlsplit(pg_url)
+    page.url.setText(urlunsplit(parts._replace(netloc=f"%3Ci%3Eme%3C%2Fi%3E@{parts.hostname}:{parts.port}")))
+    await page.test_connection()
+    shown = QTextDocument()
+    shown.setHtml(page.result.toolTip())
+    assert page.result.text().startswith("✗") and '"<i>me</i>"' in shown.toPlainText(), page.result.toolTip()

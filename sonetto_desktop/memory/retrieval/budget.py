@@ -178,6 +178,10 @@ class ContextNotice:
     wanted: int = LOCAL_CONTEXT_WANTED
     reloads: bool = False
     model_limit: bool = False  # the model itself reads no more (Ollama's trained context): another model helps
+    #: The memories' part (``budget``, estimated tokens) in the model's tokens, the unit of ``context``: what the
+    #: line says (0: not known, ``budget`` is said). Said in estimated tokens, a context of 32,768 Qwen tokens
+    #: "left about 37,690 tokens of memories", more than the model reads.
+    memories: int = 0
 
 
 def budget_for(base_url: str, context: int | None, *, setting: int = 0) -> int:
@@ -495,7 +499,8 @@ class BudgetPolicy:
             return
         limit = bool(info.ceiling) and usable >= (info.ceiling or 0)  # the model reads no more than this
         self.notice = ContextNotice(self.base_url, self.model, usable, budget, info.source,
-                                    self._wanted(ContextInfo(info.tokens, info.source)), self._stopped, limit)
+                                    self._wanted(ContextInfo(info.tokens, info.source)), self._stopped, limit,
+                                    round(budget * self.per_estimate))
         log.warning("recall budget: %s's context of %d tokens leaves %d listing tokens", self.base_url, usable,
                     budget)
         if self._notify is not None:

@@ -36,6 +36,7 @@ from .conversation import Conversation
 from ..widgets.icons import icon
 from ..widgets.file_dialogs import translated
 from ..widgets.deferred import later
+from ..widgets.tooltips import plain_tooltip
 from ..widgets.tasks import task_scope
 
 log = logging.getLogger(__name__)
@@ -210,7 +211,7 @@ class ChatPanel(QWidget):
                     font.setItalic(True)
                     item.setFont(font)
                 item.setData(ID_ROLE, info.id)
-                item.setToolTip(f"{title}\n{snippets[info.id]}" if snippets.get(info.id) else title)
+                item.setToolTip(plain_tooltip(f"{title}\n{snippets[info.id]}" if snippets.get(info.id) else title))
                 if not info.temporary:  # a temporary chat keeps its marker; it is gone when closed anyway
                     item.setFlags(item.flags() | Qt.ItemFlag.ItemIsEditable)
                 self.session_list.addItem(item)
@@ -229,7 +230,7 @@ class ChatPanel(QWidget):
         font.setItalic(True)
         font.setPointSizeF(max(7.0, font.pointSizeF() - 1) if font.pointSizeF() > 0 else 9.0)
         item.setFont(font)
-        item.setToolTip(hit.snippet)
+        item.setToolTip(plain_tooltip(hit.snippet))  # the chat's words as written, never markup
         item.setData(MESSAGE_ROLE, (session_id, hit.turn_id, hit.index))
         return item
 

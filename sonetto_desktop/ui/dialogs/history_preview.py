@@ -29,6 +29,7 @@ from sonetto_desktop.history_import.saved_memories import too_long
 from sonetto_desktop.memory.theme_guess import DEFAULT_THEME, HOUSE_THEMES
 
 from ..i18n import ui_language
+from ..widgets.tooltips import plain_tooltip
 
 _ID = Qt.ItemDataRole.UserRole
 
@@ -435,7 +436,7 @@ class SavedMemoryList(QTreeWidget):
         self._entries = list(entries)
         for entry in entries:
             item = QTreeWidgetItem([entry.text, "", entry.day.isoformat() if entry.day else ""])
-            item.setToolTip(0, entry.text)
+            item.setToolTip(0, plain_tooltip(entry.text))  # the person's words as written, never markup
             long = too_long(entry)
             flags = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
             if not long:

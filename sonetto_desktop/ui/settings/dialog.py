@@ -45,6 +45,7 @@ from ..i18n import ui_language
 from ..widgets.discard_guard import guard_reject
 from ..widgets.deferred import alive
 from ..widgets.icons import icon
+from ..widgets.tooltips import plain_tooltip
 from .mcp_page import McpPage
 from .postgres_page import PostgresPage
 from .provider_picker import ProviderPicker
@@ -350,7 +351,7 @@ class SettingsDialog(QDialog):
         mark = "⚠ " if result.warning else "✓ " if result.ok else "✗ "  # ⚠: connected, but no tool calls or retiring
         self.test_result.setText(mark + self.tested_text(result, settings.model.strip()))
         error = result.error
-        self.test_result.setToolTip(error.detail if error is not None else "")  # the server's or library's own words
+        self.test_result.setToolTip(plain_tooltip(error.detail) if error is not None else "")  # the server's or library's own words, as written
         self.connection_tested.emit(result)
 
     def tested_text(self, result: Any, model: str) -> str:

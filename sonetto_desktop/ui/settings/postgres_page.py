@@ -27,6 +27,7 @@ from sonetto_desktop.memory.stores.postgres.location import default_device_name,
 from ..widgets.deferred import alive
 from ..widgets.owner import Owner
 from ..widgets.tasks import task_scope
+from ..widgets.tooltips import plain_tooltip
 from ..memory_service import call
 from ...ops import Failed
 
@@ -144,7 +145,7 @@ class PostgresPage(QWidget):
         check = checked.value
         self.last_check = check
         self.result.setText(self.checked_text(check))
-        self.result.setToolTip(check.detail)  # the exact words (the library's or the server's)
+        self.result.setToolTip(plain_tooltip(check.detail))  # the exact words (the library's or the server's), as written
         self.connection_checked.emit(check)
 
     def checked_text(self, check: Any) -> str:

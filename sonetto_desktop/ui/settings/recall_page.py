@@ -40,6 +40,7 @@ from sonetto_desktop.memory.retrieval.embeddings import MAX_DIMENSIONS, PRESETS
 from ..i18n import ui_language
 from ..widgets.deferred import alive
 from ..widgets.owner import Owner
+from ..widgets.tooltips import plain_tooltip
 from .fields import with_secret_toggle
 from ..memory_service import call
 from ...ops import Failed
@@ -414,12 +415,12 @@ class RecallPage(QWidget):
             return
         if isinstance(tested, Failed):
             self.test_result.setText("✗ " + tested.message)
-            self.test_result.setToolTip(tested.exact)
+            self.test_result.setToolTip(plain_tooltip(tested.exact))
             return
         result = tested.value
         self.last_test = result
         self.test_result.setText(self.tested_text(result))
-        self.test_result.setToolTip(str(result.error) if result.error is not None else "")  # the exact words
+        self.test_result.setToolTip(plain_tooltip(str(result.error)) if result.error is not None else "")  # the exact words, as written
         self.embeddings_tested.emit(result)
 
     def tested_text(self, result: Any) -> str:
