@@ -110,90 +110,90 @@
 <context>
     <name>ChatPanel</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="104" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="105" />
         <source>对话</source>
         <translation>Chats</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="107" />
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="109" />
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="205" />
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="342" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="108" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="110" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="206" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="343" />
         <source>新对话</source>
         <translation>New chat</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="110" />
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="343" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="111" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="344" />
         <source>新建临时对话（不回忆、不记住、不保存）</source>
         <translation>New temporary chat (no recall, not remembered, not saved)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="114" />
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="347" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="115" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="348" />
         <source>重命名</source>
         <translation>Rename</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="115" />
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="320" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="116" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="321" />
         <source>删除对话</source>
         <translation>Delete chat</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="116" />
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="348" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="117" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="349" />
         <source>导出为 Markdown…</source>
         <translation>Export as Markdown…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="124" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="125" />
         <source>没有找到</source>
         <translation>No matches</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="206" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="207" />
         <source>临时对话</source>
         <translation>Temporary chat</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="207" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="208" />
         <source>（临时）%1</source>
         <translation>(temporary) %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="226" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="227" />
         <source>你</source>
         <translation>You</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="227" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="228" />
         <source>%1：%2</source>
         <translation>%1: %2</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="287" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="288" />
         <source>对话操作失败：{0}</source>
         <translation>Chat operation failed: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="321" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="322" />
         <source>删除对话“%1”？聊天记录会被删除，已经记住的记忆不受影响。</source>
         <translation>Delete the chat “%1”? Its messages are deleted; memories already kept stay.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="323" />
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="349" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="324" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="350" />
         <source>删除</source>
         <translation>Delete</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="360" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="361" />
         <source>导出对话</source>
         <translation>Export chat</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="360" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="361" />
         <source>Markdown 文件 (*.md)</source>
         <translation>Markdown files (*.md)</translation>
     </message>
@@ -514,7 +514,7 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>Dialogs</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="325" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="326" />
         <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="231" />
         <location filename="../../sonetto_desktop/ui/widgets/dialogs.py" line="53" />
         <location filename="../../sonetto_desktop/ui/widgets/dialogs.py" line="78" />
@@ -1403,129 +1403,129 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>HistoryPreview</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="48" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="49" />
         <source>约 {0}{1}</source>
         <translation>about {0}{1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="50" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="51" />
         <source>费用：未设置单价</source>
         <translation>cost: no price set</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="52" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="53" />
         <source>%n 个对话</source>
         <translation><numerusform>1 conversation</numerusform><numerusform>%n conversations</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="53" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="54" />
         <source>%n 轮</source>
         <translation><numerusform>1 turn</numerusform><numerusform>%n turns</numerusform></translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="54" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="55" />
         <source>{0} · {1} 字 · 约 {2} tokens · {3}</source>
         <translation>{0} · {1} characters · about {2} tokens · {3}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="61" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="62" />
         <source>已导入</source>
         <translation>Imported</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="63" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="64" />
         <source>在未完成的导入里（继续那次导入即可）</source>
         <translation>In an unfinished import (resume it)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="65" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="66" />
         <source>已导入 {0} 轮，其余待导入</source>
         <translation>{0} turns imported, the rest to import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="67" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="68" />
         <source>不导入（列表里的“{0}”）</source>
         <translation>Not imported (“{0}” on the list)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="69" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="70" />
         <source>不在日期范围内</source>
         <translation>Outside the dates</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="71" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="72" />
         <source>不导入</source>
         <translation>Not imported</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="72" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="73" />
         <source>推断的分支</source>
         <translation>Branch guessed</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="72" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="73" />
         <source>待导入</source>
         <translation>To import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="102" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="103" />
         <source>对话</source>
         <translation>Conversation</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="102" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="426" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="103" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="427" />
         <source>日期</source>
         <translation>Date</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="103" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="104" />
         <source>轮数</source>
         <translation>Turns</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="103" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="104" />
         <source>字数</source>
         <translation>Characters</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="104" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="105" />
         <source>状态</source>
         <translation>State</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="325" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="326" />
         <source>要导入的对话</source>
         <translation>Conversations to import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="407" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="408" />
         <source>从不导入列表里移除“{0}”</source>
         <translation>Remove “{0}” from the don’t-import list</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="411" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="412" />
         <source>以后都不导入这个标题</source>
         <translation>Never import this title</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="426" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="427" />
         <source>记忆</source>
         <translation>Memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="426" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="452" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="427" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="453" />
         <source>主题</source>
         <translation>Theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="427" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="428" />
         <source>要导入的已保存记忆</source>
         <translation>Saved memories to import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="446" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="447" />
         <source>太长了（{0} 字），一条记忆最多 500 字</source>
         <translation>Too long ({0} characters); a memory holds at most 500</translation>
     </message>
@@ -3158,172 +3158,172 @@ Your theme: {1}</translation>
 <context>
     <name>PostgresPage</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="46" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="47" />
         <source>在几台电脑上使用同一份记忆：记忆保存在你指定的 PostgreSQL 服务器上（家里 NAS 上的 Docker、或托管的云数据库），每台电脑上的改动会立刻出现在其他电脑上。注意：记忆将存放在该服务器上，请只使用你信任的服务器。</source>
         <translation>One memory on several computers: the memories live on a PostgreSQL server you choose (Docker on a home NAS, or a hosted database), and a change on one computer appears on the others at once. Note: your memories are then stored on that server; use only a server you trust.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="56" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="57" />
         <source>保存在系统钥匙串中，不写进设置文件</source>
         <translation>Kept in the system keyring, never in the settings file</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="58" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="59" />
         <source>自动（服务器支持就加密）</source>
         <translation>Automatic (encrypt when the server can)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="58" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="59" />
         <source>必须加密</source>
         <translation>Always encrypt</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="59" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="60" />
         <source>加密并校验服务器证书</source>
         <translation>Encrypt and verify the server certificate</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="59" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="60" />
         <source>不加密（仅限本机/内网）</source>
         <translation>No encryption (this computer / home network only)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="63" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="64" />
         <source>同一个数据库里可以放几个人的记忆，各用一个名字（小写字母、数字、下划线）。</source>
         <translation>One database can hold several people's memories, each under its own name (lower-case letters, digits, underscores).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="66" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="67" />
         <source>聊天记录也保存在服务器上（换一台电脑可以接着聊）</source>
         <translation>Keep the chats on the server too (continue a conversation on another computer)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="67" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="68" />
         <source>测试服务器连接</source>
         <translation>Test the server connection</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="76" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="77" />
         <source>在“记忆”页把存储方式选为 PostgreSQL 后保存即可。服务器上还没有记忆时，本机的记忆（含历史和回收站）会完整迁移过去；以后切换回本地存储时，服务器上的记忆会复制回本机（服务器上的仍然保留）。服务器连不上时，应用用本机副本只读打开，聊天照常，新记忆等服务器恢复后自动写入。</source>
         <translation>Choose PostgreSQL as the storage on the Memory page and save. If the server holds no memories yet, this computer's memories (with their history and the trash) move there in full; switching back to local storage later copies the server's memories back to this computer (the server keeps its copy). When the server cannot be reached, the app opens read-only from this computer's copy; chatting goes on, and new memories are written once the server is back.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="83" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="84" />
         <source>服务器地址</source>
         <translation>Server URL</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="84" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="85" />
         <source>密码</source>
         <translation>Password</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="85" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="86" />
         <source>加密（TLS）</source>
         <translation>Encryption (TLS)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="86" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="87" />
         <source>记忆库名称</source>
         <translation>Memory library name</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="87" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="88" />
         <source>本机名称</source>
         <translation>This computer's name</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="93" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="94" />
         <source>多设备</source>
         <translation>Devices</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="97" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="98" />
         <source>PostgreSQL（多设备）</source>
         <translation>PostgreSQL (several computers)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="110" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="111" />
         <source>由环境变量 SONETTO_POSTGRES_URL 设置</source>
         <translation>Set by the environment variable SONETTO_POSTGRES_URL</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="135" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="136" />
         <source>正在连接…</source>
         <translation>Connecting…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="154" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="155" />
         <source>连接成功：PostgreSQL %1（TLS 加密），%2，用时 %3 毫秒。</source>
         <translation>Connected: PostgreSQL %1 (TLS), %2, %3 ms.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="155" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="156" />
         <source>连接成功：PostgreSQL %1（未加密），%2，用时 %3 毫秒。</source>
         <translation>Connected: PostgreSQL %1 (not encrypted), %2, %3 ms.</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="156" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="157" />
         <source>已有 %n 条记忆</source>
         <translation><numerusform>1 memory stored</numerusform><numerusform>%n memories stored</numerusform></translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="157" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="158" />
         <source>记忆库尚未建立（首次使用时会自动创建）</source>
         <translation>no memories yet (created on first use)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="165" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="166" />
         <source>地址有误，应像 postgresql://用户名@服务器:5432/数据库</source>
         <translation>Bad URL: it should look like postgresql://user@server:5432/database</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="167" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="168" />
         <source>缺少 PostgreSQL 组件：pip install 'sonetto-desktop[postgres]'</source>
         <translation>PostgreSQL support is not installed: pip install 'sonetto-desktop[postgres]'</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="169" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="170" />
         <source>TLS 加密连接没有建立：服务器不支持 TLS，或证书不被信任。可以换一个 TLS 设置再试</source>
         <translation>No TLS connection could be made: the server does not support TLS, or its certificate is not trusted. Try another TLS setting</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="171" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="172" />
         <source>服务器在限定时间内没有回答：请检查地址、端口和网络</source>
         <translation>The server did not answer in time: check the address, the port and the network</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="173" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="174" />
         <source>服务器不接受这个用户名和密码：请检查密码</source>
         <translation>The server does not accept this user name and password: check the password</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="175" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="176" />
         <source>服务器不允许这台电脑或这个用户连接（看它的 pg_hba.conf 设置，或连接数已满）</source>
         <translation>The server does not let this computer or this user connect (see its pg_hba.conf, or it has too many connections)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="177" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="178" />
         <source>服务器上没有名为 %1 的数据库：请先建好它，或改一下地址最后的数据库名</source>
         <translation>The server has no database named %1: create it first, or change the database name at the end of the URL</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="179" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="180" />
         <source>服务器上没有名为 %1 的用户</source>
         <translation>The server has no user named %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="181" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="182" />
         <source>这个用户没有读取记忆库的权限</source>
         <translation>This user may not read the memory store</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="183" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="184" />
         <source>连不上服务器：它没有运行，或地址、端口不对</source>
         <translation>Cannot reach the server: it is not running, or the address or port is wrong</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="185" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="186" />
         <source>连接失败（服务器说的原因见提示）</source>
         <translation>Could not connect (the server's reason is in the tooltip)</translation>
     </message>
@@ -3512,32 +3512,32 @@ Your theme: {1}</translation>
 <context>
     <name>RecallNotices</name>
     <message>
-        <location filename="../../sonetto_desktop/presentation/recall_notices.py" line="19" />
+        <location filename="../../sonetto_desktop/presentation/recall_notices.py" line="20" />
         <source>本机模型 {0} 最多只读 {1} tokens：回忆每次只能看约 {2} tokens 的记忆，会漏掉不少。换一个上下文更长的模型（{3} 以上）回忆会好很多</source>
         <translation>The local model {0} reads at most {1} tokens: recall can show it only about {2} tokens of memories each time and misses many. A model with a longer context ({3} or more) recalls much better</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/recall_notices.py" line="24" />
+        <location filename="../../sonetto_desktop/presentation/recall_notices.py" line="25" />
         <source>在 Ollama 的设置里把 Context length 调到 {0} 以上，或用环境变量 OLLAMA_CONTEXT_LENGTH={0} 启动 ollama serve</source>
         <translation>In Ollama's settings set Context length to {0} or more, or start ollama serve with OLLAMA_CONTEXT_LENGTH={0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/recall_notices.py" line="27" />
+        <location filename="../../sonetto_desktop/presentation/recall_notices.py" line="28" />
         <source>在 LM Studio 加载模型时把 Context Length 调到 {0} 以上</source>
         <translation>When loading the model in LM Studio, set Context Length to {0} or more</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/recall_notices.py" line="29" />
+        <location filename="../../sonetto_desktop/presentation/recall_notices.py" line="30" />
         <source>启动 llama-server 时加上 -c {0}</source>
         <translation>Start llama-server with -c {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/recall_notices.py" line="31" />
+        <location filename="../../sonetto_desktop/presentation/recall_notices.py" line="32" />
         <source>在本机模型服务里把上下文长度调到 {0} 以上</source>
         <translation>Set the context length of your local model server to {0} or more</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/recall_notices.py" line="32" />
+        <location filename="../../sonetto_desktop/presentation/recall_notices.py" line="33" />
         <source>本机模型 {0} 的上下文只有 {1} tokens：回忆每次只能看约 {2} tokens 的记忆，会漏掉不少。{3}</source>
         <translation>The local model {0} has a context of only {1} tokens: recall can show it only about {2} tokens of memories each time and misses many. {3}</translation>
     </message>
@@ -3545,353 +3545,353 @@ Your theme: {1}</translation>
 <context>
     <name>RecallPage</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="127" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="128" />
         <source>回复之前，Sonetto 先请模型把记忆读一遍，挑出和这句话有关的。记忆不多时模型读全部记忆；多到超出下面的额度时，读最近的一部分，再加上和这句话最可能相关的那些。</source>
         <translation>Before replying, Sonetto has the model read the memories and pick those that matter for the message. With few memories the model reads all of them; beyond the allowance below, it reads the most recent ones plus those most likely to matter for the message.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="143" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="144" />
         <source>每条消息回忆时最多读多少 token 的记忆。额度越大，越少漏掉记忆，但每条消息更贵、更慢（支持前缀缓存的服务会便宜很多）。</source>
         <translation>How many tokens of memories recall may read per message. A larger allowance misses fewer memories but makes each message cost more and take longer (much less with a service that caches prompt prefixes).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="167" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="168" />
         <source>自定义</source>
         <translation>Custom</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="180" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="181" />
         <source>留空：与对话模型相同</source>
         <translation>Empty: the same as the chat model</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="183" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="184" />
         <source>留空：与对话模型相同（仅当服务地址也相同）</source>
         <translation>Empty: the chat model's (only when the base URL is the same too)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="189" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="190" />
         <source>模型默认</source>
         <translation>Model default</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="129" />
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="192" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="130" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="193" />
         <source>自动</source>
         <translation>Automatic</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="193" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="194" />
         <source> 次/分钟</source>
         <translation> per minute</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="214" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="215" />
         <source>测试向量模型</source>
         <translation>Test embeddings model</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="98" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="99" />
         <source>按意思回忆（向量模型）</source>
         <translation>Recall by meaning (embeddings model)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="131" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="132" />
         <source>云端模型 %1（记忆不超过它时读全部）；本机模型 %2，受它的上下文长度所限。</source>
         <translation>A cloud model %1 (every memory when they fit in it); a local model %2, within its context length.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="151" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="152" />
         <source>内置模型（在这台电脑上计算，不用联网，不用设置）</source>
         <translation>Built-in model (computed on this computer: no network, nothing to set up)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="152" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="153" />
         <source>向量服务（OpenAI 兼容的 /v1/embeddings 接口）</source>
         <translation>Embeddings service (an OpenAI-compatible /v1/embeddings endpoint)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="153" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="154" />
         <source>不用向量模型：只按字面回忆</source>
         <translation>No embeddings model: recall by the words only</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="172" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="173" />
         <source>列出本机服务的向量模型</source>
         <translation>List the local service's embeddings models</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="173" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="174" />
         <source>对话模型在本机（Ollama、LM Studio）时，列出它已有的向量模型</source>
         <translation>When the chat model runs on this computer (Ollama, LM Studio), list the embeddings models it has</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="198" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="199" />
         <source>向量服务会收到每条记忆的文字（在后台计算向量，新的和改过的记忆随时补上，删除的记忆连同向量一起删除）和你说的话；如果它和对话模型不是同一家服务，记忆也会发给这家服务。</source>
         <translation>The embeddings service receives the text of every memory (vectors are computed in the background, new and changed memories as they come, and a deleted memory's vector goes with it) and what you say; if it is not the chat model's service, your memories go to this service too.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="202" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="203" />
         <source>预设</source>
         <translation>Preset</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="205" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="206" />
         <source>服务地址</source>
         <translation>Base URL</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="205" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="206" />
         <source>API 密钥</source>
         <translation>API key</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="206" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="207" />
         <source>模型</source>
         <translation>Model</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="206" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="207" />
         <source>向量维度</source>
         <translation>Dimensions</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="207" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="208" />
         <source>请求频率上限</source>
         <translation>Request limit</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="146" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="147" />
         <source>回忆额度</source>
         <translation>Recall allowance</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="229" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="230" />
         <source>回忆</source>
         <translation>Recall</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="256" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="257" />
         <source>内置模型：%1。</source>
         <translation>Built-in model: %1.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="258" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="259" />
         <source>没有内置模型时，用填好的向量服务，否则只按字面回忆。</source>
         <translation>Without a built-in model, the embeddings service filled in is used; otherwise recall goes by the words only.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="270" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="271" />
         <source>这台电脑（%1）：内置模型 %2，在本机计算，记忆不离开这台电脑。第一次会在后台为每条记忆计算向量。</source>
         <translation>This computer (%1): built-in model %2, computed here; your memories do not leave this computer. The first time, a vector is computed for every memory in the background.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="273" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="274" />
         <source>这台电脑（%1）没有内置模型：改用下面填好的向量服务 %2。</source>
         <translation>This computer (%1) has no built-in model: the embeddings service %2 below is used instead.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="276" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="277" />
         <source>这台电脑（%1）没有内置模型：回忆只按字面找记忆。可以在下面填一个向量服务（比如 Ollama 的 bge-m3）。</source>
         <translation>This computer (%1) has no built-in model: recall finds memories by their words only. You can fill in an embeddings service below (for example Ollama's bge-m3).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="279" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="280" />
         <source>回忆用向量服务 %1 按意思找记忆。</source>
         <translation>Recall finds memories by meaning with the embeddings service %1.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="281" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="282" />
         <source>请在下面填写向量服务。</source>
         <translation>Please fill in the embeddings service below.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="282" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="283" />
         <source>回忆只按字面找记忆。</source>
         <translation>Recall finds memories by their words only.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="326" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="327" />
         <source>对话模型不在本机：只能列出本机的 Ollama 或 LM Studio 的模型。</source>
         <translation>The chat model is not on this computer: only a local Ollama's or LM Studio's models can be listed.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="329" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="330" />
         <source>正在询问 %1…</source>
         <translation>Asking %1…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="345" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="346" />
         <source>%1 没有回答 Ollama 或 LM Studio 的模型列表。</source>
         <translation>%1 did not answer with an Ollama or LM Studio model list.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="347" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="348" />
         <source>%1 上没有向量模型。Ollama 可以先运行 ollama pull bge-m3。</source>
         <translation>%1 has no embeddings model. With Ollama, run ollama pull bge-m3 first.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="350" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="351" />
         <source>选择 %1 的向量模型…</source>
         <translation>Choose an embeddings model of %1…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="354" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="355" />
         <source>%1 有 %2 个向量模型。</source>
         <translation>%1 has %2 embeddings models.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="356" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="357" />
         <source>（服务没有说明哪些是向量模型：按名称挑出）</source>
         <translation>(the service does not say which are embeddings models: picked by name)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="403" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="404" />
         <source>请先填写向量模型的名称和服务地址。</source>
         <translation>Enter the embeddings model's name and base URL first.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="404" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="405" />
         <source>没有选用向量模型。</source>
         <translation>No embeddings model chosen.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="407" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="408" />
         <source>正在连接…</source>
         <translation>Connecting…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="407" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="408" />
         <source>正在加载内置模型…</source>
         <translation>Loading the built-in model…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="429" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="430" />
         <source>内置向量模型可用：%1 维，%2 毫秒（含加载）</source>
         <translation>The built-in embeddings model works: %1 dimensions, %2 ms (loading included)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="430" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="431" />
         <source>向量模型可用：%1 维，%2 毫秒</source>
         <translation>The embeddings model works: %1 dimensions, %2 ms</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="435" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="436" />
         <source>内置向量模型在这台电脑上运行不了：%1。回忆只按字面找记忆；可以改用向量服务。</source>
         <translation>The built-in embeddings model does not run on this computer: %1. Recall goes by the words only; an embeddings service can be used instead.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="437" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="438" />
         <source>内置向量模型不可用：%1</source>
         <translation>The built-in embeddings model does not work: %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="437" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="438" />
         <source>向量模型不可用：%1</source>
         <translation>The embeddings model does not work: %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="448" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="449" />
         <source>%1 在 %2 秒内没有回答</source>
         <translation>no answer from %1 within %2 s</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="450" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="451" />
         <source>连不上 %1（服务没有运行，或地址不对）</source>
         <translation>cannot reach %1 (the service is not running, or the address is wrong)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="452" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="453" />
         <source>服务回答了错误 HTTP %1</source>
         <translation>the service answered HTTP %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="454" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="455" />
         <source>它已经关闭</source>
         <translation>it is closed</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="456" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="457" />
         <source>回答超过 %1 MB，不是向量模型的回答</source>
         <translation>the answer is larger than %1 MB: not an embeddings model's answer</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="458" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="459" />
         <source>回答不是向量接口的格式</source>
         <translation>the answer is not an embeddings response</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="460" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="461" />
         <source>要了 %1 个向量，回答了 %2 个</source>
         <translation>asked for %1 vectors, got %2</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="462" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="463" />
         <source>回答的向量有 %1 个数，比向量模型给的都多：不是模型的回答</source>
         <translation>the answer has vectors of %1 numbers, more than an embeddings model gives: not the model's answer</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="464" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="465" />
         <source>回答的向量长短不一</source>
         <translation>the answer has vectors of different sizes</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="466" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="467" />
         <source>回答的向量是空的</source>
         <translation>the answer has empty vectors</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="468" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="469" />
         <source>回答的向量有 %1 个数，原有的向量有 %2 个</source>
         <translation>the answer has vectors of %1 numbers, the vectors kept have %2</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="470" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="471" />
         <source>回答的向量不全是数字</source>
         <translation>the answer holds vectors that are not numbers</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="472" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="473" />
         <source>没有名为 %1 的内置模型</source>
         <translation>there is no built-in model %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="474" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="475" />
         <source>加载不了</source>
         <translation>it cannot be loaded</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="476" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="477" />
         <source>试着加载它的进程 %1 秒没有完成</source>
         <translation>the process that tried to load it did not finish within %1 s</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="478" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="479" />
         <source>加载它的进程崩溃了（%1）：模型文件可能损坏，或这台电脑的处理器不支持它的计算引擎</source>
         <translation>the process that loaded it crashed (%1): its model file may be damaged, or this computer's processor does not support its engine</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="480" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="481" />
         <source>加载失败</source>
         <translation>loading it failed</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="481" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="482" />
         <source>请求失败</source>
         <translation>the request failed</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="486" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="487" />
         <source>。请检查 API 密钥。</source>
         <translation>. Check the API key.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="488" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="489" />
         <source>。请检查服务地址和模型名称（旧版 Ollama 没有 /v1/embeddings）。</source>
         <translation>. Check the base URL and the model name (older Ollama versions have no /v1/embeddings).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="490" />
+        <location filename="../../sonetto_desktop/ui/settings/recall_page.py" line="491" />
         <source>。这个模型可能不是向量模型，或不支持所填的维度。</source>
         <translation>. The model may not be an embeddings model, or may not accept the dimensions given.</translation>
     </message>
@@ -4054,356 +4054,356 @@ Your theme: {1}</translation>
 <context>
     <name>SettingsDialog</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="79" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="80" />
         <source>设置</source>
         <extracomment>The settings dialog's height when the screen has room (px): its tallest pages (回忆, 其他应用) scroll.</extracomment>
         <translation>Settings</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="97" />
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="168" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="98" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="169" />
         <source>模型</source>
         <translation>Model</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="98" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="99" />
         <source>记忆</source>
         <translation>Memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="105" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="106" />
         <source>外观</source>
         <translation>Appearance</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="110" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="111" />
         <source>保存</source>
         <translation>Save</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="111" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="112" />
         <source>取消</source>
         <translation>Cancel</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="131" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="132" />
         <source>留空时 Sonetto 会从记忆里知道</source>
         <translation>Leave empty and Sonetto learns it from the memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="136" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="137" />
         <source>本地模型可以留空</source>
         <translation>Leave empty for local models</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="149" />
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="154" />
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="184" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="150" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="155" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="185" />
         <source> 秒</source>
         <translation> s</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="155" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="156" />
         <source>模型多久没有开始回复就停止等待；本地模型加载慢时调大</source>
         <translation>How long to wait for the model to start replying; raise it when a local model loads slowly</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="156" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="157" />
         <source>测试连接</source>
         <translation>Test connection</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="164" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="165" />
         <source>你希望 Sonetto 怎么称呼你</source>
         <translation>What should Sonetto call you</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="165" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="166" />
         <source>服务商</source>
         <translation>Provider</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="166" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="167" />
         <source>服务地址</source>
         <translation>Endpoint URL</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="167" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="168" />
         <source>API 密钥</source>
         <translation>API key</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="169" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="170" />
         <source>温度</source>
         <translation>Temperature</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="170" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="171" />
         <source>请求超时</source>
         <translation>Request timeout</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="171" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="172" />
         <source>首字超时</source>
         <translation>First-token timeout</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="179" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="180" />
         <source>混合（推荐）</source>
         <translation>Hybrid (recommended)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="179" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="180" />
         <source>本地检索（快，不用模型）</source>
         <translation>Local search (fast, no model)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="180" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="181" />
         <source>模型检索</source>
         <translation>Model search</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="190" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="191" />
         <source>切换后会把现有记忆（含历史和回收站）完整迁移过去，旧文件保留。</source>
         <translation>Switching moves every memory (with history and trash) to the new store; the old file is kept.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="194" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="195" />
         <source>Sonetto 的记忆变化先交给我审核（审核模式）</source>
         <translation>Let me review Sonetto's memory changes first (review mode)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="196" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="197" />
         <source>不要记住的内容…</source>
         <translation>Things not to remember…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="200" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="201" />
         <source>选择…</source>
         <translation>Choose…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="202" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="203" />
         <source>打开数据文件夹</source>
         <translation>Open data folder</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="207" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="208" />
         <source>回忆方式</source>
         <translation>Recall</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="208" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="209" />
         <source>回忆超时</source>
         <translation>Recall timeout</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="209" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="210" />
         <source>存储方式</source>
         <translation>Storage</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="211" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="212" />
         <source>回收站保留</source>
         <translation>Keep deleted memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="212" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="213" />
         <source>记忆写入</source>
         <translation>Memory writing</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="214" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="215" />
         <source>换到还没有记忆的文件夹时，现在的记忆和聊天记录会复制过去（原来的文件夹保留不动）；换到已有记忆的文件夹时，使用那里的记忆。</source>
         <translation>A folder that holds no memories yet gets a copy of the current memories and chats (the current folder is left as it is); a folder that holds memories already is used as it is.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="218" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="219" />
         <source>数据文件夹</source>
         <translation>Data folder</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="227" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="228" />
         <source>跟随系统</source>
         <translation>Follow the system</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="227" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="228" />
         <source>浅色</source>
         <translation>Light</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="227" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="228" />
         <source>深色</source>
         <translation>Dark</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="232" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="233" />
         <source>主题</source>
         <translation>Theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="233" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="234" />
         <source>语言</source>
         <translation>Language</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="316" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="317" />
         <source>无法保存设置：</source>
         <translation>Cannot save the settings: </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="335" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="336" />
         <source>正在连接…</source>
         <translation>Connecting…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="360" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="361" />
         <source>连接成功：模型“%1”可以使用（响应 %2 毫秒）。</source>
         <translation>Connected: the model “%1” answers (%2 ms).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="363" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="364" />
         <source>（它没有出现在服务的模型列表里，但能正常回答。）</source>
         <translation> (It is not in the server's model list, but it answers.)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="366" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="367" />
         <source>服务商已公布：这个模型将于 %1 停用，之后就不能再用了。请在那之前换一个模型。</source>
         <translation>The provider has announced that this model shuts down on %1; after that it will not answer. Choose another model before then.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="370" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="371" />
         <source>接口地址应以 http:// 或 https:// 开头。</source>
         <translation>The base URL must start with http:// or https://.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="371" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="372" />
         <source>请填写接口地址或 API Key。</source>
         <translation>Please enter a base URL or an API key.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="375" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="376" />
         <source>（HTTP %1）</source>
         <translation> (HTTP %1)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="379" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="380" />
         <source>服务要求约 %1 分钟后再试。</source>
         <translation> The server asks to try again in about %1 min.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="380" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="381" />
         <source>服务要求约 %1 秒后再试。</source>
         <translation> The server asks to try again in about %1 s.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="382" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="383" />
         <source>（服务说的原因见提示）</source>
         <translation> (The server's own words are in the tooltip.)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="384" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="385" />
         <source>、</source>
         <translation>, </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="386" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="387" />
         <source>%1等</source>
         <translation>%1, …</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="387" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="388" />
         <source>服务上可用的模型：%1</source>
         <translation>Models on the server: %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="393" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="394" />
         <source>模型服务上找不到模型“%1”。请检查模型名称的拼写，或先在服务上下载/启用它。</source>
         <translation>The model server does not know the model “%1”. Check the name, or pull/enable it on the server.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="395" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="396" />
         <source>模型服务上找不到这个模型。请检查模型名称的拼写，或先在服务上下载/启用它。</source>
         <translation>The model server does not know this model. Check the model name, or pull/enable it on the server.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="397" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="398" />
         <source>还没有配置模型。请在“设置”里填写接口地址、模型名称和 API Key（本地模型可不填 Key）。</source>
         <translation>No model is configured. Open Settings and enter the base URL, model name and API key (local servers need no key).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="399" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="400" />
         <source>连不上模型服务。请检查接口地址是否正确、网络是否通畅，本地模型服务是否已经启动。</source>
         <translation>Cannot reach the model server. Check the base URL and your network, and that a local server is running.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="401" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="402" />
         <source>模型服务拒绝了 API Key（认证失败）。请在“设置”里检查或重新填写 API Key。</source>
         <translation>The model server rejected the API key (authentication failed). Check or re-enter it in Settings.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="403" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="404" />
         <source>请求太频繁，或账户额度/余额不足。请稍后再试，或检查账户额度。</source>
         <translation>Too many requests, or the account is out of quota or credit. Try again later or check your account.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="405" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="406" />
         <source>模型服务内部出错了，请稍后再试。</source>
         <translation>The model server had an internal error. Please try again later.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="407" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="408" />
         <source>模型服务响应超时。可以稍后再试，或在“设置”里调大超时时间。</source>
         <translation>The model server took too long to answer. Try again later or raise the timeout in Settings.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="409" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="410" />
         <source>模型服务拒绝了这次请求。请检查 API 密钥是否正确、这个密钥能否使用该模型，以及服务端的设置。</source>
         <translation>The model server refused the request. Check that the API key is right, that it may use this model, and the server's own setup.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="411" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="412" />
         <source>模型返回了空回复（没有任何文字）。可以重试；如果经常这样，可能是模型的输出被服务端过滤或截断了，或者这个模型不适合对话。</source>
         <translation>The model sent back an empty reply (no text at all). Try again; if it keeps happening, the server may be filtering or cutting off its output, or the model is not made for chat.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="413" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="414" />
         <source>模型反复调用工具，一直没有给出回答，已中止。换个说法再试一次；如果经常这样，可以换一个模型。</source>
         <translation>The model kept calling tools without answering and was stopped. Try rephrasing; if it keeps happening, try another model.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="414" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="415" />
         <source>模型服务返回了无法理解的内容。请确认接口地址是 OpenAI 兼容的（通常以 /v1 结尾）。</source>
         <translation>The model server sent a reply that could not be understood. Check that the base URL is OpenAI-compatible (it usually ends in /v1).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="419" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="420" />
         <source>它也会调用工具（记忆写入靠工具调用）。</source>
         <translation> It calls tools too (memory writing works through tool calls).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="421" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="422" />
         <source>但它没有调用工具，而是用文字回答：Sonetto 写记忆要靠工具调用（function calling），用这个模型时记忆不会被写入。请换一个支持工具调用的模型（llama.cpp 的服务需要加 --jinja 启动）。</source>
         <translation> But it answered in words instead of calling a tool: Sonetto writes memories through tool calls (function calling), so with this model nothing would be remembered. Choose a model that supports tool calling (start a llama.cpp server with --jinja).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="423" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="424" />
         <source>但服务拒绝了带工具的请求：这个模型或服务不支持工具调用（function calling），用它时记忆不会被写入。</source>
         <translation> But the server refused a request with tools: this model or server does not support tool calling (function calling), so with it nothing would be remembered.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="425" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="426" />
         <source>（未能确认它是否支持工具调用。）</source>
         <translation> (Whether it supports tool calling could not be checked.)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="433" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="434" />
         <source>yyyy年M月d日</source>
         <translation>d MMMM yyyy</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="477" />
+        <location filename="../../sonetto_desktop/ui/settings/dialog.py" line="478" />
         <source>选择数据文件夹</source>
         <translation>Choose the data folder</translation>
     </message>
