@@ -1031,7 +1031,7 @@ def test_a_chinese_terminal_is_answered_in_chinese(tmp_path, capsys, chinese_ter
     out = capsys.readouterr().out
     assert out.splitlines()[0] == "导入了 1 条记忆，跳过 0 条重复的" and _UNDO_HINT.search(out), out
     assert cli_main(["--store", str(other), "check"]) == 0
-    assert capsys.readouterr().out.startswith(f"OK：{other} 里有 1 条记忆")
+    assert capsys.readouterr().out.startswith(f"正常：{other} 里有 1 条记忆")
 
 
 def test_a_chinese_terminal_is_told_our_own_details_in_chinese_too(tmp_path, capsys, chinese_terminal):
@@ -1073,6 +1073,48 @@ def test_a_chinese_terminal_is_told_our_own_details_in_chinese_too(tmp_path, cap
         " (记忆库：memory.db)"), busy
     assert words_of(StoreBusy("memory.db", 60), Words("en")).endswith(
         "(memory store memory.db was held by another process for over 60 s; nothing was changed)")
+
+
+def _damaged_store(path):
+    """A memory.yaml written by hand: blanks around a text, an empty theme, a hit count below 0, a text
+    over the limit (what ``check`` repairs, and what it can only report)."""
+    stamp = "2024-01-01T00:00:00"
+    path.parent.mkdir()
+    path.write_text(yaml.safe_dump({
+        "a1": {"description": "  喜欢猫  ", "theme": "", "latest_update_time": stamp, "history": [], "hit": 0},
+        "a2": {"description": "长" * 6000, "theme": "品味", "latest_update_time": stamp, "history": [], "hit": -3},
+    }, allow_unicode=True), encoding="utf-8")
+    return path
+
+
+def test_check_speaks_the_terminals_language(tmp_path, capsys, chinese_terminal):
+    """`sonetto memory check` in a zh_CN terminal printed "WARN：… 里有 2 条记忆" and then its findings in
+    English ("已修复：a1: stripped blanks around description", "问题：a2: description is 6,000 characters long
+    (limit 5,000)"): every line is Chinese now, and English in an English terminal."""
+    store = _damaged_store(tmp_path / "zh" / "memory.yaml")
+    assert cli_main(["--store", str(store), "check"]) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        f"有问题：{store} 里有 2 条记忆",
+        "  已修复：a1：去掉了内容前后的空白",
+        "  已修复：a1：主题是空的，已设为“未分类”",
+        "  已修复：1 条记忆的命中次数不可能（无穷大、负数、不是数字或超过 2,147,483,647）：已读作 0 到 2,147,483,647 之间的次数",
+        "  问题：a2：内容有 6,000 个字（上限 5,000）",
+    ]
+    assert cli_main(["--store", str(store), "check"]) == 0  # repaired: what is left
+    assert capsys.readouterr().out.splitlines() == [f"有问题：{store} 里有 2 条记忆", "  问题：a2：内容有 6,000 个字（上限 5,000）"]
+
+
+def test_check_speaks_english_in_an_english_terminal(tmp_path, capsys, english_terminal):
+    store = _damaged_store(tmp_path / "en" / "memory.yaml")
+    assert cli_main(["--store", str(store), "check"]) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        f"WARN: 2 memories in {store}",
+        "  repaired: a1: stripped blanks around description",
+        "  repaired: a1: empty theme set to 未分类",
+        "  repaired: 1 memory had an impossible hit count (infinite, negative, not a number or above 2,147,483,647): "
+        "read as a count from 0 to 2,147,483,647",
+        "  issue: a2: description is 6,000 characters long (limit 5,000)",
+    ]
 
 
 def test_a_chinese_terminal_is_answered_in_chinese_by_a_real_process_and_json_stays_as_it_is(tmp_path,
