@@ -30,6 +30,7 @@ from .history_import.ledger import note_undo
 from .memory.changes import CLI, Turn
 from .memory.errors import MemoryError_
 from .memory.reasons import reason_text
+from .memory.stores.validation import said_in
 from .memory.undo import Touched, UndoConflict
 from .memory.transfer import (FORMATS, ImportFormatError, export_text, export_yaml_text, format_for, marks_beside,
                               read_import, trash_beside)
@@ -544,19 +545,24 @@ def _trash_back(trashed: list[Any], added: list[Any], say: Words) -> str:
                f"to undo; the app's trash can delete {it} for good)")
 
 
+#: ``SelfCheckReport.status`` said in Chinese (the exit code tells a script: 0, or 1 for FAIL).
+_STATUS_ZH = {"OK": "正常", "WARN": "有问题", "FAIL": "无法使用"}
+
+
 async def _check(args: argparse.Namespace, services: AppServices, say: Words) -> int:
     report = services.store_report or services.store.self_check()  # the check run when the store opened
     where = services.store.path
-    print(say(f"{report.status}：{where} 里有 {report.item_count} 条记忆",
+    status = _STATUS_ZH.get(report.status, report.status)
+    print(say(f"{status}：{where} 里有 {report.item_count} 条记忆",
               f"{report.status}: {report.item_count} memories in {where}"))
     issue, repaired = say("  问题：", "  issue: "), say("  已修复：", "  repaired: ")
     problem = services.migration_problem
     if problem is not None:
         print(f"{issue}{printable(say(problem.zh, problem.en))}")
-    for line in report.repaired:  # (the stores word these in English only)
-        print(f"{repaired}{printable(line)}")
+    for line in report.repaired:  # (each store's findings carry their Chinese: ``validation.Finding``)
+        print(f"{repaired}{printable(said_in(line, say.language))}")
     for line in report.issues:
-        print(f"{issue}{printable(line)}")
+        print(f"{issue}{printable(said_in(line, say.language))}")
     return 1 if report.status == "FAIL" else 0
 
 

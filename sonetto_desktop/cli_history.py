@@ -68,8 +68,8 @@ def _parser() -> argparse.ArgumentParser:
     imp = sub.add_parser("import", help="import a chat export (zip, folder or file); '-' reads saved memories from stdin")
     imp.add_argument("path")
     imp.add_argument("--format", choices=format_names(), help="default: detected from the file")
-    imp.add_argument("--since", type=date.fromisoformat, metavar="YYYY-MM-DD", help="first day to import (inclusive)")
-    imp.add_argument("--until", type=date.fromisoformat, metavar="YYYY-MM-DD", help="last day to import (inclusive)")
+    imp.add_argument("--since", type=_day, metavar="YYYY-MM-DD", help="first day to import (inclusive)")
+    imp.add_argument("--until", type=_day, metavar="YYYY-MM-DD", help="last day to import (inclusive)")
     imp.add_argument("--conversation", action="append", metavar="ID", help="only this conversation (repeatable)")
     imp.add_argument("--dry-run", action="store_true", help="count and estimate only; write nothing")
     imp.add_argument("--saved-memories", action="store_true",
@@ -106,6 +106,17 @@ def _refuse(args: argparse.Namespace, message: str, code: int = 2) -> int:
         print(json.dumps({"error": message, "exit_code": code}, ensure_ascii=False))
     _fail(message)
     return code
+
+
+def _day(text: str) -> date:
+    """``--since`` / ``--until``: a day, or why not in the terminal's language (argparse's would name
+    ``fromisoformat``)."""
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        say = terminal_words()
+        raise argparse.ArgumentTypeError(say(f"不是日期（应写成 YYYY-MM-DD，比如 2024-03-01）：{text!r}",
+                                             f"not a date (write it as YYYY-MM-DD, e.g. 2024-03-01): {text!r}")) from None
 
 
 class _Parser(argparse.ArgumentParser):

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 import logging
 import uuid
 from datetime import datetime
@@ -33,6 +34,7 @@ from .memory.operations import MemoryOperations
 from .memory.reasons import reason_text
 from .memory.stores.base import BaseMemoryManager
 from .presentation.errors import describe_error, describe_error_exactly, describe_error_for_app, error_detail
+from .presentation.i18n import Worded
 
 if TYPE_CHECKING:
     from .memory.item import MemoryItem
@@ -67,7 +69,7 @@ class Done(Generic[R]):
 @dataclasses.dataclass(frozen=True)
 class Failed:
     """The operation failed and changed nothing. ``message`` is what the person is told (the one wording,
-    ``presentation.errors``); ``error`` is for logs and for callers that tell kinds of failure apart."""
+    ``presentation.errors``; a ``Worded``: said again in the language of then); ``error`` is for logs and for callers that tell kinds of failure apart."""
 
     message: str
     error: BaseException = dataclasses.field(compare=False, repr=False)
@@ -187,7 +189,7 @@ async def run(op: Op[R], source: Any, *, actor: str | None = None) -> "Outcome[R
     except Exception as exc:  # a failure is a value, worded once
         # (the log may be read by another app: ``sonetto mcp``'s stderr goes to the app that launched it)
         log.warning("operation %s failed: %s", op.name, without_private(exc) or exc, exc_info=not _expected(exc))
-        return Failed(describe_error(exc), exc, op.name)
+        return Failed(Worded(functools.partial(describe_error, exc)), exc, op.name)  # (said again on a language switch)
     return Done(value)
 
 

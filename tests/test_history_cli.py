@@ -505,7 +505,7 @@ def test_a_refusal_is_worded_as_the_window_words_it_in_the_persons_language():
 
     gone = MemoryNotFound("ab12")
     assert words_of(gone, Words("zh_CN")) == ("找不到这条记忆，它可能已被删除或移动。 "
-                                               "(no memory with id 'ab12' in the memory store)")
+                                               "(记忆库里没有 id 为 'ab12' 的记忆)")  # (our own words: Chinese too)
     assert words_of(gone, Words("en")).startswith("This memory can't be found; it may have been deleted or moved.")
     assert words_of(ValueError("the date 'soon' is not a date"), Words("en")) == (
         "Invalid input: the date 'soon' is not a date")
@@ -593,3 +593,21 @@ def test_a_zip_of_two_apps_exports_says_on_the_command_line_which_was_read(llm_s
     assert other.returncode == 0, other.stderr
     out = json.loads(other.stdout)
     assert out["turns_written"] > 0 and out["left_unread"] == {"chatgpt": ["chatgpt/conversations.json"]}, out
+
+
+@pytest.mark.parametrize("terminal, said", [("zh_CN.UTF-8", "不是日期（应写成 YYYY-MM-DD，比如 2024-03-01）：'2024-13-01'"),
+                                            ("en_US.UTF-8", "not a date (write it as YYYY-MM-DD, e.g. 2024-03-01): '2024-13-01'")])
+def test_a_date_that_is_not_one_is_said_in_the_terminals_language(tmp_path, capsys, monkeypatch, terminal, said):
+    """`--since 2024-13-01` in a Chinese terminal ended "invalid fromisoformat value: '2024-13-01'" (a Python
+    function's name, in English): the date is refused in the terminal's language."""
+    from sonetto_desktop.cli_history import main as history_main
+
+    for name in ("LC_ALL", "LC_MESSAGES"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("LANG", terminal)
+    with pytest.raises(SystemExit) as refused:
+        history_main(["--store", str(tmp_path / "memory.yaml"), "import", str(tmp_path / "x.json"),
+                      "--since", "2024-13-01"])
+    assert refused.value.code == 2
+    err = capsys.readouterr().err
+    assert err.rstrip().endswith(f"argument --since: {said}"), err

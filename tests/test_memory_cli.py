@@ -1031,7 +1031,90 @@ def test_a_chinese_terminal_is_answered_in_chinese(tmp_path, capsys, chinese_ter
     out = capsys.readouterr().out
     assert out.splitlines()[0] == "导入了 1 条记忆，跳过 0 条重复的" and _UNDO_HINT.search(out), out
     assert cli_main(["--store", str(other), "check"]) == 0
-    assert capsys.readouterr().out.startswith(f"OK：{other} 里有 1 条记忆")
+    assert capsys.readouterr().out.startswith(f"正常：{other} 里有 1 条记忆")
+
+
+def test_a_chinese_terminal_is_told_our_own_details_in_chinese_too(tmp_path, capsys, chinese_terminal):
+    """In a zh_CN terminal a failure's sentence was Chinese and its detail, where it is our own wording,
+    English: "找不到这条记忆，…。 (no memory with id 'nope1234' in the memory store)", "输入无效：description must be
+    a non-empty string", "… (memory store memory.yaml cannot be read: …)", "d.yaml is not a regular file". The
+    details are said in Chinese (a library's own text, the YAML parser's, stays as it gives it)."""
+    store = tmp_path / "memory.yaml"
+    assert cli_main(["--store", str(store), "--create", "add", "小林喜欢猫", "--theme", "品味"]) == 0
+    capsys.readouterr()
+
+    def error(*args: str) -> str:
+        assert cli_main(["--store", str(store), *args]) == 2
+        return capsys.readouterr().err
+
+    assert error("delete", "nope1234") == "error: 找不到这条记忆，它可能已被删除或移动。 (记忆库里没有 id 为 'nope1234' 的记忆)\n"
+    assert error("restore", "nope1234") == "error: 找不到这条记忆，它可能已被删除或移动。 (回收站里没有 id 为 'nope1234' 的记忆)\n"
+    assert error("undo", "ui-nothing") == "error: 已经没有可撤销的变化了。 (轮次 'ui-nothing' 没有留下可撤销的变化)\n"
+    assert error("add", " ", "--theme", "品味") == "error: 输入无效：内容不能是空的\n"
+    assert error("add", "长" * 6000, "--theme", "品味") == "error: 输入无效：内容有 6,000 个字，超过了上限 5,000 字\n"
+
+    broken = tmp_path / "broken" / "memory.yaml"
+    broken.parent.mkdir()
+    broken.write_text("x: [unclosed\n", encoding="utf-8")
+    assert cli_main(["--store", str(broken), "list"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: 记忆库文件无法读取，没有做任何修改：") and f"(文件：{broken})" in err, err
+    assert "cannot be read" not in err, err
+    folder = tmp_path / "folder.yaml"
+    folder.mkdir()
+    assert cli_main(["--store", str(folder), "list"]) == 2
+    assert capsys.readouterr().err == f"error: 记忆库文件无法读取，没有做任何修改：{folder} 不是普通文件 (文件：{folder})\n"
+    # a store held by another process past the wait (a minute: worded here, not waited for)
+    from sonetto_desktop.cli_words import Words, words_of
+    from sonetto_desktop.memory.errors import StoreBusy
+
+    busy = words_of(StoreBusy("memory.db", 60), Words("zh_CN"))
+    assert busy.startswith("另一个程序（另一个 Sonetto 或 sonetto mcp）占着记忆库超过 60 秒") and busy.endswith(
+        " (记忆库：memory.db)"), busy
+    assert words_of(StoreBusy("memory.db", 60), Words("en")).endswith(
+        "(memory store memory.db was held by another process for over 60 s; nothing was changed)")
+
+
+def _damaged_store(path):
+    """A memory.yaml written by hand: blanks around a text, an empty theme, a hit count below 0, a text
+    over the limit (what ``check`` repairs, and what it can only report)."""
+    stamp = "2024-01-01T00:00:00"
+    path.parent.mkdir()
+    path.write_text(yaml.safe_dump({
+        "a1": {"description": "  喜欢猫  ", "theme": "", "latest_update_time": stamp, "history": [], "hit": 0},
+        "a2": {"description": "长" * 6000, "theme": "品味", "latest_update_time": stamp, "history": [], "hit": -3},
+    }, allow_unicode=True), encoding="utf-8")
+    return path
+
+
+def test_check_speaks_the_terminals_language(tmp_path, capsys, chinese_terminal):
+    """`sonetto memory check` in a zh_CN terminal printed "WARN：… 里有 2 条记忆" and then its findings in
+    English ("已修复：a1: stripped blanks around description", "问题：a2: description is 6,000 characters long
+    (limit 5,000)"): every line is Chinese now, and English in an English terminal."""
+    store = _damaged_store(tmp_path / "zh" / "memory.yaml")
+    assert cli_main(["--store", str(store), "check"]) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        f"有问题：{store} 里有 2 条记忆",
+        "  已修复：a1：去掉了内容前后的空白",
+        "  已修复：a1：主题是空的，已设为“未分类”",
+        "  已修复：1 条记忆的命中次数不可能（无穷大、负数、不是数字或超过 2,147,483,647）：已读作 0 到 2,147,483,647 之间的次数",
+        "  问题：a2：内容有 6,000 个字（上限 5,000）",
+    ]
+    assert cli_main(["--store", str(store), "check"]) == 0  # repaired: what is left
+    assert capsys.readouterr().out.splitlines() == [f"有问题：{store} 里有 2 条记忆", "  问题：a2：内容有 6,000 个字（上限 5,000）"]
+
+
+def test_check_speaks_english_in_an_english_terminal(tmp_path, capsys, english_terminal):
+    store = _damaged_store(tmp_path / "en" / "memory.yaml")
+    assert cli_main(["--store", str(store), "check"]) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        f"WARN: 2 memories in {store}",
+        "  repaired: a1: stripped blanks around description",
+        "  repaired: a1: empty theme set to 未分类",
+        "  repaired: 1 memory had an impossible hit count (infinite, negative, not a number or above 2,147,483,647): "
+        "read as a count from 0 to 2,147,483,647",
+        "  issue: a2: description is 6,000 characters long (limit 5,000)",
+    ]
 
 
 def test_a_chinese_terminal_is_answered_in_chinese_by_a_real_process_and_json_stays_as_it_is(tmp_path,

@@ -34,27 +34,27 @@
 <context>
     <name>ChatController</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/controller.py" line="219" />
+        <location filename="../../sonetto_desktop/ui/chat/controller.py" line="221" />
         <source>没能保存这个对话的记忆设置，仍按原来的设置：</source>
         <translation>Could not save this chat's memory settings; the previous ones still apply: </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/controller.py" line="235" />
+        <location filename="../../sonetto_desktop/ui/chat/controller.py" line="238" />
         <source>重命名失败：</source>
         <translation>Rename failed: </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/controller.py" line="358" />
+        <location filename="../../sonetto_desktop/ui/chat/controller.py" line="362" />
         <source>已停止</source>
         <translation>Stopped</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/controller.py" line="362" />
+        <location filename="../../sonetto_desktop/ui/chat/controller.py" line="366" />
         <source>出错了：</source>
         <translation>Something went wrong: </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/controller.py" line="365" />
+        <location filename="../../sonetto_desktop/ui/chat/controller.py" line="369" />
         <source>回复意外中断了。</source>
         <translation>The reply stopped unexpectedly.</translation>
     </message>
@@ -110,90 +110,90 @@
 <context>
     <name>ChatPanel</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="105" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="106" />
         <source>对话</source>
         <translation>Chats</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="108" />
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="110" />
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="206" />
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="343" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="109" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="111" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="207" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="345" />
         <source>新对话</source>
         <translation>New chat</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="111" />
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="344" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="112" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="346" />
         <source>新建临时对话（不回忆、不记住、不保存）</source>
         <translation>New temporary chat (no recall, not remembered, not saved)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="115" />
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="348" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="116" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="350" />
         <source>重命名</source>
         <translation>Rename</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="116" />
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="321" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="117" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="323" />
         <source>删除对话</source>
         <translation>Delete chat</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="117" />
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="349" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="118" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="351" />
         <source>导出为 Markdown…</source>
         <translation>Export as Markdown…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="125" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="126" />
         <source>没有找到</source>
         <translation>No matches</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="207" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="208" />
         <source>临时对话</source>
         <translation>Temporary chat</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="208" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="209" />
         <source>（临时）%1</source>
         <translation>(temporary) %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="227" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="228" />
         <source>你</source>
         <translation>You</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="228" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="229" />
         <source>%1：%2</source>
         <translation>%1: %2</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="288" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="290" />
         <source>对话操作失败：{0}</source>
         <translation>Chat operation failed: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="322" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="324" />
         <source>删除对话“%1”？聊天记录会被删除，已经记住的记忆不受影响。</source>
         <translation>Delete the chat “%1”? Its messages are deleted; memories already kept stay.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="324" />
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="350" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="326" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="352" />
         <source>删除</source>
         <translation>Delete</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="361" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="363" />
         <source>导出对话</source>
         <translation>Export chat</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="361" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="363" />
         <source>Markdown 文件 (*.md)</source>
         <translation>Markdown files (*.md)</translation>
     </message>
@@ -201,17 +201,17 @@
 <context>
     <name>ChatSearchBox</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/search_box.py" line="29" />
+        <location filename="../../sonetto_desktop/ui/chat/search_box.py" line="30" />
         <source>搜索所有对话…</source>
         <translation>Search all chats…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/search_box.py" line="30" />
+        <location filename="../../sonetto_desktop/ui/chat/search_box.py" line="31" />
         <source>搜索所有对话</source>
         <translation>Search all chats</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/search_box.py" line="63" />
+        <location filename="../../sonetto_desktop/ui/chat/search_box.py" line="66" />
         <source>搜索失败：{0}</source>
         <translation>Search failed: {0}</translation>
     </message>
@@ -514,7 +514,7 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>Dialogs</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="326" />
+        <location filename="../../sonetto_desktop/ui/chat/panel.py" line="328" />
         <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="231" />
         <location filename="../../sonetto_desktop/ui/widgets/dialogs.py" line="53" />
         <location filename="../../sonetto_desktop/ui/widgets/dialogs.py" line="78" />
@@ -870,48 +870,48 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>HistoryImportActions</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="91" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="104" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="92" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="106" />
         <source>这个导入正在另一个 Sonetto 里进行</source>
         <translation>This import is running in another Sonetto</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="94" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="96" />
         <source>无法开始导入：{0}</source>
         <translation>Cannot start the import: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="107" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="110" />
         <source>无法继续导入：{0}</source>
         <translation>Cannot continue the import: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="122" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="126" />
         <source>继续未完成的聊天记录导入（{0}）</source>
         <translation>Continuing the unfinished chat import ({0})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="129" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="134" />
         <source>导入出错：{0}</source>
         <translation>The import failed: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="134" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="139" />
         <source>聊天记录导入失败：{0} 批都没能写入，什么也没有写入：{1}</source>
         <translation>Chat import failed: none of the {0} batches could be written; nothing was written: {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="135" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="140" />
         <source>原因不明</source>
         <translation>no reason given</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="137" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="145" />
         <source>聊天记录导入完成：写入 {0} 轮，新记忆 {1} 条，更新 {2} 条</source>
         <translation>Chat import finished: {0} turns read, {1} new memories, {2} updated</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="140" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="144" />
         <source>聊天记录导入完成：{0} 条提议已进入审核箱</source>
         <translation>Chat import finished: {0} proposals are in the review inbox</translation>
     </message>
@@ -1786,162 +1786,162 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>ImportErrors</name>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="178" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="224" />
         <source>无法识别的文件类型 {0}：请用 .yaml、.json 或 .md 文件</source>
         <translation>unknown file type {0}: use .yaml, .json or .md</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="180" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="226" />
         <source>{0}：条目 {1} 不是一条记忆（应有 description、theme 等）</source>
         <translation>{0}: entry {1} is not a memory (expected description, theme, ...)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="183" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="229" />
         <source>{0}：记忆 {1} 的{2}不是文字（而是{3}）</source>
         <translation>{0}: memory {1} has a {2} that is not text (it is {3})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="189" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="235" />
         <source>{0}：记忆 {1} 的{2}有 {3} 个字，超过了上限 {4} 字</source>
         <translation>{0}: memory {1} has a {2} of {3} characters (limit {4})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="195" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="241" />
         <source>第 {0} 行：这条记忆的{1}有 {2} 个字，超过了上限 {3} 字</source>
         <translation>line {0}: this memory's {1} has {2} characters (limit {3})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="201" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="247" />
         <source>系统不让读取（错误代码 {0}）</source>
         <translation>the system refused to read it (error code {0})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="206" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="252" />
         <source>{0} 不是 UTF-8 编码的文本（第 {1} 行起）：请把它另存为 UTF-8 再导入</source>
         <translation>{0} is not UTF-8 text (from line {1}): save it as UTF-8 and import it again</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="208" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="254" />
         <source>{0} 用了 YAML 的锚点或别名（&amp;名字 / *名字，第 {1} 行）：记忆文件用不到它们，所以没有读取</source>
         <translation>{0} uses YAML anchors or aliases (&amp;name / *name, line {1}); memory files never need them, so it is not read</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="212" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="258" />
         <source>{0} 不是记忆导出文件：它应是从编号到记忆的对应表，这里是{1}</source>
         <translation>{0}: expected a mapping of id -&gt; memory, found {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="215" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="261" />
         <source>{0} 无法解析：第 {1} 行第 {2} 列不合格式。它可能不是记忆导出文件，或已损坏</source>
         <translation>{0} cannot be parsed: the format breaks at line {1}, column {2}; it may not be a memory export, or it is damaged</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="218" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="264" />
         <source>{0} 无法解析，它可能不是记忆导出文件，或已损坏</source>
         <translation>{0} cannot be parsed; it may not be a memory export, or it is damaged</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="220" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="266" />
         <source>{0}：回收站里的 {1} 不是一条删除了的记忆</source>
         <translation>{0}: trash entry {1} is not a deleted memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="222" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="268" />
         <source>{0}：回收站那一部分读不了（应是从编号到删除了的记忆的对应表）</source>
         <translation>{0}: the trash cannot be read (expected a mapping of id -&gt; deleted memory)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="224" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="270" />
         <source>{0} 无法解析：嵌套层数太多，不像是记忆导出文件</source>
         <translation>{0} cannot be parsed: it is nested too deeply to be a memory export</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="226" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="272" />
         <source>{0} 不是从编号到置顶标记的对应表</source>
         <translation>{0} is not a mapping of ids to pins</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="233" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="279" />
         <source>内容</source>
         <translation>description</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="235" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="281" />
         <source>主题</source>
         <translation>theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="237" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="283" />
         <source>历史里的一条原因</source>
         <translation>history reason</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="244" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="290" />
         <source>列表</source>
         <translation>a list</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="246" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="292" />
         <source>对应表</source>
         <translation>a mapping</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="248" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="294" />
         <source>一段文字</source>
         <translation>text</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="250" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="296" />
         <source>数字</source>
         <translation>a number</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="252" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="298" />
         <source>是/否</source>
         <translation>yes or no</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="254" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="300" />
         <source>空值</source>
         <translation>nothing (null)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="255" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="301" />
         <source>别的内容</source>
         <translation>something else</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="186" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="232" />
         <source>{0}：记忆 {1} 没有内容（description）</source>
         <translation>{0}: memory {1} has no description</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="154" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="200" />
         <source>旁边的回收站文件读不了，里面删除了的记忆没有导入：{0}</source>
         <translation>The trash file beside it could not be read, so the deleted memories in it were left out: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="160" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="206" />
         <source>旁边的置顶标记文件读不了，记忆导入了，但没有置顶：{0}</source>
         <translation>The pins file beside it could not be read, so the pins in it were left out (the memories came in unpinned): {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="169" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="215" />
         <source>{0}。{1}</source>
         <translation>{0}. {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="192" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="238" />
         <source>第 {0} 行：这条记忆前面没有“## 主题”标题</source>
         <translation>line {0}: a memory before any '## theme' heading</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="202" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="248" />
         <source>{0} 无法读取：{1}</source>
         <translation>{0} cannot be read: {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="204" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="250" />
         <source>{0} 有 {1} MB，超过 {2} MB 的导入文件不会被读取</source>
         <translation>{0} is {1} MB; imports larger than {2} MB are not read</translation>
     </message>
@@ -2070,6 +2070,7 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>Language</name>
     <message>
+        <location filename="../../sonetto_desktop/presentation/i18n.py" line="40" />
         <location filename="../../sonetto_desktop/ui/i18n.py" line="87" />
         <source>zh</source>
         <translation>en</translation>
@@ -2561,152 +2562,152 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
         <translation>The memory to keep is gone (it may just have been deleted or merged); nothing was merged. You can save the merged text as a new memory.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="372" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="373" />
         <source>已删除：{0}</source>
         <translation>Deleted: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="374" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="375" />
         <source>已删除 {0} 条记忆</source>
         <translation>Deleted {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="378" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="379" />
         <source>撤销</source>
         <translation>Undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="430" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="431" />
         <source>已经在「{0}」里了。要合并，就把它拖到另一张卡片上。</source>
         <translation>Already in “{0}”. To merge, drop it on another card.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="456" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="457" />
         <source>移动到新主题</source>
         <translation>Move to a new theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="457" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="458" />
         <source>新主题的名字：</source>
         <translation>Name of the new theme:</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="462" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="463" />
         <source>移动到…</source>
         <translation>Move to…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="469" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="470" />
         <source>{0}（{1}）</source>
         <translation>{0} ({1})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="473" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="474" />
         <source>新主题…</source>
         <translation>New theme…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="485" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="486" />
         <source>展开</source>
         <translation>Expand</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="486" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="487" />
         <source>折叠</source>
         <translation>Collapse</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="489" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="490" />
         <source>重命名主题…</source>
         <translation>Rename theme…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="492" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="493" />
         <source>更改颜色…</source>
         <translation>Change colour…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="495" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="496" />
         <source>恢复默认颜色</source>
         <translation>Default colour</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="504" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="505" />
         <source>「{0}」的颜色</source>
         <translation>Colour of “{0}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="521" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="522" />
         <source>已选 {0} 条，其中 {1} 条不在视野内</source>
         <translation>{0} selected, {1} of them out of sight</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="527" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="528" />
         <source>删除</source>
         <translation>Delete</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="529" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="530" />
         <source>删除 {0} 条</source>
         <translation>Delete {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="533" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="534" />
         <source>锁定</source>
         <translation>Lock</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="534" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="535" />
         <source>锁定 {0} 条</source>
         <translation>Lock {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="536" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="537" />
         <source>解锁</source>
         <translation>Unlock</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="537" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="538" />
         <source>解锁 {0} 条</source>
         <translation>Unlock {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="540" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="541" />
         <source>置顶</source>
         <translation>Pin to the top</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="541" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="542" />
         <source>置顶 {0} 条</source>
         <translation>Pin {0} to the top</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="543" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="544" />
         <source>取消置顶</source>
         <translation>Unpin</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="544" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="545" />
         <source>取消置顶 {0} 条</source>
         <translation>Unpin {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="546" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="547" />
         <source>合并这 2 条</source>
         <translation>Merge these 2</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="552" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="553" />
         <source>编辑</source>
         <translation>Edit</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="553" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="554" />
         <source>历史</source>
         <translation>History</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="549" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="550" />
         <source>与…合并</source>
         <translation>Merge with…</translation>
     </message>
@@ -2751,7 +2752,7 @@ Your theme: {1}</translation>
         <translation>Replace</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="561" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="562" />
         <source>复制</source>
         <translation>Copy</translation>
     </message>
@@ -2907,192 +2908,257 @@ Your theme: {1}</translation>
 <context>
     <name>OperationErrors</name>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="85" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="125" />
         <source>没有撤销：之后又有改动碰到了其中 {0} 条记忆（{1}）。可以在历史里逐条还原。</source>
         <translation>Not undone: later changes touched {0} of these memories ({1}). You can revert them one by one in their history.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="88" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="128" />
         <source>已经没有可撤销的变化了。</source>
         <translation>Nothing is left to undo.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="90" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="130" />
         <source>找不到这条记忆，它可能已被删除或移动。</source>
         <translation>This memory can't be found; it may have been deleted or moved.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="94" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="134" />
         <source>另一个程序（另一个 Sonetto 或 sonetto mcp）占着记忆库超过 {0} 秒，没有做任何修改：请稍后再试；一直这样的话，关掉卡住的那个程序。</source>
         <translation>Another program (another Sonetto or sonetto mcp) has held the memory store for over {0} seconds; nothing was changed. Try again in a moment; if it keeps happening, close the program that is stuck.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="97" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="137" />
         <source>记忆库正在切换（换了数据文件夹或存储方式），这次的改动没有保存：切换完成后再试一次。</source>
         <translation>The memory store is being switched (another data folder or storage was chosen); this change was not saved: try again once the switch is done.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="99" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="140" />
         <source>记忆库文件无法读取，没有做任何修改：{0}</source>
         <translation>The memory store file can't be read, so nothing was changed: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="101" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="142" />
         <source>这条提议已撤回：它来自的对话（{0}）已经撤销，不能再批准。</source>
         <translation>This proposal was withdrawn: the conversation it came from ({0}) was undone, so it can no longer be approved.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="105" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="146" />
         <source>没有批准：你看过之后，这条记忆又被改过（现在是“{0}”），你改写的内容会盖掉新的内容。它仍留在列表里，已列出现在的内容：可以拒绝，或对照着再改写后批准。</source>
         <translation>Not approved: this memory was changed after you were shown it (it now reads “{0}”); your rewording would overwrite the newer words. It stays in the list, now showing what it reads: reject it, or reword it against that and approve.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="110" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="151" />
         <source>没有批准：提议之后，这条记忆又被改过（现在是“{0}”），照原样批准会盖掉新的内容。它仍留在列表里：可以拒绝，或改写后批准。</source>
         <translation>Not approved: this memory was changed after the proposal was made (it now reads “{0}”); approving it as proposed would overwrite the newer words. It stays in the list: reject it, or reword it and approve.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="115" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="156" />
         <source>无法批准：这个版本不知道怎样完成这条提议（{0}）。可以拒绝它，它不会被写入。</source>
         <translation>Can't approve: this version doesn't know how to carry out this proposal ({0}). You can reject it; it won't be written.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="117" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="158" />
         <source>这条提议已无法照原样完成（相关的记忆可能已经变了），没有写入，仍留在列表里。</source>
         <translation>This proposal can no longer be carried out as proposed (the memories it concerns may have changed); nothing was written and it stays in the list.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="120" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="161" />
         <source>这次导入正在另一个 Sonetto（窗口或命令行）里进行，没有撤销：请先在那里停止它。</source>
         <translation>Not undone: this import is being written by another Sonetto (the window or a command line). Stop it there first.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="123" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="164" />
         <source>没有写入：你要求过不要记住“{0}”这类内容（在“不要记住”列表里）。</source>
         <translation>Not stored: you asked not to remember things like “{0}” (it is on your don't-remember list).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="126" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="167" />
         <source>没有写入：内容疑似包含{0}，秘密信息不会写进记忆。去掉具体的值再试。</source>
         <translation>Not stored: this looks like it holds a secret ({0}); secrets are never stored. Leave the value out and try again.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="129" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="170" />
         <source>这一项已经被处理过了（可能在另一个窗口里）。</source>
         <translation>This has already been taken care of (perhaps in another window).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="261" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="190" />
+        <source>{0}不能是空的</source>
+        <translation>{0} must be a non-empty string</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="192" />
+        <source>{0}有 {1} 个字，超过了上限 {2} 字</source>
+        <translation>{0} is {1} characters long; the limit is {2}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="307" />
         <source>密码</source>
         <translation>password</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="263" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="309" />
         <source>验证码</source>
         <translation>verification code</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="265" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="311" />
         <source>密钥</source>
         <translation>key</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="267" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="313" />
         <source>私钥</source>
         <translation>private key</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="269" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="315" />
         <source>身份证号</source>
         <translation>ID number</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="271" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="317" />
         <source>证件号</source>
         <translation>document number</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="273" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="319" />
         <source>银行卡号</source>
         <translation>bank card number</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="275" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="321" />
         <source>银行账号</source>
         <translation>bank account number</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="276" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="322" />
         <source>秘密信息</source>
         <translation>secret</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="283" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="329" />
         <source>磁盘已满</source>
         <translation>the disk is full</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="285" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="331" />
         <source>文件超过了系统允许的大小（文件大小限制）</source>
         <translation>the file is larger than the system allows (file size limit)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="287" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="333" />
         <source>磁盘或文件夹是只读的</source>
         <translation>the disk or folder is read-only</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="289" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="335" />
         <source>没有权限</source>
         <translation>permission denied</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="291" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="337" />
         <source>找不到这个文件</source>
         <translation>no such file</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="293" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="339" />
         <source>这是一个文件夹，不是文件</source>
         <translation>it is a folder, not a file</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="295" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="341" />
         <source>路径里应是文件夹的地方是一个文件</source>
         <translation>a file stands where the path needs a folder</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="37" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="38" />
         <source>输入无效：{0}</source>
         <translation>Invalid input: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="39" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="40" />
         <source>记忆库出错：{0}</source>
         <translation>Memory store error: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="41" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="42" />
         <source>读写文件或连接失败：{0}</source>
         <translation>A file or connection failed: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="42" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="43" />
         <source>操作失败：{0}</source>
         <translation>The operation failed: {0}</translation>
     </message>
     <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="79" />
+        <source>回收站</source>
+        <translation>trash</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="80" />
+        <source>记忆库</source>
+        <translation>memory store</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="81" />
+        <source>{0}里没有 id 为 {1} 的记忆</source>
+        <translation>no memory with id {1} in the {0}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="83" />
+        <source>轮次 {0} 没有留下可撤销的变化</source>
+        <translation>turn {0} left no change to undo</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="85" />
+        <source>文件：{0}</source>
+        <translation>file: {0}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="87" />
+        <source>；上一个完好的版本在 {0}</source>
+        <translation>; the last good version is in {0}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="90" />
+        <source>记忆库：{0}</source>
+        <translation>memory store: {0}</translation>
+    </message>
+    <message>
         <location filename="../../sonetto_desktop/presentation/errors.py" line="92" />
+        <source>改过的记忆：{0}</source>
+        <translation>changed memories: {0}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="102" />
+        <source>{0} 不是普通文件</source>
+        <translation>{0} is not a regular file</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="104" />
+        <source>{0} 是指向 {1} 的链接：链接不会被跟随</source>
+        <translation>{0} is a link to {1}: links are not followed</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="106" />
+        <source>{0} 有 {1} MB，超过了 YAML 记忆库能读的 {2} MB（这么大的记忆库请改用 SQLite：设置里的存储方式）</source>
+        <translation>{0} is {1} MB, more than the {2} MB a YAML store reads (a store this large belongs in SQLite: the storage in the settings)</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="132" />
         <source>记忆刚被改过，没有保存：请看过它现在的内容再改。</source>
         <translation>The memory just changed, so nothing was saved: look at it as it is now before changing it.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="143" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="184" />
         <source>{0}（{1}）</source>
         <translation>{0} ({1})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="148" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="194" />
         <source>出了意外的问题，详情已写入日志。</source>
         <translation>something unexpected went wrong; the details are in the log.</translation>
     </message>
@@ -4524,42 +4590,42 @@ Your theme: {1}</translation>
 <context>
     <name>SonettoApp</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="194" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="195" />
         <source>上次退出时复制到数据文件夹 {0} 还没有完成，复制已停止，没有换过去。仍在使用原来的数据文件夹 {1}，记忆都在；要换过去，请在设置里再选一次。</source>
         <translation>Sonetto quit last time before the copy into the data folder {0} was finished: the copy was stopped and the data folder was not changed. Still using the previous data folder {1}, with all your memories; to change it, choose the folder again in the settings.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="196" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="197" />
         <source>上次没有换到数据文件夹 {0}（复制已取消或失败），仍在使用原来的数据文件夹 {1}。</source>
         <translation>The data folder was not changed to {0} last time (the copy was cancelled or failed); still using the previous data folder {1}.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="199" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="202" />
         <source>设置文件已损坏，所有设置暂时恢复为默认值；原来的文件保存为 {0}，可以从中找回。</source>
         <translation>The settings file was damaged: every setting is back at its default for now. The old file was kept as {0}; your settings can be found there.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="396" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="399" />
         <source>对话功能启动失败：%1。记忆墙仍可使用；请检查数据目录后重启。</source>
         <translation>Chat could not start: %1. The memory wall still works; check the data folder, then restart.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="641" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="647" />
         <source>无法保存设置：</source>
         <translation>Could not save the settings: </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="673" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="679" />
         <source>没有切换到 PostgreSQL：本机的记忆没能搬到记忆服务器 {0} 上（{1}）。仍在使用本机的记忆库，记忆都还在。</source>
         <translation>Did not switch to PostgreSQL: the memories on this computer could not be moved to the memory server {0} ({1}). Still using this computer's memory store; every memory is still there.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="677" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="683" />
         <source>无法切换存储方式：{0}。仍在使用原来的记忆库。</source>
         <translation>Cannot switch the storage: {0}. Still using the previous memory store.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="53" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="54" />
         <source>被替换的那几轮写下的记忆后来又被改过，这些没有撤销（{0}）。可以在记忆墙上处理。</source>
         <translation>Memories written by the replaced turns were changed since; those were not taken back ({0}). You can handle them on the wall.</translation>
     </message>
@@ -4584,78 +4650,78 @@ Your theme: {1}</translation>
         <translation>This memory is gone (merged into another one, or deleted for good).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="88" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="89" />
         <source>这条记忆已被忘掉，在回收站里：{0}</source>
         <translation>This memory was forgotten and is in the trash: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="90" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="91" />
         <source>恢复</source>
         <translation>Restore</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="111" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="112" />
         <source>那段对话已经不在了（删除了，或是临时对话）。</source>
         <translation>That chat is gone (deleted, or a temporary chat).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="122" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="123" />
         <source>那条消息后来被编辑替换了，已不在这段对话里。原话：“{0}”</source>
         <translation>That message was later replaced by an edit and is no longer in this chat. It said: “{0}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="123" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="124" />
         <source>那条消息后来被编辑替换了，已不在这段对话里。</source>
         <translation>That message was later replaced by an edit and is no longer in this chat.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="137" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="140" />
         <source>以后不会再记住这件事；但这轮写下的记忆后来又被改过，没有撤销（{0}）。可以在记忆墙上处理。</source>
         <translation>This will not be remembered from now on; but the memories this turn wrote were changed since and were not undone ({0}). You can handle them on the memory wall.</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="143" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="146" />
         <source>已撤销这轮的 %n 处记忆变化，以后也不会记住这件事。</source>
         <translation><numerusform>Undid this turn's memory change; this will not be remembered from now on.</numerusform><numerusform>Undid this turn's %n memory changes; this will not be remembered from now on.</numerusform></translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="146" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="150" />
         <source>好的，这件事不会被记住。</source>
         <translation>OK, this will not be remembered.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="161" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="165" />
         <source>已忘掉：{0}</source>
         <translation>Forgotten: {0}</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/chat/actions.py" line="63" />
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="163" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="167" />
         <source>撤销</source>
         <translation>Undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="678" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="684" />
         <source>无法使用新的数据文件夹 {0}：{1}。仍在使用原来的记忆库。</source>
         <translation>Cannot use the new data folder {0}: {1}. Still using the previous memory store.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/store_problem.py" line="17" />
+        <location filename="../../sonetto_desktop/ui/dialogs/store_problem.py" line="20" />
         <source>记忆库文件无法读取，为了不丢失任何内容，Sonetto 不会写入它。</source>
         <translation>The memory store cannot be read. So that nothing is lost, Sonetto will not write to it.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/store_problem.py" line="18" />
+        <location filename="../../sonetto_desktop/ui/dialogs/store_problem.py" line="21" />
         <source>记忆库有问题</source>
         <translation>Problem with the memory store</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/store_problem.py" line="20" />
+        <location filename="../../sonetto_desktop/ui/dialogs/store_problem.py" line="23" />
         <source>可以在数据文件夹里用备份（.bak）恢复，然后重新启动。</source>
         <translation>You can restore it from the backup (.bak) in the data folder, then restart.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/store_problem.py" line="22" />
+        <location filename="../../sonetto_desktop/ui/dialogs/store_problem.py" line="25" />
         <source>打开数据文件夹</source>
         <translation>Open data folder</translation>
     </message>
@@ -4675,7 +4741,7 @@ Your theme: {1}</translation>
         <translation>The interface switches language once you close the dialog you are editing in.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/language_switch.py" line="234" />
+        <location filename="../../sonetto_desktop/ui/language_switch.py" line="235" />
         <source>切换语言后没能重新显示这段对话：{0}</source>
         <translation>After the language switch, this chat could not be shown again: {0}</translation>
     </message>
@@ -4693,7 +4759,7 @@ Your theme: {1}</translation>
         <translation>Switch to SQLite</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/sqlite_offer.py" line="79" />
+        <location filename="../../sonetto_desktop/ui/dialogs/sqlite_offer.py" line="81" />
         <source>无法保存设置：{0}</source>
         <translation>Could not save the settings: {0}</translation>
     </message>
@@ -5006,8 +5072,7 @@ Your theme: {1}</translation>
 <context>
     <name>Toast</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/toasts.py" line="107" />
-        <location filename="../../sonetto_desktop/ui/notices/toasts.py" line="168" />
+        <location filename="../../sonetto_desktop/ui/notices/toasts.py" line="165" />
         <source>关闭</source>
         <translation>Close</translation>
     </message>
@@ -5015,67 +5080,67 @@ Your theme: {1}</translation>
 <context>
     <name>TransferActions</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="67" />
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="68" />
         <source>导出记忆</source>
         <translation>Export memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="88" />
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="90" />
         <source>无法导出：{0}</source>
         <translation>Cannot export: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="95" />
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="101" />
         <source>已导出 {0} 条记忆到 {1}；置顶标记在旁边的 {2} 里，搬到别处时请一起带上</source>
         <translation>Exported {0} memories to {1}; the pins are in {2} beside it: take it along when you move the memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="98" />
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="104" />
         <source>已导出 {0} 条记忆到 {1}</source>
         <translation>Exported {0} memories to {1}</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="102" />
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="106" />
         <source>；回收站里的 %n 条在旁边的 {0} 里，导入时会回到回收站</source>
         <translation><numerusform>; the one in the trash is in {0} beside it (an import puts it back in the trash)</numerusform><numerusform>; the %n in the trash are in {0} beside it (an import puts them back in the trash)</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="104" />
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="108" />
         <source>；回收站里的 %n 条也在里面，导入时会回到回收站</source>
         <translation><numerusform>, and the one in the trash (an import puts it back in the trash)</numerusform><numerusform>, and the %n in the trash (an import puts them back in the trash)</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="146" />
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="163" />
         <source>；%n 条删除了的记忆放回了回收站（这次导入没有新增记忆，无从撤销；不需要的可以在回收站里永久删除）</source>
         <translation><numerusform>; 1 deleted memory put back in the trash (no memory added, so nothing to undo; delete it for good in the trash if you do not want it)</numerusform><numerusform>; %n deleted memories put back in the trash (no memory added, so nothing to undo; delete them for good in the trash if you do not want them)</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="149" />
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="166" />
         <source>；%n 条删除了的记忆放回了回收站（撤销这次导入时它们仍留在回收站）</source>
         <translation><numerusform>; 1 deleted memory put back in the trash (undoing this import leaves it there)</numerusform><numerusform>; %n deleted memories put back in the trash (undoing this import leaves them there)</numerusform></translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="151" />
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="169" />
         <source>{0}。{1}</source>
         <translation>{0}. {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="114" />
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="120" />
         <source>导入记忆</source>
         <translation>Import memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="116" />
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="122" />
         <source>记忆导出文件 (*.yaml *.yml *.json *.md)</source>
         <translation>Memory exports (*.yaml *.yml *.json *.md)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="129" />
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="135" />
         <source>无法导入 {0}：{1}</source>
         <translation>Cannot import {0}: {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="144" />
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="160" />
         <source>已导入 {0} 条记忆，跳过 {1} 条重复的</source>
         <translation>Imported {0} memories, skipped {1} duplicates</translation>
     </message>
@@ -5233,99 +5298,99 @@ Your theme: {1}</translation>
 <context>
     <name>VectorNotices</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="89" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="91" />
         <source>这台电脑（%1）没有内置的向量模型：回忆改用你填好的向量服务 %2 按意思找记忆。</source>
         <extracomment>How long the fallback toast stays (it is said once: long enough to read).</extracomment>
         <translation>This computer (%1) has no built-in embeddings model: recall finds memories by meaning with the embeddings service you filled in, %2.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="92" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="93" />
         <source>这台电脑（%1）没有内置的向量模型：回忆只按字面找记忆。在 设置 ▸ 回忆 填一个向量服务（比如 Ollama 的 bge-m3），回忆就能按意思找。</source>
         <translation>This computer (%1) has no built-in embeddings model: recall finds memories by their words only. Fill in an embeddings service in Settings ▸ Recall (for example Ollama's bge-m3) and recall finds them by meaning.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="96" />
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="110" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="98" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="112" />
         <source>设置…</source>
         <translation>Settings…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="106" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="108" />
         <source>内置的向量模型在这台电脑上运行不了：回忆只按字面找记忆。可以在 设置 ▸ 回忆 改用向量服务（比如 Ollama 的 bge-m3）；原因见状态栏的“向量”提示。</source>
         <translation>The built-in embeddings model does not run on this computer: recall finds memories by their words only. You can use an embeddings service instead in Settings ▸ Recall (for example Ollama's bge-m3); the reason is in the tip of the status bar's “Vectors”.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="122" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="125" />
         <source>向量服务 %1 连不上：回忆暂时只按字面找记忆，连上后自动恢复按意思找。</source>
         <translation>The embeddings service %1 cannot be reached: recall finds memories by their words only for now, and by meaning again once it answers.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="155" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="158" />
         <source>更换向量模型</source>
         <translation>Change the embeddings model</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="158" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="161" />
         <source>开始计算</source>
         <translation>Start computing</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="159" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="162" />
         <source>以后再说</source>
         <translation>Not now</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="181" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="184" />
         <source>记忆库里的向量是 %1 算的。</source>
         <translation>The vectors in the memory store were computed by %1.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="182" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="185" />
         <source>记忆库里的向量是之前的向量模型算的。</source>
         <translation>The vectors in the memory store were computed by the previous embeddings model.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="183" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="186" />
         <source>回忆现在用向量模型 %1。</source>
         <translation>Recall now uses the embeddings model %1.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="184" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="187" />
         <source>要为 %1 条记忆重新计算向量吗？</source>
         <translation>Compute the vectors of %1 memories again?</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="187" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="190" />
         <source>在这台电脑上后台计算，不花钱，大约 %n 分钟。</source>
         <translation><numerusform>Computed on this computer in the background, free, about 1 minute.</numerusform><numerusform>Computed on this computer in the background, free, about %n minutes.</numerusform></translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="189" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="192" />
         <source>由本机的向量服务计算，不花钱。</source>
         <translation>Computed by the local embeddings service, free.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="191" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="194" />
         <source>会把记忆的文字发给向量服务，约 %1 tokens</source>
         <translation>Sends the memories' text to the embeddings service, about %1 tokens</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="194" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="197" />
         <source>，按 %1 的标价约 %2</source>
         <translation>, about %2 at %1's list price</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="197" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="200" />
         <source>，这个服务目前免费</source>
         <translation>, this service is free for now</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="198" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="201" />
         <source>。</source>
         <translation>.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="199" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="202" />
         <source>算好之前，回忆只按字面找记忆；新的向量算完后，旧的才会删除。</source>
         <translation>Until they are computed, recall finds memories by their words only; the old vectors are deleted only once the new ones are done.</translation>
     </message>
@@ -5333,128 +5398,128 @@ Your theme: {1}</translation>
 <context>
     <name>WallBulk</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="41" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="42" />
         <source>已锁定 {0} 条</source>
         <translation>{0} locked</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="43" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="44" />
         <source>已不在 {0} 条</source>
         <translation>{0} gone</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="44" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="45" />
         <source>（跳过 {0} 条：{1}）</source>
         <translation> ({0} skipped: {1})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="45" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="46" />
         <source>，</source>
         <translation>, </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="73" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="74" />
         <source>已把 {0} 条移到「{1}」</source>
         <translation>Moved {0} to “{1}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="79" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="80" />
         <source>已删除 {0} 条记忆</source>
         <translation>Deleted {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="85" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="86" />
         <source>已锁定 {0} 条：Sonetto 和其他应用不能再改动它们</source>
         <translation>Locked {0}: Sonetto and other apps can no longer change them</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="86" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="87" />
         <source>已解锁 {0} 条</source>
         <translation>Unlocked {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="94" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="95" />
         <source>已置顶 {0} 条</source>
         <translation>Pinned {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="95" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="96" />
         <source>已取消置顶 {0} 条</source>
         <translation>Unpinned {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="102" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="103" />
         <source>删除 Sonetto 今天写的记忆</source>
         <translation>Delete what Sonetto wrote today</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="103" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="104" />
         <source>把 Sonetto 今天新写下的记忆都移到回收站？之后可以在提示里撤销，或从回收站恢复。</source>
         <translation>Move every memory Sonetto wrote today to the trash? You can undo it from the notification, or restore them from the trash.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="106" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="107" />
         <source>删除</source>
         <translation>Delete</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="108" />
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="165" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="109" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="166" />
         <source>取消</source>
         <translation>Cancel</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="117" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="118" />
         <source>已删除 Sonetto 今天写的 {0} 条记忆</source>
         <translation>Deleted {0} memories Sonetto wrote today</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="118" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="119" />
         <source>Sonetto 今天还没有写下新的记忆。</source>
         <translation>Sonetto has not written any new memory today.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="125" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="126" />
         <source>重命名主题</source>
         <translation>Rename theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="126" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="127" />
         <source>「{0}」的新名字：</source>
         <translation>New name for “{0}”:</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="141" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="142" />
         <source>已把「{1}」并入「{2}」（{0} 条）</source>
         <translation>Merged “{1}” into “{2}” ({0})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="142" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="143" />
         <source>已把「{1}」改名为「{2}」（{0} 条）</source>
         <translation>Renamed “{1}” to “{2}” ({0})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="158" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="159" />
         <source>合并主题</source>
         <translation>Merge themes</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="159" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="160" />
         <source>已经有主题「{0}」了。要把「{1}」的记忆都并入「{0}」吗？</source>
         <translation>There is already a theme “{0}”. Move the memories of “{1}” into “{0}”?</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="163" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="164" />
         <source>合并</source>
         <translation>Merge</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="188" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="191" />
         <source>撤销</source>
         <translation>Undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="200" />
+        <location filename="../../sonetto_desktop/ui/wall/selection.py" line="204" />
         <source>已撤销（{0} 条记忆）</source>
         <translation>Undone ({0} memories)</translation>
     </message>
@@ -5732,67 +5797,67 @@ The memory wall on the right works already.</translation>
         <translation>Wanted to update “{0}”, but it is locked</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/toasts.py" line="76" />
+        <location filename="../../sonetto_desktop/presentation/toasts.py" line="85" />
         <source>{0}（其他应用）· {1}</source>
         <translation>{0} (another app) · {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/toasts.py" line="92" />
+        <location filename="../../sonetto_desktop/presentation/toasts.py" line="101" />
         <source>记住了：{0}</source>
         <translation>Remembered: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/toasts.py" line="93" />
+        <location filename="../../sonetto_desktop/presentation/toasts.py" line="102" />
         <source>记住了一件新事</source>
         <translation>Remembered something new</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/toasts.py" line="96" />
+        <location filename="../../sonetto_desktop/presentation/toasts.py" line="105" />
         <source>更新了记忆：{0}</source>
         <translation>Updated a memory: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/toasts.py" line="97" />
+        <location filename="../../sonetto_desktop/presentation/toasts.py" line="106" />
         <source>更新了记忆</source>
         <translation>Updated a memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/toasts.py" line="100" />
+        <location filename="../../sonetto_desktop/presentation/toasts.py" line="109" />
         <source>合并了两条记忆</source>
         <translation>Merged two memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/toasts.py" line="102" />
+        <location filename="../../sonetto_desktop/presentation/toasts.py" line="111" />
         <source>删除了过时的记忆：{0}</source>
         <translation>Deleted an outdated memory: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/toasts.py" line="103" />
+        <location filename="../../sonetto_desktop/presentation/toasts.py" line="112" />
         <source>删除了过时的记忆</source>
         <translation>Deleted an outdated memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/toasts.py" line="89" />
+        <location filename="../../sonetto_desktop/presentation/toasts.py" line="98" />
         <source>导入了 {0} 条记忆</source>
         <translation>Imported {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="102" />
+        <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="103" />
         <source>解锁</source>
         <translation>Unlock</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="120" />
+        <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="121" />
         <source>已解锁：Sonetto 之后可以更新这条记忆了</source>
         <translation>Unlocked: Sonetto may update this memory from now on</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="160" />
+        <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="162" />
         <source>撤销</source>
         <translation>Undo</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="176" />
+        <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="178" />
         <source>已撤销这轮的 %n 处记忆变化</source>
         <translation><numerusform>Undid this turn's memory change</numerusform><numerusform>Undid this turn's %n memory changes</numerusform></translation>
     </message>

@@ -16,6 +16,7 @@ class MemoryNotFound(MemoryError_, KeyError):
 
     def __init__(self, memory_id: str, where: str = "memory store") -> None:
         self.memory_id = memory_id
+        self.where = where  # "memory store" or "trash"
         super().__init__(f"no memory with id {memory_id!r} in the {where}")
 
     def __str__(self) -> str:  # KeyError would repr() the message
@@ -23,12 +24,16 @@ class MemoryNotFound(MemoryError_, KeyError):
 
 
 class StoreCorrupt(MemoryError_):
-    """The store cannot be parsed. Nothing is written over it until the user repairs or restores it."""
+    """The store cannot be parsed. Nothing is written over it until the user repairs or restores it.
+    ``words``: ``detail`` as a kind and its values, when it is our own wording (``ImportFormatError.words``'s
+    kinds, and ``not_regular`` / ``link`` / ``too_large`` of a store file), for a front end that says it in
+    the person's language; empty when the detail is another's (the YAML parser's, SQLite's)."""
 
-    def __init__(self, path: str, detail: str, backup: str | None = None) -> None:
+    def __init__(self, path: str, detail: str, backup: str | None = None, words: tuple[str, ...] = ()) -> None:
         self.path = path
         self.detail = detail
         self.backup = backup
+        self.words = tuple(words)
         hint = f"; the last good version is in {backup}" if backup else ""
         super().__init__(f"memory store {path} cannot be read: {detail}{hint}")
 

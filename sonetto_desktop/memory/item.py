@@ -77,6 +77,14 @@ class TooLong(ValueError):
         super().__init__(f"{name} is {length:,} characters long; the limit is {limit:,}")
 
 
+class EmptyText(ValueError):
+    """A text that must say something is empty (or only blanks): ``field`` names it."""
+
+    def __init__(self, name: str) -> None:
+        self.field = name
+        super().__init__(f"{name} must be a non-empty string")
+
+
 def check_length(name: str, value: str, limit: int | None = None) -> str:
     """``value`` when it fits the limit of ``name`` (see ``_LIMITS``), else :class:`TooLong`."""
     limit = _LIMITS.get(name, MAX_DESCRIPTION_CHARS) if limit is None else limit
@@ -96,7 +104,7 @@ def check_reason(reason: Any) -> str:
 
 def _require_text(name: str, value: Any) -> str:
     if not isinstance(value, str) or not value.strip():
-        raise ValueError(f"{name} must be a non-empty string")
+        raise EmptyText(name)
     return check_length(name, value.strip())
 
 

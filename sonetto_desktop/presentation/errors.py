@@ -18,10 +18,11 @@ import sys
 from ..memory.errors import (ChangedMeanwhile, DontRememberRefused, ImportFormatError, MemoryError_, MemoryNotFound,
                              ProposalNotApplicable, ProposalOutdated, SecretRefused, StoreBusy, StoreCorrupt,
                              StoreReopening, without_private)
+from ..memory.item import EmptyText, TooLong
 from ..memory.review import ProposalWithdrawn
 from ..memory.undo import NothingToUndo, UndoConflict
 from ..redaction import scrub
-from .i18n import translate
+from .i18n import language, translate
 from .undo_words import card_names
 
 NAMES_SHOWN = 3  # an undo refused because of later changes names this many memories
@@ -51,7 +52,7 @@ def describe_error_exactly(exc: BaseException) -> str:
         return said
     if isinstance(exc, (DontRememberRefused, SecretRefused)):  # (their sentence says all their text does)
         return said
-    own = _own_text(exc)
+    own = _own_words(exc)
     return said if not own or own in said else f"{said} ({own})"
 
 
@@ -66,6 +67,45 @@ def describe_error_for_app(exc: BaseException) -> str:
     if isinstance(exc, SecretRefused):  # (in both languages, as the server's own refusals: its own text)
         return str(exc)
     return describe_error_exactly(exc)
+
+
+def _own_words(exc: BaseException) -> str:
+    """The failure's own words where its sentence leaves them out (which memory, which file), in the front
+    end's language: the exception's own text in English, our Chinese for our failures in Chinese (an
+    exception this does not know keeps its text)."""
+    if language() == "en":
+        return _own_text(exc)
+    if isinstance(exc, MemoryNotFound):
+        where = (translate("OperationErrors", "回收站") if exc.where == "trash"
+                 else translate("OperationErrors", "记忆库"))
+        return translate("OperationErrors", "{0}里没有 id 为 {1} 的记忆").format(where, repr(exc.memory_id))
+    if isinstance(exc, NothingToUndo):
+        return translate("OperationErrors", "轮次 {0} 没有留下可撤销的变化").format(repr(exc.turn_id))
+    if isinstance(exc, StoreCorrupt):
+        said = translate("OperationErrors", "文件：{0}").format(exc.path)
+        if exc.backup:
+            said += translate("OperationErrors", "；上一个完好的版本在 {0}").format(exc.backup)
+        return _cut(said)
+    if isinstance(exc, StoreBusy):
+        return _cut(translate("OperationErrors", "记忆库：{0}").format(exc.path))
+    if isinstance(exc, ChangedMeanwhile):
+        return translate("OperationErrors", "改过的记忆：{0}").format("、".join(exc.ids))
+    if isinstance(exc, StoreReopening):  # (its sentence says all its text does)
+        return ""
+    return _own_text(exc)
+
+
+def _store_file_words(kind: str, *values: str) -> str | None:
+    """Why a file of a YAML store is not read (``StoreCorrupt.words``), in the person's language; None for
+    a kind this does not know (an import's kinds: ``_import_words``)."""
+    if kind == "not_regular":
+        return translate("OperationErrors", "{0} 不是普通文件").format(*values)
+    if kind == "link":
+        return translate("OperationErrors", "{0} 是指向 {1} 的链接：链接不会被跟随").format(*values)
+    if kind == "too_large":
+        return translate("OperationErrors", "{0} 有 {1} MB，超过了 YAML 记忆库能读的 {2} MB（这么大的记忆库请改用 SQLite：设置里的存储方式）"
+                         ).format(*values)
+    return None
 
 
 def _own_text(exc: BaseException) -> str:
@@ -95,8 +135,9 @@ def _sentence(exc: BaseException) -> str | None:
                                             "请稍后再试；一直这样的话，关掉卡住的那个程序。").format(round(exc.seconds))
     if isinstance(exc, StoreReopening):  # (a move to another data folder copying meanwhile: the wall stays usable)
         return translate("OperationErrors", "记忆库正在切换（换了数据文件夹或存储方式），这次的改动没有保存：切换完成后再试一次。")
-    if isinstance(exc, StoreCorrupt):
-        return translate("OperationErrors", "记忆库文件无法读取，没有做任何修改：{0}").format(exc.detail)
+    if isinstance(exc, StoreCorrupt):  # (the detail in the person's language where it is our own wording)
+        detail = (_store_file_words(*exc.words) or _import_words(*exc.words)) if exc.words else None
+        return translate("OperationErrors", "记忆库文件无法读取，没有做任何修改：{0}").format(detail or exc.detail)
     if isinstance(exc, ProposalWithdrawn):  # its conversation (an import, a chat turn) was undone
         return translate("OperationErrors", "这条提议已撤回：它来自的对话（{0}）已经撤销，不能再批准。").format(
             exc.origin or exc.turn)
@@ -145,6 +186,11 @@ def error_detail(exc: BaseException) -> str:
         said = _import_words(*exc.words)
         if said is not None:
             return _cut(said)
+    if isinstance(exc, EmptyText):
+        return translate("OperationErrors", "{0}不能是空的").format(_field_word(exc.field))
+    if isinstance(exc, TooLong):
+        return translate("OperationErrors", "{0}有 {1} 个字，超过了上限 {2} 字").format(
+            _field_word(exc.field), f"{exc.length:,}", f"{exc.limit:,}")
     return _own_text(exc) or translate("OperationErrors", "出了意外的问题，详情已写入日志。")
 
 

@@ -16,6 +16,7 @@ import re
 from typing import Any, Callable, Iterator
 
 Translator = Callable[[str, str], str]
+Wording = Callable[[], str]  # a text said in the front end's language of the moment it is called
 
 ENGLISH_TABLE = "sonetto_en.yaml"  # in resources/translations: the source of the app's English .qm
 
@@ -31,6 +32,40 @@ def set_translator(translator: Translator | None) -> None:
 def translate(context: str, text: str) -> str:
     """``text`` (Chinese) in the front end's language."""
     return _translator(context, text) if _translator is not None else text
+
+
+def language() -> str:
+    """``"en"`` or ``"zh"``: the front end's language now (Qt's own trick, cf. ``QT_LAYOUT_DIRECTION``: the
+    source language's code is a translatable text, and the English table says ``"en"``)."""
+    return "en" if translate("Language", "zh") == "en" else "zh"
+
+
+class Worded(str):
+    """A text as said now that can be said again, in the language of then (``again()``): what outlives a
+    language switch on screen (a toast) re-words itself with it, and everything else takes it as the
+    ``str`` it is (a dialog's line, a log)."""
+
+    wording: Wording
+
+    def __new__(cls, wording: Wording) -> "Worded":
+        said = super().__new__(cls, wording())
+        said.wording = wording
+        return said
+
+    def again(self) -> str:
+        return self.wording()
+
+    def __reduce__(self) -> tuple[Any, ...]:  # (crossing a process: the text, not the way to word it)
+        return (str, (str(self),))
+
+
+def wording_of(text: "str | Wording") -> Wording:
+    """How to say ``text`` again: a wording as it is, a ``Worded``'s own, a plain text as it was said."""
+    if callable(text):
+        return text
+    if isinstance(text, Worded):
+        return text.wording
+    return lambda: text
 
 
 _PLACE = re.compile(r"%([1-9])")

@@ -9,7 +9,7 @@ from typing import Any
 
 from ..memory import kinds
 from ..memory.changes import IMPORT_PREFIX, USER, MemoryChange
-from .i18n import translate
+from .i18n import language, translate
 from .turn_summary import quiet
 
 PREVIEW_CHARS = 40
@@ -44,7 +44,7 @@ def toast_for(event: Any) -> ToastSpec | None:
         return _change_toast(event)
     kind = getattr(event, "kind", "")
     if kind in ("failed", "gave_up"):
-        detail = _preview(getattr(event, "detail", ""))
+        detail = _preview(_why(event))
         if kind == "gave_up" and detail and getattr(event, "attempt", 0):  # failed that often: kept, to retry
             text = translate("WriterToasts", "这轮对话的记忆整理已放弃（失败 {0} 次，留在失败列表里，可在状态栏重试）：{1}").format(
                 event.attempt, detail)
@@ -66,6 +66,15 @@ def toast_for(event: Any) -> ToastSpec | None:
         return ToastSpec(translate("WriterToasts", "想更新「{0}」，但它已锁定").format(what), "info",
                          f"locked:{memory_id}", memory_id or None, repeat=False, unlock_id=memory_id or None)
     return None
+
+
+def _why(event: Any) -> str:
+    """Why the writer failed, in the front end's language now (the event keeps both; ``detail`` is in the
+    one of the moment it failed)."""
+    zh, en = getattr(event, "zh", ""), getattr(event, "en", "")
+    if zh or en:
+        return (en or zh) if language() == "en" else (zh or en)
+    return getattr(event, "detail", "")
 
 
 def _change_toast(change: MemoryChange) -> ToastSpec | None:

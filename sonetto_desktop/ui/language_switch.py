@@ -59,7 +59,7 @@ async def change_language(app: "SonettoApp", language: str) -> None:
         return  # a rebuild is already waiting for the reply; it uses the translators just installed
     controller = app.controller
     if controller is not None and controller.busy:
-        app.toasts.show_toast(QApplication.translate("SonettoApp", "这条回复结束后，界面会切换语言。"),
+        app.toasts.show_toast(lambda: QApplication.translate("SonettoApp", "这条回复结束后，界面会切换语言。"),
                               key=WAITING_KEY, kind="info")
         app._language_task = app._tasks.spawn(_after_reply(app), name="switch-language")
         return
@@ -131,7 +131,7 @@ async def _rebuild_views(app: "SonettoApp") -> None:
     for toast in app.toasts.toasts():
         if toast.key == WAITING_KEY:
             toast.dismiss()  # no longer true; the done toast is its own (success) toast, not a refresh
-    app.toasts.show_toast(QApplication.translate("SonettoApp", "界面语言已切换。"), key=DONE_KEY, kind="success",
+    app.toasts.show_toast(lambda: QApplication.translate("SonettoApp", "界面语言已切换。"), key=DONE_KEY, kind="success",
                          repeat=False)  # a second switch is news of its own, not "×2"
     await _restore_content(app, state)
 
@@ -155,7 +155,7 @@ async def _typing_done(app: "SonettoApp", window: Any) -> None:
     imports = app.history_imports
     while not app._closed and alive(window) and (
             open_dialogs := _typed_into(window, imports.dialog if imports is not None else None)):
-        app.toasts.show_toast(QApplication.translate("SonettoApp", "关掉正在编辑的对话框后，界面会切换语言。"),
+        app.toasts.show_toast(lambda: QApplication.translate("SonettoApp", "关掉正在编辑的对话框后，界面会切换语言。"),
                               key=WAITING_KEY, kind="info", repeat=False)
         closed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
 
@@ -231,8 +231,9 @@ async def _restore_content(app: "SonettoApp", state: ViewState) -> None:
                 await controller.select_session(current)
         except Exception as exc:  # said, not only logged; the wall is restored anyway
             log.warning("could not show the chat again after the language switch", exc_info=True)
-            text = QApplication.translate("SonettoApp", "切换语言后没能重新显示这段对话：{0}")
-            app.toasts.show_toast(text.format(error_detail(exc)), key="language-chat", kind="error")
+            failure = exc  # (``exc`` is gone after the clause)
+            app.toasts.show_toast(lambda: QApplication.translate("SonettoApp", "切换语言后没能重新显示这段对话：{0}").format(
+                error_detail(failure)), key="language-chat", kind="error")
         if alive(window):
             restore_chat_scroll(state, window.chat_panel.view)
     await restore_wall(state, wall, app.wall_loaded)

@@ -61,7 +61,7 @@ class MemoryService(QObject):
     thread."""
 
     memory_changed = Signal(object)  # MemoryChange
-    operation_failed = Signal(str)
+    operation_failed = Signal(object)  # str: ``Failed.message`` (a ``Worded``, said again on a language switch)
 
     def __init__(self, source: Any, parent: QObject | None = None, *, feed: AppFeed | None = None) -> None:
         super().__init__(parent)

@@ -25,6 +25,7 @@ from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
 
 from sonetto_desktop.presentation.errors import error_detail
+from sonetto_desktop.presentation.i18n import wording_of
 from sonetto_desktop.aio import new_root_scope
 from sonetto_desktop.collector import QuietPasses
 from sonetto_desktop.config.paths import config_dir
@@ -191,14 +192,16 @@ class SonettoApp:
         self._mark("window_shown")
         if returned_from is not None:
             if self.services.returned_why == "quit":  # (quitting stopped it: the person did not say 取消)
-                text = QApplication.translate("SonettoApp", "上次退出时复制到数据文件夹 {0} 还没有完成，复制已停止，没有换过去。仍在使用原来的数据文件夹 {1}，记忆都在；要换过去，请在设置里再选一次。")
+                text = lambda: QApplication.translate("SonettoApp", "上次退出时复制到数据文件夹 {0} 还没有完成，复制已停止，没有换过去。仍在使用原来的数据文件夹 {1}，记忆都在；要换过去，请在设置里再选一次。")  # noqa: E731
             else:
-                text = QApplication.translate("SonettoApp", "上次没有换到数据文件夹 {0}（复制已取消或失败），仍在使用原来的数据文件夹 {1}。")
-            self.toasts.show_toast(text.format(returned_from, self.data_dir), key="data-copy-stopped", timeout_ms=0)
+                text = lambda: QApplication.translate("SonettoApp", "上次没有换到数据文件夹 {0}（复制已取消或失败），仍在使用原来的数据文件夹 {1}。")  # noqa: E731
+            folders = (returned_from, self.data_dir)
+            self.toasts.show_toast(lambda: text().format(*folders), key="data-copy-stopped", timeout_ms=0)
         if self.settings.set_aside:  # a damaged settings file: every setting at its default, said once
-            text = QApplication.translate("SonettoApp", "设置文件已损坏，所有设置暂时恢复为默认值；原来的文件保存为 {0}，可以从中找回。")
-            self.toasts.show_toast(text.format(self.settings.set_aside), key="settings-set-aside", kind="error",
-                                   timeout_ms=0)
+            set_aside = self.settings.set_aside
+            self.toasts.show_toast(lambda: QApplication.translate(
+                "SonettoApp", "设置文件已损坏，所有设置暂时恢复为默认值；原来的文件保存为 {0}，可以从中找回。").format(set_aside),
+                key="settings-set-aside", kind="error", timeout_ms=0)
         if self.services.migration_problem is not None and self.interactive:
             self._show_migration_problem()
         self._launch_agents()
@@ -393,9 +396,9 @@ class SonettoApp:
         if task.exception() is None:
             return
         exc = task.exception()
-        text = QApplication.translate("SonettoApp", "对话功能启动失败：%1。记忆墙仍可使用；请检查数据目录后重启。")
-        self.toasts.show_toast(text.replace("%1", error_detail(exc)), key="services-failed",
-                               kind="error", timeout_ms=0)
+        self.toasts.show_toast(lambda: QApplication.translate(
+            "SonettoApp", "对话功能启动失败：%1。记忆墙仍可使用；请检查数据目录后重启。").replace("%1", error_detail(exc)),
+            key="services-failed", kind="error", timeout_ms=0)
 
     async def _start_agents(self) -> None:
         assert self.services is not None and self.controller is not None and self.writer_control is not None
@@ -614,9 +617,11 @@ class SonettoApp:
             if isinstance(exc, CopyCancelled):  # the person's 取消 on the copy's toast
                 from .notices.data_copy import CANCELLED_KEY, cancelled_text
 
-                self.toasts.show_toast(cancelled_text(self.settings.resolved_data_dir()), key=CANCELLED_KEY)
+                folder = self.settings.resolved_data_dir()
+                self.toasts.show_toast(lambda: cancelled_text(folder), key=CANCELLED_KEY)
             else:
-                self.toasts.show_toast(_reopen_failed(new, self.settings, exc), key="store-reopen-failed",
+                kept, failure = self.settings, exc
+                self.toasts.show_toast(lambda: _reopen_failed(new, kept, failure), key="store-reopen-failed",
                                        kind="error", timeout_ms=0)
             saved = await call(self.settings.save)  # the file says what is used: the next start opens it too
             if not saved.ok:
@@ -638,7 +643,8 @@ class SonettoApp:
         new = dataclasses.replace(self.settings, language=language)
         saved = await call(new.save, with_secret=False)  # (the file only: the key stays where it is)
         if not saved.ok:
-            self.toasts.show_toast(QApplication.translate("SonettoApp", "无法保存设置：") + saved.message,
+            message = saved.message
+            self.toasts.show_toast(lambda: QApplication.translate("SonettoApp", "无法保存设置：") + wording_of(message)(),
                                    key="language-save-failed", kind="error", timeout_ms=0)
             return
         await self.apply_settings(new)

@@ -327,6 +327,9 @@ async def test_a_writer_toast_kept_across_a_switch_still_undoes_and_reveals(qapp
         await _switch(app, "en")
         await wait(lambda: _deleted(old_window), message="the old window deleted")
         assert toast in app.toasts.toasts()  # kept, by design
+        # and said in English, its button too (it kept its Chinese before)
+        assert toast.text == EN["WriterToasts"]["记住了：{0}"].format("用户喜欢山竹"), toast.text
+        assert toast.action_button.text() == EN["WriterToasts"]["撤销"]
         wall = app.wall
         await wait(lambda: wall.model.card(mid) is not None, message="the card in the new wall")
         revealed: list[str] = []

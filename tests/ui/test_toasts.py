@@ -191,3 +191,58 @@ async def test_a_very_long_message_is_cut_and_the_toast_stays_small(window):
     assert toast._label.toolTip() == detail  # the whole message is still there
     assert overlay.height() < window.height() // 2
     toast.dismiss()
+
+
+def _english_table() -> dict:
+    import yaml
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "resources" / "translations" / "sonetto_en.yaml"
+    return yaml.safe_load(path.read_text(encoding="utf-8"))
+
+
+async def test_toasts_on_screen_reword_themselves_when_the_language_is_switched(wall, populated_store, qapp, wait):
+    """A person switches to English while toasts show: the writer's turn (撤销), the writer's failure, a
+    card deleted on the wall (撤销), an operation that failed: each says itself in English, buttons too;
+    and back in Chinese after a switch back."""
+    from sonetto_desktop.memory.changes import Turn
+    from sonetto_desktop.ui.i18n import install_translators, remove_translators
+
+    en = _english_table()
+    await wall.reload()
+    feed: EventFeed[WriterEvent] = EventFeed()
+    service = MemoryService(_Services(populated_store, feed), wall)
+    writer_toasts = WriterToasts(wall.toasts, service, reveal=wall.reveal, parent=wall)
+    populated_store.add("喜欢爵士乐", "品味", actor="agent", reason="用户提到", turn=Turn("turn-1"))
+    feed.publish(WriterEvent("failed", detail="模型没有回应", attempt=2, zh="模型没有回应", en="the model did not answer"))
+    gone = populated_store.ids[next(iter(populated_store.ids))]
+    await wall.actions.delete_cards([gone])
+    await wall.service.submit(ops.DeleteMemory("no-such-memory"))  # fails: said by the wall's toast
+    await wait(lambda: len(wall.toasts.toasts()) == 4, message="four toasts")
+    texts = lambda: {t.key.split(":")[0]: (t.text, t.action_button.text() if t.action_button else None)  # noqa: E731
+                     for t in wall.toasts.toasts()}
+    chinese = texts()
+    assert chinese["turn"] == ("记住了：喜欢爵士乐", "撤销")
+    assert chinese["writer-error"] == ("整理记忆第 2 次失败：模型没有回应", None)
+    assert chinese["deleted"][1] == "撤销" and chinese["deleted"][0].startswith("已删除：")
+    assert chinese["operation-failed"] == ("找不到这条记忆，它可能已被删除或移动。", None)
+    closes = [t.close_button for t in wall.toasts.toasts()]
+
+    translators = install_translators(qapp, "en")
+    try:
+        await settle()
+        english = texts()
+        assert english["turn"] == (en["WriterToasts"]["记住了：{0}"].format("喜欢爵士乐"), en["WriterToasts"]["撤销"])
+        assert english["writer-error"] == (
+            en["WriterToasts"]["整理记忆第 {0} 次失败：{1}"].format(2, "the model did not answer"), None)
+        assert english["deleted"] == (en["MemoryWall"]["已删除：{0}"].format(chinese["deleted"][0][4:]),
+                                      en["MemoryWall"]["撤销"])
+        assert english["operation-failed"] == (en["OperationErrors"]["找不到这条记忆，它可能已被删除或移动。"], None)
+        assert {b.toolTip() for b in closes} == {en["Toast"]["关闭"]}
+    finally:
+        remove_translators(qapp, translators)
+    await settle()
+    assert texts() == chinese  # and back
+    writer_toasts.close()
+    await service.drain()
+    service.close()

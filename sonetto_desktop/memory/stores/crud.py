@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 from .. import kinds
 from ..changes import PERSON_ACTORS, MemoryChange, Turn, check_actor
 from ..errors import ChangedMeanwhile, FieldNotSettable, MemoryLocked, MemoryNotFound
-from ..item import MAX_HIT, MemoryItem, check_length, check_reason, now_iso
+from ..item import MAX_HIT, EmptyText, MemoryItem, check_length, check_reason, now_iso
 from ..record import card_state, field
 
 if TYPE_CHECKING:
@@ -32,7 +32,7 @@ EXPECTABLE = ("description", "theme")
 
 def require_text(name: str, value: Any) -> str:
     if not isinstance(value, str) or not value.strip():
-        raise ValueError(f"{name} must be a non-empty string")
+        raise EmptyText(name)
     return check_length(name, value.strip())
 
 

@@ -29,7 +29,8 @@ from ..record import (COLUMNS, DERIVED_CARD, DERIVED_COLUMNS, ROW_COLUMNS, colum
 from . import lock_wait
 from .columns import LIGHT, Columns, fill, read_columns
 from .transaction import Transaction, mentions
-from .validation import item_from_fields, item_from_raw, oversize_fields, said_once, sound_row, validate_item
+from .validation import (Finding, item_from_fields, item_from_raw, not_saved, oversize_fields, read_only, said_once,
+                         sound_row, validate_item)
 
 _SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS memories (
@@ -505,7 +506,8 @@ class SqliteMemoryManager(BaseMemoryManager):
             conn = self._conn()
             result = conn.execute("PRAGMA quick_check").fetchone()[0]
             if result != "ok":
-                return SelfCheckReport("FAIL", [f"{self.path} failed the integrity check: {result}"], [], 0)
+                return SelfCheckReport("FAIL", [Finding(f"{self.path} failed the integrity check: {result}",
+                                                        f"{self.path} 没有通过完整性检查：{result}")], [], 0)
             select = f"SELECT {', '.join(self._columns)} FROM memories"
             unknown_flag = f", {_DERIVED_UNKNOWN}" if self._derived else ", 0"
             rows = conn.execute(select.replace(" FROM", unknown_flag + " FROM", 1)).fetchall()
@@ -523,7 +525,7 @@ class SqliteMemoryManager(BaseMemoryManager):
                 if r:
                     fixes.append(row[0])
             if self.read_only:
-                issues.append(f"{self.path} is read-only: memories can be read, not changed")
+                issues.append(read_only(self.path))
                 repaired = []
             elif fixes or unknown:
                 with self._write_lock():  # re-read under the lock: another process may have written since
@@ -538,10 +540,10 @@ class SqliteMemoryManager(BaseMemoryManager):
                     if unknown:
                         self._fill_derived(conn, select)
         except (StoreWriteFailed, StoreReadOnly) as exc:
-            issues.append(f"repairs could not be saved: {exc}")
+            issues.append(not_saved(exc))
             repaired = []
         except sqlite3.DatabaseError as exc:
-            return SelfCheckReport("FAIL", [f"{self.path} cannot be read: {exc}"], [], 0)
+            return SelfCheckReport("FAIL", [Finding(f"{self.path} cannot be read: {exc}", f"{self.path} 无法读取：{exc}")], [], 0)
         return SelfCheckReport("WARN" if issues else "OK", issues, said_once(repaired), len(rows))
 
     def _fill_derived(self, conn: sqlite3.Connection, select: str) -> None:

@@ -9,12 +9,47 @@ from typing import Any, Callable, Mapping, Sequence
 from ..item import MAX_DESCRIPTION_CHARS, MAX_REASON_CHARS, MAX_THEME_CHARS, MemoryItem, normalize_time, now_iso
 from ..record import ADDED, MAX_HIT, Field, as_text, clamp_hit, plain as _plain, split_extra
 
-__all__ = ["HIT_REPAIRED", "as_text", "item_from_fields", "item_from_raw", "oversize", "oversize_fields", "said_once",
-           "sound_row", "trash_entry_problem", "validate_item", "validate_items"]
+__all__ = ["HIT_REPAIRED", "Finding", "as_text", "item_from_fields", "item_from_raw", "oversize", "oversize_fields", "said_once",
+           "said_in", "sound_row", "trash_entry_problem", "validate_item", "validate_items"]
 
 
 #: The words of a clamped hit count's note (``said_once`` gathers them into one line).
 HIT_REPAIRED = "hit repaired to"
+
+
+class Finding(str):
+    """A line of a self-check (``SelfCheckReport.issues`` / ``repaired``): its English text (what the log
+    and the app's details show) with the same in Chinese beside it (``zh``), for a front end that says
+    it in the person's language (``said_in``)."""
+
+    zh: str
+
+    def __new__(cls, en: str, zh: str) -> "Finding":
+        line = super().__new__(cls, en)
+        line.zh = zh
+        return line
+
+    def __getnewargs__(self) -> tuple[str, str]:  # (a copy, a pickle: both languages)
+        return (str(self), self.zh)
+
+
+def said_in(line: str, language: str) -> str:
+    """``line`` in ``language`` ("zh…" or "en"): a ``Finding``'s Chinese, else the line as it is."""
+    zh = getattr(line, "zh", None)
+    return zh if zh and language.startswith("zh") else str(line)
+
+
+_FIELD_ZH = {"description": "内容", "theme": "主题", "reason": "历史里的一条原因"}
+
+
+def read_only(path: object) -> Finding:
+    """A store that can be read, not written."""
+    return Finding(f"{path} is read-only: memories can be read, not changed", f"{path} 是只读的：记忆可以查看，不能修改")
+
+
+def not_saved(detail: object) -> Finding:
+    """Repairs a check made that could not be written."""
+    return Finding(f"repairs could not be saved: {detail}", f"修复没能保存：{detail}")
 
 
 def validate_item(memory_id: str, item: MemoryItem, cosmetic: list[str] | None = None) -> tuple[list[str], list[str]]:
@@ -29,63 +64,73 @@ def validate_item(memory_id: str, item: MemoryItem, cosmetic: list[str] | None =
         value = getattr(item, name)
         if value is not None and not isinstance(value, str):
             setattr(item, name, as_text(value))
-            repaired.append(f"{memory_id}: {name} was {_kind(value)}, stored as text")
+            repaired.append(Finding(f"{memory_id}: {name} was {_kind(value)}, stored as text",
+                                    f"{memory_id}：{_FIELD_ZH[name]}原来是{_kind(value, zh=True)}，已存成文字"))
             value = getattr(item, name)
         if value is None or (isinstance(value, str) and not value.strip()):
             if name == "theme":
                 item.theme = "未分类"
-                repaired.append(f"{memory_id}: empty theme set to 未分类")
+                repaired.append(Finding(f"{memory_id}: empty theme set to 未分类", f"{memory_id}：主题是空的，已设为“未分类”"))
             else:
-                issues.append(f"{memory_id}: empty description")
+                issues.append(Finding(f"{memory_id}: empty description", f"{memory_id}：内容是空的"))
         elif not isinstance(value, str):
-            issues.append(f"{memory_id}: {name} is {type(value).__name__}, not text")
+            kind = type(value).__name__
+            issues.append(Finding(f"{memory_id}: {name} is {kind}, not text", f"{memory_id}：{_FIELD_ZH[name]}是 {kind}，不是文字"))
         elif value != value.strip():
             setattr(item, name, value.strip())
-            repaired.append(f"{memory_id}: stripped blanks around {name}")
+            repaired.append(Finding(f"{memory_id}: stripped blanks around {name}", f"{memory_id}：去掉了{_FIELD_ZH[name]}前后的空白"))
     if item.history is None or not isinstance(item.history, list):
         if item.history not in (None, []):
-            issues.append(f"{memory_id}: history was {type(item.history).__name__}; kept as a note")
+            kind = type(item.history).__name__
+            issues.append(Finding(f"{memory_id}: history was {kind}; kept as a note",
+                                  f"{memory_id}：历史原来是 {kind}，已作为一条备注保留"))
             item.history = [{"time": now_iso(), "action": "note", "actor": "user",
                              "reason": "自检：无法识别的历史", "raw": _plain(item.history)}]
-            repaired.append(f"{memory_id}: history reset to a list")
+            repaired.append(_history_reset(memory_id))
         else:
             item.history = []
-            layout.append(f"{memory_id}: history reset to a list")
+            layout.append(_history_reset(memory_id))
     else:
         plain = [_plain(e) if isinstance(e, dict) else {"raw": _plain(e)} for e in item.history]
         if any(a is not b for a, b in zip(plain, item.history, strict=True)):
             (layout if all(isinstance(e, dict) for e in item.history) else repaired).append(
-                f"{memory_id}: history entries normalised")
+                Finding(f"{memory_id}: history entries normalised", f"{memory_id}：历史条目已规整"))
             item.history = plain
     if not isinstance(item.hit, int) or isinstance(item.hit, bool) or not 0 <= item.hit <= MAX_HIT:
         item.hit = clamp_hit(item.hit)
-        repaired.append(f"{memory_id}: {HIT_REPAIRED} {item.hit}")
+        repaired.append(Finding(f"{memory_id}: {HIT_REPAIRED} {item.hit}", f"{memory_id}：命中次数不可能，已改为 {item.hit}"))
     for f in ADDED:
         value = getattr(item, f.name)
         read = f.read(value)
         if read != value or type(read) is not type(value):
             setattr(item, f.name, read)
-            layout.append(f"{memory_id}: {f.name} was {value!r}, read as {read!r}")
+            layout.append(Finding(f"{memory_id}: {f.name} was {value!r}, read as {read!r}",
+                                  f"{memory_id}：{f.name} 原来是 {value!r}，读作 {read!r}"))
     fixed_time = normalize_time(item.latest_update_time)
     if fixed_time is None:
         item.latest_update_time = now_iso()
-        repaired.append(f"{memory_id}: missing latest_update_time set to now")
+        repaired.append(Finding(f"{memory_id}: missing latest_update_time set to now",
+                                f"{memory_id}：没有 latest_update_time，已设为现在"))
     elif fixed_time != item.latest_update_time:
         item.latest_update_time = fixed_time
     return issues, repaired
 
 
-def _kind(value: Any) -> str:
+def _history_reset(memory_id: str) -> Finding:
+    return Finding(f"{memory_id}: history reset to a list", f"{memory_id}：历史已重置为列表")
+
+
+def _kind(value: Any, *, zh: bool = False) -> str:
     if isinstance(value, bool):
-        return "a yes/no value"
+        return "是/否值" if zh else "a yes/no value"
     if isinstance(value, (int, float)):
-        return "a number"
+        return "数字" if zh else "a number"
     if isinstance(value, (datetime, date, time)):
-        return "a date or time"
+        return "日期或时间" if zh else "a date or time"
     if isinstance(value, (list, tuple)):
-        return "a list"
+        return "列表" if zh else "a list"
     if isinstance(value, dict):
-        return "a mapping"
+        return "键值表" if zh else "a mapping"
     return type(value).__name__
 
 
@@ -94,7 +139,8 @@ def oversize_fields(memory_id: str, item: MemoryItem) -> list[str]:
     found = []
     for name, length, limit in oversize(item):
         what = "a history reason" if name == "reason" else name
-        found.append(f"{memory_id}: {what} is {length:,} characters long (limit {limit:,})")
+        found.append(Finding(f"{memory_id}: {what} is {length:,} characters long (limit {limit:,})",
+                             f"{memory_id}：{_FIELD_ZH[name]}有 {length:,} 个字（上限 {limit:,}）"))
     return found
 
 
@@ -122,8 +168,10 @@ def said_once(repaired: list[str]) -> list[str]:
         return repaired
     rest = [note for note in repaired if HIT_REPAIRED not in note]
     count = "1 memory" if len(hits) == 1 else f"{len(hits):,} memories"
-    return [*rest, f"{count} had an impossible hit count (infinite, negative, not a number or above "
-                   f"{MAX_HIT:,}): read as a count from 0 to {MAX_HIT:,}"]
+    return [*rest, Finding(f"{count} had an impossible hit count (infinite, negative, not a number or above "
+                           f"{MAX_HIT:,}): read as a count from 0 to {MAX_HIT:,}",
+                           f"{len(hits):,} 条记忆的命中次数不可能（无穷大、负数、不是数字或超过 {MAX_HIT:,}）："
+                           f"已读作 0 到 {MAX_HIT:,} 之间的次数")]
 
 
 def validate_items(items: dict[str, Any]) -> tuple[list[str], list[str]]:
@@ -151,9 +199,10 @@ def item_from_raw(memory_id: str, raw: Any) -> tuple[MemoryItem, str | None]:
             value = raw.get(f.name)
             setattr(item, f.name, f.default() if value is None else value)
         item.extra = split_extra(raw)
-        note = None if hit is not None else f"{memory_id}: missing hit set to 0"
+        note = None if hit is not None else Finding(f"{memory_id}: missing hit set to 0", f"{memory_id}：没有命中次数，已设为 0")
         return item, note
-    return MemoryItem(str(raw), "未分类"), f"{memory_id}: entry was not a mapping; kept its text as the description"
+    return MemoryItem(str(raw), "未分类"), Finding(f"{memory_id}: entry was not a mapping; kept its text as the description",
+                                                 f"{memory_id}：这一项不是键值表，已把它的文字作为内容保留")
 
 
 def item_from_fields(memory_id: str, fields: Mapping[str, Any]) -> tuple[MemoryItem, list[str], list[str]]:

@@ -50,25 +50,25 @@ class ChatActions:
         if result is None:
             return None
         if result.conflicts:
-            text = QApplication.translate(
+            touched = result.touched
+            self.toasts.show_toast(lambda: QApplication.translate(
                 "SonettoApp", "被替换的那几轮写下的记忆后来又被改过，这些没有撤销（{0}）。可以在记忆墙上处理。").format(
-                card_names(result.touched))
-            self.toasts.show_toast(text, key=key, kind="error")
+                card_names(touched)), key=key, kind="error")
         if result.undo_turn:
             undo = result.undo_turn
             changes = result.changes  # (a plain name: lupdate reads only those as a count)
-            self.toasts.show_toast(QApplication.translate(
+            self.toasts.show_toast(lambda: QApplication.translate(
                 "SonettoApp", "消息改过了：已撤销被替换那几轮记下的 %n 处记忆变化", "", changes),
                 key=key if not result.conflicts else f"{key}:done", kind="success", timeout_ms=8000,
-                action_text=QApplication.translate("SonettoApp", "撤销"), on_action=lambda: service.submit(ops.UndoTurn(undo)),
+                action_text=lambda: QApplication.translate("SonettoApp", "撤销"), on_action=lambda: service.submit(ops.UndoTurn(undo)),
                 undone_by=undoes_turn(undo))
         return result
 
     def chat_exported(self, path: str) -> None:
         """A chat written to Markdown: said, with the way to its folder."""
         folder = str(Path(path).parent)
-        self.toasts.show_toast(QApplication.translate("SonettoApp", "已导出到 {0}").format(path), key="chat-exported",
-                               kind="success", action_text=QApplication.translate("SonettoApp", "打开文件夹"),
+        self.toasts.show_toast(lambda: QApplication.translate("SonettoApp", "已导出到 {0}").format(path), key="chat-exported",
+                               kind="success", action_text=lambda: QApplication.translate("SonettoApp", "打开文件夹"),
                                on_action=lambda: QDesktopServices.openUrl(QUrl.fromLocalFile(folder)))
 
     async def memory_gone(self, memory_id: str) -> None:
@@ -80,14 +80,15 @@ class ChatActions:
         trash = await self.service.run(ops.Trash()) if self.service is not None else None
         entry = next((row for row in trash or [] if row.get("id") == memory_id), None)
         if entry is None:
-            self.toasts.show_toast(QApplication.translate(
+            self.toasts.show_toast(lambda: QApplication.translate(
                 "SonettoApp", "这条记忆已经不在了（合并进了别的记忆，或已永久删除）。"), key=f"gone:{memory_id}", kind="info")
             return
         service = self.service
         said = " ".join(str(entry.get("description") or "").split())
-        self.toasts.show_toast(QApplication.translate("SonettoApp", "这条记忆已被忘掉，在回收站里：{0}").format(
-            said if len(said) <= 40 else said[:39] + "…"), key=f"gone:{memory_id}", kind="info",
-            action_text=QApplication.translate("SonettoApp", "恢复"), on_action=lambda: service.submit(ops.RestoreMemory(memory_id)),
+        said = said if len(said) <= 40 else said[:39] + "…"
+        self.toasts.show_toast(lambda: QApplication.translate("SonettoApp", "这条记忆已被忘掉，在回收站里：{0}").format(said),
+            key=f"gone:{memory_id}", kind="info",
+            action_text=lambda: QApplication.translate("SonettoApp", "恢复"), on_action=lambda: service.submit(ops.RestoreMemory(memory_id)),
             undone_by=restores([memory_id]))
 
     @property
@@ -108,7 +109,7 @@ class ChatActions:
         or a temporary one) or the message is (replaced by an edit; ``excerpt`` says what it was)."""
         assert self.controller is not None and self.window is not None and self.toasts is not None
         if self.engine is None or await self.engine.session(session_id) is None:
-            self.toasts.show_toast(QApplication.translate("SonettoApp", "那段对话已经不在了（删除了，或是临时对话）。"),
+            self.toasts.show_toast(lambda: QApplication.translate("SonettoApp", "那段对话已经不在了（删除了，或是临时对话）。"),
                                    key="chat-gone", kind="info")
             return False
         self.window.bring_to_front()
@@ -119,8 +120,8 @@ class ChatActions:
             view.setFocus()
             return True
         said = " ".join(excerpt.split())
-        text = (QApplication.translate("SonettoApp", "那条消息后来被编辑替换了，已不在这段对话里。原话：“{0}”").format(said)
-                if said else QApplication.translate("SonettoApp", "那条消息后来被编辑替换了，已不在这段对话里。"))
+        text = ((lambda: QApplication.translate("SonettoApp", "那条消息后来被编辑替换了，已不在这段对话里。原话：“{0}”").format(said))
+                if said else (lambda: QApplication.translate("SonettoApp", "那条消息后来被编辑替换了，已不在这段对话里。")))
         self.toasts.show_toast(text, key="chat-turn-gone", kind="info", timeout_ms=10000)
         return False
 
@@ -133,19 +134,22 @@ class ChatActions:
                                         on_error=lambda why: toasts.show_toast(why, key=key, kind="error"))
         if result is None:
             return
+        words: Callable[[], str]
         if result.conflicts:
-            text = QApplication.translate(
+            touched = result.touched
+            words = lambda: QApplication.translate(  # noqa: E731
                 "SonettoApp", "以后不会再记住这件事；但这轮写下的记忆后来又被改过，没有撤销（{0}）。可以在记忆墙上处理。"
-            ).format(card_names(result.touched))
+            ).format(card_names(touched))
             kind = "error"
         elif result.undo is not None:
             changes = len(result.undo.changes)
-            text = QApplication.translate("SonettoApp", "已撤销这轮的 %n 处记忆变化，以后也不会记住这件事。", "", changes)
+            words = lambda: QApplication.translate(  # noqa: E731
+                "SonettoApp", "已撤销这轮的 %n 处记忆变化，以后也不会记住这件事。", "", changes)
             kind = "success"
         else:
-            text = QApplication.translate("SonettoApp", "好的，这件事不会被记住。")
+            words = lambda: QApplication.translate("SonettoApp", "好的，这件事不会被记住。")  # noqa: E731
             kind = "success"
-        toasts.show_toast(text, key=key, kind=kind)
+        toasts.show_toast(words, key=key, kind=kind)
 
     async def forget_memory(self, memory_id: str) -> None:
         """"忘掉这条" on a recalled-memory chip: to the trash, with 撤销 on the toast."""
@@ -158,8 +162,8 @@ class ChatActions:
             return
         service = self.service
         preview = item.description if len(item.description) <= 30 else item.description[:29] + "…"
-        self.toasts.show_toast(QApplication.translate("SonettoApp", "已忘掉：{0}").format(preview),
+        self.toasts.show_toast(lambda: QApplication.translate("SonettoApp", "已忘掉：{0}").format(preview),
                                key=f"forgot:{memory_id}", kind="success",
-                               action_text=QApplication.translate("SonettoApp", "撤销"),
+                               action_text=lambda: QApplication.translate("SonettoApp", "撤销"),
                                on_action=lambda: service.submit(ops.RestoreMemory(memory_id)),
                                undone_by=restores([memory_id]))

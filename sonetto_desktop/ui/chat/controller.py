@@ -17,6 +17,7 @@ from PySide6.QtCore import QCoreApplication, QObject, Signal
 
 from sonetto_desktop.aio import spawn
 from sonetto_desktop.presentation.errors import error_detail
+from sonetto_desktop.presentation.i18n import Worded
 from ..i18n import ui_language
 from ..widgets.tasks import task_scope
 
@@ -58,7 +59,7 @@ class ChatController(QObject):
     reply_finished = Signal(str, str)  # session id, full reply
     reply_failed = Signal(str, str, str, str)  # session id, code, message for a person, user text
     busy_changed = Signal(bool)
-    operation_failed = Signal(str)
+    operation_failed = Signal(object)  # str, or a ``Worded`` (said again on a language switch)
     typing = Signal()  # the person is typing in a composer (the app readies what a turn needs)
 
     def __init__(self, engine: Any = None, *, parent: QObject | None = None) -> None:
@@ -216,8 +217,9 @@ class ChatController(QObject):
             raise
         except Exception as exc:  # reported, never raised into a slot
             log.warning("memory switch failed", exc_info=True)
-            self.operation_failed.emit(QCoreApplication.translate(
-                "ChatController", "没能保存这个对话的记忆设置，仍按原来的设置：") + error_detail(exc))
+            failure = exc  # (``exc`` is gone after the clause; the wording is said again later)
+            self.operation_failed.emit(Worded(lambda: QCoreApplication.translate(
+                "ChatController", "没能保存这个对话的记忆设置，仍按原来的设置：") + error_detail(failure)))
         await self.refresh_sessions()
 
     async def rename_session(self, session_id: str, title: str) -> None:
@@ -232,7 +234,9 @@ class ChatController(QObject):
             await self._engine.rename_session(session_id, title.strip())
         except Exception as exc:  # noqa: BLE001 - reported, never raised into a slot
             log.warning("rename failed: %s", exc)
-            self.operation_failed.emit(QCoreApplication.translate("ChatController", "重命名失败：") + str(exc))
+            failure = exc  # (``exc`` is gone after the clause; the wording is said again later)
+            self.operation_failed.emit(Worded(lambda: QCoreApplication.translate("ChatController", "重命名失败：")
+                                              + error_detail(failure)))
         await self.refresh_sessions()
 
     async def delete_session(self, session_id: str) -> None:

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from sonetto_desktop.presentation.errors import error_detail
+from sonetto_desktop.presentation.i18n import Worded
 from sonetto_desktop.agent.sessions import DEFAULT_TITLE
 from sonetto_desktop.agent.sessions import TEMPORARY_TITLE
 
@@ -284,8 +285,9 @@ class ChatPanel(QWidget):
             raise
         except Exception as exc:
             log.warning("session operation failed", exc_info=True)
-            self.controller.operation_failed.emit(
-                self.tr("对话操作失败：{0}").format(error_detail(exc)))
+            failure = exc  # (``exc`` is gone after the clause; the panel may be gone when said again)
+            self.controller.operation_failed.emit(Worded(
+                lambda: QCoreApplication.translate("ChatPanel", "对话操作失败：{0}").format(error_detail(failure))))
 
     async def select_session(self, session_id: str) -> None:
         await self._reported(self.controller.select_session(session_id))

@@ -7,11 +7,12 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QCoreApplication, Qt, QTimer, Signal
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QLineEdit, QWidget
 
 from sonetto_desktop.presentation.errors import error_detail
+from sonetto_desktop.presentation.i18n import Worded
 from ..widgets.tasks import task_scope
 from .controller import ChatController
 
@@ -60,7 +61,9 @@ class ChatSearchBox(QLineEdit):
             raise
         except Exception as exc:
             log.warning("chat search failed", exc_info=True)
-            self.controller.operation_failed.emit(self.tr("搜索失败：{0}").format(error_detail(exc)))
+            failure = exc  # (``exc`` is gone after the clause; the box may be gone when said again)
+            self.controller.operation_failed.emit(Worded(
+                lambda: QCoreApplication.translate("ChatSearchBox", "搜索失败：{0}").format(error_detail(failure))))
             return
         if generation == self._generation and self.text().strip():
             self.hits = hits

@@ -19,6 +19,7 @@ from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QWidget
 
 from sonetto_desktop.presentation.errors import error_detail
+from sonetto_desktop.presentation.i18n import Worded
 from ..widgets.tasks import task_scope
 from sonetto_desktop.history_import.runner import ImportElsewhere, ImportProgress, ImportResult
 from sonetto_desktop.history_import.service import HistoryImports
@@ -32,7 +33,7 @@ log = logging.getLogger(__name__)
 class HistoryImportActions(QObject):
     progress = Signal(object)  # ImportProgress
     finished = Signal(object)  # ImportResult
-    message = Signal(str, str)  # text, kind ("info" | "error")
+    message = Signal(object, str)  # text (a ``Worded``: said again on a language switch), kind ("info" | "error")
 
     def __init__(self, services: Any, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -88,10 +89,11 @@ class HistoryImportActions(QObject):
         try:
             state = await self.imports.start(plan, history, **options)
         except ImportElsewhere:
-            self.message.emit(self.tr("这个导入正在另一个 Sonetto 里进行"), "error")
+            self.message.emit(Worded(lambda: self.tr("这个导入正在另一个 Sonetto 里进行")), "error")
             return None
         except (OSError, ValueError, RuntimeError) as exc:
-            self.message.emit(self.tr("无法开始导入：{0}").format(error_detail(exc)), "error")
+            failure = exc  # (``exc`` is gone after the clause)
+            self.message.emit(Worded(lambda: self.tr("无法开始导入：{0}").format(error_detail(failure))), "error")
             return None
         self._follow = self._tasks.spawn(self._until_done(), name="history-import")
         return state
@@ -101,10 +103,11 @@ class HistoryImportActions(QObject):
         try:
             state = await self.imports.resume(import_id)
         except ImportElsewhere:
-            self.message.emit(self.tr("这个导入正在另一个 Sonetto 里进行"), "error")
+            self.message.emit(Worded(lambda: self.tr("这个导入正在另一个 Sonetto 里进行")), "error")
             return None
         except (OSError, ValueError, RuntimeError) as exc:
-            self.message.emit(self.tr("无法继续导入：{0}").format(error_detail(exc)), "error")
+            failure = exc  # (``exc`` is gone after the clause)
+            self.message.emit(Worded(lambda: self.tr("无法继续导入：{0}").format(error_detail(failure))), "error")
             return None
         if self._follow is None or self._follow.done():
             self._follow = self._tasks.spawn(self._until_done(), name="history-import")
@@ -119,26 +122,30 @@ class HistoryImportActions(QObject):
             log.warning("could not resume the history import: %s", exc)
             return
         if state is not None:
-            self.message.emit(self.tr("继续未完成的聊天记录导入（{0}）").format(state.label), "info")
+            label = state.label
+            self.message.emit(Worded(lambda: self.tr("继续未完成的聊天记录导入（{0}）").format(label)), "info")
             self._follow = self._tasks.spawn(self._until_done(), name="history-import")
 
     async def _until_done(self) -> ImportResult | None:
         try:
             result = await self.imports.wait()
         except (OSError, RuntimeError) as exc:
-            self.message.emit(self.tr("导入出错：{0}").format(error_detail(exc)), "error")
+            failure = exc  # (``exc`` is gone after the clause)
+            self.message.emit(Worded(lambda: self.tr("导入出错：{0}").format(error_detail(failure))), "error")
             return None
         self.last_result = result
         self.finished.emit(result)
         if result.failed:  # nothing could be written: not "完成", and why (as its window says)
-            self.message.emit(self.tr("聊天记录导入失败：{0} 批都没能写入，什么也没有写入：{1}").format(
-                result.failed_batches, result.error_in(ui_language()) or self.tr("原因不明")), "error")
+            self.message.emit(Worded(lambda: self.tr("聊天记录导入失败：{0} 批都没能写入，什么也没有写入：{1}").format(
+                result.failed_batches, result.error_in(ui_language()) or self.tr("原因不明"))), "error")
             return result
-        text = self.tr("聊天记录导入完成：写入 {0} 轮，新记忆 {1} 条，更新 {2} 条").format(
-            result.turns_written, result.memories_created, result.memories_updated)
-        if result.proposals:
-            text = self.tr("聊天记录导入完成：{0} 条提议已进入审核箱").format(result.proposals)
-        self.message.emit(text, "info")
+        def said() -> str:
+            if result.proposals:
+                return self.tr("聊天记录导入完成：{0} 条提议已进入审核箱").format(result.proposals)
+            return self.tr("聊天记录导入完成：写入 {0} 轮，新记忆 {1} 条，更新 {2} 条").format(
+                result.turns_written, result.memories_created, result.memories_updated)
+
+        self.message.emit(Worded(said), "info")
         return result
 
     def set_paused(self, paused: bool) -> None:

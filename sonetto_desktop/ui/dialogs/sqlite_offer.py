@@ -56,10 +56,11 @@ class SqliteOffer:
             return False
         self._state.setValue(_KEY.format("offered_at"), time.time())
         self._state.setValue(_KEY.format("offered_count"), count)
-        text = QApplication.translate("SqliteOffer", "记忆已有 {0} 条。换成 SQLite 记忆库会启动更快、占用更少内存；"
-                                           "所有记忆和历史都会原样迁移，随时可以在设置里换回。").format(f"{count:,}")
+        text = lambda: QApplication.translate("SqliteOffer", "记忆已有 {0} 条。换成 SQLite 记忆库会启动更快、占用更少内存；"  # noqa: E731
+                                                   "所有记忆和历史都会原样迁移，随时可以在设置里换回。").format(f"{count:,}")
         self._toasts.show_toast(text, key="sqlite-offer", kind="info", timeout_ms=0,
-                                action_text=QApplication.translate("SqliteOffer", "换成 SQLite"), on_action=self._accept)
+                                action_text=lambda: QApplication.translate("SqliteOffer", "换成 SQLite"),
+                                on_action=self._accept)
         return True
 
     def _due(self, count: int) -> bool:
@@ -76,8 +77,8 @@ class SqliteOffer:
         new = replace(self._services.settings, store_backend="sqlite")
         saved = await run_op(ops.Call.of(self._save, new))
         if isinstance(saved, ops.Failed):
-            text = QApplication.translate("SqliteOffer", "无法保存设置：{0}").format(saved.detail)
             if self._toasts is not None:
-                self._toasts.show_toast(text, key="sqlite-offer-failed", kind="error")
+                self._toasts.show_toast(lambda: QApplication.translate("SqliteOffer", "无法保存设置：{0}").format(saved.detail),
+                                        key="sqlite-offer-failed", kind="error")
             return
         await self._apply(new)

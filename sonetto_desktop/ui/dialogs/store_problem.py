@@ -10,6 +10,9 @@ from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
 
 from sonetto_desktop.memory.stores.base import SelfCheckReport
+from sonetto_desktop.memory.stores.validation import said_in
+
+from ..i18n import ui_language
 
 
 def store_problem_box(report: SelfCheckReport | None, data_dir: Path, parent: QWidget | None) -> QMessageBox:
@@ -18,7 +21,7 @@ def store_problem_box(report: SelfCheckReport | None, data_dir: Path, parent: QW
     box = QMessageBox(QMessageBox.Icon.Warning, QApplication.translate("SonettoApp", "记忆库有问题"), text,
                       QMessageBox.StandardButton.Ok, parent)
     box.setInformativeText(QApplication.translate("SonettoApp", "可以在数据文件夹里用备份（.bak）恢复，然后重新启动。"))
-    box.setDetailedText("\n".join(report.issues) if report else "")
+    box.setDetailedText("\n".join(said_in(line, ui_language()) for line in report.issues) if report else "")
     open_button = box.addButton(QApplication.translate("SonettoApp", "打开数据文件夹"), QMessageBox.ButtonRole.ActionRole)
     open_button.clicked.connect(lambda: QDesktopServices.openUrl(QUrl.fromLocalFile(str(data_dir))))
     box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)

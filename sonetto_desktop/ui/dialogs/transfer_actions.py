@@ -14,13 +14,14 @@ from pathlib import Path
 from typing import Any
 
 import shiboken6
-from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtCore import QCoreApplication, QObject, Qt, Signal
 from PySide6.QtWidgets import QFileDialog, QWidget
 
 from sonetto_desktop import ops
 from sonetto_desktop.memory.reasons import reason_text
 from sonetto_desktop.memory.transfer import ImportFormatError, format_for, marks_beside, read_import, trash_beside
 from sonetto_desktop.presentation.errors import error_detail, left_out
+from sonetto_desktop.presentation.i18n import Worded
 
 from ..widgets.dialogs import execute_dialog
 from ..widgets.file_dialogs import translated
@@ -49,7 +50,7 @@ def _known_type(path: Path) -> bool:
 
 
 class TransferActions(QObject):
-    message = Signal(str, str)  # text, kind ("info" | "error")
+    message = Signal(object, str)  # text (a ``Worded``: said again on a language switch), kind ("info" | "error")
 
     def __init__(self, service: MemoryService, parent: QWidget) -> None:
         super().__init__(parent)
@@ -85,24 +86,29 @@ class TransferActions(QObject):
         try:
             fmt = format_for(path)
         except ImportFormatError as exc:
-            self.message.emit(self.tr("无法导出：{0}").format(error_detail(exc)), "error")
+            failure = exc  # (``exc`` is gone after the clause)
+            self.message.emit(Worded(lambda: QCoreApplication.translate("TransferActions", "无法导出：{0}").format(error_detail(failure))), "error")
             return None
         count = await self._service.run(ops.ExportTo(path, fmt))  # a failure is reported by the service
         if count is None:
             return None
         side = await self._service.run(ops.Call.of(marks_beside, path, fmt))  # (YAML: the pins beside it)
-        if side is not None:
-            said = self.tr("已导出 {0} 条记忆到 {1}；置顶标记在旁边的 {2} 里，搬到别处时请一起带上").format(
-                count, path.name, side.name)
-        else:
-            said = self.tr("已导出 {0} 条记忆到 {1}").format(count, path.name)
         trashed = getattr(count, "trashed", 0)
         bin_ = await self._service.run(ops.Call.of(trash_beside, path, fmt)) if trashed else None
-        if bin_ is not None:  # (YAML: the trash beside it)
-            said += self.tr("；回收站里的 %n 条在旁边的 {0} 里，导入时会回到回收站", "", trashed).format(bin_.name)
-        elif trashed:
-            said += self.tr("；回收站里的 %n 条也在里面，导入时会回到回收站", "", trashed)
-        self.message.emit(said, "info")
+
+        def said() -> str:
+            if side is not None:
+                text = QCoreApplication.translate("TransferActions", "已导出 {0} 条记忆到 {1}；置顶标记在旁边的 {2} 里，搬到别处时请一起带上").format(
+                    count, path.name, side.name)
+            else:
+                text = QCoreApplication.translate("TransferActions", "已导出 {0} 条记忆到 {1}").format(count, path.name)
+            if bin_ is not None:  # (YAML: the trash beside it)
+                text += QCoreApplication.translate("TransferActions", "；回收站里的 %n 条在旁边的 {0} 里，导入时会回到回收站", "", trashed).format(bin_.name)
+            elif trashed:
+                text += QCoreApplication.translate("TransferActions", "；回收站里的 %n 条也在里面，导入时会回到回收站", "", trashed)
+            return text
+
+        self.message.emit(Worded(said), "info")
         return count
 
     # ── import ────────────────────────────────────────────────────────
@@ -126,7 +132,7 @@ class TransferActions(QObject):
         """Read ``path`` (in a worker), preview what it changes, and import only if the person says so."""
         read = await self._service.outcome(ops.Call.of(read_import, path))
         if isinstance(read, ops.Failed):  # a file that is not an export, or cannot be read: said, nothing changed
-            self.message.emit(self.tr("无法导入 {0}：{1}").format(path.name, read.detail), "error")
+            self.message.emit(Worded(lambda: QCoreApplication.translate("TransferActions", "无法导入 {0}：{1}").format(path.name, read.detail)), "error")
             return None
         items = read.value
         preview = await self._service.run(ops.PreviewImport(items))
@@ -141,16 +147,24 @@ class TransferActions(QObject):
             return None
         result = await self._service.submit(ops.ImportItems(items, reason_text("import.file", path.name)))
         if result is not None:
-            said = self.tr("已导入 {0} 条记忆，跳过 {1} 条重复的").format(len(result.added), len(result.skipped))
-            if result.trashed and not result.added:  # (an undo of an import leaves its trash: here it would do nothing)
-                said += self.tr("；%n 条删除了的记忆放回了回收站（这次导入没有新增记忆，无从撤销；不需要的可以在回收站里永久删除）", "",
-                                len(result.trashed))
-            elif result.trashed:
-                said += self.tr("；%n 条删除了的记忆放回了回收站（撤销这次导入时它们仍留在回收站）", "", len(result.trashed))
-            if note:  # (imported, but a part of the backup is not: said as long as a failure is)
-                said = self.tr("{0}。{1}").format(said, note)
-            self.message.emit(said, "error" if note else "info")
+            self.message.emit(Worded(lambda: _imported(result, items)), "error" if note else "info")
         return result
 
     async def close(self) -> None:
         await self._tasks.close()
+
+
+def _imported(result: Any, items: Any) -> str:
+    """What an import from a file did, in the UI's language of now."""
+    trashed = len(result.trashed)  # (a plain name: lupdate reads only those as a count)
+    text = QCoreApplication.translate("TransferActions", "已导入 {0} 条记忆，跳过 {1} 条重复的").format(
+        len(result.added), len(result.skipped))
+    if trashed and not result.added:  # (an undo of an import leaves its trash: here it would do nothing)
+        text += QCoreApplication.translate(
+            "TransferActions", "；%n 条删除了的记忆放回了回收站（这次导入没有新增记忆，无从撤销；不需要的可以在回收站里永久删除）", "", trashed)
+    elif trashed:
+        text += QCoreApplication.translate("TransferActions", "；%n 条删除了的记忆放回了回收站（撤销这次导入时它们仍留在回收站）", "", trashed)
+    note = left_out(items)
+    if note:  # (imported, but a part of the backup is not: said as long as a failure is)
+        text = QCoreApplication.translate("TransferActions", "{0}。{1}").format(text, note)
+    return text

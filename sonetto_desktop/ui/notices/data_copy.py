@@ -71,8 +71,8 @@ class DataCopyNotice(QObject):
         if toasts is None:
             return
         # (the same key: the toast shown is refreshed, and the overlay fits it to its new text)
-        toast = toasts.show_toast(progress_text(progress), key=KEY, kind="info", timeout_ms=0, repeat=False,
-                                  action_text=QCoreApplication.translate("DataCopyNotice", "取消"),
+        toast = toasts.show_toast(lambda: progress_text(progress), key=KEY, kind="info", timeout_ms=0, repeat=False,
+                                  action_text=lambda: QCoreApplication.translate("DataCopyNotice", "取消"),
                                   on_action=self._on_cancel)
         if toast is not self._toast:
             self._toast = toast

@@ -175,6 +175,6 @@ class MemoryUndo(QObject):
         (self._done if redo else self._undone).append(UndoEntry(result.turn_id, entry.label))
         self.changed.emit()
         if toasts is not None:
-            text = (QCoreApplication.translate("MemoryUndo", "已重做：{0}") if redo
-                    else QCoreApplication.translate("MemoryUndo", "已撤销：{0}")).format(entry.label)
-            toasts.show_toast(text, key=key, kind="success")
+            toasts.show_toast(lambda: (QCoreApplication.translate("MemoryUndo", "已重做：{0}") if redo
+                                       else QCoreApplication.translate("MemoryUndo", "已撤销：{0}")).format(entry.label),
+                              key=key, kind="success")

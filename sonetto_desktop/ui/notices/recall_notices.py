@@ -56,6 +56,6 @@ class RecallNotices(QObject):
         text = context_notice_text(notice)
         toasts = self._toasts()
         if toasts is not None:
-            toasts.show_toast(text, key=f"recall-context:{notice.base_url}|{notice.model}", kind="info",
+            toasts.show_toast(lambda: context_notice_text(notice), key=f"recall-context:{notice.base_url}|{notice.model}", kind="info",
                               timeout_ms=TIMEOUT_MS, repeat=False)
         self.said.emit(text)

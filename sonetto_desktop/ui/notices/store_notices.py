@@ -41,7 +41,7 @@ class StoreNotices(QObject):
             pass
 
     def _on_lock_wait(self, path: str) -> None:
-        self._overlay.show_toast(lock_wait_text(path), key="store:lock_wait", kind="info", timeout_ms=TIMEOUT_MS)
+        self._overlay.show_toast(lambda: lock_wait_text(path), key="store:lock_wait", kind="info", timeout_ms=TIMEOUT_MS)
 
     def _on_notice(self, notice: Any) -> None:
         on_click = None
@@ -49,5 +49,5 @@ class StoreNotices(QObject):
             reveal, memory_id = self._reveal, notice.ids[0]
             on_click = lambda: reveal(memory_id)  # noqa: E731
         level = notice_level(notice)
-        self._overlay.show_toast(notice_text(notice), key=f"store:{notice.kind}", kind=level, on_click=on_click,
+        self._overlay.show_toast(lambda: notice_text(notice), key=f"store:{notice.kind}", kind=level, on_click=on_click,
                                  repeat=False, timeout_ms=None if level == "error" else TIMEOUT_MS)

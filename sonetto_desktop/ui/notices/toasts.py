@@ -7,6 +7,10 @@ shown again with the same ``key`` while still visible is refreshed instead of st
 whose 撤销 takes back an action says how to know that action was undone another way (``undone_by``, a
 test of a memory change): the overlay is told each change (``withdraw_undone``) and such a toast goes
 then, its button would do nothing (Ctrl+Z, the history, the trash or another toast took it back).
+A toast says itself again in the UI's language when it changes (Qt's ``LanguageChange``: a toast
+outlives the language switch, the overlay moves over to the new window): its text and button are
+given as a wording (a function returning the text in the language of now, e.g. ``lambda:
+self.tr("…")``, or a ``presentation.i18n.Worded``); a plain text stays as it was said.
 Styled by the shared QSS through object names (``ToastOverlay``, ``Toast``, ``ToastText``,
 ``ToastAction``, ``ToastClose``) and the ``kind`` property (info / success / error).
 
@@ -19,6 +23,8 @@ from __future__ import annotations
 
 import logging
 from typing import Callable
+
+from sonetto_desktop.presentation.i18n import Wording, wording_of
 
 from PySide6.QtCore import QEvent, QObject, QRect, Qt, QTimer, Signal
 from PySide6.QtGui import QCursor, QEnterEvent, QMouseEvent
@@ -33,10 +39,20 @@ DEFAULT_TIMEOUT_MS = {"info": 4000, "success": 4000, "error": 8000}
 WIDTH = 340
 EDGE = 16
 MAX_CHARS = 240  # a long error (a parse failure, a server's page) is cut; the tooltip has it all
+Text = str | Wording  # said again on a language switch when a wording (``wording_of``)
 
 
 def _shown(text: str) -> str:
     return text if len(text) <= MAX_CHARS else text[: MAX_CHARS - 1] + "…"
+
+
+def _said(wording: Wording, before: str) -> str:
+    """``wording``'s text now; one that cannot be said again keeps what was said (``before``)."""
+    try:
+        return str(wording())
+    except Exception:
+        log.exception("a toast's wording failed")
+        return before
 
 
 def _safe_call(callback: Callable[[], object] | None) -> None:
@@ -55,12 +71,12 @@ class Toast(QFrame):
 
     def __init__(
         self,
-        text: str,
+        text: Text,
         *,
         key: str | None,
         kind: str,
         timeout_ms: int,
-        action_text: str | None,
+        action_text: Text | None,
         on_action: Callable[[], object] | None,
         on_click: Callable[[], object] | None,
         parent: QWidget,
@@ -73,7 +89,9 @@ class Toast(QFrame):
         self.key = key
         self.kind = kind
         self.repeats = 1
-        self._base_text = text
+        self._wording = wording_of(text)
+        self._text = ""  # as last said
+        self._action_wording = wording_of(action_text) if action_text else None
         self._on_action = on_action
         self._on_click = on_click
         self.undone_by = undone_by  # a change that took back what 撤销 offers (the toast then goes)
@@ -85,9 +103,8 @@ class Toast(QFrame):
         if on_click is not None:
             self.setCursor(Qt.CursorShape.PointingHandCursor)
 
-        self._label = QLabel(_shown(text), self)
+        self._label = QLabel(self)
         self._label.setObjectName("ToastText")
-        self._label.setToolTip(text if len(text) > MAX_CHARS else "")
         self._label.setWordWrap(True)
         self._label.setTextFormat(Qt.TextFormat.PlainText)
         row = QHBoxLayout(self)
@@ -95,8 +112,8 @@ class Toast(QFrame):
         row.setSpacing(8)
         row.addWidget(self._label, 1)
         self.action_button: QPushButton | None = None
-        if action_text:
-            self.action_button = QPushButton(action_text, self)
+        if self._action_wording is not None:
+            self.action_button = QPushButton(self)
             self.action_button.setObjectName("ToastAction")
             self.action_button.setCursor(Qt.CursorShape.PointingHandCursor)
             self.action_button.clicked.connect(self._on_action_clicked)
@@ -104,11 +121,11 @@ class Toast(QFrame):
         self.close_button = QToolButton(self)
         self.close_button.setObjectName("ToastClose")
         self.close_button.setText("×")
-        self.close_button.setToolTip(self.tr("关闭"))
         self.close_button.clicked.connect(self.dismiss)
         row.addWidget(self.close_button)
         tab_buttons(*(b for b in (self.action_button, self.close_button) if b is not None))
         enter_clicks(*(b for b in (self.action_button, self.close_button) if b is not None))
+        self.reword()
 
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
@@ -130,17 +147,28 @@ class Toast(QFrame):
     def is_dismissed(self) -> bool:
         return self._done
 
-    def refresh(self, text: str, *, count: bool = True) -> None:
+    def refresh(self, text: Text, *, count: bool = True) -> None:
         """The same key again: show the newest text, restart the countdown; ``count``: it is the same
         news again (shown as ×N), else the text simply replaces the old one (a growing summary)."""
         self.repeats = self.repeats + 1 if count else 1  # news of its own starts the count again
-        self._base_text = text
-        self._label.setText(f"{_shown(text)}  ×{self.repeats}" if self.repeats > 1 else _shown(text))
-        self._label.setToolTip(text if len(text) > MAX_CHARS else "")
-        self.updateGeometry()
+        self._wording = wording_of(text)
+        self._show_text()
         self._remaining_ms = self._timeout_ms
         if self._timeout_ms > 0 and not self.underMouse():
             self._timer.start(self._timeout_ms)
+
+    def reword(self) -> None:
+        """Say the text, the button and the close button's tip in the UI's language of now."""
+        self._show_text()
+        if self.action_button is not None and self._action_wording is not None:
+            self.action_button.setText(_said(self._action_wording, self.action_button.text()))
+        self.close_button.setToolTip(self.tr("关闭"))
+
+    def _show_text(self) -> None:
+        text = self._text = _said(self._wording, self._text)
+        self._label.setText(f"{_shown(text)}  ×{self.repeats}" if self.repeats > 1 else _shown(text))
+        self._label.setToolTip(text if len(text) > MAX_CHARS else "")
+        self.updateGeometry()
 
     def pause(self) -> None:
         if self._timer.isActive():
@@ -165,7 +193,7 @@ class Toast(QFrame):
 
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.LanguageChange:  # a toast outlives a language switch
-            self.close_button.setToolTip(self.tr("关闭"))
+            self.reword()
         super().changeEvent(event)
 
     def enterEvent(self, event: QEnterEvent) -> None:
@@ -224,18 +252,18 @@ class ToastOverlay(QWidget):
 
     def show_toast(
         self,
-        text: str,
+        text: Text,
         *,
         key: str | None = None,
         kind: str = "info",
-        action_text: str | None = None,
+        action_text: Text | None = None,
         on_action: Callable[[], object] | None = None,
         on_click: Callable[[], object] | None = None,
         timeout_ms: int | None = None,
         repeat: bool = True,
         undone_by: Callable[[object], bool] | None = None,
     ) -> Toast:
-        """Show ``text``; same ``key`` as a visible toast refreshes that one instead (counted as ×N
+        """Show ``text`` (a wording: said again on a language switch); same ``key`` as a visible toast refreshes that one instead (counted as ×N
         when ``repeat``: the same news again; else the new text replaces the old). ``timeout_ms=0``
         keeps it until closed. ``undone_by``: true for a memory change that undid what ``on_action``
         would undo (``withdraw_undone``)."""
@@ -316,6 +344,13 @@ class ToastOverlay(QWidget):
         self.setGeometry(QRect(parent.width() - width - EDGE, parent.height() - height - EDGE, width, height))
         self.show()
         self.raise_()
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.LanguageChange:  # (before the toasts': each says itself now)
+            for toast in self.toasts():
+                toast.reword()
+            self._relayout()  # a text of another length: another height
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if watched is self.parentWidget() and event.type() in (QEvent.Type.Resize, QEvent.Type.Show):

@@ -85,32 +85,34 @@ class VectorNotices(QObject):
         if self._ui_state is not None:
             self._ui_state.setValue(FALLBACK_KEY, key)
         here = platform_label()
-        if plan.runs == "endpoint":
-            text = filled(self.tr("这台电脑（%1）没有内置的向量模型：回忆改用你填好的向量服务 %2 按意思找记忆。"),
-                          here, plan.model)
-        else:
-            text = self.tr("这台电脑（%1）没有内置的向量模型：回忆只按字面找记忆。在 设置 ▸ 回忆 填一个向量服务"
+
+        def text() -> str:
+            if plan.runs == "endpoint":
+                return filled(self.tr("这台电脑（%1）没有内置的向量模型：回忆改用你填好的向量服务 %2 按意思找记忆。"),
+                              here, plan.model)
+            return self.tr("这台电脑（%1）没有内置的向量模型：回忆只按字面找记忆。在 设置 ▸ 回忆 填一个向量服务"
                            "（比如 Ollama 的 bge-m3），回忆就能按意思找。").replace("%1", here)
+
         toasts = self._toasts()
         if toasts is not None:
-            action = self.tr("设置…") if self._open_settings is not None and plan.runs == "off" else None
+            action = (lambda: self.tr("设置…")) if self._open_settings is not None and plan.runs == "off" else None
             toasts.show_toast(text, key="embeddings-fallback", kind="info", timeout_ms=FALLBACK_TIMEOUT_MS,
                               action_text=action, on_action=self._open_settings if action else None, repeat=False)
-        self.fallback_said.emit(text)
+        self.fallback_said.emit(text())
 
     def _check_builtin_failed(self, status: Any) -> None:
         plan = self._services.embeddings_plan()
         if plan.runs != "builtin" or status.model != plan.model or "builtin-failed" in self._said:
             return
         self._said.add("builtin-failed")
-        text = self.tr("内置的向量模型在这台电脑上运行不了：回忆只按字面找记忆。可以在 设置 ▸ 回忆 改用向量服务"
-                       "（比如 Ollama 的 bge-m3）；原因见状态栏的“向量”提示。")
+        text = lambda: self.tr("内置的向量模型在这台电脑上运行不了：回忆只按字面找记忆。可以在 设置 ▸ 回忆 改用向量服务"  # noqa: E731
+                               "（比如 Ollama 的 bge-m3）；原因见状态栏的“向量”提示。")
         toasts = self._toasts()
         if toasts is not None:
-            action = self.tr("设置…") if self._open_settings is not None else None
+            action = (lambda: self.tr("设置…")) if self._open_settings is not None else None
             toasts.show_toast(text, key="embeddings-builtin-failed", kind="error", timeout_ms=FALLBACK_TIMEOUT_MS,
                               action_text=action, on_action=self._open_settings if action else None, repeat=False)
-        self.fallback_said.emit(text)
+        self.fallback_said.emit(text())
 
     def _say_service_away(self, status: Any) -> None:
         """Recall could not get the message's vector (the service is away): said once per model and
@@ -119,12 +121,13 @@ class VectorNotices(QObject):
         if key in self._said:
             return
         self._said.add(key)
-        text = self.tr("向量服务 %1 连不上：回忆暂时只按字面找记忆，连上后自动恢复按意思找。").replace("%1", status.model)
+        model = status.model
+        text = lambda: self.tr("向量服务 %1 连不上：回忆暂时只按字面找记忆，连上后自动恢复按意思找。").replace("%1", model)  # noqa: E731
         toasts = self._toasts()
         if toasts is not None:
             toasts.show_toast(text, key="embeddings-service-away", kind="info", timeout_ms=FALLBACK_TIMEOUT_MS,
                               repeat=False)
-        self.fallback_said.emit(text)
+        self.fallback_said.emit(text())
 
     # ── consent to embed again ─────────────────────────────────────────
 

@@ -77,7 +77,7 @@ class WriterToasts(QObject):
             self._show_turn(event, spec)
             return
         if spec.unlock_id is not None:
-            self._show_locked(spec)
+            self._show_locked(event, spec)
             return
         if spec.kind != "error" and self._tray_notify is not None and self._tray_notify(spec.text):
             return
@@ -85,11 +85,12 @@ class WriterToasts(QObject):
         if spec.reveal_id and self._reveal is not None:
             reveal, memory_id = self._reveal, spec.reveal_id
             on_click = lambda: reveal(memory_id)  # noqa: E731
-        self._overlay.show_toast(spec.text, key=spec.key, kind=spec.kind, on_click=on_click, repeat=spec.repeat)
+        self._overlay.show_toast(_said_again(event, spec), key=spec.key, kind=spec.kind, on_click=on_click,
+                                 repeat=spec.repeat)
 
     # ── a lock that refused the writer ────────────────────────────────
 
-    def _show_locked(self, spec: Any) -> None:
+    def _show_locked(self, event: Any, spec: Any) -> None:
         memory_id = spec.unlock_id
         if memory_id in self._told_locked:
             return
@@ -98,8 +99,8 @@ class WriterToasts(QObject):
         if self._reveal is not None:
             reveal = self._reveal
             on_click = lambda: reveal(memory_id)  # noqa: E731
-        self._overlay.show_toast(spec.text, key=spec.key, kind=spec.kind, on_click=on_click, repeat=False,
-                                 action_text=QCoreApplication.translate("WriterToasts", "解锁"),
+        self._overlay.show_toast(_said_again(event, spec), key=spec.key, kind=spec.kind, on_click=on_click,
+                                 repeat=False, action_text=lambda: QCoreApplication.translate("WriterToasts", "解锁"),
                                  on_action=lambda: self.unlock(memory_id, spec.key))
 
     def unlock(self, memory_id: str, key: str) -> None:
@@ -117,7 +118,7 @@ class WriterToasts(QObject):
 
         await self._service.run(ops.SetLocked(memory_id, False, reason, own_action=False), on_error=said)
         if not failed:  # unlocked now (or already): the writer may change it from its next turn
-            overlay.show_toast(QCoreApplication.translate("WriterToasts", "已解锁：Sonetto 之后可以更新这条记忆了"),
+            overlay.show_toast(lambda: QCoreApplication.translate("WriterToasts", "已解锁：Sonetto 之后可以更新这条记忆了"),
                                key=key, kind="success")
 
     # ── one quiet notice per other source ─────────────────────────────
@@ -131,20 +132,21 @@ class WriterToasts(QObject):
             tally = self._elsewhere[key] = SourceTally(change.actor)
         tally.add(change)
         if toast is not None:
-            toast.refresh(tally.text(), count=False)
+            toast.refresh(tally.text, count=False)
             return
         on_click = None
         if self._reveal is not None:
             reveal = self._reveal
             on_click = lambda: tally.ids and reveal(tally.ids[-1])  # noqa: E731 - the newest one
-        self._overlay.show_toast(tally.text(), key=key, kind="info", on_click=on_click, repeat=False)
+        self._overlay.show_toast(tally.text, key=key, kind="info", on_click=on_click, repeat=False)
 
     # ── one toast per turn ────────────────────────────────────────────
 
     def _show_turn(self, change: MemoryChange, spec: ToastSpec) -> None:
         tally = self._tallies.add(change)
-        text = tally.text(single=spec.text)
-        if self._tray_notify is not None and self._tray_notify(text):
+        single = _said_again(change, spec)
+        text = lambda: tally.text(single=single())  # noqa: E731 - the tally as it is when said
+        if self._tray_notify is not None and self._tray_notify(text()):
             return
         key = f"turn:{tally.turn_id}"
         for toast in self._overlay.toasts():
@@ -157,7 +159,7 @@ class WriterToasts(QObject):
             on_click = lambda: reveal(first)  # noqa: E731
         turn_id = tally.turn_id
         self._overlay.show_toast(text, key=key, kind=spec.kind, on_click=on_click,
-                                 action_text=QCoreApplication.translate("WriterToasts", "撤销"),
+                                 action_text=lambda: QCoreApplication.translate("WriterToasts", "撤销"),
                                  on_action=lambda: self.undo_turn(turn_id), undone_by=undoes_turn(turn_id))
 
     def undo_turn(self, turn_id: str, overlay: Any = None) -> None:
@@ -173,4 +175,10 @@ class WriterToasts(QObject):
                                          on_error=lambda text: overlay.show_toast(text, key=key, kind="error"))
         if result is not None:
             changes = len(result.changes)
-            overlay.show_toast(QCoreApplication.translate("WriterToasts", "已撤销这轮的 %n 处记忆变化", "", changes), key=key, kind="success")
+            overlay.show_toast(lambda: QCoreApplication.translate("WriterToasts", "已撤销这轮的 %n 处记忆变化", "", changes),
+                               key=key, kind="success")
+
+
+def _said_again(event: Any, spec: ToastSpec) -> Callable[[], str]:
+    """``spec``'s text, worded again for ``event`` in the UI's language of then (a language switch)."""
+    return lambda: (toast_for(event) or spec).text

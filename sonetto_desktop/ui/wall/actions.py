@@ -369,13 +369,14 @@ class WallActions(QObject):
         deleted = [mid for mid, result in zip(ids, results, strict=True) if result is not None]
         if deleted and alive(self) and alive(self._toasts):  # (the wall may have gone meanwhile)
             if len(deleted) == 1:
-                text = QCoreApplication.translate("MemoryWall", "已删除：{0}").format(_preview(previews[deleted[0]]))
+                preview = _preview(previews[deleted[0]])
+                text = lambda: QCoreApplication.translate("MemoryWall", "已删除：{0}").format(preview)  # noqa: E731
             else:
-                text = QCoreApplication.translate("MemoryWall", "已删除 {0} 条记忆").format(len(deleted))
+                text = lambda: QCoreApplication.translate("MemoryWall", "已删除 {0} 条记忆").format(len(deleted))  # noqa: E731
             self._toasts.show_toast(
                 text,
                 key="deleted:" + ",".join(deleted),
-                action_text=QCoreApplication.translate("MemoryWall", "撤销"),
+                action_text=lambda: QCoreApplication.translate("MemoryWall", "撤销"),
                 on_action=lambda: self.undo_delete(deleted),
                 timeout_ms=6000,
                 undone_by=restores(deleted),
@@ -427,7 +428,7 @@ class WallActions(QObject):
             return self.merge_cards(target_id, ids[0])
         if all((card := self._model.card(mid)) is not None and card[THEME] == theme for mid in ids):
             if alive(self._toasts):  # a drop that changes nothing says so, and what would
-                self._toasts.show_toast(QCoreApplication.translate(
+                self._toasts.show_toast(lambda: QCoreApplication.translate(
                     "MemoryWall", "已经在「{0}」里了。要合并，就把它拖到另一张卡片上。").format(theme),
                     key="drop-nothing", kind="info")
             return []

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import QInputDialog, QMessageBox
 
 from sonetto_desktop import ops
 from sonetto_desktop.memory.changes import AGENT
+from sonetto_desktop.presentation.i18n import Wording
 
 from ..notices.memory_undo import undoes_turn
 from ..widgets.deferred import alive
@@ -70,20 +71,20 @@ class WallBulk(QObject):
         if not theme or not ids:
             return None
         write = self._wall.service.submit(ops.MoveMany(ops.ids(ids), theme, reason))
-        return self._keep(self._report(write, QCoreApplication.translate("WallBulk", "已把 {0} 条移到「{1}」"), theme))
+        return self._keep(self._report(write, lambda: QCoreApplication.translate("WallBulk", "已把 {0} 条移到「{1}」"), theme))
 
     def delete(self, ids: list[str]) -> "asyncio.Task[Any] | None":
         if not ids:
             return None
         write = self._wall.service.submit(ops.DeleteMany(ops.ids(ids)))
-        return self._keep(self._report(write, QCoreApplication.translate("WallBulk", "已删除 {0} 条记忆")))
+        return self._keep(self._report(write, lambda: QCoreApplication.translate("WallBulk", "已删除 {0} 条记忆")))
 
     def lock(self, ids: list[str], locked: bool) -> "asyncio.Task[Any] | None":
         if not ids:
             return None
         write = self._wall.service.submit(ops.LockMany(ops.ids(ids), locked))
-        text = (QCoreApplication.translate("WallBulk", "已锁定 {0} 条：Sonetto 和其他应用不能再改动它们") if locked
-                else QCoreApplication.translate("WallBulk", "已解锁 {0} 条"))
+        text = ((lambda: QCoreApplication.translate("WallBulk", "已锁定 {0} 条：Sonetto 和其他应用不能再改动它们")) if locked
+                else (lambda: QCoreApplication.translate("WallBulk", "已解锁 {0} 条")))
         return self._keep(self._report(write, text))
 
     def pin(self, ids: list[str], pinned: bool) -> "asyncio.Task[Any] | None":
@@ -91,8 +92,8 @@ class WallBulk(QObject):
         if not ids:
             return None
         write = self._wall.service.submit(ops.PinMany(ops.ids(ids), pinned))
-        text = (QCoreApplication.translate("WallBulk", "已置顶 {0} 条") if pinned
-                else QCoreApplication.translate("WallBulk", "已取消置顶 {0} 条"))
+        text = ((lambda: QCoreApplication.translate("WallBulk", "已置顶 {0} 条")) if pinned
+                else (lambda: QCoreApplication.translate("WallBulk", "已取消置顶 {0} 条")))
         return self._keep(self._report(write, text))
 
     # ── "删除 Sonetto 今天写的" ───────────────────────────────────────
@@ -114,8 +115,8 @@ class WallBulk(QObject):
 
     def forget_today(self) -> "asyncio.Task[Any]":
         write = self._wall.service.submit(ops.ForgetWrittenBy(start_of_today(), AGENT))
-        return self._keep(self._report(write, QCoreApplication.translate("WallBulk", "已删除 Sonetto 今天写的 {0} 条记忆"),
-                                       empty=QCoreApplication.translate("WallBulk", "Sonetto 今天还没有写下新的记忆。")))
+        return self._keep(self._report(write, lambda: QCoreApplication.translate("WallBulk", "已删除 Sonetto 今天写的 {0} 条记忆"),
+                                       empty=lambda: QCoreApplication.translate("WallBulk", "Sonetto 今天还没有写下新的记忆。")))
 
     # ── a theme ───────────────────────────────────────────────────────
 
@@ -138,8 +139,8 @@ class WallBulk(QObject):
         if not confirmed:
             self._keep_look(old, new)
         write = self._wall.service.submit(ops.RenameTheme(old, new))
-        text = (QCoreApplication.translate("WallBulk", "已把「{1}」并入「{2}」（{0} 条）") if confirmed
-                else QCoreApplication.translate("WallBulk", "已把「{1}」改名为「{2}」（{0} 条）"))
+        text = ((lambda: QCoreApplication.translate("WallBulk", "已把「{1}」并入「{2}」（{0} 条）")) if confirmed
+                else (lambda: QCoreApplication.translate("WallBulk", "已把「{1}」改名为「{2}」（{0} 条）")))
         return self._keep(self._report(write, text, old, new))
 
     def _keep_look(self, old: str, new: str) -> None:
@@ -171,21 +172,23 @@ class WallBulk(QObject):
 
     # ── the toast: how many, what was skipped, 撤销 ───────────────────
 
-    async def _report(self, write: "asyncio.Task[Any]", text: str, *args: Any, empty: str = "") -> Any:
+    async def _report(self, write: "asyncio.Task[Any]", text: Wording, *args: Any, empty: Wording | None = None) -> Any:
+        """The bulk action's toast; ``text`` (its ``{0}``: how many) and ``empty`` are wordings: said again
+        on a language switch."""
         result = await write
         if result is None or not shiboken6.isValid(self) or not alive(self._wall.toasts):
             return result  # failed (the service's toast said why), or the wall went away
         self.last_result = result
         done = len(result.changes)
         if not done and not result.skipped:
-            if empty:
+            if empty is not None:
                 self._wall.toasts.show_toast(empty, key=f"bulk:{result.turn_id}")
             return result
-        message = text.format(done, *args) + skipped_text(result.skipped)
-        turn_id = result.turn_id
+        skipped, turn_id = result.skipped, result.turn_id
         self._wall.toasts.show_toast(
-            message, key=f"bulk:{turn_id}", kind="success" if done else "info",
-            action_text=QCoreApplication.translate("WallBulk", "撤销") if done else None,
+            lambda: text().format(done, *args) + skipped_text(skipped), key=f"bulk:{turn_id}",
+            kind="success" if done else "info",
+            action_text=(lambda: QCoreApplication.translate("WallBulk", "撤销")) if done else None,
             on_action=(lambda: self.undo(turn_id)) if done else None, timeout_ms=8000,
             undone_by=undoes_turn(turn_id) if done else None)
         return result
@@ -196,7 +199,8 @@ class WallBulk(QObject):
     async def _undo(self, turn_id: str) -> Any:
         result = await self._wall.service.submit(ops.UndoTurn(turn_id))
         if result is not None and shiboken6.isValid(self) and alive(self._wall.toasts):
+            changes = len(result.changes)
             self._wall.toasts.show_toast(
-                QCoreApplication.translate("WallBulk", "已撤销（{0} 条记忆）").format(len(result.changes)),
+                lambda: QCoreApplication.translate("WallBulk", "已撤销（{0} 条记忆）").format(changes),
                 key=f"undo:{turn_id}", kind="success")
         return result

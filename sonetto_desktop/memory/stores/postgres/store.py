@@ -45,7 +45,7 @@ from .schema import ensure_schema, lock_key
 from .transaction import PgTransaction, Tables
 from ..transaction import Transaction, mentions
 from ..columns import LIGHT, Columns, items_columns
-from ..validation import validate_item
+from ..validation import Finding, validate_item
 
 
 #: The id generator's first ids, looked up with each write transaction's start (an add takes the
@@ -248,12 +248,15 @@ class PostgresMemoryManager(BaseMemoryManager):
     def self_check(self) -> SelfCheckReport:
         where = self.location.display()
         if self.connection.init_error:
-            return SelfCheckReport("FAIL", [f"{where} cannot be used: {self.connection.init_error}"], [], 0)
+            error = self.connection.init_error
+            return SelfCheckReport("FAIL", [Finding(f"{where} cannot be used: {error}", f"{where} 无法使用：{error}")], [], 0)
         if not self.online:
             copy_time = self.copy.saved_at()
             note = f"the local copy of {copy_time}" if copy_time else "no local copy yet"
+            note_zh = f"用的是 {copy_time} 的本机副本" if copy_time else "还没有本机副本"
             detail = self.connection.offline_detail
-            return SelfCheckReport("WARN", [f"{where} is unreachable ({detail}); read-only, {note}"],
+            return SelfCheckReport("WARN", [Finding(f"{where} is unreachable ({detail}); read-only, {note}",
+                                                    f"{where} 连不上（{detail}）：只读，{note_zh}")],
                                    [], len(self.copy.load()[0]))
         issues: list[str] = []
         repaired: list[str] = []
@@ -266,7 +269,8 @@ class PostgresMemoryManager(BaseMemoryManager):
                     repaired += read_repairs + more_repairs
                     if read_repairs or more_repairs:
                         txn.put(memory_id, item)
-                issues += [f"trash entry {mid} cannot be used ({why}); it is left as it is on the server"
+                issues += [Finding(f"trash entry {mid} cannot be used ({why}); it is left as it is on the server",
+                                   f"回收站里的 {mid} 无法使用（{why}），服务器上的它保持原样")
                            for mid, why in txn.bad_trash().items()]
                 filled = txn.fill_derived()  # (after the repairs: their rows were written with them)
                 if filled:
@@ -274,7 +278,7 @@ class PostgresMemoryManager(BaseMemoryManager):
                 if repaired:  # other devices re-read what was repaired
                     txn.record(MemoryChange(kinds.RELOAD, (), "user", "self-check repair"))
         except StoreOffline as exc:
-            return SelfCheckReport("WARN", [str(exc)], [], len(self.copy.load()[0]))
+            return SelfCheckReport("WARN", [Finding(str(exc), exc.zh)], [], len(self.copy.load()[0]))
         issues += self.problems.messages("change")
         return SelfCheckReport("WARN" if issues else "OK", issues, repaired, count)
 

@@ -89,7 +89,7 @@ class YamlFiles:
     def corrupt(self, path: Path, exc: BaseException) -> StoreCorrupt:
         """The error for a file of the store that cannot be read (naming the backup of memory.yaml)."""
         backup = str(self.backup_path) if path == self.path and self.backup_path.exists() else None
-        return StoreCorrupt(str(path), str(exc).replace("\n", " "), backup)
+        return StoreCorrupt(str(path), str(exc).replace("\n", " "), backup, getattr(exc, "words", ()))
 
     def read(self, path: Path) -> bytes | None:
         """The file's bytes (``None``: there is none). A link is never followed, and a file that is
@@ -97,11 +97,12 @@ class YamlFiles:
         try:
             st = os.lstat(path)
             if stat_mode.S_ISLNK(st.st_mode):
-                raise Refused("link", f"{path} is a link to {os.readlink(path)}: links are not followed")
+                target = os.readlink(path)
+                raise Refused("link", f"{path} is a link to {target}: links are not followed", "link", str(path), target)
             if not stat_mode.S_ISREG(st.st_mode):
-                raise Refused("unreadable", f"{path} is not a regular file")
+                raise Refused("unreadable", f"{path} is not a regular file", "not_regular", str(path))
             if st.st_size > MAX_FILE_BYTES:
-                raise Refused("unreadable", _too_large(path, st.st_size))
+                raise _too_large(path, st.st_size)
             fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0))
             with os.fdopen(fd, "rb") as fh:
                 data = fh.read(MAX_FILE_BYTES + 1)
@@ -110,24 +111,28 @@ class YamlFiles:
         except Refused:
             raise
         except OSError as exc:
-            raise Refused("unreadable", f"{path} cannot be read: {describe_os_error(exc)}") from exc
+            raise Refused("unreadable", f"{path} cannot be read: {describe_os_error(exc)}",
+                          "unreadable", str(path), str(exc.errno or "")) from exc
         if len(data) > MAX_FILE_BYTES:
-            raise Refused("unreadable", _too_large(path, len(data)))
+            raise _too_large(path, len(data))
         return data
 
 
-def _too_large(path: Path, size: int) -> str:
-    return (f"{path} is {size / 2**20:.0f} MB, more than the {MAX_FILE_BYTES // 2**20} MB a YAML store reads "
-            "(a store this large belongs in SQLite: settings, store backend)")
+def _too_large(path: Path, size: int) -> "Refused":
+    mb, limit = f"{size / 2**20:.0f}", str(MAX_FILE_BYTES // 2**20)
+    return Refused("unreadable", f"{path} is {mb} MB, more than the {limit} MB a YAML store reads "
+                   "(a store this large belongs in SQLite: settings, store backend)", "too_large", str(path), mb, limit)
 
 
 class Refused(Exception):
-    """A store file that is not read: ``kind`` "link" (a link in its place) or "unreadable"."""
+    """A store file that is not read: ``kind`` "link" (a link in its place) or "unreadable". ``words``:
+    ``detail`` as a kind and its values (``StoreCorrupt.words``), when it is our own wording."""
 
-    def __init__(self, kind: str, detail: str) -> None:
+    def __init__(self, kind: str, detail: str, *words: str) -> None:
         super().__init__(detail)
         self.kind = kind
         self.detail = detail
+        self.words = words
 
 
 __all__ = ["MAX_FILE_BYTES", "PARSE_ERRORS", "Keys", "Refused", "YamlFiles", "sha1"]

@@ -38,7 +38,7 @@ import yaml
 
 from ...item import MemoryItem
 from ...record import ADDED, BY_NAME
-from ..validation import item_from_raw, validate_item
+from ..validation import Finding, item_from_raw, validate_item
 from .safe import BOM, load_pairs, load_yaml
 
 _Dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
@@ -278,8 +278,9 @@ def parse_items(raw: bytes, source: str) -> Parsed:
         if memory_id in parsed.items:
             new_id = fresh_id(memory_id, taken)
             taken.add(new_id)
-            parsed.issues.append(f"duplicate id {memory_id!r} in {source}: both entries kept, the later one "
-                                 f"now has the id {new_id!r}")
+            parsed.issues.append(Finding(f"duplicate id {memory_id!r} in {source}: both entries kept, the later one "
+                                         f"now has the id {new_id!r}",
+                                         f"{source} 里的 id {memory_id!r} 重复了：两条都保留，后一条的 id 改成了 {new_id!r}"))
             memory_id = new_id
             parsed.rewrite.add(memory_id)
         parsed.read(memory_id, value)

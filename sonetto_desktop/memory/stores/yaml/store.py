@@ -53,7 +53,7 @@ from ...errors import MemoryNotFound, StoreCorrupt, StoreReadOnly, StoreWriteFai
 from ...files import atomic_write, private_dir, private_files, remove_stale_temps
 from ...item import MemoryItem
 from ..transaction import OverlayTransaction
-from ..validation import oversize_fields, said_once
+from ..validation import Finding, not_saved, oversize_fields, read_only, said_once
 from .cache import ParseCache
 from .state import DiskState, MemoryState
 from .recovery import recover_missing
@@ -363,22 +363,24 @@ class YamlMemoryManager(BaseMemoryManager):
             try:
                 issues, repaired = self.sync.full_load(publish=True)
             except StoreCorrupt as exc:
-                msg = f"{exc.path} cannot be read: {exc.detail}"
+                en, zh = f"{exc.path} cannot be read: {exc.detail}", f"{exc.path} 无法读取：{exc.detail}"
                 if exc.backup:
-                    msg += f" (last good version: {exc.backup})"
-                return SelfCheckReport("FAIL", [msg], [], 0)
+                    en, zh = en + f" (last good version: {exc.backup})", zh + f"（上一个完好的版本：{exc.backup}）"
+                return SelfCheckReport("FAIL", [Finding(en, zh)], [], 0)
             items = self.state.items
             assert items is not None
             for mid, item in items.items():
                 issues += oversize_fields(mid, item)
             if self.state.trash_error is not None:
-                issues.append(f"trash file {self.trash_path} cannot be parsed: {self.state.trash_error.detail}")
+                detail = self.state.trash_error.detail
+                issues.append(Finding(f"trash file {self.trash_path} cannot be parsed: {detail}",
+                                      f"回收站文件 {self.trash_path} 无法解析：{detail}"))
             if self.read_only:
-                issues.append(f"{self.path} is read-only: memories can be read, not changed")
+                issues.append(read_only(self.path))
             elif self.disk.needs_rewrite:  # repairs are written (only the repaired entries' text changes)
                 try:
                     self.writer.flush_locked()
                 except OSError as exc:
-                    issues.append(f"repairs could not be saved: {describe_os_error(exc)}")
+                    issues.append(not_saved(describe_os_error(exc)))
             count = len(items)
         return SelfCheckReport("WARN" if issues else "OK", issues, said_once(repaired), count)

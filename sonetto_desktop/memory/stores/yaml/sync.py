@@ -263,7 +263,7 @@ class YamlSync:
             raw = self.files.read(path)
         except Refused as exc:
             if exc.kind != "link":
-                raise StoreCorrupt(str(path), exc.detail) from exc
+                raise StoreCorrupt(str(path), exc.detail, words=exc.words) from exc
             self.say(StoreNotice("file_link", str(path), exc.detail))
             return None
         if raw is None:
@@ -385,7 +385,8 @@ class YamlSync:
                 raw = None
             else:
                 raise StoreCorrupt(str(self.files.path), exc.detail,
-                                   str(self.files.backup_path) if self.files.backup_path.exists() else None) from exc
+                                   str(self.files.backup_path) if self.files.backup_path.exists() else None,
+                                   exc.words) from exc
         if raw is None and held:
             self._take_file(None, settle=False)  # (says so, keeps the state, writes it out again)
             self.keys = keys
