@@ -19,7 +19,7 @@ from sonetto_desktop.memory.token_estimate import estimate_tokens
 @dataclass(frozen=True)
 class TextResponse:
     text: str
-    finish: str = "stop"  # the finish_reason it ends with ("length": cut at the model's limit)
+    finish: str | None = "stop"  # the finish_reason it ends with ("length": cut at the model's limit; None: none said)
 
 
 @dataclass(frozen=True)

@@ -629,6 +629,8 @@ async def test_a_reply_that_stops_before_its_end_is_said_and_not_handed_to_the_w
     from llm_server import TextResponse
 
     engine = await make_engine(llm_factory=lambda: make_llm(streaming=True, timeout=60))
+    llm_server.add_text("好呀")  # the server says how its replies end (finish_reason "stop")
+    await collect(engine, "s0", "你好")
     if end == "closed":
         llm_server.add_stalling_stream("从前有一座山，山上有", seconds=0.1)  # (well within the idle deadline)
     else:
@@ -637,13 +639,27 @@ async def test_a_reply_that_stops_before_its_end_is_said_and_not_handed_to_the_w
     assert events[-1].kind == "error" and events[-1].error_code == "cut_off", events[-1]
     assert "没说完" in events[-1].error_zh and "cut off" in events[-1].error_en
     assert "".join(e.text for e in events if e.kind == "token") == "从前有一座山，山上有"
-    assert ltm.writer.journal.pending() == []
+    assert not any("从前有一座山" in str(entry) for entry in ltm.writer.journal.pending())
     transcript = await engine.transcript("s1")
     assert transcript[1]["content"] == "从前有一座山，山上有" and transcript[1]["error"]["code"] == "cut_off"
     llm_server.add_text("接着说")
     await collect(engine, "s1", "继续")
     history = [(m["role"], m["content"]) for m in llm_server.last_messages()[1:]]
     assert history == [("user", "讲个故事"), ("assistant", "从前有一座山，山上有"), ("user", "继续")]
+
+
+@pytest.mark.parametrize("streaming", [True, False])
+async def test_a_server_that_never_says_how_a_reply_ended_is_not_cut_off(streaming, llm_server, make_llm,
+                                                                        make_engine):
+    """Some OpenAI-compatible servers and gateways send no finish_reason at all: every reply of theirs
+    is whole, and none may be taken for one cut off (that would fail them all)."""
+    from llm_server import TextResponse
+
+    engine = await make_engine(llm_factory=lambda: make_llm(streaming=streaming, timeout=60))
+    for n, text in enumerate(["你好呀", "今天也辛苦了", "晚安"]):
+        llm_server.add(TextResponse(text, finish=None))
+        events = await collect(engine, "s1", f"第{n}句")
+        assert events[-1].kind == "done" and events[-1].text == text, events[-1]
 
 
 async def test_a_slow_reply_that_keeps_streaming_is_not_cut_off(llm_server, make_llm, make_engine):
