@@ -142,6 +142,9 @@ def test_boundaries_of_months_and_years():
         "May I borrow your pen",
         "this may be wrong",
         "this may help you",
+        "These 2 may be useful",  # a number before the verb: no 2 May
+        "the first 3 may not work",
+        "step 4 may fail",
         "a budget of 2023 dollars",
         "we will march on",
         "they march in the parade",
@@ -171,6 +174,15 @@ def test_boundaries_of_months_and_years():
 )
 def test_ordinary_words_are_no_dates(text):
     assert resolve_time_ranges(text, WED) == []
+
+
+def test_a_number_before_may_is_a_date_when_it_reads_as_one():
+    may_2 = [(d(5, 2, 2027), d(5, 2, 2027))]
+    assert spans("we met 2 May") == spans("2 May, we met") == spans("on 2 May we met") == may_2
+    assert spans("2nd May we met") == spans("the 2 of May we met") == may_2
+    assert spans("by 2 may I left") == [(d(12, 2), d(5, 2, 2027))]
+    assert spans("2 May 2023 we met") == [(d(5, 2, 2023), d(5, 2, 2023))]
+    assert date_spans_in_text("Both 2 may need a vet; the 3 may cost more", WED) == []
 
 
 def test_a_day_no_calendar_has_is_no_date():

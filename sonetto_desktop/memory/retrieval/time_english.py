@@ -20,7 +20,8 @@ The rules match the Chinese ones where both languages say the same thing:
 - Month names: with a day ("May 3rd", "the 3rd of May", "October 13, 2023") a single day, without a year the
   occurrence nearest to now (as M月D日); with a year ("May 2023") that month; after in / during / by / last /
   next ... ("in March") this year's (and last year's as well when it is still to come, as N月); alone ("may
-  I", "march on") no date. "this may" is a date only at the end of a clause ("this may be wrong" is not).
+  I", "march on") no date. "this may" is a date only at the end of a clause ("this may be wrong" is not), and so is "2 may" ("these 2
+  may help" is not; "on 2 May we", "2nd May", "2 May 2023" are).
 - in / during / throughout YYYY (1900-2099) = that year (since / until / by ... YYYY: bounded as below). A season with last / this / next or a year
   ("summer 2021", "last summer"): spring = March-May, summer = June-August, autumn / fall = September-
   November, winter = December-February (northern hemisphere).
@@ -224,10 +225,16 @@ def _h_weekday(m: re.Match, today: date) -> list[DateRange] | DateRange | None:
     return [one(behind), one(coming)]
 
 
+_NUMBER_MAY = re.compile(r"(?:the\s+)?\d{1,2}\s+may", re.IGNORECASE)  # "2 may": the month, or "these 2 may be ..."
+
+
 def _h_full_date(m: re.Match, today: date) -> DateRange | None:
-    """Month D(, YYYY) and D (of) Month(, YYYY): without a year, the occurrence nearest to now."""
+    """Month D(, YYYY) and D (of) Month(, YYYY): without a year, the occurrence nearest to now. A bare
+    number before "may" is that day only at a clause's end ("we met 2 May"; "these 2 may be" is the verb)."""
     month, day = _month(m.group("mon")), int(m.group("d"))
     year = m.group("y")
+    if _NUMBER_MAY.fullmatch(m.group(0)) and not _CLAUSE_END.match(m.string, m.end()):
+        return None
     d = safe_date(int(year), month, day) if year else nearest_date(month, day, today)
     return None if d is None else DateRange(d, d, _label(m))
 
