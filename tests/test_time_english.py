@@ -7,6 +7,7 @@ from datetime import date, datetime
 
 import pytest
 
+from sonetto_desktop.memory.retrieval import time_english
 from sonetto_desktop.memory.retrieval.time_expressions import date_spans_in_text, resolve_time_ranges
 
 WED = datetime(2026, 12, 2, 12, 0)  # a Wednesday
@@ -209,3 +210,36 @@ def test_memory_dates_need_a_day_or_a_year():
     assert date_spans_in_text("I bought 3 apples", WED) == []
     written_in_march = datetime(2026, 3, 1)
     assert [s.start for s in date_spans_in_text("dentist on April 2nd", written_in_march)] == [d(4, 2)]
+
+
+_EVERY_FORM = [
+    "what did I eat yesterday", "Today I feel tired", "anything on tonight?", "the day before yesterday",
+    "what did we talk about last night", "this morning", "3 days ago", "twenty-one days ago", "a week ago",
+    "four years ago", "in 3 days", "five days from now", "in two weeks", "within 10 days", "in the next 5 days",
+    "over the past 3 days", "a couple of weeks ago", "a fortnight ago", "last week", "this week",
+    "the week before last", "last month", "next year", "the year before last", "this weekend", "last weekend",
+    "the end of the month", "the beginning of the year", "recently", "lately", "these days", "last Friday",
+    "next Wed", "on Friday", "this coming Monday", "in March", "last May", "mid-June", "by this March",
+    "on May 3rd", "Dec. 25th", "on the 3rd of May", "October 13, 2023", "on 3 June, 2023", "in May 2023",
+    "Sept 2022", "in 2023", "since 2019", "summer 2021", "last summer", "this fall", "Christmas", "Christmas Eve",
+    "on Valentine’s Day", "valentines", "New Year's Eve", "new years day", "halloween", "before Friday",
+    "by next Wednesday", "since last Friday", "after Christmas", "我 last week 去的那家店", "我们May 3rd见过",
+    "YESTERDAY 吃了什么", "昨天和next Wednesday",
+]
+
+
+@pytest.mark.parametrize("text", _EVERY_FORM)
+def test_the_english_forms_a_text_is_read_for_are_all_it_can_have(text):
+    """A text is read only for the forms whose words it has (a long message costs one pass over its words,
+    not every form's pattern over it): every form found in it by all the patterns is among them."""
+    asked = time_english.patterns_for(text)
+    found = [(pattern, handler) for pattern, handler in time_english.PATTERNS
+             if any(handler(m, WED.date()) is not None for m in pattern.finditer(text))]
+    assert found, text
+    assert [p for p, _ in found if (p, _) not in asked] == []
+
+
+def test_a_text_without_english_time_words_is_not_read_for_them():
+    assert time_english.patterns_for("So I finally cleaned the garage and found the old boxes from when we "
+                                     "moved: photos of the kids, my dad's tools and letters I never opened.") == []
+    assert time_english.patterns_for("我昨天去了那家店") == []

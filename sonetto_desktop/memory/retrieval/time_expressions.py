@@ -274,7 +274,7 @@ def resolve_time_ranges(text: str, now: datetime | date) -> list[DateRange]:
     today = _as_date(now)
     taken: list[tuple[int, int]] = []
     found: list[tuple[int, DateRange]] = []
-    for pattern, handler in _PATTERNS + time_english.PATTERNS if time_english.has_latin(text) else _PATTERNS:
+    for pattern, handler in _PATTERNS + time_english.patterns_for(text):
         for m in pattern.finditer(text):
             span = m.span()
             if any(span[0] < end and start < span[1] for start, end in taken):
