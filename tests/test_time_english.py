@@ -146,6 +146,7 @@ def test_boundaries_of_months_and_years():
         "These 2 may be useful",  # a number before the verb: no 2 May
         "the first 3 may not work",
         "step 4 may fail",
+        "one of these days I will visit Japan",  # some day to come, not the last two weeks
         "a budget of 2023 dollars",
         "we will march on",
         "they march in the parade",

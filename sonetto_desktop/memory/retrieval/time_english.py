@@ -25,7 +25,7 @@ The rules match the Chinese ones where both languages say the same thing:
 - in / during / throughout YYYY (1900-2099) = that year (since / until / by ... YYYY: bounded as below). A season with last / this / next or a year
   ("summer 2021", "last summer"): spring = March-May, summer = June-August, autumn / fall = September-
   November, winter = December-February (northern hemisphere).
-- recently / lately / these days = the last 14 days (最近). The end / beginning of the month = its last /
+- recently / lately / these days = the last 14 days (最近); "one of these days" is none (a day to come). The end / beginning of the month = its last /
   first seven days (月底 / 月初); of the year = December / January.
 - Christmas (Eve), New Year's (Eve / Day), Valentine's Day, Halloween = their nearest occurrence.
 - before / by / until / till X = today .. X (only X if it is past), as X之前; after X = X .. 30 days on, as
@@ -296,7 +296,12 @@ def _h_month_part(m: re.Match, today: date) -> DateRange:
     return DateRange(whole.start, whole.start + timedelta(days=6), label)
 
 
-def _h_recent(m: re.Match, today: date) -> DateRange:
+_ONE_OF = re.compile(r"of\s+$", re.IGNORECASE)
+
+
+def _h_recent(m: re.Match, today: date) -> DateRange | None:
+    if _ONE_OF.search(m.string, 0, m.start()):
+        return None  # "one of these days": some day to come
     return DateRange(today - timedelta(days=RECENT_DAYS), today, _label(m))
 
 
