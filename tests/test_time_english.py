@@ -237,7 +237,7 @@ def test_the_english_forms_a_text_is_read_for_are_all_it_can_have(text):
     found = [(pattern, handler) for pattern, handler in time_english.PATTERNS
              if any(handler(m, WED.date()) is not None for m in pattern.finditer(text))]
     assert found, text
-    assert [p for p, _ in found if (p, _) not in asked] == []
+    assert [entry[0].pattern for entry in found if entry not in asked] == []
 
 
 def test_a_text_without_english_time_words_is_not_read_for_them():
