@@ -1,6 +1,7 @@
 """``sonetto memory …``: the memories from a terminal, through the same services as the app (as the
 actor ``cli``). No Qt, no LLM: it opens exactly the store the app opens (same settings, data dir and
-backend, migrating after a backend switch), or the file given with ``--store``.
+backend, migrating after a backend switch), or the file given with ``--store`` (or that server's address:
+``cli_store``).
 
 Every command is an operation value (``ops.py``) run by ``AppServices.run``, as the window's are: a
 failure is worded by ``presentation/errors.py``, the same words the window shows, with the failure's own
@@ -34,6 +35,7 @@ from .memory.stores.validation import said_in
 from .memory.undo import Touched, UndoConflict
 from .memory.transfer import (FORMATS, ImportFormatError, export_text, export_yaml_text, format_for, marks_beside,
                               read_import, trash_beside)
+from .cli_store import StoreRefused, named_store
 from .cli_words import Words, lock_wait_words, no_such_store, terminal_words, withdrawn_line, words_of
 from .presentation.errors import pins_left_out, trash_left_out
 from .presentation.reasons import render_reason
@@ -57,7 +59,8 @@ def one_line(text: object) -> str:
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="sonetto memory", description="Manage Sonetto's long-term memories.")
-    parser.add_argument("--store", help="a memory store file (.yaml or .db) instead of the app's data dir")
+    parser.add_argument("--store", help="a memory store file (.yaml or .db) instead of the app's data dir, or the "
+                        "address of the memory server the settings use (postgresql://…)")
     parser.add_argument("--create", action="store_true", help="with --store: create the file if it does not exist")
     sub = parser.add_subparsers(dest="command", required=True)
     lst = sub.add_parser("list", help="list memories by theme")
@@ -147,7 +150,10 @@ async def _no_store_yet(args: argparse.Namespace) -> Path | None:
 
 async def _main(args: argparse.Namespace, say: Words) -> int:
     ctrl_c_stops_lock_waits()
-    store = Path(args.store).expanduser() if args.store else None
+    try:
+        store, settings = await named_store(args.store, say)
+    except StoreRefused as exc:
+        return _fail(str(exc))
     if args.command == "import":  # read (and refuse) the file before the store is even opened
         try:
             args.incoming = read_import(args.file)
@@ -165,7 +171,7 @@ async def _main(args: argparse.Namespace, say: Words) -> int:
             await _export_nothing(Path(args.output), args.format or format_for(args.output))
         return 0
     try:
-        services = await AppServices.open(store_path=store, actor=CLI, watch=False)
+        services = await AppServices.open(store_path=store, settings=settings, actor=CLI, watch=False)
     except (MemoryError_, OSError, ValueError) as exc:
         return _fail(words_of(exc, say))
     problem = services.migration_problem

@@ -40,6 +40,7 @@ from typing import Any
 from .aio import root_scope, run_blocking
 from .cli import (_fail, ctrl_c_stops_lock_waits, forget_lock_waits, print_kept, print_undo_preview, printable,
                   say_lock_waits)
+from .cli_store import StoreRefused, named_store
 from .cli_words import (Words, cli_language, lock_wait_words, no_such_store, terminal_words, withdrawn_line,
                         words_of)
 from .history_import.ledger import DONE, UNDONE, ImportLedger, imports_dir
@@ -62,7 +63,8 @@ def _parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="sonetto history",
                      description="Import chats from other apps into the memories: " + "; ".join(f.what[1] for f in known)
                      + (f". {' and '.join(guessed)} publish no format: read best effort." if guessed else "."))
-    parser.add_argument("--store", help="a memory store file (.yaml or .db) instead of the app's data dir")
+    parser.add_argument("--store", help="a memory store file (.yaml or .db) instead of the app's data dir, or the "
+                        "address of the memory server the settings use (postgresql://…)")
     parser.add_argument("--create", action="store_true", help="with --store: create the file if it does not exist")
     sub = parser.add_subparsers(dest="command", required=True)
     imp = sub.add_parser("import", help="import a chat export (zip, folder or file); '-' reads saved memories from stdin")
@@ -149,11 +151,14 @@ async def _main(args: argparse.Namespace) -> int:
     ctrl_c_stops_lock_waits()
     say = await run_blocking(terminal_words)
     say_lock_waits(lock_wait_words(say))
-    store = Path(args.store).expanduser() if args.store else None
+    try:
+        store, settings = await named_store(args.store, say)
+    except StoreRefused as exc:
+        return _refuse(args, str(exc))
     if store is not None and not store.exists() and not args.create:
         return _refuse(args, no_such_store(store, say))
     try:
-        services = await AppServices.open(store_path=store, actor=CLI, watch=False)
+        services = await AppServices.open(store_path=store, settings=settings, actor=CLI, watch=False)
     except (MemoryError_, OSError, ValueError) as exc:
         return _refuse(args, words_of(exc, say))
     say = Words(cli_language(services.settings.language))

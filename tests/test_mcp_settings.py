@@ -306,3 +306,20 @@ async def test_a_look_after_a_save_waits_for_the_apply_another_look_began():
     assert await asyncio.wait_for(background, 10) is True
     await asyncio.wait_for(tool, 10)
     assert current.review_mode is True
+
+
+def test_the_servers_log_lines_hide_passwords_and_keys(tmp_path):
+    """``sonetto mcp`` logged to stderr without the app's redaction: a line quoting a memory server's
+    address or an error's text showed the password (the window's log hides it)."""
+    import subprocess
+
+    Settings(mcp_enabled=False).save(with_secret=False)  # the server ends right after its logging is set up
+    script = ("import logging, sys\n"
+              "from sonetto_desktop.mcp_server.entry import main\n"
+              "assert main(['--verbose']) == 2\n"
+              "logging.getLogger('sonetto_desktop.x').warning('cannot reach postgresql://me:Zz9-s3cret/x@db:5432/m')\n"
+              "logging.getLogger('psycopg').info('conninfo host=db password=Zz9-s3cret; key sk-Zz9s3cretKey')\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert "cannot reach postgresql://me:***@db:5432/m" in done.stderr, done.stderr
+    assert "Zz9" not in done.stderr and "host=db password=***" in done.stderr, done.stderr

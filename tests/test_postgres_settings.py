@@ -224,6 +224,45 @@ def test_every_form_of_a_password_is_taken_out_of_the_address(form):
     assert Settings(store_backend="postgres", postgres_url=address).validate() == []
 
 
+#: Passwords as people type them into the address, not percent-encoded: libpq reads ? and # there.
+TYPED = ("pw?Query#7c/6b", "pw/Query-7c6b", "pw#Query-7c6b", "pw?Query-7c6b")
+
+
+@pytest.mark.parametrize("password", TYPED)
+def test_a_typed_password_holding_a_slash_a_question_mark_or_a_hash_is_taken_out_too(password, pg_server, pg_schema,
+                                                                                   tmp_path, caplog):
+    """It stayed in the address: shown on the settings page, in the window's banner, the command line's
+    words and the store's errors (and libpq read its start as the port, its error quoting it), and kept
+    in the settings file instead of the keyring."""
+    from sonetto_desktop.memory.stores.postgres.location import split_password
+    from sonetto_desktop.memory.stores.postgres.store import PostgresMemoryManager
+    from sonetto_desktop.postgres_setup import keep_password_out_of_settings
+
+    address = f"postgresql://sonetto:{password}@127.0.0.1:{pg_server.port}/sonetto_test?sslmode=disable"
+    assert split_password(address) == (f"postgresql://sonetto@127.0.0.1:{pg_server.port}/sonetto_test?sslmode=disable",
+                                       password)
+    store = PostgresMemoryManager(address, schema=pg_schema, device="desk", cache_path=tmp_path / "copy.db")
+    try:
+        assert store.online and store.location.password == password  # the server is reached with it
+        assert password not in store.location.display() + store.location.url + str(store.self_check().issues)
+    finally:
+        store.close()
+    Settings(store_backend="postgres", postgres_url=address).save(with_secret=False)
+    assert keep_password_out_of_settings() and Settings.load().postgres_password == password
+    assert password not in (config_dir() / "settings.json").read_text(encoding="utf-8") + caplog.text
+
+
+@pytest.mark.parametrize("address", [
+    "postgresql://db.example:5432/mem?application_name=me@home",  # an @ after the path, a port before it
+    "postgresql://[::1]:5432/mem?application_name=me@home",
+    "postgresql://me@db.example/mem?application_name=a:b@c",
+])
+def test_an_address_without_a_password_is_kept_as_written(address):
+    from sonetto_desktop.memory.stores.postgres.location import split_password
+
+    assert split_password(address) == (address, "")
+
+
 def test_a_password_saved_in_the_address_moves_to_the_keyring_at_start():
     from sonetto_desktop.postgres_setup import keep_password_out_of_settings
 

@@ -118,6 +118,17 @@ def test_key_not_in_repr_or_str():
     assert "api_key=''" in repr(Settings())
 
 
+@pytest.mark.parametrize("url", ["postgresql://me:pw-S3cret/x@db.example:5432/mem",
+                                 "postgres://me@db.example/mem?password=pw-S3cret&sslmode=require",
+                                 "host=db.example user=me password='pw-S3cret'"])
+def test_a_password_in_the_server_address_is_not_in_repr_or_str(url):
+    """An address with its password in it (``SONETTO_POSTGRES_URL``, a file an older version saved) was
+    shown whole by ``repr``/``str``: in any log line or message that shows the settings."""
+    s = Settings(store_backend="postgres", postgres_url=url)
+    for shown in (repr(s), str(s), f"{s}"):
+        assert "pw-S3cret" not in shown and "db.example" in shown, shown
+
+
 def test_key_not_in_logs(cfg, caplog):
     caplog.set_level(logging.DEBUG)
     s = full_settings()

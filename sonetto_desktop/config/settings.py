@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 from urllib.parse import urlsplit
 
+from ..redaction import scrub
 from .paths import config_dir, default_data_dir
 from .secrets import KEY_FILE, MCP_TOKEN, POSTGRES_PASSWORD, load_api_key, load_secret, store_api_key, store_secret
 
@@ -65,6 +66,8 @@ _RANGES: dict[str, tuple[float, float]] = {
 _CONNINFO_HOST = re.compile(r"(?:^|\s)(?:host|hostaddr)\s*=\s*[^\s']")
 _SCHEMA_NAME = re.compile(r"^[a-z_][a-z0-9_]{0,40}$")
 _SECRET_FIELDS = frozenset({"api_key", "postgres_password", "embeddings_api_key"})
+#: Addresses that may carry a password (``me:PASSWORD@host``, ``password=…``): shown with it hidden.
+_ADDRESS_FIELDS = frozenset({"postgres_url"})
 #: Keys of settings.json older versions wrote that this one reads once and no longer writes.
 _RETIRED = frozenset({"embeddings_enabled"})
 #: The embeddings model's own API key (keyring name), when its endpoint is not the chat's.
@@ -182,6 +185,7 @@ class Settings:
     def __repr__(self) -> str:
         shown = [
             f"{f.name}={mask_secret(getattr(self, f.name))!r}" if f.name in _SECRET_FIELDS
+            else f"{f.name}={scrub(getattr(self, f.name))!r}" if f.name in _ADDRESS_FIELDS
             else f"{f.name}={getattr(self, f.name)!r}"
             for f in fields(self)
             if not f.name.startswith("_")

@@ -30,6 +30,7 @@ from ..config.settings import Settings
 from ..settings_follow import SettingsFollower
 from ..memory.errors import MemoryError_
 from ..presentation.i18n import english, translating
+from ..redaction import install_log_redaction
 from ..services import AppServices
 from .access import Access, actor_for
 from .clients_seen import ClientsSeen
@@ -99,6 +100,7 @@ def main(argv: list[str] | None = None) -> int:
         return _fail("this executable has no standard input/output here; use `sonetto mcp --http`")
     logging.basicConfig(stream=sys.stderr, level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")
+    install_log_redaction()  # as the window's log: no password or key in a line (a server's error quoting one)
     with translating(english()):  # tool errors in English (presentation/errors), for any app's model
         return _run(args)
 

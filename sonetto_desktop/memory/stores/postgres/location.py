@@ -72,6 +72,13 @@ def _split_url(url: str) -> tuple[str, str]:
     scheme, rest = url.split("://", 1)
     cut = min((rest.find(c) for c in "/?#" if c in rest), default=len(rest))
     netloc, tail = rest[:cut], rest[cut:]
+    user, colon, after = netloc.partition(":")
+    if "@" not in netloc and colon and "@" in tail and "[" not in user and not after.isdigit():
+        # a password typed with / ? or # in it (not percent-encoded): the user part runs to the next @
+        # (a port is digits; an @ after a port or an IPv6 host is the path's or a parameter's)
+        at = rest.index("@", cut) + 1
+        cut = at + min((rest.find(c, at) - at for c in "/?#" if c in rest[at:]), default=len(rest) - at)
+        netloc, tail = rest[:cut], rest[cut:]
     in_userinfo = ""
     if "@" in netloc:
         userinfo, hosts = netloc.rsplit("@", 1)
