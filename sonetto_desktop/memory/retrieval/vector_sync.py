@@ -92,6 +92,8 @@ log = logging.getLogger(__name__)
 QUERY_TIMEOUT = 2.0
 #: After a query's vector failed, the shortlist uses words only for this long (no 2 s wait per message).
 QUERY_PAUSE = 60.0
+#: The least time the message alone is given after its request with the conversation was refused.
+ALONE_FLOOR = 0.5
 #: Seconds between tries while the embeddings server or the store is away: 2 s doubling to 5 minutes.
 BACKOFF = Backoff.doubling(2.0, 300.0)
 INLINE_CHANGES_MAX = 2000
@@ -769,7 +771,9 @@ class VectorSync:
                 if self._context_refusals in (1, 10, 100):
                     log.info("the query's request with the conversation's lines was refused (%s); the message is "
                              "asked alone%s", exc, " from now on" if self._query_alone else "")
-        vectors = client.embed(asked[:1], query=True, timeout=max(deadline - time.monotonic(), 0.0), dims=dims)
+        # (at least ALONE_FLOOR: a refusal that came late must not leave the message a request that
+        # cannot succeed, and the query paused for a minute on that)
+        vectors = client.embed(asked[:1], query=True, timeout=max(deadline - time.monotonic(), ALONE_FLOOR), dims=dims)
         return [vectors[0]] + [None] * (len(asked) - 1)
 
     def nearest(self, vector: Any, k: int) -> list[str]:
