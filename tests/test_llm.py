@@ -442,3 +442,19 @@ def test_a_connection_check_imports_and_makes_tls_contexts_off_the_loop(llm_serv
     out = json.loads(done.stdout.strip().splitlines()[-1])
     assert out["ok"] is True and out["tools"] == "calls"
     assert set(out["loop_thread_work"]) <= {"concurrent.futures.thread", "queue", "_queue"}, out["loop_thread_work"]
+
+
+@pytest.mark.parametrize("api", ["ollama", "lm-studio", None])
+async def test_the_models_offered_after_an_unknown_model_are_the_ones_that_chat(llm_server, api):
+    """A local server with nomic-embed-text pulled beside the chat model, and a model name mistyped: the
+    test said "服务上可用的模型：nomic-embed-text、qwen2.5:7b" (and offered both in the model list): picking
+    the first made every message fail. The models the server says only embed are left out (its own API
+    says which; a server that says nothing, by the name)."""
+    llm_server.models = ["nomic-embed-text", "qwen2.5:7b"]
+    llm_server.embedding_models = ["nomic-embed-text"]
+    llm_server.context_api = api
+    llm_server.strict_models = True
+    result = await test_connection(settings_for(llm_server, model="qwen2.5:7"))
+    assert not result.ok and result.code == "unknown_model"
+    assert result.models == ["qwen2.5:7b"]
+    assert "服务上可用的模型：qwen2.5:7b" in result.zh and "nomic" not in result.zh + result.en, result.zh

@@ -211,8 +211,9 @@ async def test_a_second_writer_on_the_same_store_does_not_replay_the_journal(llm
     await until(lambda: first.pending == 1)  # it claimed the journal and queued the old turn
     second = MemoryWriter(store, make_llm(), backoff=FAST)
     second.start()
-    await until(lambda: second.last_error is not None)
-    assert "另一个" in second.last_error
+    await until(lambda: "另一个 Sonetto" in second.status().zh)
+    assert second.last_error is None  # no failure: a note (the status says it after "up to date")
+    assert "另一个 Sonetto" in second.status().zh
     script_create(llm_server)
     await second.send_history(TURN, turn_id="own-1")  # its own turns are written
     assert await second.stop() is True
@@ -226,7 +227,8 @@ async def test_a_second_writer_on_the_same_store_does_not_replay_the_journal(llm
 
 async def test_a_writer_that_finds_the_journal_held_says_so_in_the_uis_language(make_llm, store):
     """English UI: the status said "Memory writing failed: 另一个 Sonetto 正在使用这个记忆库…" (the
-    writer's own reasons about its journal were Chinese only); either language, asked after a switch."""
+    writer's own reasons about its journal were Chinese only); either language, asked after a switch.
+    It is a note after "up to date", not a failure (its writer works)."""
     journal = TurnJournal(default_journal_path(store.path))
     journal.append("old-1", None, [{"role": "user", "content": "我叫小林"}])
     first = MemoryWriter(store)
@@ -235,10 +237,12 @@ async def test_a_writer_that_finds_the_journal_held_says_so_in_the_uis_language(
     language = ["en"]
     second = MemoryWriter(store, make_llm(), backoff=FAST, language=lambda: language[0])
     second.start()
-    await until(lambda: second.last_error is not None)
-    assert second.last_error.startswith("another Sonetto is using this memory store"), second.last_error
+    await until(lambda: "另一个 Sonetto" in second.status().zh)
+    status = second.status()
+    assert status.en == "Memories are up to date. Another Sonetto is using this memory store: it writes the older turns still waiting", status.en
+    assert status.last_error is None and second.last_error is None
     language[0] = "zh_CN"  # the UI switched to Chinese: the same reason, said in it
-    assert second.last_error.startswith("另一个 Sonetto 正在使用这个记忆库"), second.last_error
+    assert second.status().zh == "记忆已是最新。另一个 Sonetto 正在使用这个记忆库，未处理的旧对话由它写入", second.status().zh
     assert await second.stop() is True
     assert await first.stop() is False  # (no model: its turn stays journaled)
 

@@ -153,6 +153,28 @@ def test_delete_goes_to_trash_and_restores_with_history(mm):
     assert mm.list_trash() == []
 
 
+def test_a_restored_memory_keeps_its_own_update_time(mm):
+    """Undo of a delete showed the card as "刚刚": the restore stamped the memory's update time with its
+    own, though it brings the memory back as it was (text, theme and time; the history says when it
+    came back). From the trash, and by undoing the turn that deleted it, alike."""
+    from sonetto_desktop.memory.changes import Turn
+    from sonetto_desktop.memory.item import MemoryItem
+
+    old = "2026-03-01T09:30:00"
+    mm.import_items({"m1": MemoryItem("小林养了一只叫年糕的猫", "生活", latest_update_time=old),
+                     "m2": MemoryItem("小林在学日语", "爱好", latest_update_time=old)})
+    by_text = {item.description: mid for mid, item in mm.all_items().items()}
+    a, b = by_text["小林养了一只叫年糕的猫"], by_text["小林在学日语"]
+    assert mm.get(a).latest_update_time == old
+    mm.delete(a, "误删")
+    mm.restore(a)
+    assert mm.get(a).latest_update_time == old and _actions(mm.get(a))[-1] == "restore"
+    mm.delete(b, "学完了", actor="agent", turn=Turn("turn-0001"))
+    mm.undo_turn("turn-0001")
+    assert mm.get(b).description == "小林在学日语" and mm.get(b).latest_update_time == old
+    assert _actions(mm.get(b))[-1] == "restore"
+
+
 def test_purge_one_and_all(mm):
     ids = [mm.add(f"记忆{i}", "瞬间") for i in range(3)]
     for mid in ids:

@@ -30,6 +30,8 @@ from sonetto_desktop.presentation.recall_notices import context_notice_text
 from recall_banks import parse_listing
 
 NOW = datetime(2026, 12, 2, 9, 30)
+#: A bank's listing larger than any context holds (the context is said only when it cuts the bank).
+LARGE_BANK = 1_000_000
 PLACES = ["西湖", "鼓浪屿", "外滩", "宽窄巷子", "洱海", "中山路", "夫子庙", "南锣鼓巷", "黄鹤楼", "大雁塔"]
 HOBBIES = ["吉他", "游泳", "日语", "摄影", "烘焙", "围棋", "油画", "羽毛球", "编程", "插花"]
 
@@ -245,11 +247,13 @@ def test_a_set_budget_beyond_a_local_servers_context_is_what_the_context_holds(l
     llm_server.context_length = 8192
     told: list[ContextNotice] = []
     policy = BudgetPolicy(llm_server.base_url, "test-model", setting=20_000, notify=told.append)
+    policy.bank(LARGE_BANK)
     assert policy.tokens() == 400  # (not known yet)
     policy.wait(5)
     assert policy.tokens() == 8192 - REQUEST_RESERVE
     assert len(told) == 1 and told[0].budget == policy.tokens() and told[0].context == 8192
     within = BudgetPolicy(llm_server.base_url, "test-model", setting=3_000, notify=told.append)
+    within.bank(LARGE_BANK)
     within.tokens()
     within.wait(5)
     assert within.tokens() == 3_000 and len(told) == 1
@@ -311,6 +315,7 @@ def test_a_tiny_context_is_said_once(llm_server, api, context, expected):
     llm_server.context_length = context
     told: list[ContextNotice] = []
     policy = BudgetPolicy(llm_server.base_url, "test-model", notify=told.append)
+    policy.bank(LARGE_BANK)
     policy.tokens()
     policy.wait(5)
     policy.learn()  # asked again (a second probe): still said once
@@ -327,6 +332,7 @@ def test_an_ollama_model_trained_for_a_short_context_is_said_to_be_the_limit():
     told: list[ContextNotice] = []
     policy = BudgetPolicy("http://127.0.0.1:11434/v1", "tiny", notify=told.append,
                           probe=lambda *a: ContextInfo(2048, "ollama", 4096))
+    policy.bank(LARGE_BANK)
     policy.learn()
     assert policy.num_ctx() == 4096 and policy.tokens() == 400  # asked for all it has, which is little
     assert len(told) == 1 and told[0].model_limit
@@ -341,12 +347,36 @@ def test_the_line_counts_the_memories_in_the_models_tokens_as_it_counts_its_cont
     told: list[ContextNotice] = []
     policy = BudgetPolicy("http://127.0.0.1:11434/v1", "qwen2.5:7b", setting=200_000, notify=told.append,
                           probe=lambda *a: ContextInfo(32_768, "ollama", 32_768), per_estimate=0.786)
+    policy.bank(LARGE_BANK)
     policy.learn()
     assert len(told) == 1 and told[0].model_limit
     text = context_notice_text(told[0])
     context, memories, wanted = (int(n.replace(",", "")) for n in re.findall(r"\d[\d,]*\d", text)[-3:])
     assert context == 32_768 and memories == round(told[0].budget * 0.786) < context, text
     assert f"{wanted:,}" in text and wanted > context, text
+
+
+async def test_the_context_is_said_only_when_it_cuts_what_recall_would_read(llm_server, make_llm, recall_of):
+    """Five memories, a budget set to 200,000 on a model with a 32,768 context: the toast said recall "会漏掉不少"
+    though the whole bank was in every request. Said when the bank's listing is larger than the context
+    holds (a bank grown past it, once)."""
+    ollama(llm_server, 32_768)
+    told: list[ContextNotice] = []
+    policy = BudgetPolicy(llm_server.base_url, "test-model", "sk-test", setting=200_000, notify=told.append)
+    small = recall_of(5, make_llm(), policy)
+    llm_server.add_text("[0]")
+    await small.aretrieve("小林周末去哪儿玩了", RetrievalMode.LLM)
+    policy.wait(5)
+    assert policy.context == ContextInfo(32_768, "ollama") and policy.tokens() == 32_768 - REQUEST_RESERVE
+    assert small.last_listing.shown == 5 and told == [] and policy.notice is None  # nothing was cut
+    large = recall_of(1_000, make_llm(), policy)
+    assert whole_tokens(large._mm) > policy.tokens()
+    llm_server.add_text("[0]")
+    await large.aretrieve("小林周末去哪儿玩了", RetrievalMode.LLM)
+    assert len(told) == 1 and told[0] == policy.notice and told[0].budget == policy.tokens()
+    llm_server.add_text("[0]")
+    await large.aretrieve("小林周末去哪儿玩了", RetrievalMode.LLM)
+    assert len(told) == 1  # once
 
 
 async def test_a_native_request_to_a_server_that_went_away_is_a_connection_error(make_llm, recall_of):

@@ -265,6 +265,8 @@ async def _check(settings: Settings, timeout: float, http: Any) -> ConnectionRes
     models, shutdowns = found if found is not None else (None, {})
     listed = models or []
     missing = models is not None and len(models) > 0 and not _model_listed(model, models)
+    if listed:  # offered for the chat: not a model that only embeds
+        listed = await run_blocking(_chat_models, settings.effective_base_url, listed, settings.api_key)
     try:
         latency = await _ping(settings, timeout, http)
     except Exception as exc:  # noqa: BLE001
@@ -290,6 +292,18 @@ async def _check(settings: Settings, timeout: float, http: Any) -> ConnectionRes
         en += (f"\nThe provider has announced that this model shuts down on {day_en}; after that it will not answer."
                " Choose another model before then.")
     return ConnectionResult(True, "ok", zh, en, listed, latency, tools, shutdown, unlisted=missing)
+
+
+def _chat_models(base_url: str, models: list[str], api_key: str) -> list[str]:
+    """Of the ``models`` listed, those that chat: a server on this computer or network is asked which only
+    embed (``local_servers.chat_models``); another's list as it is. Blocking (imports, requests)."""
+    from sonetto_desktop.memory.retrieval.budget import is_local_endpoint
+
+    if not is_local_endpoint(base_url):
+        return models
+    from .local_servers import chat_models
+
+    return chat_models(base_url, models, api_key)
 
 
 def _day(text: str) -> tuple[str, str]:

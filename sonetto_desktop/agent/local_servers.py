@@ -100,10 +100,16 @@ def find_local_servers_now(candidates: Sequence[tuple[str, str]], *,
 def _for_chat(server: LocalServer) -> LocalServer:
     """``server`` with the models it says only embed moved out of ``models`` into ``embeddings``
     (a few quick requests to the server; one that says nothing leaves its models as they are)."""
+    chat = chat_models(server.base_url, server.models)
+    if len(chat) == len(server.models):
+        return server
+    return replace(server, models=tuple(chat), embeddings=tuple(m for m in server.models if m not in chat))
+
+
+def chat_models(base_url: str, models: Sequence[str], api_key: str = "") -> list[str]:
+    """Of the ``models`` the local server at ``base_url`` lists, those that chat: the ones it says only
+    embed left out (``embeddings.local_server_models``: a few quick requests; blocking, for a worker)."""
     from ..memory.retrieval.embeddings import local_server_models
 
-    embeds = set(local_server_models(server.base_url).models)  # (Ollama's bare names for "name:latest")
-    if not embeds:
-        return server
-    left_out = tuple(m for m in server.models if m in embeds or m.removesuffix(":latest") in embeds)
-    return replace(server, models=tuple(m for m in server.models if m not in left_out), embeddings=left_out)
+    embeds = set(local_server_models(base_url, api_key).models)  # (Ollama's bare names for "name:latest")
+    return [m for m in models if m not in embeds and m.removesuffix(":latest") not in embeds]

@@ -177,6 +177,16 @@ class MemoryItem:
         theme = self.theme if new_theme is None else _require_text("theme", new_theme)
         self._change(action, actor, reason, desc, theme, **(provenance or {}))
 
+    def record_restore(self, reason: str, new_description: str | None = None, new_theme: str | None = None, *,
+                       actor: str = "user", provenance: dict[str, str] | None = None) -> None:
+        """Record its coming back from the trash (``update`` with ``kinds.RESTORE``): the memory as it was,
+        its update time too (a card brought back by an undo is not "just now"; the history says when it
+        came back). Brought back with other text or theme (an undo's, from before its turn), that is new."""
+        was = (self.description, self.theme, self.latest_update_time)
+        self.update(reason, new_description, new_theme, actor=actor, action=kinds.RESTORE, provenance=provenance)
+        if (self.description, self.theme) == was[:2]:
+            self.latest_update_time = was[2]
+
     def record_creation(self, actor: str, reason: str, provenance: dict[str, str] | None = None) -> None:
         """The first history entry of an item this app creates: who wrote it and why."""
         self._record({"action": kinds.CREATE, "actor": check_actor(actor), "reason": check_reason(reason),

@@ -522,8 +522,8 @@ class TurnUndo:
                                 description=item.description, theme=item.theme, undo_of=turn_id)
         if step.kind == kinds.RESTORE:  # with the text and theme it had before the turn
             item = MemoryItem.from_dict(txn.trash_get(mid)["item"])
-            item.update(why, step.description, step.theme, actor=actor, action=kinds.RESTORE,
-                        provenance={**provenance, "deleted_turn": step.deleted_turn})
+            item.record_restore(why, step.description, step.theme, actor=actor,
+                                provenance={**provenance, "deleted_turn": step.deleted_turn})
             txn.put(mid, item)
             txn.trash_remove(mid)
             return self._change(txn, kinds.RESTORE, (mid,), actor, why, turn, {mid: card_state(item)}, undo_of=turn_id)

@@ -74,7 +74,7 @@ async def test_a_long_memory_wraps_within_the_maximum_width(wall, populated_stor
     # placed (perhaps stretched with its row): as tall as its text needs at the width it was given
     nat, texts, badges, spaced = metrics.measure([wall.model.card(by_text[long_text])])
     placed = rects[long_text]
-    assert placed.height() >= metrics.height(texts[0], badges[0], bool(spaced[0]), placed.width())
+    assert placed.height() >= metrics.height(texts[0], badges[0], spaced[0], placed.width())
     assert placed.height() > rects["讨厌香菜"].height() or placed.top() == rects["讨厌香菜"].top()
 
 
@@ -192,3 +192,37 @@ def test_a_short_cards_footer_keeps_its_two_halves_apart(request, language, dens
                 assert room - halves >= FOOTER_SPACE, (
                     f"{ui_language()}: 'used {hits}' and {author_label(actor) + AUTHOR_SEP + when!r} "
                     f"{room - halves:.0f} px apart on a {width} px card")
+
+
+def test_a_card_with_spaces_is_as_tall_as_its_text_wraps(qapp):
+    """An English or mixed memory (its text wrapping at spaces) kept a blank last line: its height was the
+    text's width plus a tenth over the line's room, where painting wraps whole words (and then sometimes
+    one line short: the last words elided). Measured against the painted wrap (real Qt text layout and
+    font), never a line short, and a line over only where a word ends within a pixel of the edge."""
+    import random
+
+    from PySide6.QtWidgets import QApplication
+
+    from sonetto_desktop.ui.wall.card_delegate import CardMetrics, wrap_lines
+
+    font = QApplication.font()
+    words = ("the user likes hiking with friends on weekends and plays guitar every evening after work loves "
+             "Taylor Swift 喜欢 周末 去 西湖 散步 learning Japanese photography").split()
+    rng = random.Random(5)
+    short, over, cases = [], [], 0
+    for density in ("comfortable", "compact"):
+        metrics = CardMetrics(density, font)
+        for _ in range(200):
+            text = " ".join(rng.choice(words) for _ in range(rng.randint(2, 30)))
+            _, texts, badges, spaced = metrics.measure([("m", text, "爱好", 0, "", None, False, "agent", False, "")])
+            for width in (150, 200, 260, 320):
+                cases += 1
+                lines = round((metrics.height(texts[0], badges[0], spaced[0], width) - metrics.base) / metrics.line_spacing)
+                painted = len(wrap_lines(text, font, width - metrics.chrome - badges[0], metrics.max_lines))
+                if lines < painted:
+                    short.append((density, width, text))
+                elif lines > painted:
+                    over.append((density, width, text))
+    assert short == [], short[:5]
+    assert len(over) <= cases // 100, (len(over), cases, over[:5])
+

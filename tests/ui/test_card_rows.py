@@ -24,7 +24,13 @@ class Metrics:
     def measure(self, cards):
         self.measured.extend(cards)
         nat = [self.widths[c] for c in cards]
-        return nat, [float(w - self.chrome - 2) for w in nat], [0.0] * len(cards), [w % 2 for w in nat]
+        texts = [float(w - self.chrome - 2) for w in nat]
+        # an odd width: a text of two words (they wrap whole), else one without spaces
+        return nat, texts, [0.0] * len(cards), [f"{t} {t}" if w % 2 else None for w, t in zip(nat, texts, strict=True)]
+
+    def words(self, text):
+        half = float(text.split(" ")[0]) / 2
+        return (half - 2, 4.0, half - 2, 0.0)
 
 
 def _rows(flow):

@@ -25,6 +25,7 @@ async def test_a_tiny_context_is_said_once(qapp, tmp_path, wait, llm_server, con
         app.recall_notices.said.connect(told.append)
         for _ in range(2):
             policy = app.services.recall.budget
+            policy.bank(1_000_000)  # (a recall's bank larger than any context holds: the context cuts it)
             policy.tokens()  # the first recall asks the server for its context, in the background
             await asyncio.to_thread(policy.wait, 5)
             assert policy.context is not None and policy.context.tokens == context
@@ -69,6 +70,7 @@ async def test_the_tiny_context_line_is_not_said_again_at_every_start(qapp, tmp_
             reached: list[object] = []
             app.feed.recall_notice.connect(reached.append)  # (after the notices' own slot)
             policy = app.services.recall.budget
+            policy.bank(1_000_000)  # (a recall's bank larger than any context holds)
             policy.tokens()
             await asyncio.to_thread(policy.wait, 5)
             assert policy.notice is not None  # the budget knows it each time

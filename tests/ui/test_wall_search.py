@@ -241,3 +241,34 @@ async def test_a_query_with_chinese_punctuation_filters_the_wall(wall, populated
     await wall.reload()
     wall.set_search("不加糖，手冲")  # two words, in another order than the card's
     assert shown(wall) == ["喜欢手冲咖啡，不加糖"]
+
+
+@pytest.mark.parametrize("language", ["zh_CN", "en"])
+async def test_the_search_boxs_placeholder_is_whole_in_a_900_px_window(qapp, tmp_path, wait, language):
+    """At 900 x 600 the wall's search box showed "搜索记忆" up to its very edge, its last stroke cut: the box
+    sat at a minimum too narrow for its placeholder, the icon and the clear button's room. The placeholder
+    ends before where the clear button appears, and is drawn as in a box with room to spare (compared
+    pixel by pixel, the real style sheet and font)."""
+    from shell_fixtures import app_settings, running_app
+
+    async with running_app(qapp, app_settings(tmp_path / "data", language=language)) as app:
+        app.window.resize(900, 600)
+        app.window.show()
+        await wait(lambda: app.window.width() == 900, message="the window at 900 px")
+        edit = app.window.wall.search_edit
+        layout = edit.parentWidget().layout()
+        layout.activate()
+        assert edit.placeholderText() == ("搜索记忆" if language == "zh_CN" else "Search")
+        clear = next(b for b in edit.findChildren(QToolButton)
+                     if b.defaultAction() is not None and b.defaultAction().objectName() == "_q_qlineeditclearaction")
+        ends = edit.cursorRect().center().x() + edit.fontMetrics().horizontalAdvance(edit.placeholderText())
+        assert ends <= clear.geometry().left(), (edit.width(), ends, clear.geometry())
+        width, height = edit.width(), edit.height()
+        seen = edit.grab().toImage()
+        edit.resize(width + 300, height)  # the same box with room to spare
+        roomy = edit.grab().toImage()
+        layout.invalidate()
+        layout.activate()
+        inner = range(edit.cursorRect().left(), width - 8)  # from where the text starts to the box's right edge
+        differ = [x for x in inner if any(seen.pixel(x, y) != roomy.pixel(x, y) for y in range(3, height - 3))]
+        assert differ == [], f"{width} px: the placeholder is cut from x={differ[0] if differ else None}"

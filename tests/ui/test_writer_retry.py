@@ -52,3 +52,28 @@ async def test_the_writers_failure_in_the_header_follows_a_language_switch(qapp,
         await wait(lambda: app.window.status_indicator.label.text().startswith("记忆写入出错："), message="Chinese again")
         label = app.window.status_indicator.label
         assert "工具调用" in label.text() and "tool calls" not in label.text() + label.toolTip(), (label.text(), label.toolTip())
+
+
+async def test_a_store_another_window_writes_for_is_a_note_not_an_error(qapp, tmp_path, llm_server, wait):
+    """A second profile (another config folder) on the same data folder while the first runs: its header
+    said in red "记忆写入出错：另一个 Sonetto 正在使用这个记忆库…" although its writer worked (the other
+    window only replays the older turns). Not an error: the header says the memories are up to date, its
+    tooltip says who writes the older turns, and the window's own turns are written."""
+    from ltm_helpers import script_create
+
+    data = tmp_path / "data"
+    first = TurnJournal(default_journal_path(data / "memory.yaml"))
+    assert first.claim()  # the first window's writer holds the journal
+    try:
+        async with running_app(qapp, app_settings(data, llm_server)) as app:
+            indicator = app.window.status_indicator
+            await wait(lambda: "另一个 Sonetto" in indicator.label.toolTip(), message="the note in the tooltip")
+            assert indicator.state == "idle" and indicator.label.text() == "记忆已是最新", indicator.label.text()
+            assert app.writer.last_error is None
+            script_create(llm_server)
+            await app.writer.send_history([{"role": "user", "content": "我喜欢猫"}, {"role": "assistant", "content": "好呀"}])
+            await wait(lambda: app.writer.pending == 0 and indicator.state == "idle", message="its own turn written")
+            assert [i.description for i in app.services.memory.store.all_items().values()] == ["用户喜欢猫"]
+            assert "另一个 Sonetto" in indicator.label.toolTip()
+    finally:
+        first.release()

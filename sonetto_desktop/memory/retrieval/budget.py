@@ -35,7 +35,8 @@ per token"):
   makes it reload at recall after recall (:meth:`BudgetPolicy.loaded`), the policy stops asking, asks
   the server again what the model is loaded with, and the person is told, once, how to set the context on the server (:class:`ContextNotice`). The same
   line is said when a server that cannot be asked (LM Studio, llama.cpp) has a context that leaves
-  the budget well below ``LOCAL_BUDGET_MAX``. The first recall waits up to ``CONTEXT_WAIT`` for
+  the budget well below ``LOCAL_BUDGET_MAX``; either only once the bank's listing is larger than what
+  the context holds (:meth:`BudgetPolicy.bank`: a bank that fits is read whole). The first recall waits up to ``CONTEXT_WAIT`` for
   the server's answer (:meth:`BudgetPolicy.settle`); until it comes, the budget is at most what
   Ollama's default context holds (``OLLAMA_DEFAULT_CONTEXT``): a longer listing would be cut or
   refused, and Ollama cannot be asked for more before it is known to be Ollama. A server that tells nothing gets
@@ -342,6 +343,7 @@ class BudgetPolicy:
         self._stopped = False  # stopped asking because asking reloaded the model every time
         self.notice: ContextNotice | None = None
         """What the person was told about the server's context (None: nothing)."""
+        self._bank: int | None = None  # the bank's whole listing (estimated tokens) at the last recall
 
     @property
     def context(self) -> ContextInfo | None:
@@ -477,6 +479,14 @@ class BudgetPolicy:
             log.warning("recall budget: the model refused %d listing tokens as too long; using %d", used, self._cap)
         return self.tokens()
 
+    def bank(self, tokens: int) -> None:
+        """Before a recall: the bank's whole listing is ``tokens`` estimated tokens. The context is said
+        (:meth:`_tell`) only once it cuts what recall would read: a bank that fits in what the context
+        holds is read whole, however small the context."""
+        self._bank = max(0, int(tokens))
+        if self.notice is None and self._context is not None:
+            self._tell()
+
     def learn(self) -> ContextInfo:
         """Ask the server now (blocking) and remember the answer."""
         info = self._probe(self.base_url, self.model, self._api_key)
@@ -489,18 +499,22 @@ class BudgetPolicy:
 
     def _tell(self) -> None:
         """Tell the person (once) when the context the app can count on cuts the budget well below
-        what recall wants (``SMALL_BUDGET``, or the budget they set)."""
-        info = self._context
-        if info is None or not info.tokens or self.notice is not None or not self.local:
+        what recall wants (``SMALL_BUDGET``, or the budget they set) and the bank's listing is larger
+        than that budget (:meth:`bank`; not known yet: not said yet)."""
+        info, bank = self._context, self._bank
+        if info is None or not info.tokens or self.notice is not None or not self.local or bank is None:
             return
         usable = self._usable(info) or info.tokens
         budget = max(MIN_BUDGET, self._holds(usable))  # in estimated tokens
-        if budget >= (self.setting if self.setting > 0 else SMALL_BUDGET):
+        if budget >= (self.setting if self.setting > 0 else SMALL_BUDGET) or bank <= budget:
             return
         limit = bool(info.ceiling) and usable >= (info.ceiling or 0)  # the model reads no more than this
-        self.notice = ContextNotice(self.base_url, self.model, usable, budget, info.source,
-                                    self._wanted(ContextInfo(info.tokens, info.source)), self._stopped, limit,
-                                    round(budget * self.per_estimate))
+        with self._lock:
+            if self.notice is not None:  # (told meanwhile by the other thread: the probe's, or a recall's)
+                return
+            self.notice = ContextNotice(self.base_url, self.model, usable, budget, info.source,
+                                        self._wanted(ContextInfo(info.tokens, info.source)), self._stopped, limit,
+                                        round(budget * self.per_estimate))
         log.warning("recall budget: %s's context of %d tokens leaves %d listing tokens", self.base_url, usable,
                     budget)
         if self._notify is not None:

@@ -317,6 +317,7 @@ class MemoryRecall:
             self.last_mode, self.last_fallback_reason = mode, None
             return _Plan(mode, result=[])
         whole = own.tokens + apps.tokens
+        self.budget.bank(whole)  # its context is said only when it cuts what this bank would give
         self.budget.settle()  # a local server's context: its answer waited for briefly (the first recall)
         budget = self.budget.tokens()  # a bank that fits is read whole
         # everything fits: nothing to share out; else other apps take at most their share

@@ -275,8 +275,7 @@ class MemoryWrites:
             if txn.exists(memory_id):
                 raise ValueError(f"a memory with id {memory_id!r} already exists")
             item = MemoryItem.from_dict(entry["item"])
-            item.update(reason or "从回收站恢复", actor=actor, action=kinds.RESTORE,
-                        provenance={**_provenance(turn), **_deleted_by(entry)})
+            item.record_restore(reason or "从回收站恢复", actor=actor, provenance={**_provenance(turn), **_deleted_by(entry)})
             txn.put(memory_id, item)
             txn.trash_remove(memory_id)
             change = self._change(txn, kinds.RESTORE, (memory_id,), actor, reason, turn, {memory_id: card_state(item)})

@@ -205,7 +205,7 @@ class MemoryWriter:
         return make_status(pending=self.pending, busy=worker.busy, paused=self._paused, configured=configured,
                            failed=len(worker.failed), error=worker.last_error, activity=self._activity,
                            retry_at=retry_at, held=sum(1 for e in worker.failed if e.held), catching_up=throttled,
-                           language=self.language())
+                           note=worker.note, language=self.language())
 
     def set_activity(self, activity: tuple[str, str] | None) -> None:
         """Background work besides turns to show in the status ((zh, en); ``None`` when it ends),

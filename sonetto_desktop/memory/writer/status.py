@@ -47,13 +47,15 @@ class WriterStatus:
 
 def make_status(*, pending: int, busy: bool, paused: bool, configured: bool, failed: int,
                 error: Bilingual | None, activity: tuple[str, str] | None = None, retry_at: str | None = None,
-                held: int = 0, catching_up: str | None = None, language: str = "zh_CN") -> WriterStatus:
+                held: int = 0, catching_up: str | None = None, note: Bilingual | None = None,
+                language: str = "zh_CN") -> WriterStatus:
     """Pick the one sentence that matters most right now. ``error``: why the last attempt failed (each
     sentence says it in its own language; ``last_error``: in ``language``). ``activity``: (zh, en) of
     background work besides turns (the memory hygiene pass), shown when nothing more pressing is.
     ``retry_at``: when a failing turn is tried again (said in the sentence, so "retrying" never hides
     the reason). ``catching_up``: the time (ISO) the next turn of a backlog starts (written at a
-    bounded rate)."""
+    bounded rate). ``note``: something true that is no failure (another window writes the older turns),
+    said after "up to date"."""
     n = pending
     last_error = error.said_in(language) if error else None
     why_zh, why_en = error if error else ("", "")
@@ -90,6 +92,8 @@ def make_status(*, pending: int, busy: bool, paused: bool, configured: bool, fai
         zh, en = activity
     else:
         zh, en = "记忆已是最新", "Memories are up to date"
+        if note:
+            zh, en = f"{zh}。{note.zh}", f"{en}. {note.en[:1].upper()}{note.en[1:]}"
     return WriterStatus(n, busy, paused, configured, failed, last_error, zh, en, retry_at, can_retry, held)
 
 

@@ -149,6 +149,9 @@ class TurnWorker:
         #: why the last attempt failed (or the journal could not be read), in both languages: a view says
         #: it in its language of then; None once a turn is written
         self.last_error: Bilingual | None = None
+        #: something true about this writer that is no failure, in both languages: another app instance
+        #: on the same data folder holds the journal and writes the older turns (this one writes its own)
+        self.note: Bilingual | None = None
         self.retry_at: datetime | None = None
         self.throttled_until: datetime | None = None  # catching up on a backlog: the next turn's time
         self.last_result: Any = None
@@ -272,8 +275,8 @@ class TurnWorker:
                 replay = True
             else:  # another instance replays the journal; this one writes only what it is sent
                 log.warning("another writer holds %s: not replaying its journal", self.journal.path)
-                self.last_error = Bilingual("另一个 Sonetto 正在使用这个记忆库，未处理的旧对话由它写入",
-                                            "another Sonetto is using this memory store: it writes the older turns still waiting")
+                self.note = Bilingual("另一个 Sonetto 正在使用这个记忆库，未处理的旧对话由它写入",
+                                      "another Sonetto is using this memory store: it writes the older turns still waiting")
         except OSError as exc:
             log.error("cannot read the turn journal %s: %s", self.journal.path, exc)
             self.last_error = _unreadable_journal(exc)

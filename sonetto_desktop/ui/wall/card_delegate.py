@@ -18,7 +18,7 @@ come from the view's ``card*`` properties (set by the shared QSS through ``qprop
 
 from __future__ import annotations
 
-import math
+import re
 from dataclasses import dataclass
 from typing import Any, Sequence
 
@@ -42,6 +42,7 @@ from .search_text import Span, collapse
 from .theme_colors import theme_color, wall_tokens
 from .card_lock import lock_width, paint_lock
 from .card_pin import paint_pin
+from .card_rows import text_lines
 from sonetto_desktop.presentation.authors import author_label
 from sonetto_desktop.presentation.relative_time import every_form
 from ..i18n import ui_language
@@ -147,6 +148,13 @@ def _small(font: QFont) -> QFont:
     return small
 
 
+#: A text's words for wrapping: a CJK character (or fullwidth form) alone, or a run of other non-spaces; each
+#: with the spaces after it.
+_CJK = "\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef"
+_WORDS = re.compile(f"([{_CJK}]|[^\\s{_CJK}]+)(\\s*)")
+_CJK_CHAR = re.compile(f"[{_CJK}]")
+
+
 class _Widths(dict):
     """Widths by key, each computed by ``width_of`` the first time it is asked for."""
 
@@ -194,14 +202,16 @@ class CardMetrics:
             width = self._small_texts[text] = sum(map(self._small.__getitem__, text))
         return width
 
-    def measure(self, cards: Sequence[Card | None]) -> tuple[list[int], list[float], list[float], list[int]]:
+    def measure(self, cards: Sequence[Card | None]
+                ) -> tuple[list[int], list[float], list[float], list[str | None]]:
         """Per card: its natural width (its text on one line, or its footer, whichever is wider; not
         yet kept within the density's minimum and maximum), its text's width, the badge beside its
-        text (compact), and 1 when its text has spaces (words wrap whole)."""
+        text (compact), and its text when it has spaces (words wrap whole: ``words`` measures them when
+        the card is narrower than its text, once), else None."""
         nat: list[int] = []
         texts: list[float] = []
         badges: list[float] = []
-        spaced: list[int] = []
+        spaced: list[str | None] = []
         footer = self.density.footer
         counts, authors, when = self._labels((uses_template() if footer else count_template(), author_label(PERSON),
                                               ui_language()))
@@ -213,7 +223,7 @@ class CardMetrics:
                 nat.append(self.min_width)
                 texts.append(0.0)
                 badges.append(0.0)
-                spaced.append(0)
+                spaced.append(None)
                 continue
             text = collapse(card[DESCRIPTION])
             width = sum(map(advance, text))
@@ -227,7 +237,7 @@ class CardMetrics:
             nat.append(int(needs + chrome))
             texts.append(width)
             badges.append(badge)
-            spaced.append(1 if " " in text else 0)
+            spaced.append(text if " " in text else None)
         return nat, texts, badges, spaced
 
     def _labels(self, language: tuple[str, str, str]) -> tuple[dict[int, float], dict[str, float], float]:
@@ -247,21 +257,36 @@ class CardMetrics:
                                   max(map(small, every_form(language[2]))))
         return self._label_widths
 
-    def height(self, text_width: float, badge: float, spaced: bool, width: int) -> int:
-        """How tall a card with these measurements is at ``width``."""
+    def words(self, text: str) -> tuple[float, ...]:
+        """``text``'s words' widths, each followed by the width of the spaces after it (a CJK character is
+        a word of its own: a line may break before any)."""
+        advance = self._text.__getitem__
+        space = advance(" ")
+        widths: list[float] = []
+        for word in text.split(" "):  # (collapsed: one space between words)
+            if _CJK_CHAR.search(word):
+                for part, gap in _WORDS.findall(word):
+                    widths += (sum(map(advance, part)), sum(map(advance, gap)))
+                widths[-1] = space
+            else:
+                widths += (sum(map(advance, word)), space)
+        return tuple(widths)
+
+    def height(self, text_width: float, badge: float, words: str | Sequence[float] | None, width: int) -> int:
+        """How tall a card with these measurements is at ``width`` (``words``: ``measure``'s, or ``words``'s)."""
         if text_width + badge + self.chrome + 2 <= width:
             lines = 1
-        else:  # an estimate: words that do not fit move whole to the next line
-            room = max(1.0, width - self.chrome - badge)
-            lines = min(self.max_lines, math.ceil(text_width * (1.1 if spaced else 1.0) / room))
+        else:
+            words = self.words(words) if isinstance(words, str) else words
+            lines = text_lines(text_width, words, max(1.0, width - self.chrome - badge), self.max_lines)
         return int(self.base + lines * self.line_spacing + 0.999)
 
     def natural_size(self, card: Card, max_width: int | None = None) -> QSize:
         """``card``'s size on its own: its natural width within the density's minimum and maximum
         (or ``max_width``), as tall as that width needs."""
-        nat, texts, badges, spaced = self.measure([card])
+        nat, texts, badges, words = self.measure([card])
         width = max(self.min_width, min(self.max_width if max_width is None else max_width, nat[0]))
-        return QSize(width, self.height(texts[0], badges[0], bool(spaced[0]), width))
+        return QSize(width, self.height(texts[0], badges[0], words[0], width))
 
 
 class CardDelegate(QStyledItemDelegate):

@@ -2,7 +2,8 @@
 where they changed.
 
 Each card is *measured* once from its text (``CardMetrics.measure``: its natural width, the width
-of its text on one line, the badge beside it, whether it has spaces) — what it needs at any width.
+of its text on one line, the badge beside it, and its words' widths when it has spaces, measured the
+first time it wraps) — what it needs at any width.
 ``lay_out`` then *flows* the cards: every card at its natural width (within the density's minimum
 and maximum), rows broken where the next card does not fit, every full row stretched in proportion
 to fill the width, and every card as tall as its row's tallest needs at its width; a last row at
@@ -10,7 +11,8 @@ least ``FILL_LAST_ROW`` full is stretched too. The view paints and hit-tests fro
 (``ThemeCardView``); Qt lays nothing out.
 
 Everything is kept in flat arrays (a few bytes per card: the measurements, the card's width in the
-flow; per row its card count and height), so 100,000 cards cost ~2 MB here.
+flow; per row its card count and height), so 100,000 cards cost ~2 MB here, and a tuple of its words'
+widths per card whose text has spaces.
 
 Given the previous flow, only what changed is done again (issue 14: a live change in a theme of
 4,000 cards must not measure 4,000 cards): cards that were there before keep their measurements
@@ -48,7 +50,11 @@ class Metrics(Protocol):
     max_lines: int
 
     def measure(self, cards: Sequence[Card | None]) -> tuple[list[int], list[float], list[float], list[int]]:
-        """(natural widths, text widths, badge widths, spaced flags) of ``cards``."""
+        """(natural widths, text widths, badge widths, texts with spaces or None) of ``cards``."""
+        ...
+
+    def words(self, text: str) -> tuple[float, ...]:
+        """``text``'s words' widths for ``text_lines``."""
         ...
 
 
@@ -57,7 +63,7 @@ class Flow:
     how many cards it has and how tall it is. ``setting`` says for which width (and metrics) the
     rows are; ``metrics`` for which density and font the measurements are."""
 
-    __slots__ = ("setting", "metrics", "ids", "nat", "text", "badge", "spaced", "widths", "counts",
+    __slots__ = ("setting", "metrics", "ids", "nat", "text", "badge", "words", "widths", "counts",
                  "heights", "measured", "flowed", "kept_rows", "_starts", "_tops")
 
     def __init__(self, setting: tuple | None, metrics: tuple, ids: list[str]) -> None:
@@ -67,7 +73,8 @@ class Flow:
         self.nat = array("H")  # natural width (before the minimum / maximum of the density)
         self.text = array("d")  # the text's width on one line
         self.badge = array("d")  # what sits beside the text (a compact card's count and lock)
-        self.spaced = bytearray()  # 1: the text has spaces (whole words move to the next line)
+        #: a text with spaces: the text, its words' widths once it needed more than a line (``text_lines``)
+        self.words: list[str | tuple[float, ...] | None] = []
         self.widths = array("H")  # the card's width in the flow
         self.counts = array("H")  # per row: its cards
         self.heights = array("H")  # per row: its height (every card of the row has it)
@@ -190,15 +197,37 @@ def positions(ids: list[str], wanted: set[str] | frozenset) -> list[int]:
     return [i for i, mid in enumerate(ids) if mid in wanted]
 
 
+def text_lines(width: float, words: Sequence[float] | None, room: float, max_lines: int) -> int:
+    """How many lines (at most ``max_lines``) a text ``width`` wide on one line takes at ``room``: a text
+    without spaces breaks between any characters; one with spaces (``words``: each word's width and the
+    space's after it, a CJK character a word of its own) as painting wraps it — a word that does not fit
+    moves whole to the next line, one wider than a line breaks anywhere. (An estimate of 10 % more for any
+    text with spaces gave an English card a blank last line, or cut one.)"""
+    if not words:
+        return min(max_lines, max(1, math.ceil(width / room)))
+    lines, x = 1, 0.0
+    for at in range(0, len(words), 2):
+        word, space = words[at], words[at + 1]
+        if x and x + word > room:  # (the space before it ends the line above)
+            lines, x = lines + 1, 0.0
+        if word > room:  # a word longer than a line: broken anywhere
+            lines += math.ceil(word / room) - 1
+            word -= (math.ceil(word / room) - 1) * room
+        x += word + space
+        if lines >= max_lines:
+            return max_lines
+    return lines
+
+
 def _measure(flow: Flow, cards: Sequence[Card | None], metrics: Metrics) -> None:
     """Append the measurements of ``cards`` to ``flow``."""
     flow.measured += len(cards)
     for start in range(0, len(cards), CHUNK):
-        nat, text, badge, spaced = metrics.measure(cards[start:start + CHUNK])
+        nat, text, badge, words = metrics.measure(cards[start:start + CHUNK])
         flow.nat.extend(min(w, WIDEST) for w in nat)
         flow.text.extend(text)
         flow.badge.extend(badge)
-        flow.spaced.extend(spaced)
+        flow.words.extend(words)
 
 
 def _measurements(flow: Flow, card_of: Callable[[str], Card | None], metrics: Metrics, old: Flow | None,
@@ -211,7 +240,7 @@ def _measurements(flow: Flow, card_of: Callable[[str], Card | None], metrics: Me
         return
     head = _prefix(ids, old.ids)
     tail = _suffix(ids, old.ids, min(len(ids), len(old.ids)) - head)
-    flow.nat, flow.text, flow.badge, flow.spaced = old.nat[:head], old.text[:head], old.badge[:head], old.spaced[:head]
+    flow.nat, flow.text, flow.badge, flow.words = old.nat[:head], old.text[:head], old.badge[:head], old.words[:head]
     middle = ids[head:len(ids) - tail]
     if middle:
         before = {mid: head + i for i, mid in enumerate(old.ids[head:len(old.ids) - tail])}
@@ -227,7 +256,7 @@ def _measurements(flow: Flow, card_of: Callable[[str], Card | None], metrics: Me
             flow.nat.append(old.nat[at])
             flow.text.append(old.text[at])
             flow.badge.append(old.badge[at])
-            flow.spaced.append(old.spaced[at])
+            flow.words.append(old.words[at])
         if new:
             _measure(flow, new, metrics)
     if tail:
@@ -235,13 +264,13 @@ def _measurements(flow: Flow, card_of: Callable[[str], Card | None], metrics: Me
         flow.nat.extend(old.nat[end:])
         flow.text.extend(old.text[end:])
         flow.badge.extend(old.badge[end:])
-        flow.spaced.extend(old.spaced[end:])
+        flow.words.extend(old.words[end:])
     for at in positions(ids, dirty):  # changed in place (in the common start or end): measured again
         mid = ids[at]
         if at < head or at >= len(ids) - tail:
             flow.measured += 1
-            nat, text, badge, spaced = metrics.measure([card_of(mid)])
-            flow.nat[at], flow.text[at], flow.badge[at], flow.spaced[at] = min(nat[0], WIDEST), text[0], badge[0], spaced[0]
+            nat, text, badge, words = metrics.measure([card_of(mid)])
+            flow.nat[at], flow.text[at], flow.badge[at], flow.words[at] = min(nat[0], WIDEST), text[0], badge[0], words[0]
 
 
 def lay_out(ids: list[str], card_of: Callable[[str], Card | None], metrics: Metrics, avail: int | None,
@@ -343,7 +372,7 @@ def _flow_rows(flow: Flow, start: int, metrics: Metrics, reuse: Callable[[int], 
     rows; ``reuse(n)``, at each row start, may copy old rows and say where flowing goes on."""
     avail, max_w, _ = flow.setting
     min_w = metrics.min_width
-    nat, text, badge, spaced = flow.nat, flow.text, flow.badge, flow.spaced
+    nat, text, badge, words = flow.nat, flow.text, flow.badge, flow.words
     widths, counts, heights = flow.widths, flow.counts, flow.heights
     chrome, base, spacing, max_lines = metrics.chrome + 2, metrics.base, metrics.line_spacing, metrics.max_lines
     one_line = int(base + spacing + 0.999)
@@ -362,10 +391,11 @@ def _flow_rows(flow: Flow, start: int, metrics: Metrics, reuse: Callable[[int], 
             t, b = text[i], badge[i]
             if t + b + chrome <= w:
                 h = one_line
-            else:  # an estimate: words that do not fit move whole to the next line
-                room = max(1.0, w - chrome + 2 - b)
-                lines = min(max_lines, math.ceil(t * (1.1 if spaced[i] else 1.0) / room))
-                h = int(base + lines * spacing + 0.999)
+            else:
+                u = words[i]
+                if isinstance(u, str):  # measured once, the first time it does not fit on a line
+                    u = words[i] = metrics.words(u)
+                h = int(base + text_lines(t, u, max(1.0, w - chrome + 2 - b), max_lines) * spacing + 0.999)
             if h > tallest:
                 tallest = h
         counts.append(end - first)

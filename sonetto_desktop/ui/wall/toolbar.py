@@ -4,7 +4,7 @@ It only reports what the person chose; the wall acts on it."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtCore import QObject, QSize, Qt, Signal
 from PySide6.QtGui import QAction, QActionGroup
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QLineEdit, QMenu, QToolButton, QVBoxLayout, QWidget
 
@@ -14,8 +14,21 @@ from ..widgets.icons import icon
 from .memory_model import uses_tooltip
 from sonetto_desktop.presentation.authors import FILTERS, filter_label
 
-SEARCH_MIN_WIDTH = 96  # its icon, "搜索记忆" and the clear button; the window stays under 760 px wide
+SEARCH_MIN_WIDTH = 96  # the least, whatever the placeholder; the window stays under 760 px wide
+#: Around the placeholder: the border, padding and search icon before it, the clear button's room after it
+#: (the × appears where the placeholder ends), and a pixel between.
+SEARCH_CHROME = 62
 SEARCH_MAX_WIDTH = 420  # at 2560 px it stops here (a search box across a whole wide wall reads as a banner)
+
+
+class _SearchEdit(QLineEdit):
+    """The search box: never narrower than its whole placeholder with its icon and the clear button's room,
+    in the font it is shown in (a narrow window squeezed it to "搜索记", the last stroke under the edge)."""
+
+    def minimumSizeHint(self) -> QSize:
+        hint = super().minimumSizeHint()
+        placeholder = self.fontMetrics().horizontalAdvance(self.placeholderText())
+        return QSize(max(SEARCH_MIN_WIDTH, placeholder + SEARCH_CHROME), hint.height())
 
 
 class WallToolbar(QWidget):
@@ -55,12 +68,11 @@ class WallToolbar(QWidget):
         return button
 
     def _build_search(self) -> None:
-        self.search_edit = QLineEdit(self)
+        self.search_edit = _SearchEdit(self)
         self.search_edit.setObjectName("WallSearch")
         self.search_edit.setPlaceholderText(self.tr("搜索记忆"))  # short: the wall can be narrow (Ctrl+F: the tooltip)
         self.search_edit.setToolTip(self.tr("搜索记忆（Ctrl+F）：空格和标点不影响结果，中文可以用拼音或拼音首字母（如 kf）；Esc 清空"))
         self.search_edit.setClearButtonEnabled(True)
-        self.search_edit.setMinimumWidth(SEARCH_MIN_WIDTH)  # a narrow window must not squeeze it to "搜…"
         self.search_edit.setMaximumWidth(SEARCH_MAX_WIDTH)
         self.search_edit.addAction(icon("search"), QLineEdit.ActionPosition.LeadingPosition)
 
@@ -123,7 +135,7 @@ class WallToolbar(QWidget):
 
     def _lay_out(self) -> None:
         row = QHBoxLayout()
-        row.setContentsMargins(6, 8, 6, 4)
+        row.setContentsMargins(4, 8, 4, 4)  # (narrow: the search box keeps its placeholder at 760 px)
         row.setSpacing(4)
         for widget, stretch in ((self.view_button, 0), (self.search_edit, 1), (self.sort_combo, 0)):
             row.addWidget(widget, stretch)
