@@ -11,13 +11,14 @@
 <context>
     <name>CardDelegate</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/card_delegate.py" line="78" />
+        <location filename="../../sonetto_desktop/ui/wall/card_delegate.py" line="79" />
         <source>{0} 次</source>
         <translation>{0}×</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/card_delegate.py" line="518" />
+        <location filename="../../sonetto_desktop/ui/wall/card_delegate.py" line="543" />
         <source>合并</source>
+        <extracomment>A text's words for wrapping: a CJK character (or fullwidth form) alone, or a run of other non-spaces; each with the spaces after it.</extracomment>
         <translation>Merge</translation>
     </message>
     <message>
@@ -5618,82 +5619,83 @@ Your theme: {1}</translation>
 <context>
     <name>WallToolbar</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="60" />
+        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="73" />
         <source>搜索记忆</source>
         <translation>Search</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="61" />
+        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="74" />
         <source>搜索记忆（Ctrl+F）：空格和标点不影响结果，中文可以用拼音或拼音首字母（如 kf）；Esc 清空</source>
         <translation>Search memories (Ctrl+F): spaces and punctuation do not matter, Chinese can be typed as pinyin or its initials (such as kf); Esc clears</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="70" />
+        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="82" />
         <source>最近更新</source>
         <translation>Latest</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="71" />
+        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="83" />
         <source>用到最多</source>
         <translation>Most used</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="36" />
+        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="49" />
         <source>显示方式</source>
+        <extracomment>Around the placeholder: the border, padding and search icon before it, the clear button's room after it (the × appears where the placeholder ends), and a pixel between.</extracomment>
         <translation>View options</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="79" />
+        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="91" />
         <source>主题目录（点击跳转）</source>
         <translation>List of themes (click to jump)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="81" />
+        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="93" />
         <source>紧凑显示（卡片更小，最多两行）</source>
         <translation>Compact (smaller cards, at most two lines)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="84" />
+        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="96" />
         <source>跳到主题</source>
         <translation>Go to theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="87" />
+        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="99" />
         <source>筛选</source>
         <translation>Filter</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="99" />
+        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="111" />
         <source>删除 Sonetto 今天写的…</source>
         <translation>Delete what Sonetto wrote today…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="39" />
+        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="52" />
         <source>新建</source>
         <translation>New</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="39" />
+        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="52" />
         <source>新建一条记忆</source>
         <translation>Add a memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="41" />
+        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="54" />
         <source>回收站</source>
         <translation>Trash</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="113" />
+        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="125" />
         <source>显示全部</source>
         <translation>Show all</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="114" />
+        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="126" />
         <source>取消筛选，显示全部记忆</source>
         <translation>Clear the filter and show every memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="169" />
+        <location filename="../../sonetto_desktop/ui/wall/toolbar.py" line="181" />
         <source>筛选：{0}</source>
         <translation>Filter: {0}</translation>
     </message>
