@@ -228,6 +228,12 @@ class MechanicalRetriever:
             if worker.is_alive():
                 return
 
+    def catch_up(self) -> None:
+        """Apply what the change feed reported now, as a query would first (``follow.py``: a burst of
+        changes, in the background); nothing before the index's first use. Blocking."""
+        if self._life.started:
+            self._in_step()
+
     def _apply(self, pending: dict[str, Any]) -> None:
         """Install or drop the memories the change feed named (lock held)."""
         for mid, state in pending.items():
