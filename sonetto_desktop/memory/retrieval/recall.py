@@ -221,13 +221,14 @@ class MemoryRecall:
 
     def warm_up(self, progress: Callable[[Any], None] | None = None, *, listing: bool | None = None) -> None:
         """Build the offline index (``progress``: its first build's progress, see
-        ``MechanicalRetriever.warm_up``) and, with a model, read the listing, now rather than at the
-        first message (blocking). ``listing``: False leaves the listing to the first LLM or HYBRID
-        recall (the app's offline mode never reads it: ~0.6 KB a memory, 58 MB at 100,000); None
-        reads it when a model is set."""
+        ``MechanicalRetriever.warm_up``) and, with a model, read the listing and start asking a local
+        server for its context, now rather than at the first message (blocking). ``listing``: False
+        leaves the listing to the first LLM or HYBRID recall (the app's offline mode never reads it:
+        ~0.6 KB a memory, 58 MB at 100,000); None reads it when a model is set."""
         self.mechanical.warm_up(progress=progress)
         if self.llm is not None and listing is not False:
             self.listing.warm_up()
+            self.budget.tokens()  # a local server's context: asked now (in the background), not at the first message
 
     def close(self) -> None:
         """Stop following the store; close the offline retriever if this object built it."""
