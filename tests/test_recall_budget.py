@@ -9,6 +9,7 @@ from datetime import datetime
 import pytest
 
 from helpers import stamper
+from waiting import wait_for
 from sonetto_desktop.memory.item import MemoryItem
 from sonetto_desktop.memory.retrieval.budget import (
     CLOUD_BUDGET,
@@ -27,6 +28,7 @@ from sonetto_desktop.memory.retrieval.listing import (DESCRIPTION, HEADING_TOKEN
                                                       entry_record)
 from sonetto_desktop.memory.retrieval.llm_prompt import build_user_prompt, listing_block
 from sonetto_desktop.memory.retrieval.mechanical import MechanicalRetriever
+from sonetto_desktop.memory.retrieval.recall import MemoryRecall
 from sonetto_desktop.memory.retrieval.shortlist import Shortlist, fuse, rrf
 from sonetto_desktop.memory.stores.sqlite import SqliteMemoryManager
 from sonetto_desktop.memory.stores.yaml.store import YamlMemoryManager
@@ -119,6 +121,25 @@ def test_the_policy_learns_a_local_servers_context_in_the_background(llm_server)
     assert policy.tokens() == 6_000 - REQUEST_RESERVE
     assert llm_server.context_requests == ["/props"]  # asked once
     assert policy.tokens() == 2_000 and llm_server.context_requests == ["/props"]
+
+
+async def test_a_local_servers_context_is_asked_at_the_warm_up_not_at_the_first_message(llm_server, make_llm, tmp_path):
+    """The first message after a start waited for the local server's answer about its context (up to
+    ``CONTEXT_WAIT``, 3 s; 0.06-1.2 s measured at load 11 after an import: docs/benchmarks.md, "The first
+    recall after an import"). The warm-up that reads the listing for the model asks it now, in the background."""
+    llm_server.context_api = "ollama"
+    llm_server.context_length = 6_000
+    mm = SqliteMemoryManager(tmp_path / "memory.db")
+    filled(mm, 3)
+    policy = BudgetPolicy(llm_server.base_url, "test-model")
+    recall = MemoryRecall(mm, make_llm(), budget=policy)
+    try:
+        recall.warm_up()
+        wait_for(lambda: policy.context is not None, what="the server's context, with no message yet")
+        assert policy.context == ContextInfo(6_000, "ollama") and not llm_server.requests  # (no recall request)
+    finally:
+        recall.close()
+        mm.close()
 
 
 def test_an_automatic_budget_follows_the_models_speed():

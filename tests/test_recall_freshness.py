@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import threading
 from datetime import datetime, timedelta
 
 import pytest
@@ -23,6 +24,7 @@ from sonetto_desktop.memory import MemoryItem
 from sonetto_desktop.memory.operations import MemoryOperations
 from sonetto_desktop.memory.retrieval import index_lifecycle
 from sonetto_desktop.memory.retrieval import mechanical as mechanical_module
+from sonetto_desktop.memory.retrieval.follow import FOLLOW_FROM
 from sonetto_desktop.memory.retrieval.recall import MemoryRecall
 from waiting import wait_for
 
@@ -125,6 +127,58 @@ def test_a_bulk_delete_of_thousands_is_applied_without_reading_the_whole_store(b
     assert len(result.changes) == 2050 > mechanical_module.INLINE_CHANGES_MAX
     assert ids(mechanical(recall, "小夏路过图书馆")) and reads == []
     assert all(doc["id"] >= "f02050" for doc in recall.mechanical.candidates("小夏路过图书馆", 200))
+
+
+def test_an_import_is_taken_into_the_index_and_listing_before_the_next_message(kind, tmp_path, monkeypatch):
+    """3,000 memories imported while the app ran: the person's next message tokenized every one of
+    them into the offline index and read them into the listing before its recall could start (seconds
+    at a busy machine's load, with "思考中…" shown: docs/benchmarks.md, "The first recall after an
+    import"). Now the import is taken in in the background as it arrives: no message is needed for the
+    index to hold it, and the next message's recall reads nothing of it from the store."""
+    mm = open_store(kind, tmp_path)
+    mm.import_items(big_bank(20))
+    recall = MemoryRecall(mm, clock=lambda: NOW)
+    try:
+        recall.warm_up(listing=True)
+        assert recall.mechanical.stats()["memories"] == len(recall.listing) == 20
+        imported = {f"i{i:04d}": MemoryItem(f"小夏导入的第{i}段聊天里说过喜欢{i % 7}号风筝。", "瞬间",
+                                            latest_update_time=NOW.isoformat()) for i in range(2 * FOLLOW_FROM)}
+        mm.import_items(imported)
+        wait_for(lambda: recall.mechanical.stats()["memories"] == 20 + len(imported),
+                 what="the index to take the import in with no query")
+        wait_for(lambda: recall.catch_up.runs >= 1 and not recall.catch_up.running, what="the catch-up to end")
+        on_this_thread: list[str] = []  # store reads made by the message's own recall
+        for name in ("get", "columns_of_all"):
+            real = getattr(mm, name)
+
+            def spy(*args, _real=real, _name=name, **kwargs):
+                if threading.current_thread() is threading.main_thread():
+                    on_this_thread.append(_name)
+                return _real(*args, **kwargs)
+
+            monkeypatch.setattr(mm, name, spy)
+        own, _ = recall.listing.parts()
+        assert set(imported) <= set(own.by_id)
+        assert set(ids(mechanical(recall, "风筝"))) & set(imported)
+        assert on_this_thread == []
+    finally:
+        recall.close()
+        mm.close()
+
+
+def test_a_few_writes_start_no_catch_up_and_wait_for_the_next_query(kind, tmp_path):
+    """A reply's few writes cost the next query ~0.1 ms each: no thread is started for them."""
+    mm = open_store(kind, tmp_path)
+    recall = MemoryRecall(mm, clock=lambda: NOW)
+    try:
+        recall.warm_up()
+        for i in range(3):
+            mm.add(f"小夏第{i}次提到风筝。", "瞬间")
+        assert recall.catch_up.runs == 0 and not recall.catch_up.running
+        assert len(ids(mechanical(recall, "风筝"))) == 3
+    finally:
+        recall.close()
+        mm.close()
 
 
 def test_an_undo_of_a_bulk_delete_in_a_large_bank_is_applied_one_by_one(tmp_path, monkeypatch):

@@ -303,6 +303,15 @@ class RecallListing:
         with self._lock:
             self._refresh()
 
+    def catch_up(self) -> None:
+        """Apply what changed now rather than at the next recall (``follow.py``); nothing before the
+        first read. Blocking."""
+        with self._lock:
+            if self._started:
+                self._refresh()
+                for part in (self._own, self._apps):
+                    part.frozen()  # (what a recall reads next)
+
     def snapshot(self) -> ListingSnapshot:
         """Every memory in listing order (both parts, by when it last changed), now (kept until the next change)."""
         with self._lock:

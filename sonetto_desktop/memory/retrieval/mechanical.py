@@ -17,7 +17,8 @@ the store is verified in a background thread, which queries wait for (``_in_step
 or damaged one rebuilt in a background thread; meanwhile queries answer from what is already
 indexed (never a memory as it no longer is). Later, a query never answers from before a write made
 before it: a reload or a bulk action of thousands, diffed in the background in a large bank, is
-waited for. Queries need no jieba (``segment.py``); documents are cut by jieba when they are
+waited for. A burst of changes (an import) is applied in the background as it arrives (``follow.py``),
+so the next message finds it done. Queries need no jieba (``segment.py``); documents are cut by jieba when they are
 indexed. A lock guards the index; change callbacks never wait on it.
 """
 
@@ -227,6 +228,12 @@ class MechanicalRetriever:
             worker.join(max(0.0, deadline - time.monotonic()))
             if worker.is_alive():
                 return
+
+    def catch_up(self) -> None:
+        """Apply what the change feed reported now, as a query would first (``follow.py``: a burst of
+        changes, in the background); nothing before the index's first use. Blocking."""
+        if self._life.started:
+            self._in_step()
 
     def _apply(self, pending: dict[str, Any]) -> None:
         """Install or drop the memories the change feed named (lock held)."""

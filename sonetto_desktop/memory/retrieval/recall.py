@@ -44,6 +44,7 @@ from ..stores.base import BaseMemoryManager
 from .agreement import ModelAgreement
 from .budget import BudgetPolicy, says_too_long
 from .conversation import ConversationBlock
+from .follow import CatchUp
 from .listing import HEADING_TOKENS, ID, TOKENS, ListingEntry, ListingSnapshot, RecallListing, entry_record
 from .llm_prompt import MAX_QUERY_CHARS
 from .llm_retriever import LLMRetriever, RecallFailed
@@ -160,6 +161,9 @@ class MemoryRecall:
         """What the last LLM / HYBRID call showed the model."""
         self.fallback_count = 0
         """How many calls fell back to the offline result so far."""
+        self.catch_up = CatchUp(mm, self._catch_up)
+        """Applies a burst of the store's changes (an import) to the index and listing in the background
+        (``follow.py``): the next message's recall does not."""
 
     # ── configuration ─────────────────────────────────────────────────
 
@@ -217,16 +221,18 @@ class MemoryRecall:
 
     def warm_up(self, progress: Callable[[Any], None] | None = None, *, listing: bool | None = None) -> None:
         """Build the offline index (``progress``: its first build's progress, see
-        ``MechanicalRetriever.warm_up``) and, with a model, read the listing, now rather than at the
-        first message (blocking). ``listing``: False leaves the listing to the first LLM or HYBRID
-        recall (the app's offline mode never reads it: ~0.6 KB a memory, 58 MB at 100,000); None
-        reads it when a model is set."""
+        ``MechanicalRetriever.warm_up``) and, with a model, read the listing and start asking a local
+        server for its context, now rather than at the first message (blocking). ``listing``: False
+        leaves the listing to the first LLM or HYBRID recall (the app's offline mode never reads it:
+        ~0.6 KB a memory, 58 MB at 100,000); None reads it when a model is set."""
         self.mechanical.warm_up(progress=progress)
         if self.llm is not None and listing is not False:
             self.listing.warm_up()
+            self.budget.tokens()  # a local server's context: asked now (in the background), not at the first message
 
     def close(self) -> None:
         """Stop following the store; close the offline retriever if this object built it."""
+        self.catch_up.close()
         with self._mechanical_lock:
             mechanical, self._mechanical = self._mechanical, None
             listing, self._listing = self._listing, None
@@ -235,6 +241,15 @@ class MemoryRecall:
         if mechanical is not None and self._owns_mechanical:
             mechanical.close()
         self.agreement.save()
+
+    def _catch_up(self) -> None:
+        """What changed, into what is built already (the offline index, the listing): ``self.catch_up``."""
+        with self._mechanical_lock:
+            mechanical, listing = self._mechanical, self._listing
+        if mechanical is not None:
+            mechanical.catch_up()
+        if listing is not None:
+            listing.catch_up()
 
     # ── recall ────────────────────────────────────────────────────────
 
