@@ -199,6 +199,24 @@ def memory_switch(config: RunnableConfig | None, name: str) -> bool:
 # ── graph ────────────────────────────────────────────────────────────────────────────────────────
 
 
+class _ReplyEnds:
+    """Did a reply stop before its end? Cut at the model's limit (finish_reason "length"), or a stream
+    that closed without its finish from a server that has said one before: ``ReplyCut`` (said, what
+    arrived kept, not handed to the writer, no half tool call run). A server that never says how a
+    reply ended (some gateways) is not taken to cut them all."""
+
+    def __init__(self) -> None:
+        self.said = False  # the server has said how a reply ended at least once
+
+    def check(self, response: Any) -> None:
+        finish = (response.response_metadata or {}).get("finish_reason")
+        self.said = self.said or finish is not None
+        if finish == "length" or (finish is None and self.said):
+            raise ReplyCut(finish)
+        if finish is None:
+            log.debug("the model server said no finish_reason for this reply")
+
+
 def build_graph(
     llm: BaseChatModel | None,
     ltm: Any,
@@ -238,24 +256,15 @@ def build_graph(
                 log.warning("memory recall failed; continuing without memories", exc_info=True)
         return {"used_memories": memories, "memory_block": format_memory_block(memories)}
 
-    ends_said = False  # the server has said how a reply ended (finish_reason) at least once
+    ends = _ReplyEnds()
 
     async def agent(state: CompanionState, config: RunnableConfig) -> dict[str, Any]:
-        nonlocal ends_said
         if model is None:
             raise LLMNotConfigured()
         system = SystemMessage(content=build_system_prompt(clock(), state.get("memory_block", "")))
         history = pair_tool_calls(trim_history(state.get("messages", []), history_tokens, history_turns))
         response = await model.ainvoke([system, *history], config)
-        finish = (response.response_metadata or {}).get("finish_reason")
-        ends_said = ends_said or finish is not None
-        # It stopped before its end (cut at the model's limit, or a stream that closed without its
-        # finish from a server that says one): said, what arrived kept, not handed to the writer, no
-        # half tool call run. A server that never says how a reply ended is not taken to cut them all.
-        if finish == "length" or (finish is None and ends_said):
-            raise ReplyCut(finish)
-        if finish is None:
-            log.debug("the model server said no finish_reason for this reply")
+        ends.check(response)
         if not response.tool_calls and not response.text.strip():
             raise EmptyReply()  # said as such, neither kept as Sonetto's answer nor handed to the writer
         return {"messages": [response]}
