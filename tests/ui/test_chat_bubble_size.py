@@ -158,7 +158,7 @@ async def test_a_streamed_reply_from_the_model_fits_at_900x600(tmp_path, llm_ser
 @pytest.mark.qt_log_ignore(OFFSCREEN_RAISE, OFFSCREEN_SIZE_HINTS)
 @pytest.mark.parametrize("language", ["zh_CN", "en"])
 async def test_at_the_windows_smallest_size_the_chat_still_fits_its_column(qapp, tmp_path, language):
-    """At the window's smallest size (800x560 in English: the session list and the wall at their own
+    """At the window's smallest size (~805x560 in English: the session list and the wall at their own
     minimum) the chat column is 160-200 px: the bubbles kept a 160 px floor inside 18 px margins and sat
     behind a horizontal scroll bar, cut at the right (seen in a real window: an error's words cut to
     "replyin", "agai", the 重试 button half hidden). Every bubble fits the column, no sideways scrolling."""
@@ -180,7 +180,9 @@ async def test_at_the_windows_smallest_size_the_chat_still_fits_its_column(qapp,
         window.resize(window.minimumSizeHint().width(), 560)
         await asyncio.sleep(0.1)  # laid out at that size
         await settle()
-        assert window.width() <= 800, window.width()
+        # (800 until the wall's search box kept its whole placeholder, "Search", with its icon and the
+        # clear button's room: 805 in English, 759 in Chinese)
+        assert window.width() <= 810, window.width()
         assert view.verticalScrollBar().isVisible()
         assert not view.horizontalScrollBar().isVisible(), (view.viewport().width(), view.widget().minimumSizeHint())
         assert _problems(view) == []
