@@ -4,6 +4,7 @@ fused shortlist."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import threading
@@ -665,10 +666,9 @@ FOLLOW_UP = "那它平时乖吗"  # names nothing of what it is about
 BEFORE = "我们家小老虎今天又把花瓶打翻了\n它真是太调皮了"
 
 
-def test_a_follow_ups_vectors_lean_on_the_conversation_before_it(tmp_path, llm_server):
-    """"那它平时乖吗" after talking about the cat: the message alone shares nothing with the cat's
-    memory, words or meaning; the vectors nearest to it leaning on the lines before it (asked in the
-    same request) take one place in four and bring the memory into the shortlist."""
+@contextlib.contextmanager
+def follow_up_bank(tmp_path, llm_server):
+    """The cat's bank among 600 others, every vector computed: (recall with the vectors, their sync)."""
     mm = SqliteMemoryManager(tmp_path / "m.db")
     mm.import_items({**{mid: item.copy() for mid, item in BANK.items()}, **filler(600)})
     mechanical = MechanicalRetriever(mm, now=lambda: NOW, index_path=False)
@@ -676,7 +676,20 @@ def test_a_follow_ups_vectors_lean_on_the_conversation_before_it(tmp_path, llm_s
     recall = MemoryRecall(mm, _Planner(), budget=900, mechanical=mechanical, dense=sync,  # type: ignore[arg-type]
                           clock=lambda: NOW)
     try:
-        assert sync.wait_idle(20)
+        assert sync.wait_idle(20) and sync.status.done == 604
+        yield recall, sync
+    finally:
+        sync.stop()
+        recall.close()
+        mechanical.close()
+        mm.close()
+
+
+def test_a_follow_ups_vectors_lean_on_the_conversation_before_it(tmp_path, llm_server):
+    """"那它平时乖吗" after talking about the cat: the message alone shares nothing with the cat's
+    memory, words or meaning; the vectors nearest to it leaning on the lines before it (asked in the
+    same request) take one place in four and bring the memory into the shortlist."""
+    with follow_up_bank(tmp_path, llm_server) as (recall, sync):
         message, before = sync.embed_queries([FOLLOW_UP, BEFORE])
         assert sync.nearest(message, 604).index("cat") > 10  # (the scripted vectors: 20th)
         assert sync.nearest(lean(message, before), 604).index("cat") == 0
@@ -686,11 +699,6 @@ def test_a_follow_ups_vectors_lean_on_the_conversation_before_it(tmp_path, llm_s
         leaning = recall._plan(FOLLOW_UP, "hybrid", BEFORE)
         assert "cat" in [r["id"] for r in leaning.extra]
         assert memory_requests(llm_server)[-1]["input_list"] == [FOLLOW_UP, BEFORE]  # one request for both
-    finally:
-        sync.stop()
-        recall.close()
-        mechanical.close()
-        mm.close()
 
 
 def test_a_request_with_the_conversation_refused_still_gives_the_message_its_vector(tmp_path, llm_server):
@@ -698,14 +706,7 @@ def test_a_request_with_the_conversation_refused_still_gives_the_message_its_vec
     conversation's lines before it, and every query used words only for a minute (``QUERY_PAUSE``),
     although the message alone would have been embedded. Now the message is asked alone then (one more
     request), and, the refusal naming the server's batch limit, alone from then on."""
-    mm = SqliteMemoryManager(tmp_path / "m.db")
-    mm.import_items({**{mid: item.copy() for mid, item in BANK.items()}, **filler(600)})
-    mechanical = MechanicalRetriever(mm, now=lambda: NOW, index_path=False)
-    sync = VectorSync(mm, config(llm_server, batch=128)).start()
-    recall = MemoryRecall(mm, _Planner(), budget=900, mechanical=mechanical, dense=sync,  # type: ignore[arg-type]
-                          clock=lambda: NOW)
-    try:
-        assert sync.wait_idle(20) and sync.status.done == 604
+    with follow_up_bank(tmp_path, llm_server) as (recall, sync):
         llm_server.embedding_max_batch = 1  # from now on: one text a request ("batch size 2 is larger than 1")
         asked = len(llm_server.embedding_requests)
         recall._plan(FOLLOW_UP, "hybrid", BEFORE)
@@ -715,11 +716,6 @@ def test_a_request_with_the_conversation_refused_still_gives_the_message_its_vec
         message, before = sync.embed_queries([FOLLOW_UP, BEFORE])  # not paused, and asked alone at once
         assert before is None and np.allclose(message, sync.embed_query(FOLLOW_UP))
         assert [r["input_list"] for r in llm_server.embedding_requests[asked + 2:]] == [[FOLLOW_UP], [FOLLOW_UP]]
-    finally:
-        sync.stop()
-        recall.close()
-        mechanical.close()
-        mm.close()
 
 
 def test_lines_too_long_for_the_model_are_left_out_and_a_message_too_long_pauses_the_vectors(tmp_path, llm_server):

@@ -200,33 +200,33 @@ async def test_a_server_on_this_computer_is_found_on_the_first_run_and_used(dial
     assert d.current_settings().base_url == llm_server.base_url
 
 
-async def test_a_model_that_only_embeds_is_not_offered_for_the_chat(dialog, llm_server, wait):
-    """Ollama lists its models newest first: a person who pulled nomic-embed-text (for recall by meaning)
-    after their chat model saw "发现本机的 Ollama（2 个模型）", and 使用 made nomic-embed-text the chat
-    model (the first of the list); every message then failed. The models the server says only embed
-    (Ollama's /api/show capabilities) are left out of the chat's models, and out of the count."""
+async def _found_on_ollama(dialog, llm_server, wait, models):
+    """The settings dialog of a first run, once its search found the scripted server as Ollama with
+    ``models``, of which nomic-embed-text only embeds."""
     llm_server.context_api = "ollama"
-    llm_server.models = ["nomic-embed-text", "qwen2.5:7b"]
+    llm_server.models = models
     llm_server.embedding_models = ["nomic-embed-text"]
     d = dialog(Settings.load(), providers=_with_local(llm_server.base_url), find_local_servers=True)
     found = []
     d.provider_picker.local_servers_found.connect(found.append)
     d.show()
     await wait(lambda: found, message="the search's answer")
+    return d
+
+
+async def test_a_model_that_only_embeds_is_not_offered_for_the_chat(dialog, llm_server, wait):
+    """Ollama lists its models newest first: a person who pulled nomic-embed-text (for recall by meaning)
+    after their chat model saw "发现本机的 Ollama（2 个模型）", and 使用 made nomic-embed-text the chat
+    model (the first of the list); every message then failed. The models the server says only embed
+    (Ollama's /api/show capabilities) are left out of the chat's models, and out of the count."""
+    d = await _found_on_ollama(dialog, llm_server, wait, ["nomic-embed-text", "qwen2.5:7b"])
     assert d.provider_picker.found_label.text() == "发现本机的 Ollama（1 个模型）"
     d.provider_picker.use_button.click()
     assert _models(d) == ["qwen2.5:7b"] and d.model.currentText() == "qwen2.5:7b"
 
 
 async def test_a_server_with_only_embeddings_models_says_it_has_no_chat_model(dialog, llm_server, wait):
-    llm_server.context_api = "ollama"
-    llm_server.models = ["nomic-embed-text"]
-    llm_server.embedding_models = ["nomic-embed-text"]
-    d = dialog(Settings.load(), providers=_with_local(llm_server.base_url), find_local_servers=True)
-    found = []
-    d.provider_picker.local_servers_found.connect(found.append)
-    d.show()
-    await wait(lambda: found, message="the search's answer")
+    d = await _found_on_ollama(dialog, llm_server, wait, ["nomic-embed-text"])
     assert d.provider_picker.found_label.text() == "发现本机的 Ollama，但它只有向量模型，还没有对话模型。"
 
 
