@@ -55,3 +55,19 @@ async def test_a_count_with_no_room_for_its_word_keeps_the_number_whole(wall, po
     await wait(lambda: label.text() == f"1 of {total}", timeout=10, message=lambda: label.text())
     label.resize(label.fontMetrics().horizontalAdvance(f"1 / {total}") + 6, label.height())
     assert label.elided() == f"1 / {total}" and label.toolTip() == f"1 of {total}"
+
+
+def test_a_form_that_fits_to_the_pixel_is_shown_whole(qtbot):
+    """At 900 x 600 with 3,003 memories the count read "3003…": "3003 条" fitted its 50 px by its rounded
+    advance, so no shorter form was tried, and Qt's eliding (which measures a fraction wider) cut it. At
+    every width the label shows one of its forms whole, or is narrower than the shortest."""
+    host = QWidget()
+    qtbot.addWidget(host)
+    label = ElidedLabel(host)
+    host.show()
+    forms = ("3,003 条", "3003 条", "3003")
+    label.set_texts(*forms)
+    metrics = label.fontMetrics()
+    for width in range(metrics.horizontalAdvance("3003") + 2, metrics.horizontalAdvance("3,003 条") + 3):
+        label.resize(width, 20)
+        assert label.elided() in forms, (width, label.elided())

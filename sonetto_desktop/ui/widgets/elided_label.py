@@ -48,8 +48,8 @@ class ElidedLabel(QLabel):
         width = max(0, rect.width())
         metrics = self.fontMetrics()
         text = self.text()
-        for shorter in self._shorter:
-            if metrics.horizontalAdvance(text) <= width:
+        for shorter in self._shorter:  # (fits as Qt's eliding measures it: a rounded advance can say so wrongly)
+            if metrics.elidedText(text, Qt.TextElideMode.ElideRight, width) == text:
                 break
             text = shorter
         return metrics.elidedText(text, Qt.TextElideMode.ElideRight, width)
