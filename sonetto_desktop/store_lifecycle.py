@@ -240,8 +240,8 @@ class StoreHandle:
         unsubscribers, self._unsubscribers = self._unsubscribers, []
         for unsubscribe in reversed(unsubscribers):
             unsubscribe()
-        if self._recall is not None:
-            self._recall.close()
-            self._recall = None
+        if self._recall is not None:  # (off the loop: it waits for a catch-up in flight and saves the index)
+            recall, self._recall = self._recall, None
+            await run_blocking(recall.close)
         if self.store is not None:
             await run_blocking(self.store.close)
