@@ -161,27 +161,27 @@ def _shortlist_shares(bank: _Bank, cases: list[tuple[str, str, set[str], list[st
     """Gold among the first ``DEPTHS`` of ``Shortlist.ranking`` (each case: message, context, the ids it
     may see (None: all), gold ids)."""
     from sonetto_desktop.memory.retrieval.agreement import ModelAgreement
-    from sonetto_desktop.memory.retrieval.shortlist import Shortlist
+    from sonetto_desktop.memory.retrieval.shortlist import SLACK, Shortlist
 
     class VectorsOnly(Shortlist):  # the conversation read by the vectors alone (before the words read it)
-        def _words(self, prompt: str, k: int) -> list[str]:
-            return [doc["id"] for doc in self._mechanical.candidates(prompt, k)]
-
-        def _matches(self, prompt: str, scored: list, k: int) -> list[str]:
-            return [doc["id"] for doc, _ in scored]
+        def _context_ranking(self, prompt: str, k: int) -> tuple[list, list[str]]:
+            return [], []
 
     kind = VectorsOnly if how == "vectors" else Shortlist
     hits = dict.fromkeys(DEPTHS, 0)
     total = 0
-    deep = max(DEPTHS) + 600
     for message, context, hidden, gold in cases:
-        ranked = kind(bank.mechanical, bank if dense else None, ModelAgreement(),
-                      "" if how == "alone" else context).ranking(message, deep)
-        where = {mid: place for place, mid in enumerate(m for m in ranked if m not in hidden)}
-        for mid in gold:
-            for depth in DEPTHS:
-                hits[depth] += where.get(mid, depth) < depth
-            total += 1
+        for depth in DEPTHS:  # asked as ``Shortlist.fill`` asks for a budget of that many memories
+            want = int(1.2 * depth) + SLACK
+            while True:
+                ranked = kind(bank.mechanical, bank if dense else None, ModelAgreement(),
+                              "" if how == "alone" else context).ranking(message, want)
+                seen = [mid for mid in ranked if mid not in hidden]
+                if len(seen) >= depth or len(ranked) < want:
+                    break
+                want = want * 3 // 2
+            hits[depth] += len(set(seen[:depth]) & set(gold))
+        total += len(gold)
     return " / ".join(f"{hits[d] / max(total, 1):.3f}" for d in DEPTHS)
 
 

@@ -17,7 +17,7 @@ from sonetto_desktop.memory.retrieval.listing import ID, RecallListing
 from sonetto_desktop.memory.retrieval.mechanical import MechanicalRetriever
 from sonetto_desktop.memory.retrieval.modes import RetrievalMode
 from sonetto_desktop.memory.retrieval.recall import MemoryRecall
-from sonetto_desktop.memory.retrieval.shortlist import CONTEXT_SHARE, Shortlist, interleave
+from sonetto_desktop.memory.retrieval.shortlist import CONTEXT_SHARE, STRONG_MATCH, Shortlist, interleave, joined
 from sonetto_desktop.memory.stores.sqlite import SqliteMemoryManager
 
 NOW = datetime(2026, 12, 2, 9, 30)
@@ -266,3 +266,35 @@ def test_offline_recall_in_a_conversation_is_given_the_lines_before_the_message(
     finally:
         recall.close()
         mm.close()
+
+
+def test_with_vectors_a_follow_up_gives_the_conversation_its_place_beside_the_words_sure_matches(bank):
+    """A short follow-up with vectors: the sure word matches of the message after its context stand one
+    in four beside the message's own (as many as they allow: it keeps its order and its places), and
+    after them the conversation's memories keep one place in four of what the words and the vectors
+    share (before, the vectors' half of the places halved it: 1 in 8, and none beside the sure matches)."""
+    mechanical, snapshot, stable = bank
+    vectors = Vectors([mid for mid in reversed(OTHERS)])
+    message = "第5条后来怎样了"  # sure matches of its own: the fifth of everything (one of them a key)
+    own = [doc["id"] for doc, score in mechanical.scored(message, 60) if score >= STRONG_MATCH]
+    assert len(own) >= 12
+    ranked = Shortlist(mechanical, vectors, context=BEFORE).ranking(message, 80)
+    head = ranked[:len(own) + -(-len(own) // 3)]
+    beside = [place for place, mid in enumerate(head) if mid not in own]
+    assert beside == [3, 7, 11, 15, 19, 23, 25][:len(head) - len(own)] and all(head[p] in KEYS for p in beside)
+    assert [mid for mid in head if mid in own] == own
+    alone = Shortlist(mechanical, Vectors([mid for mid in reversed(OTHERS)])).ranking(message, 80)
+    assert alone[:len(own)] == own and set(alone[:40]) & set(KEYS) <= set(own)
+
+    names_nothing = Shortlist(mechanical, Vectors([mid for mid in reversed(OTHERS)]), context=BEFORE).ranking(FOLLOW_UP, 40)
+    assert [place for place, mid in enumerate(names_nothing[:40]) if mid in KEYS] == list(range(3, 40, 4))
+
+
+def test_a_long_follow_up_gives_the_conversation_a_ranking_of_its_own(bank):
+    """A long follow-up: the message's matches, those of the message after its context and the vectors'
+    are three rankings, each one's first n among the first 3n."""
+    mechanical, snapshot, stable = bank
+    long_follow_up = "第5条后来我又翻了一整个下午，每个角落都看过了，还是没有，真是让人着急啊，明天还要早起呢"
+    ranked = Shortlist(mechanical, Vectors([mid for mid in reversed(OTHERS)]), context=BEFORE).ranking(long_follow_up, 60)
+    context_first = [doc["id"] for doc, _ in mechanical.scored(joined(BEFORE, long_follow_up), 60)][:10]
+    assert set(context_first) <= set(KEYS) and set(context_first) <= set(ranked[:30])

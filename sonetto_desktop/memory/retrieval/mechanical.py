@@ -487,8 +487,13 @@ class MechanicalRetriever:
     def candidates(self, prompt: str, k: int = 60, *, now: datetime | None = None) -> list[dict]:
         """The top ``k`` by score without the floor, filled up with recent and much-used memories
         when the prompt matches fewer than ``k`` (for an LLM to choose from)."""
+        return self.scored_candidates(prompt, k, now=now)[1]
+
+    def scored_candidates(self, prompt: str, k: int = 60, *,
+                          now: datetime | None = None) -> tuple[list[tuple[dict, float]], list[dict]]:
+        """(``scored``, ``candidates``) of ``prompt`` from one analysis of it."""
         if k <= 0:
-            return []
+            return [], []
         moment = now or self._now()
         _, ranked, _ = self._rank(prompt, moment, k)
         out = [doc for doc, _ in ranked[:k]]
@@ -497,7 +502,7 @@ class MechanicalRetriever:
                 seen = {self._docs.slot_of[d["id"]] for d in out if d["id"] in self._docs.slot_of}
                 more = sc.recency_ranking(self._docs, moment, k - len(out), seen)
                 out += [doc for doc, _ in self._public(more)]
-        return out
+        return ranked, out
 
     def lookalikes(self, text: str, k: int) -> list[dict]:
         """The ``k`` memories that share the most of ``text``'s wording (BM25 over its character pairs

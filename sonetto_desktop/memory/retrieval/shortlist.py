@@ -177,7 +177,7 @@ class Shortlist:
         self._dense = dense
         self._context = context.strip()  # the conversation's lines before the message (the vectors' second query)
         self._leaned: Any | None = None  # that second query's vector
-        self._joined: tuple[tuple[str, int], list[str]] | None = None  # the words' second query's ranking
+        self._joined: tuple[tuple[str, int], list, list[str]] | None = None  # the words' second query's scored, ranking
         self._agreement = agreement if agreement is not None else ModelAgreement()
         self._model = model_key(dense) if dense is not None else ""
         self.used_dense = False
@@ -199,35 +199,46 @@ class Shortlist:
             return self._words(prompt, k)
         self.used_dense = True
         filler = self._words(prompt, k)
+        context_scored, context_words = self._context_ranking(prompt, k)
         if estimate_tokens(prompt) > LONG_MESSAGE:
-            fused = fuse([self._matches(prompt, scored, k), dense])
+            fused = fuse([[doc["id"] for doc, _ in scored], [doc["id"] for doc, _ in context_scored], dense])
         else:
-            strong = [doc["id"] for doc, score in scored if score >= STRONG_MATCH][:max(1, int(STRONG_PLACES * k))]
+            places = max(1, int(STRONG_PLACES * k))
+            strong = [doc["id"] for doc, score in scored if score >= STRONG_MATCH][:places]
+            if strong and context_scored:  # the context's own sure matches, one place in four beside them
+                mine = set(strong)
+                theirs = [doc["id"] for doc, score in context_scored if score >= STRONG_MATCH and doc["id"] not in mine]
+                beside = int(len(strong) * CONTEXT_SHARE / (1 - CONTEXT_SHARE) + 0.999)  # one for each three
+                strong = interleave(strong, theirs[:beside], 1 - CONTEXT_SHARE)[:places]
             head = set(strong)
-            fused = strong + interleave([mid for mid in filler if mid not in head],
-                                        [mid for mid in dense if mid not in head], WORDS_SHARE)
+            own = [mid for mid in (self._own_words(prompt, k) if context_words else filler) if mid not in head]
+            fused = strong + interleave(interleave(own, [mid for mid in dense if mid not in head], WORDS_SHARE),
+                                        [mid for mid in context_words if mid not in head], 1 - CONTEXT_SHARE)
         seen = set(fused)
         return fused + [mid for mid in filler if mid not in seen]
+
+    def _own_words(self, prompt: str, k: int) -> list[str]:
+        """The words' ranking of the message alone (matches, then recent and much-used memories)."""
+        return [doc["id"] for doc in self._mechanical.candidates(prompt, k)]
+
+    def _context_ranking(self, prompt: str, k: int) -> tuple[list[tuple[dict, float]], list[str]]:
+        """The words' second query in a conversation, the message after its context's lines (:func:`joined`):
+        its scored matches and its ranking (matches, then recent and much-used memories); none without a
+        context. Analysed once per recall."""
+        if not self._context:
+            return [], []
+        if self._joined is None or self._joined[0] != (prompt, k):
+            scored, ranked = self._mechanical.scored_candidates(joined(self._context, prompt), k)
+            self._joined = ((prompt, k), scored, [doc["id"] for doc in ranked])
+        return self._joined[1], self._joined[2]
 
     def _words(self, prompt: str, k: int) -> list[str]:
         """The words' ranking (matches, then recent and much-used memories); in a conversation the
         matches of the message with its context before it take one place in four (``CONTEXT_SHARE``)."""
-        own = [doc["id"] for doc in self._mechanical.candidates(prompt, k)]
+        own = self._own_words(prompt, k)
         if not self._context:
             return own
-        if self._joined is None or self._joined[0] != (prompt, k):
-            query = joined(self._context, prompt)
-            self._joined = ((prompt, k), [doc["id"] for doc in self._mechanical.candidates(query, k)])
-        return interleave(own, self._joined[1], 1 - CONTEXT_SHARE)[:max(k, len(own))]
-
-    def _matches(self, prompt: str, scored: list[tuple[dict, float]], k: int) -> list[str]:
-        """The words' matches of a long message (no filler); in a conversation, with one place in four
-        to the matches of the message with its context before it."""
-        matched = [doc["id"] for doc, _ in scored]
-        if not self._context:
-            return matched
-        return interleave(matched, [doc["id"] for doc, _ in self._mechanical.scored(joined(self._context, prompt), k)],
-                          1 - CONTEXT_SHARE)
+        return interleave(own, self._context_ranking(prompt, k)[1], 1 - CONTEXT_SHARE)[:max(k, len(own))]
 
     def _count_agreement(self, scored: list[tuple[dict, float]], broad: bool) -> None:
         """Once per query: when the words are sure of a memory, is it among the model's nearest ten?"""
