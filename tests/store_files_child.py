@@ -31,6 +31,9 @@ def main() -> int:
                      "sonetto_desktop.memory.stores.migrate", "sonetto_desktop.config.secrets", "encodings.idna", "concurrent.futures.thread"):
             importlib.import_module(name)
         asyncio.run(asyncio.sleep(0))
+        from sonetto_desktop.presentation.i18n import english
+
+        english()  # (the English words are read once: the resources may be out of the other user's reach)
         os.setgid(int(uid))
         os.setuid(int(uid))
 

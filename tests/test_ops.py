@@ -103,3 +103,40 @@ def test_a_file_failure_says_its_cause_in_the_persons_language():
         assert "file size limit" in error_detail(OSError(errno.EFBIG, "File too large"))
         assert error_detail(OSError(errno.EIO, "Input/output error", "/x")) == "Input/output error (/x)"
     assert error_detail(OSError(errno.EROFS, "Read-only file system")) == "磁盘或文件夹是只读的"
+
+
+def test_a_store_that_could_not_save_says_why_in_the_persons_language(tmp_path):
+    """An edit on a full disk (a data folder on a small partition): the window's toast read
+    "记忆库出错：could not save to memory store …/memory.yaml: the disk is full; nothing was changed", the
+    store's English sentence inside a Chinese one. The store's own failures (not saved, read-only) are
+    said in the person's language, with the cause and the store's file, and no English left over."""
+    import errno
+
+    from sonetto_desktop.memory.errors import StoreReadOnly, StoreWriteFailed, describe_os_error
+    from sonetto_desktop.presentation.errors import describe_error_exactly
+    from sonetto_desktop.presentation.i18n import english, translating
+
+    path = str(tmp_path / "memory.yaml")
+
+    def failed(code: int, text: str) -> StoreWriteFailed:  # as the stores raise it (stores/yaml/store.py)
+        try:
+            try:
+                raise OSError(code, text)
+            except OSError as exc:
+                raise StoreWriteFailed(path, describe_os_error(exc)) from exc
+        except StoreWriteFailed as exc:
+            return exc
+
+    full = failed(errno.ENOSPC, "No space left on device")
+    said = describe_error(full)
+    assert said == f"没有保存，什么都没有改动：磁盘已满（{path}）", said
+    assert describe_error_exactly(full) == said  # (the sentence says all the failure's own text does)
+    assert "没有权限" in describe_error(failed(errno.EACCES, "Permission denied"))
+    assert "文件大小限制" in describe_error(failed(errno.EFBIG, "File too large"))
+    assert "Input/output error" in describe_error(failed(errno.EIO, "Input/output error"))  # (no words of ours)
+    read_only = describe_error(StoreReadOnly(path))
+    assert read_only.startswith("记忆库是只读的") and path in read_only and "read-only" not in read_only, read_only
+    with translating(english()):
+        assert describe_error(full) == f"Not saved, nothing was changed: the disk is full ({path})"
+        assert describe_error_exactly(full) == describe_error(full)  # (not its English twice)
+        assert describe_error(StoreReadOnly(path)).startswith("The memory store is read-only")

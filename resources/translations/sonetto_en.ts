@@ -605,62 +605,68 @@ Talk about anything — I'll remember what matters to you.</translation>
         <translation>Save ({0})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="74" />
+        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="63" />
+        <source>没有粘贴：粘贴的内容有 {0} 个字，一条记忆最多 {1} 个字。</source>
+        <extracomment>The most a memory's text box takes by a paste or a drop: room to paste a text over the limit and cut it, not megabytes to lay out (a 1 MB paste held the window 2.3 s, then ~1 s at each keystroke).</extracomment>
+        <translation>Not pasted: the pasted text has {0} characters, and a memory holds at most {1}.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="99" />
         <source>新建记忆</source>
         <translation>New memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="74" />
+        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="99" />
         <source>编辑记忆</source>
         <translation>Edit memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="82" />
+        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="109" />
         <source>关于你的一件事，例如：喜欢手冲咖啡，不加糖</source>
         <translation>Something about you, e.g.: likes pour-over coffee, no sugar</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="87" />
+        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="114" />
         <source>主题，例如：品味、工作、家人</source>
         <translation>Theme, e.g.: taste, work, family</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="94" />
+        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="121" />
         <source>为什么这样改（可选，会记入历史）</source>
         <translation>Why this change (optional, kept in the history)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="100" />
+        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="126" />
         <source>内容</source>
         <translation>Text</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="102" />
+        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="128" />
         <source>主题</source>
         <translation>Theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="103" />
+        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="129" />
         <source>原因</source>
         <translation>Reason</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="136" />
+        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="162" />
         <source>内容不能为空。</source>
         <translation>The text cannot be empty.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="138" />
+        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="164" />
         <source>内容太长了：最多 {0} 个字，现在 {1} 个。</source>
         <translation>The text is too long: at most {0} characters, now {1}.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="141" />
+        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="167" />
         <source>主题不能为空。</source>
         <translation>The theme cannot be empty.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="143" />
+        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="169" />
         <source>还没有改动。</source>
         <translation>Nothing has changed yet.</translation>
     </message>
@@ -668,43 +674,43 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>HistoryDialog</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="107" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="108" />
         <source>{0}（{1}）</source>
         <extracomment>Turns the app makes for its own actions (an undo, a failed write taken back): their excerpt is a note the app keeps for itself ("撤销 ui-… 的记忆变化", in Chinese whatever the window's language), not what someone said, and the reason line already says what they were.</extracomment>
         <translation>{0} ({1})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="130" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="131" />
         <source>记忆的历史</source>
         <translation>Memory history</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="137" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="138" />
         <source>加载中…</source>
         <translation>Loading…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="155" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="156" />
         <source>恢复为此版本</source>
         <translation>Restore this version</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="164" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="165" />
         <source>打开这段对话</source>
         <translation>Open that chat</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="166" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="167" />
         <source>在对话里找到引起这次改动的那句话</source>
         <translation>Find the message in the chat that caused this change</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="208" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="209" />
         <source>这条记忆已不存在（可能被删除或合并）。</source>
         <translation>This memory no longer exists (it may have been deleted or merged).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="217" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="216" />
         <source>当前：{0}（{1}）</source>
         <translation>Now: {0} ({1})</translation>
     </message>
@@ -749,121 +755,121 @@ Talk about anything — I'll remember what matters to you.</translation>
         <translation>Another program ({0})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="154" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="155" />
         <source>恢复的原因（可选）</source>
         <translation>Reason for restoring (optional)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="209" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="210" />
         <source>暂时读不到这条记忆的历史。</source>
         <translation>The history of this memory cannot be read right now.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="261" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="260" />
         <source>创建</source>
         <translation>Added</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="262" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="261" />
         <source>修改</source>
         <translation>Edited</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="263" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="262" />
         <source>合并</source>
         <translation>Merged</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="264" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="263" />
         <source>恢复旧版本</source>
         <translation>Reverted</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="265" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="264" />
         <source>从回收站恢复</source>
         <translation>Restored</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="266" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="265" />
         <source>锁定</source>
         <translation>Locked</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="267" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="266" />
         <source>解锁</source>
         <translation>Unlocked</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="268" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="267" />
         <source>置顶</source>
         <translation>Pinned</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="269" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="268" />
         <source>取消置顶</source>
         <translation>Unpinned</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="276" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="275" />
         <source>最初的版本</source>
         <translation>The first version</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="281" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="280" />
         <source> · 来自被合并的记忆</source>
         <translation> · from a merged memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="287" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="359" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="286" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="358" />
         <source>起因：“{0}”</source>
         <translation>Prompted by: “{0}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="330" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="349" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="351" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="329" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="348" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="350" />
         <source>主题：{0}</source>
         <translation>Theme: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="334" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="333" />
         <source>置顶或取消置顶不改变内容：这一行没有可恢复的版本。</source>
         <translation>Pinning or unpinning changes no content: this row has no version to restore.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="335" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="334" />
         <source>锁定或解锁不改变内容：这一行没有可恢复的版本。</source>
         <translation>Locking or unlocking changes no content: this row has no version to restore.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="343" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="342" />
         <source>修改前 → 修改后</source>
         <translation>Before → after</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="346" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="345" />
         <source>这个版本和现在的内容一样。</source>
         <translation>This version is what the memory holds now.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="353" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="352" />
         <source>并入的记忆：{0}</source>
         <translation>Merged-in memory: {0}</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="388" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="387" />
         <source>同时从回收站恢复之后并入这条记忆的 %n 条记忆</source>
         <translation><numerusform>Also bring back from the trash the memory merged into this one since</numerusform><numerusform>Also bring back from the trash the %n memories merged into this one since</numerusform></translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="339" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="357" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="338" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="356" />
         <source>原因：{0}</source>
         <translation>Reason: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="362" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="361" />
         <source>来自：{0}</source>
         <translation>From: {0}</translation>
     </message>
@@ -1787,162 +1793,162 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>ImportErrors</name>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="224" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="230" />
         <source>无法识别的文件类型 {0}：请用 .yaml、.json 或 .md 文件</source>
         <translation>unknown file type {0}: use .yaml, .json or .md</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="226" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="232" />
         <source>{0}：条目 {1} 不是一条记忆（应有 description、theme 等）</source>
         <translation>{0}: entry {1} is not a memory (expected description, theme, ...)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="229" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="235" />
         <source>{0}：记忆 {1} 的{2}不是文字（而是{3}）</source>
         <translation>{0}: memory {1} has a {2} that is not text (it is {3})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="235" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="241" />
         <source>{0}：记忆 {1} 的{2}有 {3} 个字，超过了上限 {4} 字</source>
         <translation>{0}: memory {1} has a {2} of {3} characters (limit {4})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="241" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="247" />
         <source>第 {0} 行：这条记忆的{1}有 {2} 个字，超过了上限 {3} 字</source>
         <translation>line {0}: this memory's {1} has {2} characters (limit {3})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="247" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="253" />
         <source>系统不让读取（错误代码 {0}）</source>
         <translation>the system refused to read it (error code {0})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="252" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="258" />
         <source>{0} 不是 UTF-8 编码的文本（第 {1} 行起）：请把它另存为 UTF-8 再导入</source>
         <translation>{0} is not UTF-8 text (from line {1}): save it as UTF-8 and import it again</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="254" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="260" />
         <source>{0} 用了 YAML 的锚点或别名（&amp;名字 / *名字，第 {1} 行）：记忆文件用不到它们，所以没有读取</source>
         <translation>{0} uses YAML anchors or aliases (&amp;name / *name, line {1}); memory files never need them, so it is not read</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="258" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="264" />
         <source>{0} 不是记忆导出文件：它应是从编号到记忆的对应表，这里是{1}</source>
         <translation>{0}: expected a mapping of id -&gt; memory, found {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="261" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="267" />
         <source>{0} 无法解析：第 {1} 行第 {2} 列不合格式。它可能不是记忆导出文件，或已损坏</source>
         <translation>{0} cannot be parsed: the format breaks at line {1}, column {2}; it may not be a memory export, or it is damaged</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="264" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="270" />
         <source>{0} 无法解析，它可能不是记忆导出文件，或已损坏</source>
         <translation>{0} cannot be parsed; it may not be a memory export, or it is damaged</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="266" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="272" />
         <source>{0}：回收站里的 {1} 不是一条删除了的记忆</source>
         <translation>{0}: trash entry {1} is not a deleted memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="268" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="274" />
         <source>{0}：回收站那一部分读不了（应是从编号到删除了的记忆的对应表）</source>
         <translation>{0}: the trash cannot be read (expected a mapping of id -&gt; deleted memory)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="270" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="276" />
         <source>{0} 无法解析：嵌套层数太多，不像是记忆导出文件</source>
         <translation>{0} cannot be parsed: it is nested too deeply to be a memory export</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="272" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="278" />
         <source>{0} 不是从编号到置顶标记的对应表</source>
         <translation>{0} is not a mapping of ids to pins</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="279" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="285" />
         <source>内容</source>
         <translation>description</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="281" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="287" />
         <source>主题</source>
         <translation>theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="283" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="289" />
         <source>历史里的一条原因</source>
         <translation>history reason</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="290" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="296" />
         <source>列表</source>
         <translation>a list</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="292" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="298" />
         <source>对应表</source>
         <translation>a mapping</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="294" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="300" />
         <source>一段文字</source>
         <translation>text</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="296" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="302" />
         <source>数字</source>
         <translation>a number</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="298" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="304" />
         <source>是/否</source>
         <translation>yes or no</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="300" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="306" />
         <source>空值</source>
         <translation>nothing (null)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="301" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="307" />
         <source>别的内容</source>
         <translation>something else</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="232" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="238" />
         <source>{0}：记忆 {1} 没有内容（description）</source>
         <translation>{0}: memory {1} has no description</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="200" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="206" />
         <source>旁边的回收站文件读不了，里面删除了的记忆没有导入：{0}</source>
         <translation>The trash file beside it could not be read, so the deleted memories in it were left out: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="206" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="212" />
         <source>旁边的置顶标记文件读不了，记忆导入了，但没有置顶：{0}</source>
         <translation>The pins file beside it could not be read, so the pins in it were left out (the memories came in unpinned): {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="215" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="221" />
         <source>{0}。{1}</source>
         <translation>{0}. {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="238" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="244" />
         <source>第 {0} 行：这条记忆前面没有“## 主题”标题</source>
         <translation>line {0}: a memory before any '## theme' heading</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="248" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="254" />
         <source>{0} 无法读取：{1}</source>
         <translation>{0} cannot be read: {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="250" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="256" />
         <source>{0} 有 {1} MB，超过 {2} MB 的导入文件不会被读取</source>
         <translation>{0} is {1} MB; imports larger than {2} MB are not read</translation>
     </message>
@@ -2358,58 +2364,58 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>MemoryUndo</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="33" />
+        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="34" />
         <source>新建</source>
         <translation>add</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="35" />
-        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="53" />
+        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="36" />
+        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="54" />
         <source>修改</source>
         <translation>edit</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="37" />
+        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="38" />
         <source>删除</source>
         <translation>delete</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="39" />
+        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="40" />
         <source>合并</source>
         <translation>merge</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="41" />
+        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="42" />
         <source>恢复</source>
         <translation>restore</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="43" />
+        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="44" />
         <source>还原</source>
         <translation>revert</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="45" />
+        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="46" />
         <source>解锁</source>
         <translation>unlock</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="47" />
+        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="48" />
         <source>锁定</source>
         <translation>lock</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="49" />
+        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="50" />
         <source>导入</source>
         <translation>import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="51" />
+        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="52" />
         <source>置顶</source>
         <translation>pin</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="52" />
+        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="53" />
         <source>取消置顶</source>
         <translation>unpin</translation>
     </message>
@@ -2761,12 +2767,12 @@ Your theme: {1}</translation>
 <context>
     <name>MergeDialog</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="46" />
+        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="45" />
         <source>{0}（{1}）</source>
         <translation>{0} ({1})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="63" />
+        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="62" />
         <source>合并记忆</source>
         <translation>Merge memories</translation>
     </message>
@@ -2776,32 +2782,32 @@ Your theme: {1}</translation>
         <translation>Why merge (optional, kept in the history)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="103" />
+        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="102" />
         <source>保留</source>
         <translation>Keep</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="104" />
+        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="103" />
         <source>并入</source>
         <translation>Merge in</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="105" />
+        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="104" />
         <source>合并后</source>
         <translation>Merged</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="107" />
+        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="106" />
         <source>主题</source>
         <translation>Theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="108" />
+        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="107" />
         <source>原因</source>
         <translation>Reason</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="158" />
+        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="157" />
         <source>从列表里选出要并入的那条记忆。</source>
         <translation>Pick the memory to merge in from the list.</translation>
     </message>
@@ -2909,167 +2915,178 @@ Your theme: {1}</translation>
 <context>
     <name>OperationErrors</name>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="125" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="127" />
         <source>没有撤销：之后又有改动碰到了其中 {0} 条记忆（{1}）。可以在历史里逐条还原。</source>
         <translation>Not undone: later changes touched {0} of these memories ({1}). You can revert them one by one in their history.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="128" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="130" />
         <source>已经没有可撤销的变化了。</source>
         <translation>Nothing is left to undo.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="130" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="132" />
         <source>找不到这条记忆，它可能已被删除或移动。</source>
         <translation>This memory can't be found; it may have been deleted or moved.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="134" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="136" />
         <source>另一个程序（另一个 Sonetto 或 sonetto mcp）占着记忆库超过 {0} 秒，没有做任何修改：请稍后再试；一直这样的话，关掉卡住的那个程序。</source>
         <translation>Another program (another Sonetto or sonetto mcp) has held the memory store for over {0} seconds; nothing was changed. Try again in a moment; if it keeps happening, close the program that is stuck.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="137" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="139" />
         <source>记忆库正在切换（换了数据文件夹或存储方式），这次的改动没有保存：切换完成后再试一次。</source>
         <translation>The memory store is being switched (another data folder or storage was chosen); this change was not saved: try again once the switch is done.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="140" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="141" />
+        <source>没有保存，什么都没有改动：{0}（{1}）</source>
+        <translation>Not saved, nothing was changed: {0} ({1})</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="143" />
+        <source>记忆库是只读的，没有做任何修改：记忆可以查看和导出，不能修改（{0}）</source>
+        <translation>The memory store is read-only; nothing was changed: memories can be viewed and exported, not changed ({0})</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="146" />
         <source>记忆库文件无法读取，没有做任何修改：{0}</source>
         <translation>The memory store file can't be read, so nothing was changed: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="142" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="148" />
         <source>这条提议已撤回：它来自的对话（{0}）已经撤销，不能再批准。</source>
         <translation>This proposal was withdrawn: the conversation it came from ({0}) was undone, so it can no longer be approved.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="146" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="152" />
         <source>没有批准：你看过之后，这条记忆又被改过（现在是“{0}”），你改写的内容会盖掉新的内容。它仍留在列表里，已列出现在的内容：可以拒绝，或对照着再改写后批准。</source>
         <translation>Not approved: this memory was changed after you were shown it (it now reads “{0}”); your rewording would overwrite the newer words. It stays in the list, now showing what it reads: reject it, or reword it against that and approve.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="151" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="157" />
         <source>没有批准：提议之后，这条记忆又被改过（现在是“{0}”），照原样批准会盖掉新的内容。它仍留在列表里：可以拒绝，或改写后批准。</source>
         <translation>Not approved: this memory was changed after the proposal was made (it now reads “{0}”); approving it as proposed would overwrite the newer words. It stays in the list: reject it, or reword it and approve.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="156" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="162" />
         <source>无法批准：这个版本不知道怎样完成这条提议（{0}）。可以拒绝它，它不会被写入。</source>
         <translation>Can't approve: this version doesn't know how to carry out this proposal ({0}). You can reject it; it won't be written.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="158" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="164" />
         <source>这条提议已无法照原样完成（相关的记忆可能已经变了），没有写入，仍留在列表里。</source>
         <translation>This proposal can no longer be carried out as proposed (the memories it concerns may have changed); nothing was written and it stays in the list.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="161" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="167" />
         <source>这次导入正在另一个 Sonetto（窗口或命令行）里进行，没有撤销：请先在那里停止它。</source>
         <translation>Not undone: this import is being written by another Sonetto (the window or a command line). Stop it there first.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="164" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="170" />
         <source>没有写入：你要求过不要记住“{0}”这类内容（在“不要记住”列表里）。</source>
         <translation>Not stored: you asked not to remember things like “{0}” (it is on your don't-remember list).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="167" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="173" />
         <source>没有写入：内容疑似包含{0}，秘密信息不会写进记忆。去掉具体的值再试。</source>
         <translation>Not stored: this looks like it holds a secret ({0}); secrets are never stored. Leave the value out and try again.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="170" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="176" />
         <source>这一项已经被处理过了（可能在另一个窗口里）。</source>
         <translation>This has already been taken care of (perhaps in another window).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="190" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="196" />
         <source>{0}不能是空的</source>
         <translation>{0} must be a non-empty string</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="192" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="198" />
         <source>{0}有 {1} 个字，超过了上限 {2} 字</source>
         <translation>{0} is {1} characters long; the limit is {2}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="307" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="313" />
         <source>密码</source>
         <translation>password</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="309" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="315" />
         <source>验证码</source>
         <translation>verification code</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="311" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="317" />
         <source>密钥</source>
         <translation>key</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="313" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="319" />
         <source>私钥</source>
         <translation>private key</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="315" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="321" />
         <source>身份证号</source>
         <translation>ID number</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="317" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="323" />
         <source>证件号</source>
         <translation>document number</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="319" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="325" />
         <source>银行卡号</source>
         <translation>bank card number</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="321" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="327" />
         <source>银行账号</source>
         <translation>bank account number</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="322" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="328" />
         <source>秘密信息</source>
         <translation>secret</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="329" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="352" />
         <source>磁盘已满</source>
+        <extracomment>The words ``memory.errors.describe_os_error`` gives a store's failure (``StoreWriteFailed.detail``), by the error they stand for.</extracomment>
         <translation>the disk is full</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="331" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="354" />
         <source>文件超过了系统允许的大小（文件大小限制）</source>
         <translation>the file is larger than the system allows (file size limit)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="333" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="356" />
         <source>磁盘或文件夹是只读的</source>
         <translation>the disk or folder is read-only</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="335" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="358" />
         <source>没有权限</source>
         <translation>permission denied</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="337" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="360" />
         <source>找不到这个文件</source>
         <translation>no such file</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="339" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="362" />
         <source>这是一个文件夹，不是文件</source>
         <translation>it is a folder, not a file</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="341" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="364" />
         <source>路径里应是文件夹的地方是一个文件</source>
         <translation>a file stands where the path needs a folder</translation>
     </message>
@@ -3094,72 +3111,72 @@ Your theme: {1}</translation>
         <translation>The operation failed: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="79" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="81" />
         <source>回收站</source>
         <translation>trash</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="80" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="82" />
         <source>记忆库</source>
         <translation>memory store</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="81" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="83" />
         <source>{0}里没有 id 为 {1} 的记忆</source>
         <translation>no memory with id {1} in the {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="83" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="85" />
         <source>轮次 {0} 没有留下可撤销的变化</source>
         <translation>turn {0} left no change to undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="85" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="87" />
         <source>文件：{0}</source>
         <translation>file: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="87" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="89" />
         <source>；上一个完好的版本在 {0}</source>
         <translation>; the last good version is in {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="90" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="92" />
         <source>记忆库：{0}</source>
         <translation>memory store: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="92" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="94" />
         <source>改过的记忆：{0}</source>
         <translation>changed memories: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="102" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="104" />
         <source>{0} 不是普通文件</source>
         <translation>{0} is not a regular file</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="104" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="106" />
         <source>{0} 是指向 {1} 的链接：链接不会被跟随</source>
         <translation>{0} is a link to {1}: links are not followed</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="106" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="108" />
         <source>{0} 有 {1} MB，超过了 YAML 记忆库能读的 {2} MB（这么大的记忆库请改用 SQLite：设置里的存储方式）</source>
         <translation>{0} is {1} MB, more than the {2} MB a YAML store reads (a store this large belongs in SQLite: the storage in the settings)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="132" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="134" />
         <source>记忆刚被改过，没有保存：请看过它现在的内容再改。</source>
         <translation>The memory just changed, so nothing was saved: look at it as it is now before changing it.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="184" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="190" />
         <source>{0}（{1}）</source>
         <translation>{0} ({1})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="194" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="200" />
         <source>出了意外的问题，详情已写入日志。</source>
         <translation>something unexpected went wrong; the details are in the log.</translation>
     </message>
@@ -5050,22 +5067,22 @@ Your theme: {1}</translation>
 <context>
     <name>ThemeSection</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/theme_section.py" line="173" />
+        <location filename="../../sonetto_desktop/ui/wall/theme_section.py" line="175" />
         <source>展开</source>
         <translation>Expand</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/theme_section.py" line="173" />
+        <location filename="../../sonetto_desktop/ui/wall/theme_section.py" line="175" />
         <source>折叠</source>
         <translation>Collapse</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/theme_section.py" line="174" />
+        <location filename="../../sonetto_desktop/ui/wall/theme_section.py" line="176" />
         <source>展开「{0}」</source>
         <translation>Expand “{0}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/theme_section.py" line="175" />
+        <location filename="../../sonetto_desktop/ui/wall/theme_section.py" line="177" />
         <source>折叠「{0}」</source>
         <translation>Collapse “{0}”</translation>
     </message>

@@ -17,7 +17,7 @@ import sys
 
 from ..memory.errors import (ChangedMeanwhile, DontRememberRefused, ImportFormatError, MemoryError_, MemoryNotFound,
                              ProposalNotApplicable, ProposalOutdated, SecretRefused, StoreBusy, StoreCorrupt,
-                             StoreReopening, without_private)
+                             StoreReadOnly, StoreReopening, StoreWriteFailed, without_private)
 from ..memory.item import EmptyText, TooLong
 from ..memory.review import ProposalWithdrawn
 from ..memory.undo import NothingToUndo, UndoConflict
@@ -73,6 +73,8 @@ def _own_words(exc: BaseException) -> str:
     """The failure's own words where its sentence leaves them out (which memory, which file), in the front
     end's language: the exception's own text in English, our Chinese for our failures in Chinese (an
     exception this does not know keeps its text)."""
+    if isinstance(exc, (StoreWriteFailed, StoreReadOnly)):  # (its sentence says all its text does, in either language)
+        return ""
     if language() == "en":
         return _own_text(exc)
     if isinstance(exc, MemoryNotFound):
@@ -135,6 +137,10 @@ def _sentence(exc: BaseException) -> str | None:
                                             "请稍后再试；一直这样的话，关掉卡住的那个程序。").format(round(exc.seconds))
     if isinstance(exc, StoreReopening):  # (a move to another data folder copying meanwhile: the wall stays usable)
         return translate("OperationErrors", "记忆库正在切换（换了数据文件夹或存储方式），这次的改动没有保存：切换完成后再试一次。")
+    if isinstance(exc, StoreWriteFailed):  # (a full disk: was the store's English inside "记忆库出错：")
+        return translate("OperationErrors", "没有保存，什么都没有改动：{0}（{1}）").format(_store_cause(exc.detail), exc.path)
+    if isinstance(exc, StoreReadOnly):
+        return translate("OperationErrors", "记忆库是只读的，没有做任何修改：记忆可以查看和导出，不能修改（{0}）").format(exc.path)
     if isinstance(exc, StoreCorrupt):  # (the detail in the person's language where it is our own wording)
         detail = (_store_file_words(*exc.words) or _import_words(*exc.words)) if exc.words else None
         return translate("OperationErrors", "记忆库文件无法读取，没有做任何修改：{0}").format(detail or exc.detail)
@@ -320,6 +326,23 @@ def _secret_word(kind: str) -> str:
     if kind == "银行账号":
         return translate("OperationErrors", "银行账号")
     return translate("OperationErrors", "秘密信息")
+
+
+#: The words ``memory.errors.describe_os_error`` gives a store's failure (``StoreWriteFailed.detail``), by
+#: the error they stand for.
+_STORE_CAUSES = {
+    "the disk is full": errno.ENOSPC,
+    "the file is larger than the system allows (file size limit)": errno.EFBIG,
+    "the disk or folder is read-only": errno.EROFS,
+    "permission denied": errno.EACCES,
+    "a file is in the way where a folder should be": errno.ENOTDIR,
+}
+
+
+def _store_cause(detail: str) -> str:
+    """Why a store could not save, in the person's language (a cause we do not word keeps its own text)."""
+    code = _STORE_CAUSES.get(detail)
+    return (_os_cause(OSError(code, detail)) if code is not None else None) or _cut(detail)
 
 
 def _os_cause(exc: OSError) -> str | None:

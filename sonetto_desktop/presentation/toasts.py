@@ -11,13 +11,13 @@ from ..memory import kinds
 from ..memory.changes import IMPORT_PREFIX, USER, MemoryChange
 from .i18n import language, translate
 from .turn_summary import quiet
+from .undo_words import card_text
 
 PREVIEW_CHARS = 40
 
 
 def _preview(text: str) -> str:
-    text = " ".join((text or "").split())
-    return text if len(text) <= PREVIEW_CHARS else text[: PREVIEW_CHARS - 1] + "…"
+    return card_text(text, PREVIEW_CHARS)
 
 
 @dataclass(frozen=True)

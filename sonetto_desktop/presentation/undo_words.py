@@ -51,10 +51,23 @@ def _en(lang: str) -> bool:
     return lang.lower().startswith("en")
 
 
+#: Unicode's direction controls (embeddings, overrides, isolates and their ends).
+_DIRECTION_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
+def set_apart(text: str) -> str:
+    """``text`` (a memory's, a theme's) to go inside a sentence of ours: one holding a direction control
+    is set apart (first-strong isolate … pop directional isolate), so that an override in it ends with
+    it: "当前：零宽字符和\u202e反转（Moved Theme）" showed the theme as "（emehT devoM）"."""
+    if _DIRECTION_CONTROLS.isdisjoint(text):
+        return text
+    return "\u2068" + text + "\u2069"
+
+
 def card_text(description: str, limit: int = CARD_CHARS) -> str:
-    """A card's text on one line, cut to ``limit`` characters (with "…")."""
+    """A card's text on one line, cut to ``limit`` characters (with "…"), set apart (``set_apart``)."""
     flat = " ".join(str(description or "").split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+    return set_apart(flat if len(flat) <= limit else flat[: limit - 1] + "…")
 
 
 def card_names(touched: Iterable[Touched], shown: int = 3, chars: int = 20) -> str:

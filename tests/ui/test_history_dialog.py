@@ -423,3 +423,45 @@ async def test_an_undo_is_not_quoted_as_what_prompted_it_in_either_language(serv
         dialog.list.setCurrentRow(1)  # the person's change: what they said is quoted
         said = "起因：“我现在能吃香菜了”" if language == "chinese" else "Prompted by: “我现在能吃香菜了”"
         assert said in dialog.diff.toPlainText(), dialog.diff.toPlainText()
+
+
+#: Unicode's direction controls: embeddings and overrides (closed by PDF) and isolates (closed by PDI).
+_OPENERS = {"\u202a": "e", "\u202b": "e", "\u202d": "e", "\u202e": "e", "\u2066": "i", "\u2067": "i", "\u2068": "i"}
+
+
+def _open_direction_controls(text: str) -> list[str]:
+    """The direction controls still open at the end of ``text`` (UAX #9: a PDF closes the last embedding
+    or override, never an isolate; a PDI closes the last isolate and whatever it holds)."""
+    stack: list[str] = []
+    for ch in text:
+        if ch in _OPENERS:
+            stack.append(_OPENERS[ch])
+        elif ch == "\u202c" and stack and stack[-1] == "e":
+            stack.pop()
+        elif ch == "\u2069" and "i" in stack:
+            while stack.pop() != "i":
+                pass
+    return stack
+
+
+async def test_a_memory_with_a_direction_override_leaves_the_dialogs_own_words_as_they_are(
+        service, populated_store, qtbot):
+    """A memory imported with a right-to-left override in it ("零宽字符和\\u202e反转"): the history dialog's
+    "当前：…（Moved Theme）" showed the theme reversed, "（emehT devoM）", the override running on into the
+    dialog's own words. What the memory holds is set apart: its controls end with it."""
+    from sonetto_desktop.presentation.toasts import toast_for
+    from sonetto_desktop.memory.events import MemoryChange
+
+    memory_id = populated_store.add("零宽字符和\u202e反转", "Moved Theme")
+    dialog = HistoryDialog(service, memory_id)
+    qtbot.addWidget(dialog)
+    await dialog.wait_loaded()
+    shown = dialog.current_label.text()
+    assert "反转" in shown and "Moved Theme" in shown
+    assert _open_direction_controls(shown[:shown.index("（")]) == [], repr(shown)  # before the app's "（"
+    assert _open_direction_controls(shown) == []
+    change = MemoryChange(kind="update", ids=(memory_id,), actor="agent",
+                          states={memory_id: {"description": "零宽字符和\u202e反转", "theme": "Moved Theme"}})
+    toast = toast_for(change)
+    assert toast is not None and "反转" in toast.text
+    assert _open_direction_controls(toast.text) == [], repr(toast.text)

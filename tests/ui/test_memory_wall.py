@@ -516,3 +516,27 @@ async def test_counts_include_cards_hidden_by_the_search(wall, populated_store, 
     threading.Thread(target=lambda: populated_store.add("喜欢吃辣", "品味")).start()
     await wait(lambda: wall.section("品味").count_label.text() == "1 / 4", message="total follows the store")
     assert wall.count_label.text() == "1 / 7 条"
+
+
+async def test_a_long_theme_name_is_cut_in_its_header_not_the_wall(wall, populated_store, wait):
+    """A theme named with the 64 characters a theme may have ("Things I want to remember about my
+    grandmother's recipes…", or a rename typed long): at 900 x 600 the wall's column is ~420 px, and the
+    section's header asked for the whole name's width, so the wall's content grew wider than the wall:
+    its cards were cut at the right edge, and a card shown at the right scrolled the wall sideways, the
+    cards' left halves gone. The name gives way ("…", the whole of it in its tooltip), in the sticky
+    header too."""
+    long_theme = "Things I want to remember about my grandmother's kitchen recipes"[:64]
+    populated_store.add("Her dumplings use chives and pork", long_theme)
+    wall.resize(420, 560)
+    await wall.reload()
+    await wait(lambda: wall.section(long_theme) is not None, message="the long theme's section")
+    section = wall.section(long_theme)
+    viewport = wall.scroll.viewport()
+    await wait(lambda: wall.scroll.widget().width() <= viewport.width(),
+               message=lambda: f"the wall's content {wall.scroll.widget().width()} px in {viewport.width()} px")
+    assert section.title.geometry().right() < section.header.width()
+    assert section.count_label.isVisible() and section.count_label.geometry().right() <= section.header.width()
+    assert section.title.toolTip() == long_theme
+    wall.sticky.show_theme(long_theme, "1", viewport.width())
+    assert wall.sticky.count_label.geometry().right() <= wall.sticky.width()
+    assert wall.sticky.title.toolTip() == long_theme

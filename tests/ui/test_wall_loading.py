@@ -400,3 +400,52 @@ async def test_a_bulk_action_on_a_big_theme_reaches_its_section_once(big_service
     await fresh.reload()
     await loaded(fresh, wait)
     assert picture(wall) == picture(fresh)
+
+
+
+@pytest.fixture
+def small_service(yaml_store, qapp):
+    yaml_store.add("已有的一条记忆", "主题0")
+    yield from memory_service_over(yaml_store)
+
+
+async def test_thousands_of_cards_another_process_imported_reach_the_wall_in_one_step(small_service, yaml_store,
+                                                                                      qtbot, wait):
+    """``sonetto memory import`` of 3,000 memories while the window is open (the wall hears of them from
+    the store's watcher, then reads them): the model inserted them a row at a time, each insertion
+    counted and worded the toolbar's total again, and each step of their highlight told every section
+    about every card (3,000 signals a section, 25 steps a second): the window was held 1.5-1.7 s at a
+    time, three times. Now the cards are inserted as one, and a step of the highlight tells a
+    section once, each card still lit and then fading."""
+    from sonetto_desktop.memory import YamlMemoryManager
+
+    wall = _wall(small_service, qtbot)
+    await wall.reload()
+    await loaded(wall, wait)
+    inserted: list[int] = []
+    wall.model.rowsInserted.connect(lambda _parent, first, last: inserted.append(last - first + 1))
+    other = YamlMemoryManager(yaml_store.path)  # another process's store over the same file
+    try:
+        other.import_items(_items(), actor="cli")
+    finally:
+        other.close()
+    await wait(lambda: wall.model.rowCount() == CARDS + 1, timeout=15, message="the import reached the wall")
+    await wall.model.settle()
+    assert sum(inserted) == CARDS and len(inserted) <= 2, f"{len(inserted)} insertions"
+    await loaded(wall, wait)
+    assert wall.count_label.text() == f"{CARDS + 1:,} 条"
+    arrived = next(iter(_items()))
+    assert wall.model.flash_level(arrived) > 0
+    told: list[int] = []
+    for section in wall.sections_in_order():
+        section.proxy.dataChanged.connect(lambda top, bottom, _roles: told.append(bottom.row() - top.row() + 1))
+    source_told: list[int] = []
+    wall.model.dataChanged.connect(lambda top, bottom, _roles: source_told.append(1))
+    wall.model._on_flash_tick()  # one step of the highlight (its timer's)
+    assert 0 < len(told) <= len(wall.sections_in_order()), f"{len(told)} signals for one step"
+    assert len(source_told) == 1
+    await wait(lambda: wall.model.flash_level(arrived) == 0, timeout=5, message="the highlight fades")
+    fresh = _wall(small_service, qtbot)
+    await fresh.reload()
+    await loaded(fresh, wait)
+    assert picture(wall) == picture(fresh)

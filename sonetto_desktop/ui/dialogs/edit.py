@@ -18,7 +18,6 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QLabel,
     QLineEdit,
-    QPlainTextEdit,
     QVBoxLayout,
     QWidget,
 )
@@ -27,6 +26,7 @@ from sonetto_desktop.memory.item import MAX_DESCRIPTION_CHARS, MAX_REASON_CHARS,
 
 from ..widgets.char_counter import CharCounter
 from ..widgets.discard_guard import guard_reject
+from .history_paste import PasteBox
 
 
 def finish_form(dialog: QDialog, form: QFormLayout, *extra: QWidget) -> QDialogButtonBox:
@@ -46,6 +46,31 @@ def finish_form(dialog: QDialog, form: QFormLayout, *extra: QWidget) -> QDialogB
         layout.addWidget(widget)
     layout.addWidget(buttons)
     return buttons
+
+
+#: The most a memory's text box takes by a paste or a drop: room to paste a text over the limit and cut
+#: it, not megabytes to lay out (a 1 MB paste held the window 2.3 s, then ~1 s at each keystroke).
+BOX_CHARS = 4 * MAX_DESCRIPTION_CHARS
+
+
+def description_box(parent: QWidget, hint: QLabel) -> PasteBox:
+    """A memory's text box (the edit and merge dialogs'): a paste that would make it longer than
+    ``BOX_CHARS`` is refused, ``hint`` saying so."""
+    box = PasteBox(BOX_CHARS, parent)
+    said = [""]
+
+    def refused(characters: int) -> None:
+        said[0] = QCoreApplication.translate("EditDialog", "没有粘贴：粘贴的内容有 {0} 个字，一条记忆最多 {1} 个字。").format(
+            f"{characters:,}", f"{MAX_DESCRIPTION_CHARS:,}")
+        hint.setText(said[0])
+
+    def changed() -> None:  # the refusal is said until the text changes
+        if said[0] and hint.text() == said[0]:
+            hint.setText("")
+
+    box.too_long.connect(refused)
+    box.textChanged.connect(changed)
+    return box
 
 
 def theme_completer(themes: Iterable[str], parent: QWidget) -> QCompleter:
@@ -77,7 +102,9 @@ class EditDialog(QDialog):
         self._initial = (description, theme, reason)
         self._creating = creating
 
-        self.description_edit = QPlainTextEdit(description, self)
+        self.hint = QLabel(self)
+        self.description_edit = description_box(self, self.hint)
+        self.description_edit.setPlainText(description)
         self.description_edit.setObjectName("EditDescription")
         self.description_edit.setPlaceholderText(self.tr("关于你的一件事，例如：喜欢手冲咖啡，不加糖"))
         self.description_edit.setTabChangesFocus(True)  # Tab goes on to the theme, never a tab character
@@ -92,7 +119,6 @@ class EditDialog(QDialog):
         self.reason_edit.setMaxLength(MAX_REASON_CHARS)
         self.reason_edit.setObjectName("EditReason")
         self.reason_edit.setPlaceholderText(self.tr("为什么这样改（可选，会记入历史）"))
-        self.hint = QLabel(self)
         self.hint.setObjectName("DialogHint")
         self.hint.setWordWrap(True)
 

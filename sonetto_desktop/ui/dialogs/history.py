@@ -43,6 +43,7 @@ from sonetto_desktop.memory.item import MemoryItem, parse_time
 from sonetto_desktop.memory.undo import UNDO_PREFIX
 from sonetto_desktop.memory.writer.limits import ROLLBACK_PREFIX
 from sonetto_desktop.presentation.reasons import render_reason
+from sonetto_desktop.presentation.undo_words import card_text, set_apart
 
 from .history_diff import SafeTextBrowser, actor_label, diff_html, diff_stylesheet
 from ..i18n import ui_language
@@ -211,10 +212,8 @@ class HistoryDialog(QDialog):
             self._update_revert_button()
             self.loaded.emit()
             return
-        description = " ".join(item.description.split())
-        if len(description) > CURRENT_CHARS:  # a very long memory must not stretch the dialog off screen
-            description = description[: CURRENT_CHARS - 1] + "…"
-        self.current_label.setText(self.tr("当前：{0}（{1}）").format(description, item.theme))
+        description = card_text(item.description, CURRENT_CHARS)  # (a very long one must not stretch the dialog)
+        self.current_label.setText(self.tr("当前：{0}（{1}）").format(description, set_apart(item.theme)))
         self.current_label.setToolTip(plain_tooltip(item.description))
         self._rows = history_rows(item)
         for row in self._rows:

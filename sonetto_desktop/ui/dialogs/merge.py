@@ -16,7 +16,6 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QLabel,
     QLineEdit,
-    QPlainTextEdit,
     QWidget,
 )
 
@@ -25,7 +24,7 @@ from sonetto_desktop.memory.item import MAX_DESCRIPTION_CHARS, MAX_REASON_CHARS,
 from sonetto_desktop.presentation.cards import DESCRIPTION, ID, THEME, Card
 from ..widgets.char_counter import CharCounter
 from ..widgets.discard_guard import guard_reject
-from .edit import finish_form, theme_completer
+from .edit import description_box, finish_form, theme_completer
 
 _END_PUNCT = "。；;.!！?？…"
 
@@ -82,7 +81,8 @@ class MergeDialog(QDialog):
         completer.setFilterMode(Qt.MatchFlag.MatchContains)
         completer.setCompletionMode(QCompleter.CompletionMode.PopupCompletion)
         self._pick_hint = ""
-        self.description_edit = QPlainTextEdit(self)
+        self.hint = QLabel(self)
+        self.description_edit = description_box(self, self.hint)
         self.description_edit.setObjectName("MergeDescription")
         self.description_edit.setTabChangesFocus(True)
         self.counter = CharCounter(self.description_edit, MAX_DESCRIPTION_CHARS, self)
@@ -94,7 +94,6 @@ class MergeDialog(QDialog):
         self.reason_edit.setMaxLength(MAX_REASON_CHARS)  # shown in the reader's language
         self.reason_edit.setObjectName("MergeReason")
         self.reason_edit.setPlaceholderText(self.tr("为什么合并（可选，会记入历史）"))
-        self.hint = QLabel(self)
         self.hint.setObjectName("DialogHint")
         self.hint.setTextFormat(Qt.TextFormat.PlainText)  # may quote memory text
         self.hint.setWordWrap(True)

@@ -22,6 +22,7 @@ from sonetto_desktop import ops
 from sonetto_desktop.memory.reasons import reason_text
 from sonetto_desktop.memory.undo import new_undo_turn
 from sonetto_desktop.presentation.turn_summary import quiet
+from sonetto_desktop.presentation.undo_words import card_text
 
 MAX_ACTIONS = 100
 PREVIEW_CHARS = 16
@@ -80,8 +81,7 @@ class UndoEntry:
 def _preview(change: MemoryChange) -> str:
     first = change.ids[0] if change.ids else ""
     state = change.state(first) if first else None
-    text = " ".join(str((state or {}).get("description") or change.extra.get("description") or "").split())
-    return text if len(text) <= PREVIEW_CHARS else text[: PREVIEW_CHARS - 1] + "…"
+    return card_text(str((state or {}).get("description") or change.extra.get("description") or ""), PREVIEW_CHARS)
 
 
 def describe(change: MemoryChange, count: int = 1) -> str:

@@ -8,6 +8,7 @@ from PySide6.QtCore import QObject, QPoint, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QDragEnterEvent, QDragMoveEvent, QDropEvent, QMouseEvent, QPainter
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QScrollArea, QToolButton, QWidget
 
+from ..widgets.elided_label import ElidedLabel
 from .memory_model import MIME_IDS, decode_ids
 
 EDGE = 48  # px from the viewport's top / bottom where a drag scrolls
@@ -127,7 +128,7 @@ class StickyHeader(QFrame):
         self.arrow.setArrowType(Qt.ArrowType.DownArrow)
         self.arrow.clicked.connect(lambda: self.toggled.emit(self.theme))
         self.swatch = _Dot(self)
-        self.title = QLabel(self)
+        self.title = ElidedLabel(self, min_text="")  # (a long name gives way to the count)
         self.title.setObjectName("ThemeSectionTitle")
         self.title.setTextFormat(Qt.TextFormat.PlainText)
         self.count_label = QLabel(self)

@@ -387,6 +387,10 @@ class ThemeCardList(QAbstractListModel):
     def _on_source_data_changed(self, top: QModelIndex, bottom: QModelIndex, roles: Iterable[int] = ()) -> None:
         if not roles or self._batch is not None:
             return  # a card's content: ``card_updated`` follows and places it (one change, one signal)
+        if bottom.row() - top.row() >= BATCH_CARDS:  # (many cards lit at once: the rows shown, once)
+            if self._shown:
+                self.dataChanged.emit(self.index(0, 0), self.index(self._shown - 1, 0), list(roles))
+            return
         for source_row in range(top.row(), bottom.row() + 1):
             data = self._source.data(self._source.index(source_row, 0), CardRole.Id)
             row = self._rows.get(data) if data else None

@@ -12,6 +12,7 @@ from PySide6.QtCore import QPoint, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QDragEnterEvent, QDragMoveEvent, QDropEvent, QMouseEvent, QPainter, QPaintEvent
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QSizePolicy, QToolButton, QVBoxLayout, QWidget
 
+from ..widgets.elided_label import ElidedLabel
 from .card_view import ThemeCardView
 from .memory_model import MIME_IDS, MemoryCardModel, decode_ids
 from .theme_card_list import ThemeCardList
@@ -126,7 +127,8 @@ class ThemeSection(QFrame):
         self.arrow.setAutoRaise(True)
         self.arrow.setFocusPolicy(Qt.FocusPolicy.ClickFocus)  # (the wall is one Tab stop: its cards)
         self.arrow.clicked.connect(self.toggle)
-        self.title = QLabel(theme, self.header)
+        self.title = ElidedLabel(self.header, min_text="")  # a long name gives way: it must not widen the wall
+        self.title.setText(theme)
         self.title.setObjectName("ThemeSectionTitle")
         self.title.setTextFormat(Qt.TextFormat.PlainText)
         self.count_label = QLabel(self.header)
