@@ -178,6 +178,7 @@ class Shortlist:
         self._context = context.strip()  # the conversation's lines before the message (the vectors' second query)
         self._leaned: Any | None = None  # that second query's vector
         self._joined: tuple[tuple[str, int], list, list[str]] | None = None  # the words' second query's scored, ranking
+        self._own: tuple[tuple[str, int], list[str]] | None = None  # the words' ranking of the message alone
         self._agreement = agreement if agreement is not None else ModelAgreement()
         self._model = model_key(dense) if dense is not None else ""
         self.used_dense = False
@@ -219,7 +220,9 @@ class Shortlist:
 
     def _own_words(self, prompt: str, k: int) -> list[str]:
         """The words' ranking of the message alone (matches, then recent and much-used memories)."""
-        return [doc["id"] for doc in self._mechanical.candidates(prompt, k)]
+        if self._own is None or self._own[0] != (prompt, k):
+            self._own = ((prompt, k), [doc["id"] for doc in self._mechanical.candidates(prompt, k)])
+        return self._own[1]
 
     def _context_ranking(self, prompt: str, k: int) -> tuple[list[tuple[dict, float]], list[str]]:
         """The words' second query in a conversation, the message after its context's lines (:func:`joined`):
