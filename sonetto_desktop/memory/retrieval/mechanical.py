@@ -73,6 +73,10 @@ INLINE_SHARE = 10
 CATCH_UP_WAIT = 10.0
 #: ... and at most this long for a diff's first step, which takes that out (a read of the store).
 PLAN_WAIT = 60.0
+#: Analyses of query texts kept while the index is as they read it: one recall asks the words about one text
+#: several times (the shortlist's own matches and its fill, each part and depth, the offline answer), a long
+#: follow-up's message and joined query were analysed three times each.
+ANALYSES_KEPT = 8
 _READ = object()  # a pending change without the memory's card: read it from the store
 
 
@@ -130,6 +134,8 @@ class MechanicalRetriever:
         self._diff_all = False  # re-read the whole store and diff (reload, invalidate, big batches)
         self._seq = 0  # change counter; ids changed while a background diff runs are left to the queue
         self._changed_at: dict[str, int] = {}
+        self._analyses: dict[tuple[str, date], Query] = {}  # (text, day) -> its analysis (``_analyze``)
+        self._analysed_on: tuple[Any, ...] = (None,)  # what those read: the index's state, the themes, jieba
         self._progress: Callable[[IndexProgress], None] | None = None  # warm_up's listener
         self._reported: tuple[int, int] | None = None
         self._unsubscribe: Callable[[], None] | None = mm.subscribe(self._on_change)
@@ -401,7 +407,20 @@ class MechanicalRetriever:
         return self._postings.contains(term_keys(terms))
 
     def _analyze(self, prompt: str, moment: datetime) -> Query:
-        return analyze(prompt, moment, self._lexicon, frozenset(self._docs.theme_names), self._known)
+        """The query's analysis (lock held), made once while the index, its themes and the word cutter are
+        as it read them (``ANALYSES_KEPT``): it reads only the day of ``moment``. Nobody changes a ``Query``."""
+        on = (self._postings, self._postings.generation, tuple(self._docs.theme_names), tok.loaded_cut() is not None)
+        if ANALYSES_KEPT <= 0 or on[0] is not self._analysed_on[0] or on[1:] != self._analysed_on[1:]:
+            self._analyses, self._analysed_on = {}, on
+        key = (prompt, moment.date())
+        query = self._analyses.get(key)
+        if query is None:
+            query = analyze(prompt, moment, self._lexicon, frozenset(self._docs.theme_names), self._known)
+            if ANALYSES_KEPT > 0:
+                if len(self._analyses) >= ANALYSES_KEPT:
+                    del self._analyses[next(iter(self._analyses))]
+                self._analyses[key] = query
+        return query
 
     def _public(self, ranked: list[tuple[int, float]]) -> list[tuple[dict, float]]:
         """What recall hands on: the memory with its date and use count (nobody re-reads the store)."""
