@@ -304,6 +304,41 @@ def test_a_verification_longer_than_a_query_waits_never_shows_a_memory_as_it_was
     mm.close()
 
 
+def test_a_query_during_a_diff_that_does_not_end_answers_at_once_with_every_write(kind, tmp_path, monkeypatch):
+    """A diff of the whole store above 2,000 memories (here: a verification at start) held the reply up to
+    ``CATCH_UP_WAIT`` (10 s), then answered without what it had not reached. Now the query waits only for
+    its first step (what is gone or changed taken out) and takes in itself what the diff has still to
+    install and bears on it (its words, and the newest): here the diff never ends (its tokenizing is
+    stuck), and the answers have the command line's new memory, the edited one under its new text only,
+    the deleted one gone, while the diff is still running."""
+    from sonetto_desktop.memory.retrieval import tokenize as tok
+    from sonetto_desktop.memory.retrieval.mechanical import MechanicalRetriever
+
+    mm, cat, bike, new = _closed_with_cli_writes(kind, tmp_path)
+    real, release = tok.batch_keys, threading.Event()
+
+    def stuck_diff(texts):  # the diff's own tokenizing never ends (until the test lets it)
+        if threading.current_thread().name == "recall-index":
+            release.wait(60)
+        return real(texts)
+
+    monkeypatch.setattr(tok, "batch_keys", stuck_diff)
+    r = MechanicalRetriever(mm, now=lambda: NOW)
+    try:
+        assert ids(r.retrieve("陶艺班"))[:1] == [new]
+        assert ids(r.retrieve("年糕狸花猫"))[:1] == [cat]
+        assert all("汤圆" not in doc["description"] for doc in r.retrieve("汤圆橘猫"))
+        assert bike not in ids(r.retrieve("蓝色捷安特自行车"))
+        assert new in ids(r.retrieve("最近怎么样"))  # a broad question: the newest memories
+        assert r._life.busy() and not release.is_set()  # answered while the diff still runs
+    finally:
+        release.set()
+    r.warm_up()
+    assert ids(r.retrieve("陶艺班"))[:1] == [new] and ids(r.retrieve("年糕狸花猫"))[:1] == [cat]
+    r.close()
+    mm.close()
+
+
 def _writer_request(server, words: str) -> str:
     """The first request the writer sent about the turn saying ``words`` (its listing is in it)."""
     for request in server.requests:

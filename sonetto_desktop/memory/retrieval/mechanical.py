@@ -13,21 +13,25 @@ change feed: only changed memories are re-read and re-tokenized; a ``reload`` ch
 process wrote the store) is handled by diffing per-memory fingerprints. It is saved beside the
 store (``index_file.py``) when it was built or verified and when the retriever closes, and loaded
 at the next start: answers are ready at once, while an index whose version token does not match
-the store is verified in a background thread, which queries wait for (``_in_step``), and a missing
-or damaged one rebuilt in a background thread; meanwhile queries answer from what is already
-indexed (never a memory as it no longer is). Later, a query never answers from before a write made
-before it: a reload or a bulk action of thousands, diffed in the background in a large bank, is
-waited for. A burst of changes (an import) is applied in the background as it arrives (``follow.py``),
-so the next message finds it done. Queries need no jieba (``segment.py``); documents are cut by jieba when they are
+the store is verified in a background thread, and a missing or damaged one rebuilt in a background
+thread; meanwhile queries answer from what is already indexed (never a memory as it no longer is).
+A query never answers from before a write made before it: a verification, a reload or a bulk action
+of thousands, diffed in the background in a large bank, is waited for as far as it has read the store
+(what is gone or changed is out of the index then); what it has still to install and bears on the
+query the query installs itself (``_take_in``), and answers while the diff goes on. A burst of changes
+(an import) is applied in the background as it arrives (``follow.py``), so the next message finds it
+done. Queries need no jieba (``segment.py``); documents are cut by jieba when they are
 indexed. A lock guards the index; change callbacks never wait on it.
 """
 
 from __future__ import annotations
 
+import heapq
 import logging
+import re
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
@@ -67,11 +71,11 @@ BROAD_TOP = 5
 #: 3.6 s as a diff.)
 INLINE_CHANGES_MAX = 2000
 INLINE_SHARE = 10
-#: A query waits at most this long for a diff of the whole store that changes the index has not seen call for
-#: (``_in_step``: a reload's at 100,000 memories, ~1 s of CPU; an import of 100,000 more, ~9 s), then answers
-#: from what is indexed (what is gone or changed is out of it by then: never a memory as it no longer is).
+#: A catch-up without a query (``follow.py``, the writer's duplicate search) waits at most this long for a diff
+#: of the whole store that changes the index has not seen call for (``_in_step``: a reload's at 100,000
+#: memories, ~1 s of CPU; an import of 100,000 more, ~9 s). A query does not: see ``_take_in``.
 CATCH_UP_WAIT = 10.0
-#: ... and at most this long for a diff's first step, which takes that out (a read of the store).
+#: Both wait at most this long for a diff's first step, which takes out what is gone or changed (a read of the store).
 PLAN_WAIT = 60.0
 #: Analyses of query texts kept while the index is as they read it: one recall asks the words about one text
 #: several times (the shortlist's own matches and its fill, each part and depth, the offline answer), a long
@@ -211,15 +215,18 @@ class MechanicalRetriever:
         if self._postings.needs_compaction():
             self._compact()
 
-    def _in_step(self) -> None:
-        """Before a query: apply what the change feed reported. When that needs a diff of the whole
-        store (a reload: another program wrote it; a bulk action of more than ``INLINE_CHANGES_MAX``)
-        and the bank is large, the diff runs in the background and the query waits for it (at most
-        ``CATCH_UP_WAIT``): answering from before it recalled deleted memories, edited ones under their
-        old text, and missed new ones. A saved index verified at start-up is waited for the same way. Of
-        a first build, and of a catch-up that takes longer, only the first step is waited for, taking out
-        what is gone or changed (then a query answers from what is indexed so far, never a memory as it no
-        longer is). Call it without holding the lock."""
+    def _in_step(self, prompt: str | None = None, moment: datetime | None = None) -> None:
+        """Before a query (``prompt`` at ``moment``): apply what the change feed reported. When that needs
+        a diff of the whole store (a reload: another program wrote it; a bulk action of more than
+        ``INLINE_CHANGES_MAX``) and the bank is large, the diff runs in the background: answering from
+        before it recalled deleted memories, edited ones under their old text, and missed new ones. A
+        saved index verified at start-up is such a diff too. The query waits for its first step, which
+        takes out what is gone or changed, then installs itself what the diff has still to install and
+        bears on it (``_take_in``) and answers, never from before a write, while the diff goes on (it
+        waited for the whole diff, up to ``CATCH_UP_WAIT``: 10 s, then answered without what it had not
+        reached). Without a prompt (a catch-up in the background) the diff is waited for, at most
+        ``CATCH_UP_WAIT``. Of a first build only the first step is waited for (a query answers from what
+        is indexed so far). Call it without holding the lock."""
         deadline = time.monotonic() + CATCH_UP_WAIT
         life = self._life
         for _ in range(2):  # the diff, and one more for a reload while it ran (a failing store: no more)
@@ -231,9 +238,61 @@ class MechanicalRetriever:
             life.planned.wait(PLAN_WAIT)
             if not catching_up:
                 return
+            if prompt is not None:
+                self._take_in(prompt, moment or self._now())
+                return
             worker.join(max(0.0, deadline - time.monotonic()))
             if worker.is_alive():
                 return
+
+    def _take_in(self, prompt: str, moment: datetime) -> None:
+        """While a catch-up diff runs: the memories it has still to install that the query could find
+        (``_bearing``), installed now, tokenized outside the lock as the diff does (each a copy: the diff
+        may be tokenizing the same one). The diff then finds them installed (``_install``: the same text)."""
+        life = self._life
+        with self._lock:
+            left = [p for p in list(life.todo) if p is not None]
+            if not left:
+                return
+            changed = self._changed_since(life.since)  # newer versions: applied from the queue already
+            wanted = [replace(p, keys=None, spans=None) for p in self._bearing(self._analyze(prompt, moment), left)
+                      if p.id not in changed and self._is_new(p)]
+        if not wanted:
+            return
+        self._tokenize(wanted)
+        with self._lock:
+            changed = self._changed_since(life.since)
+            for p in wanted:
+                if p.id not in changed:
+                    self._install(p)
+
+    def _bearing(self, query: Query, left: list[_Prepared]) -> list[_Prepared]:
+        """Of ``left``, the memories ``query`` could find: one of its terms written in their text (a word,
+        a pair or a character of it; an English word's stem among theirs), a date when it names one (their
+        time in its range, or a date in their text: digits or 月), a section it points at; and the newest
+        ``lc.BATCH`` (a broad question, the recent memories that fill a shortlist)."""
+        surfaces = {term[len(tok.WORD):] for term in query.terms}  # (every kind of term has a 2-character mark)
+        written = sorted((s for s in surfaces if s and not s.isascii()), key=len, reverse=True)
+        english = {s for s in surfaces if s and s.isascii()}
+        pattern = re.compile("|".join(map(re.escape, written))) if written else None
+        themes = [theme for theme, _ in sc.theme_lifts(self._lexicon, query)]
+        ranges = [(r.start, r.end) for r in query.ranges]
+        newest = {p.id for p in heapq.nlargest(lc.BATCH, left, key=lambda p: p.stamp)}
+
+        def bears(p: _Prepared) -> bool:
+            text = p.text.lower()
+            if p.id in newest or (pattern is not None and pattern.search(text)):
+                return True
+            if english and (any(s in text for s in english) or not english.isdisjoint(tok.ascii_words(text))):
+                return True
+            if themes and any(theme in p.theme for theme in themes):
+                return True
+            if ranges and ("月" in text or any(ch.isdigit() for ch in text)):
+                return True
+            day = p.updated.date() if p.updated is not None else None
+            return day is not None and any(start <= day <= end for start, end in ranges)
+
+        return [p for p in left if bears(p)]
 
     def catch_up(self) -> None:
         """Apply what the change feed reported now, as a query would first (``follow.py``: a burst of
@@ -435,7 +494,7 @@ class MechanicalRetriever:
         """Scored memories, best first (the best ``limit`` only, if given), and with ``floor`` the
         relevance floor of this query in this bank (``sc.bank_floor``; else ``min_score``)."""
         moment = now or self._now()
-        self._in_step()
+        self._in_step(prompt, moment)
         with self._lock:
             self._refresh()
             query = self._analyze(prompt, moment)
