@@ -231,9 +231,10 @@ def test_another_programs_write_to_a_big_store_is_seen_by_the_next_query(tmp_pat
     mm.close()
 
 
-def _closed_with_cli_writes(kind, tmp_path):
+def _closed_with_cli_writes(kind, tmp_path, imported: int = 0):
     """A store of more than ``SYNC_VERIFY_MAX`` memories with its index saved, then changed by the
-    command line while the app was closed: (store, the edited memory, the deleted one, the added one)."""
+    command line while the app was closed (and ``imported`` older memories imported by it): (store, the
+    edited memory, the deleted one, the added one)."""
     from sonetto_desktop.memory.retrieval.mechanical import MechanicalRetriever
 
     mm = open_store(kind, tmp_path)
@@ -247,6 +248,10 @@ def _closed_with_cli_writes(kind, tmp_path):
     other = open_store(kind, tmp_path)  # the command line, while the app is closed
     other.update(cat, "改名", new_description="小夏的猫叫年糕，是一只狸花猫。", actor="cli")
     other.delete(bike, "卖了", actor="cli")
+    if imported:
+        other.import_items({f"g{mid[1:]}": MemoryItem(item.description.replace("小夏", "小秋"), item.theme,
+                                                      latest_update_time=item.latest_update_time)
+                            for mid, item in big_bank(imported).items()})
     new = other.add("小夏报了一个陶艺班，每周六上课。", "学习", actor="cli")
     other.close()
     return open_store(kind, tmp_path), cat, bike, new
@@ -308,18 +313,21 @@ def test_a_query_during_a_diff_that_does_not_end_answers_at_once_with_every_writ
     """A diff of the whole store above 2,000 memories (here: a verification at start) held the reply up to
     ``CATCH_UP_WAIT`` (10 s), then answered without what it had not reached. Now the query waits only for
     its first step (what is gone or changed taken out) and takes in itself what the diff has still to
-    install and bears on it (its words, and the newest): here the diff never ends (its tokenizing is
-    stuck), and the answers have the command line's new memory, the edited one under its new text only,
-    the deleted one gone, while the diff is still running."""
+    install and bears on it (its words, and the newest): here the diff never ends (it installed its first
+    batch, the newest, but has not made it searchable; its tokenizing of the next is stuck), and the answers
+    have the command line's new memory, the edited one under its new text only, the deleted one gone,
+    while the diff is still running."""
     from sonetto_desktop.memory.retrieval import tokenize as tok
     from sonetto_desktop.memory.retrieval.mechanical import MechanicalRetriever
 
-    mm, cat, bike, new = _closed_with_cli_writes(kind, tmp_path)
-    real, release = tok.batch_keys, threading.Event()
+    mm, cat, bike, new = _closed_with_cli_writes(kind, tmp_path, imported=index_lifecycle.BATCH * 2)
+    real, release, batches = tok.batch_keys, threading.Event(), []
 
-    def stuck_diff(texts):  # the diff's own tokenizing never ends (until the test lets it)
+    def stuck_diff(texts):  # the diff's own tokenizing never ends after its first batch (until the test lets it)
         if threading.current_thread().name == "recall-index":
-            release.wait(60)
+            batches.append(len(texts))
+            if len(batches) > 1:
+                release.wait(60)
         return real(texts)
 
     monkeypatch.setattr(tok, "batch_keys", stuck_diff)
@@ -330,7 +338,7 @@ def test_a_query_during_a_diff_that_does_not_end_answers_at_once_with_every_writ
         assert all("汤圆" not in doc["description"] for doc in r.retrieve("汤圆橘猫"))
         assert bike not in ids(r.retrieve("蓝色捷安特自行车"))
         assert new in ids(r.retrieve("最近怎么样"))  # a broad question: the newest memories
-        assert r._life.busy() and not release.is_set()  # answered while the diff still runs
+        assert r._life.busy() and not release.is_set() and len(batches) == 2  # answered while the diff still runs
     finally:
         release.set()
     r.warm_up()

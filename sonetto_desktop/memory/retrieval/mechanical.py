@@ -246,11 +246,12 @@ class MechanicalRetriever:
                 return
 
     def _take_in(self, prompt: str, moment: datetime) -> None:
-        """While a catch-up diff runs: the memories it has still to install that the query could find
-        (``_bearing``), installed now, tokenized outside the lock as the diff does (each a copy: the diff
+        """While a catch-up diff runs: what it installed made searchable, and the memories it has still to
+        install that the query could find (``_bearing``) installed now, tokenized outside the lock as the diff does (each a copy: the diff
         may be tokenizing the same one). The diff then finds them installed (``_install``: the same text)."""
         life = self._life
         with self._lock:
+            self._postings.flush()  # what the diff installed so far, searchable now (it is, at its next flush)
             left = [p for p in list(life.todo) if p is not None]
             if not left:
                 return
@@ -265,6 +266,7 @@ class MechanicalRetriever:
             for p in wanted:
                 if p.id not in changed:
                     self._install(p)
+            self._postings.flush()  # (what the diff installed meanwhile, these among them)
 
     def _bearing(self, query: Query, left: list[_Prepared]) -> list[_Prepared]:
         """Of ``left``, the memories ``query`` could find: one of its terms written in their text (a word,
