@@ -347,6 +347,43 @@ def test_a_query_during_a_diff_that_does_not_end_answers_at_once_with_every_writ
     mm.close()
 
 
+def test_a_reload_while_a_diff_runs_is_waited_for_by_the_next_query(tmp_path, monkeypatch):
+    """A query during a catch-up diff answers without waiting for it, but a reload that came meanwhile
+    (another program wrote the store, which says no more than that) is not in what the diff read: that
+    query waits for both diffs (at most ``CATCH_UP_WAIT``), and finds what the other program wrote."""
+    from sonetto_desktop.memory.retrieval import tokenize as tok
+    from sonetto_desktop.memory.retrieval.mechanical import MechanicalRetriever
+
+    mm, cat, bike, new = _closed_with_cli_writes("sqlite", tmp_path)
+    real, release = tok.batch_keys, threading.Event()
+
+    def stuck_diff(texts):
+        if threading.current_thread().name == "recall-index":
+            release.wait(60)
+        return real(texts)
+
+    monkeypatch.setattr(tok, "batch_keys", stuck_diff)
+    r = MechanicalRetriever(mm, now=lambda: NOW)
+    try:
+        assert ids(r.retrieve("陶艺班"))[:1] == [new]  # answered while the diff runs
+        other = open_store("sqlite", tmp_path)  # another program, which tells the app nothing
+        rope = other.add("小夏在学跳绳，每天跳五百下。", "运动", actor="cli")
+        other.close()
+        r.invalidate()  # (what a reload change does)
+        answer: list = []
+        asker = threading.Thread(target=lambda: answer.append(ids(r.retrieve("跳绳"))))
+        asker.start()
+        asker.join(2)
+        assert asker.is_alive() and r._life.busy()  # it waits for the diffs
+        release.set()
+        asker.join(30)
+        assert answer and answer[0][:1] == [rope]
+    finally:
+        release.set()
+        r.close()
+        mm.close()
+
+
 def _writer_request(server, words: str) -> str:
     """The first request the writer sent about the turn saying ``words`` (its listing is in it)."""
     for request in server.requests:

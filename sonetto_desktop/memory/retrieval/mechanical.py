@@ -224,8 +224,8 @@ class MechanicalRetriever:
         takes out what is gone or changed, then installs itself what the diff has still to install and
         bears on it (``_take_in``) and answers, never from before a write, while the diff goes on (it
         waited for the whole diff, up to ``CATCH_UP_WAIT``: 10 s, then answered without what it had not
-        reached). Without a prompt (a catch-up in the background) the diff is waited for, at most
-        ``CATCH_UP_WAIT``. Of a first build only the first step is waited for (a query answers from what
+        reached). A reload that came while the diff runs (``_diff_again``), and a catch-up without a
+        prompt (in the background), wait for the diffs, at most ``CATCH_UP_WAIT``. Of a first build only the first step is waited for (a query answers from what
         is indexed so far). Call it without holding the lock."""
         deadline = time.monotonic() + CATCH_UP_WAIT
         life = self._life
@@ -238,12 +238,20 @@ class MechanicalRetriever:
             life.planned.wait(PLAN_WAIT)
             if not catching_up:
                 return
-            if prompt is not None:
+            if prompt is not None and not self._diff_again():
                 self._take_in(prompt, moment or self._now())
                 return
             worker.join(max(0.0, deadline - time.monotonic()))
             if worker.is_alive():
+                if prompt is not None:
+                    self._take_in(prompt, moment or self._now())
                 return
+
+    def _diff_again(self) -> bool:
+        """Another diff of the whole store is due after the one running (a reload came meanwhile: what it
+        changed is known only to the store, so a query waits for both, at most ``CATCH_UP_WAIT``)."""
+        with self._pending_lock:
+            return self._diff_all
 
     def _take_in(self, prompt: str, moment: datetime) -> None:
         """While a catch-up diff runs: what it installed made searchable, and the memories it has still to
