@@ -330,10 +330,19 @@ def test_a_query_during_a_diff_that_does_not_end_answers_at_once_with_every_writ
                 release.wait(60)
         return real(texts)
 
+    old = (NOW - timedelta(days=60)).isoformat()  # older than the diff's first batch: found by their words
+    mm.import_items({"ukulele": MemoryItem("小夏在学尤克里里，已经会弹三首歌了。", "学习", latest_update_time=old),
+                     "maps": MemoryItem("Xiao Xia studied hiking maps all weekend.", "学习", latest_update_time=old),
+                     "teeth": MemoryItem("Xiao Xia had two wisdom teeth pulled.", "健康", latest_update_time=old)})
+    mm.close()
+    mm = open_store(kind, tmp_path)  # (imported by another program too: the diff finds them)
     monkeypatch.setattr(tok, "batch_keys", stuck_diff)
     r = MechanicalRetriever(mm, now=lambda: NOW)
     try:
         assert ids(r.retrieve("陶艺班"))[:1] == [new]
+        assert ids(r.retrieve("尤克里里"))[:1] == ["ukulele"]
+        assert ids(r.retrieve("study the map"))[:1] == ["maps"]
+        assert ids(r.retrieve("my tooth"))[:1] == ["teeth"]
         assert ids(r.retrieve("年糕狸花猫"))[:1] == [cat]
         assert all("汤圆" not in doc["description"] for doc in r.retrieve("汤圆橘猫"))
         assert bike not in ids(r.retrieve("蓝色捷安特自行车"))

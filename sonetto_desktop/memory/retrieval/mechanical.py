@@ -278,13 +278,16 @@ class MechanicalRetriever:
 
     def _bearing(self, query: Query, left: list[_Prepared]) -> list[_Prepared]:
         """Of ``left``, the memories ``query`` could find: one of its terms written in their text (a word,
-        a pair or a character of it; an English word's stem among theirs), a date when it names one (their
-        time in its range, or a date in their text: digits or 月), a section it points at; and the newest
-        ``lc.BATCH`` (a broad question, the recent memories that fill a shortlist)."""
+        a pair or a character of it; an English stem as its words may be written), a date when it names
+        one (their time in its range, or a date in their text: digits or 月), a section it points at; and
+        the newest ``lc.BATCH`` (a broad question, the recent memories that fill a shortlist)."""
         surfaces = {term[len(tok.WORD):] for term in query.terms}  # (every kind of term has a 2-character mark)
-        written = sorted((s for s in surfaces if s and not s.isascii()), key=len, reverse=True)
-        english = {s for s in surfaces if s and s.isascii()}
-        pattern = re.compile("|".join(map(re.escape, written))) if written else None
+        probes = {s for s in surfaces if s and not s.isascii()}
+        english = {s for s in surfaces if s and s.isascii()}  # stems: written so, or shorter (-ies / -ied: -y)
+        probes.update(s[:-1] if s.endswith("y") and len(s) > 3 else s for s in english)
+        if english:  # an irregular form is no longer the same letters (went: go)
+            probes.update(form for form, base in tok.IRREGULAR.items() if tok.stem(base) in english)
+        pattern = re.compile("|".join(map(re.escape, sorted(probes, key=len, reverse=True)))) if probes else None
         themes = [theme for theme, _ in sc.theme_lifts(self._lexicon, query)]
         ranges = [(r.start, r.end) for r in query.ranges]
         newest = {p.id for p in heapq.nlargest(lc.BATCH, left, key=lambda p: p.stamp)}
@@ -292,8 +295,6 @@ class MechanicalRetriever:
         def bears(p: _Prepared) -> bool:
             text = p.text.lower()
             if p.id in newest or (pattern is not None and pattern.search(text)):
-                return True
-            if english and (any(s in text for s in english) or not english.isdisjoint(tok.ascii_words(text))):
                 return True
             if themes and any(theme in p.theme for theme in themes):
                 return True
