@@ -309,6 +309,24 @@ def test_a_verification_longer_than_a_query_waits_never_shows_a_memory_as_it_was
     mm.close()
 
 
+def stuck_diff(monkeypatch, after: int = 0) -> tuple[threading.Event, list[int]]:
+    """The diff's own tokenizing (on its thread) stuck after ``after`` batches until the event is set;
+    the list counts the batches it began."""
+    from sonetto_desktop.memory.retrieval import tokenize as tok
+
+    real, release, batches = tok.batch_keys, threading.Event(), []
+
+    def batch_keys(texts):
+        if threading.current_thread().name == "recall-index":
+            batches.append(len(texts))
+            if len(batches) > after:
+                release.wait(60)
+        return real(texts)
+
+    monkeypatch.setattr(tok, "batch_keys", batch_keys)
+    return release, batches
+
+
 def test_a_query_during_a_diff_that_does_not_end_answers_at_once_with_every_write(kind, tmp_path, monkeypatch):
     """A diff of the whole store above 2,000 memories (here: a verification at start) held the reply up to
     ``CATCH_UP_WAIT`` (10 s), then answered without what it had not reached. Now the query waits only for
@@ -317,26 +335,16 @@ def test_a_query_during_a_diff_that_does_not_end_answers_at_once_with_every_writ
     batch, the newest, but has not made it searchable; its tokenizing of the next is stuck), and the answers
     have the command line's new memory, the edited one under its new text only, the deleted one gone,
     while the diff is still running."""
-    from sonetto_desktop.memory.retrieval import tokenize as tok
     from sonetto_desktop.memory.retrieval.mechanical import MechanicalRetriever
 
     mm, cat, bike, new = _closed_with_cli_writes(kind, tmp_path, imported=index_lifecycle.BATCH * 2)
-    real, release, batches = tok.batch_keys, threading.Event(), []
-
-    def stuck_diff(texts):  # the diff's own tokenizing never ends after its first batch (until the test lets it)
-        if threading.current_thread().name == "recall-index":
-            batches.append(len(texts))
-            if len(batches) > 1:
-                release.wait(60)
-        return real(texts)
-
+    release, batches = stuck_diff(monkeypatch, after=1)
     old = (NOW - timedelta(days=60)).isoformat()  # older than the diff's first batch: found by their words
     mm.import_items({"ukulele": MemoryItem("小夏在学尤克里里，已经会弹三首歌了。", "学习", latest_update_time=old),
                      "maps": MemoryItem("Xiao Xia studied hiking maps all weekend.", "学习", latest_update_time=old),
                      "teeth": MemoryItem("Xiao Xia had two wisdom teeth pulled.", "健康", latest_update_time=old)})
     mm.close()
     mm = open_store(kind, tmp_path)  # (imported by another program too: the diff finds them)
-    monkeypatch.setattr(tok, "batch_keys", stuck_diff)
     r = MechanicalRetriever(mm, now=lambda: NOW)
     try:
         assert ids(r.retrieve("陶艺班"))[:1] == [new]
@@ -360,18 +368,10 @@ def test_a_reload_while_a_diff_runs_is_waited_for_by_the_next_query(tmp_path, mo
     """A query during a catch-up diff answers without waiting for it, but a reload that came meanwhile
     (another program wrote the store, which says no more than that) is not in what the diff read: that
     query waits for both diffs (at most ``CATCH_UP_WAIT``), and finds what the other program wrote."""
-    from sonetto_desktop.memory.retrieval import tokenize as tok
     from sonetto_desktop.memory.retrieval.mechanical import MechanicalRetriever
 
     mm, cat, bike, new = _closed_with_cli_writes("sqlite", tmp_path)
-    real, release = tok.batch_keys, threading.Event()
-
-    def stuck_diff(texts):
-        if threading.current_thread().name == "recall-index":
-            release.wait(60)
-        return real(texts)
-
-    monkeypatch.setattr(tok, "batch_keys", stuck_diff)
+    release, _ = stuck_diff(monkeypatch)
     r = MechanicalRetriever(mm, now=lambda: NOW)
     try:
         assert ids(r.retrieve("陶艺班"))[:1] == [new]  # answered while the diff runs

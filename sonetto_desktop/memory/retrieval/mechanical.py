@@ -225,8 +225,9 @@ class MechanicalRetriever:
         bears on it (``_take_in``) and answers, never from before a write, while the diff goes on (it
         waited for the whole diff, up to ``CATCH_UP_WAIT``: 10 s, then answered without what it had not
         reached). A reload that came while the diff runs (``_diff_again``), and a catch-up without a
-        prompt (in the background), wait for the diffs, at most ``CATCH_UP_WAIT``. Of a first build only the first step is waited for (a query answers from what
-        is indexed so far). Call it without holding the lock."""
+        prompt (in the background), wait for the diffs, at most ``CATCH_UP_WAIT``. Of a first build only
+        the first step is waited for (a query answers from what is indexed so far). Call it without
+        holding the lock."""
         deadline = time.monotonic() + CATCH_UP_WAIT
         life = self._life
         for _ in range(2):  # the diff, and one more for a reload while it ran (a failing store: no more)
@@ -255,8 +256,9 @@ class MechanicalRetriever:
 
     def _take_in(self, prompt: str, moment: datetime) -> None:
         """While a catch-up diff runs: what it installed made searchable, and the memories it has still to
-        install that the query could find (``_bearing``) installed now, tokenized outside the lock as the diff does (each a copy: the diff
-        may be tokenizing the same one). The diff then finds them installed (``_install``: the same text)."""
+        install that the query could find (``_bearing``) installed now, tokenized outside the lock as the
+        diff does (each a copy: the diff may be tokenizing the same one). The diff then finds them
+        installed (``_install``: the same text)."""
         life = self._life
         with self._lock:
             self._postings.flush()  # what the diff installed so far, searchable now (it is, at its next flush)
