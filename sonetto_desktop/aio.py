@@ -4,7 +4,7 @@
   worker thread and awaits it. Everything blocking goes through it, so there is one place that
   decides where such work runs; :func:`run_detached` does the same on a daemon thread for long work
   that must not hold up the process's exit, and :func:`start_thread` makes the few long-lived threads
-  (listeners, background loops). ``tests/test_import_rule.py`` keeps ``asyncio.to_thread`` and
+  (listeners, background loops; :class:`DeadlineLine`: one that runs calls each given up at a deadline). ``tests/test_import_rule.py`` keeps ``asyncio.to_thread`` and
   ``threading.Thread`` out of every other module.
 - :func:`import_off_loop` imports modules the same way (a large package's first import would stall the
   loop for a second or more).
@@ -20,9 +20,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import queue
 import sys
 import threading
 import weakref
+from concurrent.futures import Future
 from typing import Any, Awaitable, Callable, TypeVar
 
 log = logging.getLogger(__name__)
@@ -70,6 +72,54 @@ def start_thread(target: Callable[..., Any], *, name: str, args: tuple[Any, ...]
     thread = threading.Thread(target=target, name=name, args=args, daemon=daemon)
     thread.start()
     return thread
+
+
+class DeadlineLine:
+    """One long-lived thread (made by :func:`start_thread` at the first call) that runs calls one at a
+    time, each waited for until its deadline: :meth:`run` raises ``TimeoutError`` then, and a call not
+    begun by its deadline is never run. A call that never ends holds the one thread; the calls after it
+    wait in line and give up at their deadlines, no thread more (the built-in embeddings model's queries)."""
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+        self._calls: queue.SimpleQueue[tuple[Future, Callable[[], Any]] | None] = queue.SimpleQueue()
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+        self._closed = False
+
+    def run(self, call: Callable[[], T], timeout: float) -> T:
+        """``call()``'s result, run on the line, within ``timeout`` seconds (else ``TimeoutError``). After
+        :meth:`close`: run here."""
+        with self._lock:
+            if self._closed:
+                return call()
+            if self._thread is None:
+                self._thread = start_thread(self._serve, name=self._name)
+            future: Future = Future()
+            self._calls.put((future, call))
+        try:
+            return future.result(timeout=max(timeout, 0.0))
+        except TimeoutError:
+            future.cancel()  # not begun: never run (begun: it ends on the line, its answer unread)
+            raise
+
+    def _serve(self) -> None:
+        while (item := self._calls.get()) is not None:
+            future, call = item
+            if not future.set_running_or_notify_cancel():
+                continue  # its caller went on without it
+            try:
+                future.set_result(call())
+            except BaseException as exc:  # noqa: BLE001 - handed to the caller
+                future.set_exception(exc)
+
+    def close(self) -> None:
+        """The thread ends after the call in hand (not waited for: it may never end)."""
+        with self._lock:
+            self._closed = True
+            if self._thread is not None:
+                self._calls.put(None)
+                self._thread = None
 
 
 async def import_off_loop(names: tuple[str, ...], optional: tuple[str, ...] = ()) -> None:

@@ -37,7 +37,13 @@ from sonetto_desktop.memory.retrieval.builtin_model import (
     open_client,
     platform_model,
 )
-from sonetto_desktop.memory.retrieval.embeddings import PROBE_TEXT, EmbeddingsConfig, local_server_models
+from sonetto_desktop.memory.retrieval import vector_sync
+from sonetto_desktop.memory.retrieval.embeddings import (
+    PROBE_TEXT,
+    EmbeddingsConfig,
+    EmbeddingsError,
+    local_server_models,
+)
 from sonetto_desktop.memory.retrieval.vector_sync import VectorSync
 from sonetto_desktop.memory.retrieval.vectors import open_vectors
 from sonetto_desktop.services import AppServices
@@ -119,6 +125,57 @@ def test_a_query_is_embedded_beside_a_background_batch(e5):
     batch.join()
     assert float(results["query"] @ alone) > 0.99999 and results["batch"].shape == (32, 384)
     assert float(results["batch"][1] @ e5.embed([TEXTS[1]])[0]) > 0.99999
+
+
+class GatedEngine:
+    """The real e5 engine, whose queries wait at a gate: a model busy or stuck in this process."""
+
+    def __init__(self, engine) -> None:
+        self.engine = engine
+        self.gate = threading.Event()
+        self.queries = 0  # queries that reached the engine
+
+    def embed(self, texts, query):
+        if query:
+            self.queries += 1
+            self.gate.wait(10)
+        return self.engine.embed(texts, query)
+
+
+def query_threads() -> int:
+    return sum(thread.name == "builtin-embeddings-query" for thread in threading.enumerate())
+
+
+def test_a_stuck_built_in_model_leaves_the_reply_to_the_words_at_the_query_deadline(e5, store, monkeypatch):
+    """An endpoint's query vector is bounded by ``QUERY_TIMEOUT``; the built-in model's was not: a busy or
+    stuck model in this process held the reply for as long as it took. Its query now ends at the deadline
+    (recall goes on by the words, as for a slow endpoint) on the model's one query thread: queries that
+    time out while it is stuck make no thread more, and one not begun by its deadline is never run."""
+    monkeypatch.setattr(vector_sync, "QUERY_TIMEOUT", 0.2)
+    stuck = LocalEmbeddings(E5_SMALL)
+    engine = stuck._engine = GatedEngine(e5._loaded())  # (loaded: the module's engine, its queries gated)
+    sync = VectorSync(store, builtin_config(E5_SMALL), client=stuck).start()
+    try:
+        assert sync.wait_idle(60) and sync.status.done == 4
+        assert sync.embed_queries(["家里的宠物叫什么"]) is None  # words only: the deadline passed
+        assert sync.status.query_failed and "did not answer" in sync.status.error
+        for _ in range(3):  # more queries while it is stuck: each ends at its deadline
+            with pytest.raises(EmbeddingsError) as late:
+                stuck.embed(["花生"], query=True, timeout=0.1)
+            assert late.value.retryable and late.value.words[0] == "timeout"
+        assert query_threads() == 1
+        engine.gate.set()
+        vector = stuck.embed(["家里的宠物叫什么"], query=True, timeout=30)[0]
+        assert float(vector @ e5.embed(["家里的宠物叫什么"], query=True)[0]) > 0.99999
+        assert engine.queries == 2  # the stuck one and the last: the three that waited behind it never ran
+        assert query_threads() == 1
+    finally:
+        engine.gate.set()
+        sync.stop()
+        stuck.close()
+    for thread in [t for t in threading.enumerate() if t.name == "builtin-embeddings-query"]:
+        thread.join(10)  # closed: the query thread ends
+    assert query_threads() == 0
 
 
 def test_the_universal_sentence_encoder_runs_where_e5_has_no_wheel():

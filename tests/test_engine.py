@@ -648,6 +648,27 @@ async def test_a_reply_that_stops_before_its_end_is_said_and_not_handed_to_the_w
     assert history == [("user", "讲个故事"), ("assistant", "从前有一座山，山上有"), ("user", "继续")]
 
 
+async def test_a_fresh_chat_knows_the_server_says_how_its_replies_end(llm_server, make_llm, make_engine):
+    """A reply cut off on a fresh graph's first reply (the chat started again: a new engine, new settings)
+    was taken whole: a missing finish_reason counted as a cut only from a server the graph had heard one
+    from, and a new graph had heard none. What a server (its base URL and model) says is remembered for
+    the process's life; another model of the same server, never heard, is not taken to cut its replies."""
+    from llm_server import TextResponse
+
+    first = await make_engine(llm_factory=lambda: make_llm(streaming=True, timeout=60))
+    llm_server.add_text("好呀")  # finish_reason "stop"
+    assert (await collect(first, "s0", "你好"))[-1].kind == "done"
+    await first.close()
+    again = await make_engine(llm_factory=lambda: make_llm(streaming=True, timeout=60))
+    llm_server.add_stalling_stream("从前有一座山，山上有", seconds=0.1)  # closed with no finish
+    events = await collect(again, "s1", "讲个故事")
+    assert events[-1].kind == "error" and events[-1].error_code == "cut_off", events[-1]
+    other = await make_engine(llm_factory=lambda: make_llm(streaming=True, timeout=60, model="other-model"))
+    llm_server.add(TextResponse("晚安", finish=None))
+    events = await collect(other, "s2", "晚安")
+    assert events[-1].kind == "done" and events[-1].text == "晚安", events[-1]
+
+
 @pytest.mark.parametrize("streaming", [True, False])
 async def test_a_server_that_never_says_how_a_reply_ended_is_not_cut_off(streaming, llm_server, make_llm,
                                                                         make_engine):

@@ -231,9 +231,10 @@ def test_another_programs_write_to_a_big_store_is_seen_by_the_next_query(tmp_pat
     mm.close()
 
 
-def _closed_with_cli_writes(kind, tmp_path):
+def _closed_with_cli_writes(kind, tmp_path, imported: int = 0):
     """A store of more than ``SYNC_VERIFY_MAX`` memories with its index saved, then changed by the
-    command line while the app was closed: (store, the edited memory, the deleted one, the added one)."""
+    command line while the app was closed (and ``imported`` older memories imported by it): (store, the
+    edited memory, the deleted one, the added one)."""
     from sonetto_desktop.memory.retrieval.mechanical import MechanicalRetriever
 
     mm = open_store(kind, tmp_path)
@@ -247,6 +248,10 @@ def _closed_with_cli_writes(kind, tmp_path):
     other = open_store(kind, tmp_path)  # the command line, while the app is closed
     other.update(cat, "改名", new_description="小夏的猫叫年糕，是一只狸花猫。", actor="cli")
     other.delete(bike, "卖了", actor="cli")
+    if imported:
+        other.import_items({f"g{mid[1:]}": MemoryItem(item.description.replace("小夏", "小秋"), item.theme,
+                                                      latest_update_time=item.latest_update_time)
+                            for mid, item in big_bank(imported).items()})
     new = other.add("小夏报了一个陶艺班，每周六上课。", "学习", actor="cli")
     other.close()
     return open_store(kind, tmp_path), cat, bike, new
@@ -302,6 +307,90 @@ def test_a_verification_longer_than_a_query_waits_never_shows_a_memory_as_it_was
     assert ids(r.retrieve("年糕狸花猫"))[0] == cat and ids(r.retrieve("陶艺班"))[0] == new
     r.close()
     mm.close()
+
+
+def stuck_diff(monkeypatch, after: int = 0) -> tuple[threading.Event, list[int]]:
+    """The diff's own tokenizing (on its thread) stuck after ``after`` batches until the event is set;
+    the list counts the batches it began."""
+    from sonetto_desktop.memory.retrieval import tokenize as tok
+
+    real, release, batches = tok.batch_keys, threading.Event(), []
+
+    def batch_keys(texts):
+        if threading.current_thread().name == "recall-index":
+            batches.append(len(texts))
+            if len(batches) > after:
+                release.wait(60)
+        return real(texts)
+
+    monkeypatch.setattr(tok, "batch_keys", batch_keys)
+    return release, batches
+
+
+def test_a_query_during_a_diff_that_does_not_end_answers_at_once_with_every_write(kind, tmp_path, monkeypatch):
+    """A diff of the whole store above 2,000 memories (here: a verification at start) held the reply up to
+    ``CATCH_UP_WAIT`` (10 s), then answered without what it had not reached. Now the query waits only for
+    its first step (what is gone or changed taken out) and takes in itself what the diff has still to
+    install and bears on it (its words, and the newest): here the diff never ends (it installed its first
+    batch, the newest, but has not made it searchable; its tokenizing of the next is stuck), and the answers
+    have the command line's new memory, the edited one under its new text only, the deleted one gone,
+    while the diff is still running."""
+    from sonetto_desktop.memory.retrieval.mechanical import MechanicalRetriever
+
+    mm, cat, bike, new = _closed_with_cli_writes(kind, tmp_path, imported=index_lifecycle.BATCH * 2)
+    release, batches = stuck_diff(monkeypatch, after=1)
+    old = (NOW - timedelta(days=60)).isoformat()  # older than the diff's first batch: found by their words
+    mm.import_items({"ukulele": MemoryItem("小夏在学尤克里里，已经会弹三首歌了。", "学习", latest_update_time=old),
+                     "maps": MemoryItem("Xiao Xia studied hiking maps all weekend.", "学习", latest_update_time=old),
+                     "teeth": MemoryItem("Xiao Xia had two wisdom teeth pulled.", "健康", latest_update_time=old)})
+    mm.close()
+    mm = open_store(kind, tmp_path)  # (imported by another program too: the diff finds them)
+    r = MechanicalRetriever(mm, now=lambda: NOW)
+    try:
+        assert ids(r.retrieve("陶艺班"))[:1] == [new]
+        assert ids(r.retrieve("尤克里里"))[:1] == ["ukulele"]
+        assert ids(r.retrieve("study the map"))[:1] == ["maps"]
+        assert ids(r.retrieve("my tooth"))[:1] == ["teeth"]
+        assert ids(r.retrieve("年糕狸花猫"))[:1] == [cat]
+        assert all("汤圆" not in doc["description"] for doc in r.retrieve("汤圆橘猫"))
+        assert bike not in ids(r.retrieve("蓝色捷安特自行车"))
+        assert new in ids(r.retrieve("最近怎么样"))  # a broad question: the newest memories
+        assert r._life.busy() and not release.is_set() and len(batches) == 2  # answered while the diff still runs
+    finally:
+        release.set()
+    r.warm_up()
+    assert ids(r.retrieve("陶艺班"))[:1] == [new] and ids(r.retrieve("年糕狸花猫"))[:1] == [cat]
+    r.close()
+    mm.close()
+
+
+def test_a_reload_while_a_diff_runs_is_waited_for_by_the_next_query(tmp_path, monkeypatch):
+    """A query during a catch-up diff answers without waiting for it, but a reload that came meanwhile
+    (another program wrote the store, which says no more than that) is not in what the diff read: that
+    query waits for both diffs (at most ``CATCH_UP_WAIT``), and finds what the other program wrote."""
+    from sonetto_desktop.memory.retrieval.mechanical import MechanicalRetriever
+
+    mm, cat, bike, new = _closed_with_cli_writes("sqlite", tmp_path)
+    release, _ = stuck_diff(monkeypatch)
+    r = MechanicalRetriever(mm, now=lambda: NOW)
+    try:
+        assert ids(r.retrieve("陶艺班"))[:1] == [new]  # answered while the diff runs
+        other = open_store("sqlite", tmp_path)  # another program, which tells the app nothing
+        rope = other.add("小夏在学跳绳，每天跳五百下。", "运动", actor="cli")
+        other.close()
+        r.invalidate()  # (what a reload change does)
+        answer: list = []
+        asker = threading.Thread(target=lambda: answer.append(ids(r.retrieve("跳绳"))))
+        asker.start()
+        asker.join(2)
+        assert asker.is_alive() and r._life.busy()  # it waits for the diffs
+        release.set()
+        asker.join(30)
+        assert answer and answer[0][:1] == [rope]
+    finally:
+        release.set()
+        r.close()
+        mm.close()
 
 
 def _writer_request(server, words: str) -> str:

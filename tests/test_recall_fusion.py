@@ -12,6 +12,7 @@ import pytest
 
 from helpers import stamper
 from sonetto_desktop.memory.item import MemoryItem
+from sonetto_desktop.memory.retrieval import mechanical as mechanical_module
 from sonetto_desktop.memory.retrieval.agreement import AGREEMENT_MIN, ModelAgreement
 from sonetto_desktop.memory.retrieval.listing import ID, RecallListing
 from sonetto_desktop.memory.retrieval.mechanical import MechanicalRetriever
@@ -298,3 +299,57 @@ def test_a_long_follow_up_gives_the_conversation_a_ranking_of_its_own(bank):
     ranked = Shortlist(mechanical, Vectors([mid for mid in reversed(OTHERS)]), context=BEFORE).ranking(long_follow_up, 60)
     context_first = [doc["id"] for doc, _ in mechanical.scored(joined(BEFORE, long_follow_up), 60)][:10]
     assert set(context_first) <= set(KEYS) and set(context_first) <= set(ranked[:30])
+
+
+LONG_FOLLOW_UP = "后来我又翻了一整个下午，每个角落都看过了，还是没有，真是让人着急啊，明天还要早起呢"
+
+
+def count_analyses(monkeypatch) -> dict[str, int]:
+    """How often the offline retriever analysed each text (the real analysis runs)."""
+    counts: dict[str, int] = {}
+    real = mechanical_module.analyze
+
+    def counting(prompt, *args, **kwargs):
+        counts[prompt] = counts.get(prompt, 0) + 1
+        return real(prompt, *args, **kwargs)
+
+    monkeypatch.setattr(mechanical_module, "analyze", counting)
+    return counts
+
+
+async def test_a_long_follow_ups_texts_are_analysed_once_per_recall(tmp_path, llm_server, make_llm, monkeypatch):
+    """A long follow-up in a HYBRID recall beyond the budget whose model fails: the words' ranking (its own
+    matches, its fill, the shortlist's parts and depths) and the offline answer each analysed the message
+    and the message after its context again (three times each here). Each is analysed once per recall now."""
+    mm = keys_store(tmp_path / "m.db")
+    mechanical = MechanicalRetriever(mm, now=lambda: NOW, index_path=False)
+    recall = MemoryRecall(mm, make_llm(), budget=1500, mechanical=mechanical, clock=lambda: NOW,
+                          dense=Vectors([mid for mid in reversed(OTHERS)], KEYS))
+    try:
+        mechanical.scored("钥匙")  # the index is built (analyses before the recall are not counted)
+        counts = count_analyses(monkeypatch)
+        llm_server.add_error(500, "upstream exploded")
+        found = await recall.aretrieve(LONG_FOLLOW_UP, RetrievalMode.HYBRID, context=BEFORE)
+        assert recall.last_fallback_reason and found and recall.last_listing.dense
+        assert counts == {LONG_FOLLOW_UP: 1, joined(BEFORE, LONG_FOLLOW_UP): 1}
+    finally:
+        recall.close()
+        mechanical.close()
+        mm.close()
+
+
+@pytest.mark.parametrize("message", [LONG_FOLLOW_UP, FOLLOW_UP, "我的钥匙呢", "第7把备用钥匙放在哪里", "最近怎么样"])
+def test_an_analysis_used_again_ranks_as_a_fresh_one(bank, message, monkeypatch):
+    """The same rankings and offline answers with the analyses kept as with each one made afresh."""
+    mechanical, snapshot, stable = bank
+
+    def answers() -> tuple[list[str], list[str], list[str]]:
+        vectors = Vectors([mid for mid in reversed(OTHERS)], KEYS)
+        shortlist = Shortlist(mechanical, vectors, context=BEFORE)
+        return (shortlist.ranking(message, 60), shortlist.ranking(message, 120),
+                [d["id"] for d in mechanical.retrieve(message, context=BEFORE)])
+
+    kept = answers()
+    monkeypatch.setattr(mechanical_module, "ANALYSES_KEPT", 0)
+    counts = count_analyses(monkeypatch)
+    assert answers() == kept and counts[message] > 1  # (each made afresh)

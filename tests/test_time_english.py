@@ -187,6 +187,45 @@ def test_a_number_before_may_is_a_date_when_it_reads_as_one():
     assert date_spans_in_text("Both 2 may need a vet; the 3 may cost more", WED) == []
 
 
+def year(y: int) -> list[tuple[date, date]]:
+    return [(d(1, 1, y), d(12, 31, y))]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # a number the sentence counts something with is no year ...
+        ("write it in 2000 words", []),
+        ("in 2000 words or less", []),
+        ("I walked 2000 steps today", [(d(12, 2), d(12, 2))]),  # (today is a date; 2000 is not)
+        ("got there in 2000 steps", []),
+        ("a 1999 price", []),
+        ("paid in 1999 dollars", []),
+        ("in 2000 yuan", []),
+        ("in 1999 people's money", []),
+        ("during 2000 years of history", []),
+        ("since 2015 km", []),
+        ("走了2000步", []),
+        ("过去2000年", []),
+        ("2000年前的事", []),
+        # ... where the sentence makes it one, it is
+        ("in 2019", year(2019)),
+        ("In 2019 I went to Beijing", year(2019)),
+        ("what happened in 2000?", year(2000)),
+        ("in 2000, words were cheap", year(2000)),
+        ("in 2019 was he there", year(2019)),
+        ("since 2015", [(d(1, 1, 2015), d(12, 2))]),
+        ("since 2015 he has lived here", [(d(1, 1, 2015), d(12, 2))]),
+        ("2019年", year(2019)),
+        ("我2019年去了北京", year(2019)),
+        ("2019 年的时候", year(2019)),
+        ("2019年3月", [(d(3, 1, 2019), d(3, 31, 2019))]),
+    ],
+)
+def test_a_number_is_a_year_only_where_the_sentence_makes_it_one(text, expected):
+    assert spans(text) == expected
+
+
 def test_a_day_no_calendar_has_is_no_date():
     assert spans("February 30, 2023") == []
     assert spans("May 40") == []

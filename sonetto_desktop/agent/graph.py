@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import logging
+import threading
 from typing import Annotated, Any, Sequence
 
 from langchain_core.language_models import BaseChatModel
@@ -199,18 +200,48 @@ def memory_switch(config: RunnableConfig | None, name: str) -> bool:
 # ── graph ────────────────────────────────────────────────────────────────────────────────────────
 
 
+#: The endpoints (base URL, model) that have said how a reply ended, for the process's life: a new graph
+#: (the chat started again, new settings) knows a server that says it from its first reply.
+_FINISH_SAID: set[tuple[str, str]] = set()
+_FINISH_LOCK = threading.Lock()
+
+
+def _endpoint_key(llm: Any) -> tuple[str, str] | None:
+    """(base URL, model) of a chat model, None when it names no base URL (a model of its own: its graph remembers)."""
+    base = str(getattr(llm, "openai_api_base", None) or "").strip().rstrip("/")
+    name = str(getattr(llm, "model_name", None) or getattr(llm, "model", None) or "").strip()
+    return (base, name) if base else None
+
+
 class _ReplyEnds:
     """Did a reply stop before its end? Cut at the model's limit (finish_reason "length"), or a stream
     that closed without its finish from a server that has said one before: ``ReplyCut`` (said, what
     arrived kept, not handed to the writer, no half tool call run). A server that never says how a
-    reply ended (some gateways) is not taken to cut them all."""
+    reply ended (some gateways) is not taken to cut them all. Whether a server says it is remembered
+    by endpoint (``_FINISH_SAID``): the first reply of a new graph is judged as the later ones."""
 
-    def __init__(self) -> None:
-        self.said = False  # the server has said how a reply ended at least once
+    def __init__(self, llm: Any = None) -> None:
+        self._key = _endpoint_key(llm)
+        self._said = False  # the server has said how a reply ended at least once (no endpoint known)
+
+    @property
+    def said(self) -> bool:
+        if self._key is None:
+            return self._said
+        with _FINISH_LOCK:
+            return self._key in _FINISH_SAID
+
+    def _heard(self) -> None:
+        if self._key is None:
+            self._said = True
+        else:
+            with _FINISH_LOCK:
+                _FINISH_SAID.add(self._key)
 
     def check(self, response: Any) -> None:
         finish = (response.response_metadata or {}).get("finish_reason")
-        self.said = self.said or finish is not None
+        if finish is not None:
+            self._heard()
         if finish == "length" or (finish is None and self.said):
             raise ReplyCut(finish)
         if finish is None:
@@ -256,7 +287,7 @@ def build_graph(
                 log.warning("memory recall failed; continuing without memories", exc_info=True)
         return {"used_memories": memories, "memory_block": format_memory_block(memories)}
 
-    ends = _ReplyEnds()
+    ends = _ReplyEnds(llm)
 
     async def agent(state: CompanionState, config: RunnableConfig) -> dict[str, Any]:
         if model is None:

@@ -25,6 +25,10 @@ Threads and the rest of the app:
 - The engine is called through ctypes, which lets go of the GIL for the whole call: the window's
   thread runs while a batch is embedded. Its weights are read-only (mmap) and each call has its own
   scratch memory, so a recall's query is embedded beside a background batch, not after it.
+- A call with a deadline (a recall's query: ``vector_sync.QUERY_TIMEOUT``) runs on the model's one query
+  thread (``aio.DeadlineLine``) and is given up at its deadline, as an endpoint's request: a model busy or
+  stuck in this process leaves the reply to the words instead of holding it. A stuck call keeps that
+  one thread; the queries after it wait in line and, not begun by their deadline, never run.
 - USE's forward pass is numpy (matrix products let go of the GIL); its tokenizer is Python, a few
   milliseconds a text: batches stay small.
 
@@ -48,6 +52,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from .embeddings import PROBE_TEXT, EmbeddingsClient, EmbeddingsConfig, EmbeddingsError, TestResult
+from ...aio import DeadlineLine
 
 if TYPE_CHECKING:
     import numpy as np
@@ -280,6 +285,7 @@ class LocalEmbeddings:
         self._engine: Any = None
         self._lock = threading.Lock()
         self._closed = False
+        self._queries = DeadlineLine("builtin-embeddings-query")
 
     @classmethod
     def for_config(cls, config: EmbeddingsConfig) -> "LocalEmbeddings":
@@ -307,8 +313,20 @@ class LocalEmbeddings:
 
     def embed(self, texts: Sequence[str], *, query: bool = False, timeout: float | None = None,
               dims: int | None = None) -> np.ndarray:
-        """One float32 row per text (in order), L2-normalised. ``timeout`` is not used (nothing waits
-        on a server); ``dims``: the size expected (another one raises, like a server's bad answer)."""
+        """One float32 row per text (in order), L2-normalised. ``timeout``: a deadline in seconds (a
+        recall's query): the texts are embedded on the model's query thread, and a model that has not
+        answered by then raises a retryable ``EmbeddingsError`` ("timeout"), as a server that does not
+        answer in time; without it (background batches) the calling thread embeds them. ``dims``: the
+        size expected (another one raises, like a server's bad answer)."""
+        if timeout is None:
+            return self._embed(texts, query, dims)
+        try:
+            return self._queries.run(lambda: self._embed(texts, query, dims), timeout)
+        except TimeoutError:
+            raise EmbeddingsError(f"the built-in embeddings model did not answer within {timeout:.1f} s (busy or "
+                                  "stuck)", retryable=True, words=("timeout", self.model.label, f"{timeout:.1f}")) from None
+
+    def _embed(self, texts: Sequence[str], query: bool, dims: int | None) -> np.ndarray:
         import numpy as np
 
         engine = self._loaded()
@@ -355,3 +373,4 @@ class LocalEmbeddings:
         with self._lock:
             self._closed = True
             self._engine = None
+        self._queries.close()

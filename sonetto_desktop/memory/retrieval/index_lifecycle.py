@@ -8,11 +8,13 @@ changed while the background work runs are left to the change queue. The index i
 was built or verified.
 
 Later, a diff of a large bank that changes made since call for (a reload: another program wrote
-the store; a bulk action of thousands) runs in the background too, but is a *catch-up*: a query
-waits for it (``MechanicalRetriever._in_step``), so that it never answers from before a write made
-before it. A background diff takes out the index's version of every memory whose text changed as
-soon as it has read the store (``planned``: a query waits for that much of any background work),
-so no query recalls a memory with a text the store no longer has, nor one that is gone.
+the store; a bulk action of thousands) runs in the background too, but is a *catch-up*: it must not
+let a query answer from before a write made before it. A background diff takes out the index's
+version of every memory whose text changed as soon as it has read the store (``planned``: a query
+waits for that much of any background work), so no query recalls a memory with a text the store no
+longer has, nor one that is gone; then it installs the rest newest first (``todo``), and a query that
+comes meanwhile installs itself those of them it could find (``MechanicalRetriever._take_in``) instead
+of waiting for all of them.
 """
 
 from __future__ import annotations
@@ -57,6 +59,8 @@ class IndexLifecycle:
         self.catching_up = False  # the worker catches up with changes the index has not seen: queries wait
         self.planned = threading.Event()  # the worker has taken out what is gone or changed (see _background)
         self.planned.set()
+        self.todo: list = []  # what the worker has still to install (its done entries None): ``_take_in``
+        self.since = 0  # the change number the worker read the store at (changed since: left to the queue)
         self.stop = threading.Event()
 
     def start(self) -> None:
@@ -106,6 +110,7 @@ class IndexLifecycle:
             ix._changed_at = {}
         self.verified = False
         self.catching_up = catch_up
+        self.since = since
         self.planned.clear()
         self.worker = start_thread(self._background, args=(token, since), name="recall-index", daemon=True)
 
@@ -133,6 +138,8 @@ class IndexLifecycle:
                             ix._drop(p.id)  # its old text is never recalled while the new one waits its turn
                         todo.append(p)
                 del prepared
+                todo.sort(key=lambda p: p.stamp, reverse=True)  # the newest first (a broad question's answer)
+                self.todo = todo
             self.planned.set()
             ix._report(0, len(todo))
             for start in range(0, len(todo), BATCH):
@@ -158,6 +165,7 @@ class IndexLifecycle:
             log.exception("recall index: background update failed; the next query re-reads the store")
             ix.invalidate()
         finally:
+            self.todo = []
             self.planned.set()
 
     def save(self, token: str | None) -> None:

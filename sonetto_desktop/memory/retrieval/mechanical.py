@@ -13,21 +13,25 @@ change feed: only changed memories are re-read and re-tokenized; a ``reload`` ch
 process wrote the store) is handled by diffing per-memory fingerprints. It is saved beside the
 store (``index_file.py``) when it was built or verified and when the retriever closes, and loaded
 at the next start: answers are ready at once, while an index whose version token does not match
-the store is verified in a background thread, which queries wait for (``_in_step``), and a missing
-or damaged one rebuilt in a background thread; meanwhile queries answer from what is already
-indexed (never a memory as it no longer is). Later, a query never answers from before a write made
-before it: a reload or a bulk action of thousands, diffed in the background in a large bank, is
-waited for. A burst of changes (an import) is applied in the background as it arrives (``follow.py``),
-so the next message finds it done. Queries need no jieba (``segment.py``); documents are cut by jieba when they are
+the store is verified in a background thread, and a missing or damaged one rebuilt in a background
+thread; meanwhile queries answer from what is already indexed (never a memory as it no longer is).
+A query never answers from before a write made before it: a verification, a reload or a bulk action
+of thousands, diffed in the background in a large bank, is waited for as far as it has read the store
+(what is gone or changed is out of the index then); what it has still to install and bears on the
+query the query installs itself (``_take_in``), and answers while the diff goes on. A burst of changes
+(an import) is applied in the background as it arrives (``follow.py``), so the next message finds it
+done. Queries need no jieba (``segment.py``); documents are cut by jieba when they are
 indexed. A lock guards the index; change callbacks never wait on it.
 """
 
 from __future__ import annotations
 
+import heapq
 import logging
+import re
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
@@ -67,12 +71,16 @@ BROAD_TOP = 5
 #: 3.6 s as a diff.)
 INLINE_CHANGES_MAX = 2000
 INLINE_SHARE = 10
-#: A query waits at most this long for a diff of the whole store that changes the index has not seen call for
-#: (``_in_step``: a reload's at 100,000 memories, ~1 s of CPU; an import of 100,000 more, ~9 s), then answers
-#: from what is indexed (what is gone or changed is out of it by then: never a memory as it no longer is).
+#: A catch-up without a query (``follow.py``, the writer's duplicate search) waits at most this long for a diff
+#: of the whole store that changes the index has not seen call for (``_in_step``: a reload's at 100,000
+#: memories, ~1 s of CPU; an import of 100,000 more, ~9 s). A query does not: see ``_take_in``.
 CATCH_UP_WAIT = 10.0
-#: ... and at most this long for a diff's first step, which takes that out (a read of the store).
+#: Both wait at most this long for a diff's first step, which takes out what is gone or changed (a read of the store).
 PLAN_WAIT = 60.0
+#: Analyses of query texts kept while the index is as they read it: one recall asks the words about one text
+#: several times (the shortlist's own matches and its fill, each part and depth, the offline answer), a long
+#: follow-up's message and joined query were analysed three times each.
+ANALYSES_KEPT = 8
 _READ = object()  # a pending change without the memory's card: read it from the store
 
 
@@ -130,6 +138,8 @@ class MechanicalRetriever:
         self._diff_all = False  # re-read the whole store and diff (reload, invalidate, big batches)
         self._seq = 0  # change counter; ids changed while a background diff runs are left to the queue
         self._changed_at: dict[str, int] = {}
+        self._analyses: dict[tuple[str, date], Query] = {}  # (text, day) -> its analysis (``_analyze``)
+        self._analysed_on: tuple[Any, ...] = (None,)  # what those read: the index's state, the themes, jieba
         self._progress: Callable[[IndexProgress], None] | None = None  # warm_up's listener
         self._reported: tuple[int, int] | None = None
         self._unsubscribe: Callable[[], None] | None = mm.subscribe(self._on_change)
@@ -205,15 +215,19 @@ class MechanicalRetriever:
         if self._postings.needs_compaction():
             self._compact()
 
-    def _in_step(self) -> None:
-        """Before a query: apply what the change feed reported. When that needs a diff of the whole
-        store (a reload: another program wrote it; a bulk action of more than ``INLINE_CHANGES_MAX``)
-        and the bank is large, the diff runs in the background and the query waits for it (at most
-        ``CATCH_UP_WAIT``): answering from before it recalled deleted memories, edited ones under their
-        old text, and missed new ones. A saved index verified at start-up is waited for the same way. Of
-        a first build, and of a catch-up that takes longer, only the first step is waited for, taking out
-        what is gone or changed (then a query answers from what is indexed so far, never a memory as it no
-        longer is). Call it without holding the lock."""
+    def _in_step(self, prompt: str | None = None, moment: datetime | None = None) -> None:
+        """Before a query (``prompt`` at ``moment``): apply what the change feed reported. When that needs
+        a diff of the whole store (a reload: another program wrote it; a bulk action of more than
+        ``INLINE_CHANGES_MAX``) and the bank is large, the diff runs in the background: answering from
+        before it recalled deleted memories, edited ones under their old text, and missed new ones. A
+        saved index verified at start-up is such a diff too. The query waits for its first step, which
+        takes out what is gone or changed, then installs itself what the diff has still to install and
+        bears on it (``_take_in``) and answers, never from before a write, while the diff goes on (it
+        waited for the whole diff, up to ``CATCH_UP_WAIT``: 10 s, then answered without what it had not
+        reached). A reload that came while the diff runs (``_diff_again``), and a catch-up without a
+        prompt (in the background), wait for the diffs, at most ``CATCH_UP_WAIT``. Of a first build only
+        the first step is waited for (a query answers from what is indexed so far). Call it without
+        holding the lock."""
         deadline = time.monotonic() + CATCH_UP_WAIT
         life = self._life
         for _ in range(2):  # the diff, and one more for a reload while it ran (a failing store: no more)
@@ -225,9 +239,73 @@ class MechanicalRetriever:
             life.planned.wait(PLAN_WAIT)
             if not catching_up:
                 return
+            if prompt is not None and not self._diff_again():
+                self._take_in(prompt, moment or self._now())
+                return
             worker.join(max(0.0, deadline - time.monotonic()))
             if worker.is_alive():
+                if prompt is not None:
+                    self._take_in(prompt, moment or self._now())
                 return
+
+    def _diff_again(self) -> bool:
+        """Another diff of the whole store is due after the one running (a reload came meanwhile: what it
+        changed is known only to the store, so a query waits for both, at most ``CATCH_UP_WAIT``)."""
+        with self._pending_lock:
+            return self._diff_all
+
+    def _take_in(self, prompt: str, moment: datetime) -> None:
+        """While a catch-up diff runs: what it installed made searchable, and the memories it has still to
+        install that the query could find (``_bearing``) installed now, tokenized outside the lock as the
+        diff does (each a copy: the diff may be tokenizing the same one). The diff then finds them
+        installed (``_install``: the same text)."""
+        life = self._life
+        with self._lock:
+            self._postings.flush()  # what the diff installed so far, searchable now (it is, at its next flush)
+            left = [p for p in list(life.todo) if p is not None]
+            if not left:
+                return
+            changed = self._changed_since(life.since)  # newer versions: applied from the queue already
+            wanted = [replace(p, keys=None, spans=None) for p in self._bearing(self._analyze(prompt, moment), left)
+                      if p.id not in changed and self._is_new(p)]
+        if not wanted:
+            return
+        self._tokenize(wanted)
+        with self._lock:
+            changed = self._changed_since(life.since)
+            for p in wanted:
+                if p.id not in changed:
+                    self._install(p)
+            self._postings.flush()  # (what the diff installed meanwhile, these among them)
+
+    def _bearing(self, query: Query, left: list[_Prepared]) -> list[_Prepared]:
+        """Of ``left``, the memories ``query`` could find: one of its terms written in their text (a word,
+        a pair or a character of it; an English stem as its words may be written), a date when it names
+        one (their time in its range, or a date in their text: digits or 月), a section it points at; and
+        the newest ``lc.BATCH`` (a broad question, the recent memories that fill a shortlist)."""
+        surfaces = {term[len(tok.WORD):] for term in query.terms}  # (every kind of term has a 2-character mark)
+        probes = {s for s in surfaces if s and not s.isascii()}
+        english = {s for s in surfaces if s and s.isascii()}  # stems: written so, or shorter (-ies / -ied: -y)
+        probes.update(s[:-1] if s.endswith("y") and len(s) > 3 else s for s in english)
+        if english:  # an irregular form is no longer the same letters (went: go)
+            probes.update(form for form, base in tok.IRREGULAR.items() if tok.stem(base) in english)
+        pattern = re.compile("|".join(map(re.escape, sorted(probes, key=len, reverse=True)))) if probes else None
+        themes = [theme for theme, _ in sc.theme_lifts(self._lexicon, query)]
+        ranges = [(r.start, r.end) for r in query.ranges]
+        newest = {p.id for p in heapq.nlargest(lc.BATCH, left, key=lambda p: p.stamp)}
+
+        def bears(p: _Prepared) -> bool:
+            text = p.text.lower()
+            if p.id in newest or (pattern is not None and pattern.search(text)):
+                return True
+            if themes and any(theme in p.theme for theme in themes):
+                return True
+            if ranges and ("月" in text or any(ch.isdigit() for ch in text)):
+                return True
+            day = p.updated.date() if p.updated is not None else None
+            return day is not None and any(start <= day <= end for start, end in ranges)
+
+        return [p for p in left if bears(p)]
 
     def catch_up(self) -> None:
         """Apply what the change feed reported now, as a query would first (``follow.py``: a burst of
@@ -401,7 +479,20 @@ class MechanicalRetriever:
         return self._postings.contains(term_keys(terms))
 
     def _analyze(self, prompt: str, moment: datetime) -> Query:
-        return analyze(prompt, moment, self._lexicon, frozenset(self._docs.theme_names), self._known)
+        """The query's analysis (lock held), made once while the index, its themes and the word cutter are
+        as it read them (``ANALYSES_KEPT``): it reads only the day of ``moment``. Nobody changes a ``Query``."""
+        on = (self._postings, self._postings.generation, tuple(self._docs.theme_names), tok.loaded_cut() is not None)
+        if ANALYSES_KEPT <= 0 or on[0] is not self._analysed_on[0] or on[1:] != self._analysed_on[1:]:
+            self._analyses, self._analysed_on = {}, on
+        key = (prompt, moment.date())
+        query = self._analyses.get(key)
+        if query is None:
+            query = analyze(prompt, moment, self._lexicon, frozenset(self._docs.theme_names), self._known)
+            if ANALYSES_KEPT > 0:
+                if len(self._analyses) >= ANALYSES_KEPT:
+                    del self._analyses[next(iter(self._analyses))]
+                self._analyses[key] = query
+        return query
 
     def _public(self, ranked: list[tuple[int, float]]) -> list[tuple[dict, float]]:
         """What recall hands on: the memory with its date and use count (nobody re-reads the store)."""
@@ -416,7 +507,7 @@ class MechanicalRetriever:
         """Scored memories, best first (the best ``limit`` only, if given), and with ``floor`` the
         relevance floor of this query in this bank (``sc.bank_floor``; else ``min_score``)."""
         moment = now or self._now()
-        self._in_step()
+        self._in_step(prompt, moment)
         with self._lock:
             self._refresh()
             query = self._analyze(prompt, moment)

@@ -160,6 +160,7 @@ class Postings:
         self._staged_sizes = array("q")
         self.staged_postings = 0
         self._norm: np.ndarray | None = None
+        self.generation = 0  # counts the changes: what a query's analysis read of the index is still so while it holds
         self._in_order: bool | None = None  # whether each base term's postings are in slot order (see best)
         self._ceilings: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None  # common terms' highest tf, shortest length
         self._mark: np.ndarray | None = None  # scratch for best (see _marks)
@@ -206,6 +207,7 @@ class Postings:
         self.alive[slot] = True
         self.n_live += 1
         self._norm = None
+        self.generation += 1
         return slot
 
     @property
@@ -228,6 +230,7 @@ class Postings:
                     if not posting:
                         del self.delta[key]
         self._norm = None
+        self.generation += 1
 
     def needs_compaction(self) -> bool:
         """Whether to fold the delta and drop the dead now. A dead base document still counts in its
@@ -280,6 +283,7 @@ class Postings:
             self._set_base(keys, slots.astype(np.uint32), tfs)
         self.base_slots = self.n_slots
         self._norm = None
+        self.generation += 1
 
     def compact(self) -> np.ndarray:
         """Fold the delta (and anything staged) into the base, drop dead documents and renumber
@@ -287,6 +291,7 @@ class Postings:
         self.flush()
         if not self.delta and self.n_live == self.n_slots:  # nothing to fold or drop (a fresh build)
             self.delta_docs, self._norm = {}, None
+            self.generation += 1
             self.lengths = self.lengths[: self.n_slots].copy()
             self.alive = np.ones(self.n_slots, dtype=bool)
             self.base_slots = self.n_slots
@@ -312,6 +317,7 @@ class Postings:
         self.alive = np.ones(live, dtype=bool)
         self.n_slots = self.n_live = self.base_slots = live
         self.delta, self.delta_docs, self._norm = {}, {}, None
+        self.generation += 1
         return mapping
 
     def _merge_newer(self, new_keys: np.ndarray, new_slots: np.ndarray, new_tfs: np.ndarray) -> None:

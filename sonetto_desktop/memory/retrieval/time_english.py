@@ -22,7 +22,8 @@ The rules match the Chinese ones where both languages say the same thing:
   next ... ("in March") this year's (and last year's as well when it is still to come, as N月); alone ("may
   I", "march on") no date. "this may" is a date only at the end of a clause ("this may be wrong" is not), and so is "2 may" ("these 2
   may help" is not; "on 2 May we", "2nd May", "2 May 2023" are).
-- in / during / throughout YYYY (1900-2099) = that year (since / until / by ... YYYY: bounded as below). A season with last / this / next or a year
+- in / during / throughout YYYY (1900-2099) = that year (since / until / by ... YYYY: bounded as below), unless
+  the word after it is what the number counts ("in 2000 words", "in 1999 dollars": a plural or a unit). A season with last / this / next or a year
   ("summer 2021", "last summer"): spring = March-May, summer = June-August, autumn / fall = September-
   November, winter = December-February (northern hemisphere).
 - recently / lately / these days = the last 14 days (最近); "one of these days" is none (a day to come). The end / beginning of the month = its last /
@@ -327,6 +328,15 @@ _REL_WEEKDAY = r"(?:(?P<rel>last|this\s+coming|this|next|coming|on)\s+)?"
 _HOLIDAY_NAMES = _alt([h.replace("s", "['\u2019]?s", 1) if h.startswith(("new", "val")) else h for h in _HOLIDAYS]
                       ).replace(" ", r"\s+")
 
+#: A number the word after it counts is no year ("in 2000 words", "in 1999 dollars", "during 2000 years"):
+#: a plural (but the few words ending in s that are no nouns) or a unit or currency written alone.
+_FUNCTION_S = ("is", "was", "has", "does", "as", "us", "his", "its", "this", "thus", "yes", "plus", "always",
+               "perhaps", "besides", "unless", "whereas")
+_COUNTED = ("people", "yuan", "rmb", "cny", "usd", "hkd", "yen", "won", "percent", "feet", "men", "women", "children",
+            "kg", "km", "cm", "mm", "m", "g", "lb", "ft", "kb", "mb", "gb")
+_NOT_COUNTING = (r"(?!\s*(?:(?!(?:" + _alt(list(_FUNCTION_S)) + r")(?![a-z']))[a-z]+s|" + _alt(list(_COUNTED))
+                 + r")(?![a-z]))")
+
 #: (pattern, handler), longest forms first: ``resolve_time_ranges`` skips a match overlapping an earlier one.
 PATTERNS: list[tuple[re.Pattern[str], Handler]] = [
     (_p(_BOUND + r"(?:on\s+)?(?:the\s+)?" + _DAY + r"\s+(?:of\s+)?" + _MONTH + r"(?:,?\s*" + _YEAR + ")?"),
@@ -355,7 +365,8 @@ PATTERNS: list[tuple[re.Pattern[str], Handler]] = [
         + ")?"), _bound(_h_season)),
     (_p(r"(?:(?P<bound>before|by|until|till|after|since)\s+(?:(?P<rel>last|this|next)\s+)?|(?P<rel2>" + _MONTH_WORDS
         + r")(?:\s+|-))" + _FULL_MONTH + r"(?!\.?\s*\d)"), _bound(_h_named_month)),
-    (_p(r"(?:(?P<bound>before|by|until|till|after|since)|in|during|throughout)\s+" + _YEAR), _bound(_h_year)),
+    (_p(r"(?:(?P<bound>before|by|until|till|after|since)|in|during|throughout)\s+" + _YEAR + _NOT_COUNTING),
+     _bound(_h_year)),
     (_p(r"(?P<word>recently|lately|these\s+days)"), _h_recent),
     (_p(_BOUND + r"(?P<word>" + _HOLIDAY_NAMES + ")"), _bound(_h_holiday)),
 ]

@@ -21,7 +21,8 @@ Rules (documented because several phrases are ambiguous):
 - N月 / N月份 = that month of the current year; if it lies after the current month (ambiguous
   between "coming" and "last year's"), the same month of the previous year is returned as well.
 - M月D日 / M月D号 without a year = the occurrence nearest to the reference time (within half a year).
-- YYYY年M月D日, YYYY年M月, YYYY-MM-DD and YYYY/MM/DD are absolute.
+- YYYY年M月D日, YYYY年M月, YYYY-MM-DD and YYYY/MM/DD are absolute; YYYY年 (1900-2099) alone is that year,
+  but not as a count of years (过去2000年, 2000年前, 近2000年来).
 - 最近 / 近来 / 近期 / 这阵子 / 这段时间 = the last 14 days; 这几天 = three days either side.
 - 这个月/本月, 上个月, 下个月; 今年, 去年, 明年 = the whole month / year. 月初 / 月底 = the first /
   last seven days of this month; 年初 / 年底 = January / December of this year.
@@ -241,6 +242,9 @@ _PATTERNS: list[tuple[re.Pattern[str], object]] = [
     (re.compile(_YEAR + r"\s*年\s*(?P<m>" + _NUM + r")\s*月\s*(?P<d>" + _NUM + r")\s*[日号]" + _BEFORE + _AFTER), _h_full_date),
     (re.compile(r"(?P<y>\d{4})[-/.](?P<m>\d{1,2})[-/.](?P<d>\d{1,2})" + _BEFORE + _AFTER), _h_full_date),
     (re.compile(_YEAR + r"\s*年\s*(?P<m>" + _NUM + r")\s*月(?!" + r"[0-9零〇一二两三四五六七八九十])"), _h_year_month),
+    # a year alone (19xx / 20xx): not a count of years (过去2000年, 2000年前, 近2000年来, 2000年历史)
+    (re.compile(r"(?<![\d去近这那多每约达])(?P<y>(?:19|20)\d\d)\s*年(?![前后来间内里代历度底初末中头份\d零〇一二两三四五六七八九十])"
+                + _BEFORE + _AFTER), lambda m, today: _deadline(year_range(int(m.group("y")), m.group(0)), m, today)),
     # (not after a year: one no calendar has, "0000年1月5日", is no date at all, not this year's 1月5日)
     (re.compile(r"(?<!\d年)(?<!\d)(?P<m>" + _NUM + r")月(?P<d>" + _NUM + r")[日号]" + _BEFORE + _AFTER), _h_month_day),
     (re.compile(r"(?<![年\d])(?P<m>[0-9]{1,2}|十[一二]?|[一二三四五六七八九])(?:月份|月)(?![0-9零〇一二两三四五六七八九十底初中]|[日号])"),
