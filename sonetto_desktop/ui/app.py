@@ -188,7 +188,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.self_test:
         from .self_test import run_self_test
 
-        runner_main = run_self_test(qapp)
+        runner_main = run_self_test(qapp, say=say)
     else:
         instance = _one_per_profile(show=not args.hidden)
         if instance is None:
