@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import logging
 import os
 from pathlib import Path
 from typing import Any, Callable, Iterator
@@ -117,13 +118,19 @@ def error_line(message: str, say: Words) -> str:
 
 
 def settings_language() -> str:
-    """The app's language setting, read without opening the store (the default when unreadable)."""
-    from .config.settings import Settings, load_settings
+    """The app's language setting, read without opening the store (the default when unreadable). Only read:
+    a damaged settings file is left as it is and not said here (the app sets it aside and says so when it
+    opens it; ``sonetto mcp`` never touches it)."""
+    from .config.settings import Settings
 
+    quiet = logging.getLogger("sonetto_desktop.config.settings")
+    before, quiet.disabled = quiet.disabled, True
     try:
-        return load_settings(with_secret=False).language
+        return Settings.load(with_secret=False, repair=False).with_env().language
     except Exception:  # noqa: BLE001 - a damaged settings file is said when the store opens
         return Settings().language
+    finally:
+        quiet.disabled = before
 
 
 def terminal_words() -> Words:

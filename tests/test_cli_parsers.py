@@ -140,3 +140,20 @@ def test_a_refusal_with_json_is_one_object_in_the_terminals_language(capsys, chi
     code, out, err = _said(capsys, ["history", "import", "x.json", "--json", "--price-in", "cheap"])
     assert code == 2
     assert json.loads(out) == {"error": "sonetto history import: 参数 --price-in：'cheap' 不是有效的值", "exit_code": 2}
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["mcp", "--help"], ["memory", "--help"]])
+def test_reading_the_language_leaves_a_damaged_settings_file_to_the_app(capsys, chinese_terminal, argv):
+    """The language is read from the settings before the parser is made: a damaged settings file was moved
+    aside by that read (before the app's own, which then had nothing to tell the person; `sonetto mcp`
+    must never touch it, and let the apps in on the defaults)."""
+    from sonetto_desktop.config.paths import config_dir
+    from sonetto_desktop.config.settings import SETTINGS_FILE, Settings
+
+    Settings(language="en").save(with_secret=False)
+    path = config_dir() / SETTINGS_FILE
+    damaged = path.read_bytes()[:-7]
+    path.write_bytes(damaged)
+    code, out, err = _said(capsys, argv)
+    assert code == 0 and out.startswith("用法：") and err == ""  # (unreadable: the app's default, Chinese)
+    assert path.read_bytes() == damaged and [p.name for p in config_dir().iterdir()] == [SETTINGS_FILE]
