@@ -175,9 +175,9 @@ def main(argv: list[str] | None = None) -> int:
     _setup_logging(args.verbose)
     from .display_check import display_problem
 
-    problem = display_problem()
+    problem = display_problem(say=say)
     if problem:
-        print(f"sonetto: {problem}", file=sys.stderr)
+        print(say("sonetto：", "sonetto: ") + problem, file=sys.stderr)
         return 2
     os.environ.setdefault("QT_API", "pyside6")
     qapp = create_qapp([])
@@ -192,8 +192,10 @@ def main(argv: list[str] | None = None) -> int:
     else:
         instance = _one_per_profile(show=not args.hidden)
         if instance is None:
-            print("sonetto: Sonetto is already running" + ("." if args.hidden else
-                                                          "; its window was brought to the front."), file=sys.stderr)
+            print(say("sonetto：Sonetto 已经在运行" + ("。" if args.hidden else "，已把它的窗口带到前面。"),
+                      "sonetto: Sonetto is already running" + ("." if args.hidden else
+                                                               "; its window was brought to the front.")),
+                  file=sys.stderr)
             return 0
         runner_main = _run(qapp, args, instance)
     runner = asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(qapp))
