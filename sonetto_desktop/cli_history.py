@@ -61,7 +61,7 @@ def _parser(say: Words) -> argparse.ArgumentParser:
     """The parser of ``sonetto history``, its help in ``say``'s language (built inside ``parsing(say)``)."""
     known = all_formats()
     guessed = [f.label for f in known if f.best_effort]
-    read = "; ".join(say(*f.what) for f in known)
+    read = say("；", "; ").join(say(*f.what) for f in known)
     parser = _Parser(prog="sonetto history", description=say(
         "把其他应用的聊天记录导入成记忆：" + read + (f"。{'、'.join(guessed)} 没有公开格式：尽力读取。" if guessed else "。"),
         "Import chats from other apps into the memories: " + read
