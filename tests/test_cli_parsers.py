@@ -36,8 +36,8 @@ REFUSED = [
      "sonetto memory delete: error: the following arguments are required: id"),
     (["memory"], "sonetto memory：错误：缺少必需的参数：命令",
      "sonetto memory: error: the following arguments are required: command"),
-    (["memory", "show"], "sonetto memory：错误：参数 命令：无效的选择 'show'（可选：'list', ",
-     "sonetto memory: error: argument command: invalid choice: 'show' (choose from 'list', "),
+    (["memory", "show"], "sonetto memory：错误：参数 命令：无效的选择 'show'（可选：",  # (the choices quoted or not,
+     "sonetto memory: error: argument command: invalid choice: 'show' (choose from "),    # as Python's version says)
     (["memory", "export", "--format", "pdf"], "sonetto memory export：错误：参数 --format：无效的选择 'pdf'（可选：",
      "sonetto memory export: error: argument --format: invalid choice: 'pdf' (choose from "),
     (["memory", "list", "--theme"], "sonetto memory list：错误：参数 --theme：需要一个值",
