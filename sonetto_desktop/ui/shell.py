@@ -269,8 +269,8 @@ class SonettoApp:
 
         from .notices.memory_undo import undoes_turn
 
-        imports = self.history_imports
-        self.toasts.show_toast(text, key="history-import", kind="info",
+        imports = self.history_imports  # (a key of its own: a toast still showing is never given another's undo)
+        self.toasts.show_toast(text, key=f"history-import:{result.undo_id}", kind="info",
                                action_text=lambda: QCoreApplication.translate("HistoryImportToast", "撤销导入"),
                                on_action=lambda: imports.undo_asked(result, state, self.window),
                                undone_by=undoes_turn(result.undo_id))

@@ -839,6 +839,36 @@ async def test_an_import_undone_in_its_window_takes_the_toasts_undo_away(qapp, t
         dialog.reject()
 
 
+async def test_a_second_import_finished_while_the_firsts_toast_shows_offers_its_own_undo(qapp, tmp_path, llm_server,
+                                                                                      wait):
+    """Both toasts said the same key: the second import's end refreshed the first one's toast, whose 撤销导入
+    then took back the first import, not the one just finished."""
+    llm_server.responder = remember_each_line
+    async with running_app(qapp, app_settings(tmp_path / "data", llm_server)) as app:
+        dialog, _panel = await _imported(app, wait)
+        first_id = dialog.import_id
+        dialog.reject()
+        first = _finished_toast(app)
+        second = app.history_imports.open_dialog(app.window)
+        await wait(lambda: second.stack.currentWidget() is second.source_page, message="a new window")
+        assert await second.open_path(fixture("history.jsonl"))
+        await wait(lambda: second.start_button.isEnabled(), message="the plan")
+        second.start_button.click()
+        await wait(lambda: second.progress.title.text() == "导入完成", timeout=20, message="done")
+        second_id = second.import_id
+        second.reject()
+        await wait(lambda: len([t for t in app.toasts.toasts() if t.action_button]) == 2, message="two toasts")
+        latest = [t for t in app.toasts.toasts() if t.action_button and t is not first][0]
+        latest.pause()
+        latest.action_button.click()
+        window = app.history_imports.dialog
+        await _confirm_undo(window, wait)
+        ledger = app.history_imports.imports.ledger
+        await wait(lambda: ledger.get(second_id).status == "undone", message="the second import undone")
+        assert ledger.get(first_id).status == "done" and not first.is_dismissed
+        window.reject()
+
+
 async def _start_then_stop(dialog, llm_server, wait, *, batches: int, answer: str):
     """Start the planned import (each model call 0.5 s), press 停止 once ``batches`` are written and answer
     the question with the button ``answer``; the progress panel."""
