@@ -27,7 +27,7 @@ REPO = Path(__file__).resolve().parent.parent
 DEFAULT_EXE = REPO / "dist" / "sonetto" / ("sonetto.exe" if os.name == "nt" else "sonetto")
 FIRST_LINE = "sonetto self-test:"
 OK_LINE = "SELF-TEST OK"
-_TIMING = re.compile(r"^\s+([a-z_]+)\s+(\d+(?:\.\d+)?)\s*ms\s*$")
+_TIMING = re.compile(r"^\s+(?:\S+\s+)?([a-z_]+)\s+(\d+(?:\.\d+)?)\s*ms\s*$")
 
 
 @dataclass
@@ -44,7 +44,8 @@ class SmokeResult:
 
 
 def parse_timings(text: str) -> dict[str, float]:
-    """``{"window_shown": 184.0, ...}`` from the self-test's ``  name   123 ms`` lines."""
+    """``{"window_shown": 184.0, ...}`` from the self-test's ``  name   123 ms`` lines (in a Chinese terminal
+    ``  窗口显示  name   123 ms``: what it is before the name)."""
     found = {}
     for line in text.splitlines():
         match = _TIMING.match(line)

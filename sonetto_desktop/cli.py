@@ -36,7 +36,8 @@ from .memory.undo import Touched, UndoConflict
 from .memory.transfer import (FORMATS, ImportFormatError, export_text, export_yaml_text, format_for, marks_beside,
                               read_import, trash_beside)
 from .cli_store import StoreRefused, named_store
-from .cli_words import Words, lock_wait_words, no_such_store, terminal_words, withdrawn_line, words_of
+from .cli_words import (Words, error_line, lock_wait_words, no_such_store, parsing, terminal_words, withdrawn_line,
+                        words_of)
 from .presentation.errors import pins_left_out, trash_left_out
 from .presentation.reasons import render_reason
 from .presentation.store_notices import notice_text
@@ -57,49 +58,73 @@ def one_line(text: object) -> str:
     return printable(text).replace("\n", "\\n").replace("\t", "\\t")
 
 
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="sonetto memory", description="Manage Sonetto's long-term memories.")
-    parser.add_argument("--store", help="a memory store file (.yaml or .db) instead of the app's data dir, or the "
-                        "address of the memory server the settings use (postgresql://…)")
-    parser.add_argument("--create", action="store_true", help="with --store: create the file if it does not exist")
-    sub = parser.add_subparsers(dest="command", required=True)
-    lst = sub.add_parser("list", help="list memories by theme")
-    lst.add_argument("--theme", help="only this theme")
-    add = sub.add_parser("add", help="add a memory; prints its id")
-    add.add_argument("description")
-    add.add_argument("--theme", help="default: one chosen from the words (身份 when nothing points elsewhere), said on stderr")
-    add.add_argument("--json", action="store_true", help="print the id, the theme (and whether it was chosen) and the undo id")
-    upd = sub.add_parser("update", help="change a memory's text and/or theme")
-    upd.add_argument("id")
-    upd.add_argument("description", nargs="?")
-    upd.add_argument("--theme")
-    upd.add_argument("--reason", default=reason_text("cli.update"))
-    dele = sub.add_parser("delete", help="move a memory to the trash")
-    dele.add_argument("id")
-    dele.add_argument("--reason", default=reason_text("cli.delete"))
-    res = sub.add_parser("restore", help="bring a memory back from the trash")
-    res.add_argument("id")
-    sub.add_parser("trash", help="list the trash")
-    und = sub.add_parser("undo", help="take back every change of one turn or action (its turn id), as one undoable step")
-    und.add_argument("turn_id")
+def _parser(say: Words) -> argparse.ArgumentParser:
+    """The parser of ``sonetto memory``, its help in ``say``'s language (built inside ``parsing(say)``)."""
+    parser = argparse.ArgumentParser(prog="sonetto memory",
+                                     description=say("管理 Sonetto 的长期记忆。", "Manage Sonetto's long-term memories."))
+    store_options(parser, say)
+    sub = parser.add_subparsers(dest="command", required=True, metavar=None if say.en else "命令",
+                                help=say("要做的事（各有自己的 --help）", "what to do (each has its own --help)"))
+    lst = sub.add_parser("list", help=say("按主题列出记忆", "list memories by theme"))
+    lst.add_argument("--theme", help=say("只列这个主题", "only this theme"))
+    add = sub.add_parser("add", help=say("添加一条记忆，输出它的 id", "add a memory; prints its id"))
+    add.add_argument("description", help=say("记忆的内容", "the memory's text"))
+    add.add_argument("--theme", help=say("默认：按内容选一个（没有更合适的就是 身份），在 stderr 上说明",
+                                         "default: one chosen from the words (身份 when nothing points elsewhere), "
+                                         "said on stderr"))
+    add.add_argument("--json", action="store_true", help=say("输出 id、主题（以及是不是按内容选的）和撤销 id",
+                                                             "print the id, the theme (and whether it was chosen) "
+                                                             "and the undo id"))
+    upd = sub.add_parser("update", help=say("修改一条记忆的内容和/或主题", "change a memory's text and/or theme"))
+    upd.add_argument("id", help=say("记忆的 id（sonetto memory list 里有）", "the memory's id (see sonetto memory list)"))
+    upd.add_argument("description", nargs="?", help=say("新的内容", "the new text"))
+    upd.add_argument("--theme", help=say("新的主题", "the new theme"))
+    upd.add_argument("--reason", default=reason_text("cli.update"), help=say("记在历史里的原因", "the reason kept in its history"))
+    dele = sub.add_parser("delete", help=say("把一条记忆移到回收站", "move a memory to the trash"))
+    dele.add_argument("id", help=say("记忆的 id", "the memory's id"))
+    dele.add_argument("--reason", default=reason_text("cli.delete"), help=say("记在历史里的原因", "the reason kept in its history"))
+    res = sub.add_parser("restore", help=say("从回收站找回一条记忆", "bring a memory back from the trash"))
+    res.add_argument("id", help=say("记忆的 id（sonetto memory trash 里有）", "the memory's id (see sonetto memory trash)"))
+    sub.add_parser("trash", help=say("列出回收站", "list the trash"))
+    und = sub.add_parser("undo", help=say("撤销一轮对话或一次操作（它的 turn id）的全部改动，作为一步可撤销的操作",
+                                          "take back every change of one turn or action (its turn id), as one "
+                                          "undoable step"))
+    und.add_argument("turn_id", help=say("要撤销的 turn id（命令输出的“撤销：”那行里有）",
+                                         "the turn id to take back (printed after “to undo:” by a command)"))
     und.add_argument("--rest", action="store_true",
-                     help="keep the memories changed since (they are listed) and take back the rest")
+                     help=say("保留之后改过的记忆（会列出来），撤销其余的",
+                              "keep the memories changed since (they are listed) and take back the rest"))
     und.add_argument("--dry-run", action="store_true",
-                     help="say what the undo would do (the memories it keeps, what it does to the rest); change nothing")
-    exp = sub.add_parser("export", help="export all memories")
-    exp.add_argument("--format", choices=FORMATS, help="default: from the output file's extension, else yaml")
-    exp.add_argument("-o", "--output", help="file to write (default: standard output)")
-    imp = sub.add_parser("import", help="import a .yaml / .json / .md export (merges by id, skips duplicates)")
-    imp.add_argument("file")
-    sub.add_parser("check", help="self-check the store (repairs what is safe to repair)")
+                     help=say("只说撤销会做什么（保留哪些记忆、对其余的做什么），什么也不改",
+                              "say what the undo would do (the memories it keeps, what it does to the rest); "
+                              "change nothing"))
+    exp = sub.add_parser("export", help=say("导出全部记忆", "export all memories"))
+    exp.add_argument("--format", choices=FORMATS, help=say("默认：按输出文件的扩展名，否则 yaml",
+                                                          "default: from the output file's extension, else yaml"))
+    exp.add_argument("-o", "--output", help=say("写到这个文件（默认：标准输出）", "file to write (default: standard output)"))
+    imp = sub.add_parser("import", help=say("导入 .yaml / .json / .md 导出文件（按 id 合并，跳过重复的）",
+                                            "import a .yaml / .json / .md export (merges by id, skips duplicates)"))
+    imp.add_argument("file", help=say("要导入的文件", "the file to import"))
+    sub.add_parser("check", help=say("自检记忆库（能安全修复的会修复）", "self-check the store (repairs what is safe to repair)"))
     return parser
 
 
+def store_options(parser: argparse.ArgumentParser, say: Words) -> None:
+    """``--store`` and ``--create``, which ``sonetto memory`` and ``sonetto history`` share."""
+    parser.add_argument("--store", help=say("用这个记忆库文件（.yaml 或 .db）代替应用的数据文件夹，或设置里用的记忆服务器的地址"
+                                            "（postgresql://…）",
+                                            "a memory store file (.yaml or .db) instead of the app's data dir, or the "
+                                            "address of the memory server the settings use (postgresql://…)"))
+    parser.add_argument("--create", action="store_true", help=say("和 --store 一起用：文件不存在就新建",
+                                                                  "with --store: create the file if it does not exist"))
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
     if not logging.getLogger().handlers:  # errors are printed once, as one line: no log lines besides
         logging.getLogger("sonetto_desktop").addHandler(logging.NullHandler())
     say = terminal_words()
+    with parsing(say):  # argparse's words too (usage, its refusals, -h)
+        args = _parser(say).parse_args(argv)
     say_lock_waits(lock_wait_words(say))
     try:
         with say.speaking():  # what this command prints is in the person's language, failures too
@@ -118,9 +143,9 @@ def _main_sync(args: argparse.Namespace, say: Words) -> int:
     except KeyboardInterrupt:
         return 130
     except MemoryError:  # the interpreter's, not ours: say so in one line too
-        return _fail(say("内存不足", "out of memory"))
+        return _fail(say("内存不足", "out of memory"), say)
     except Exception as exc:  # noqa: BLE001 - a command line prints one line, never a traceback
-        return _fail(words_of(exc, say))
+        return _fail(words_of(exc, say), say)
 
 
 #: Commands that only read: on a data dir without a store they say so instead of creating one.
@@ -153,15 +178,15 @@ async def _main(args: argparse.Namespace, say: Words) -> int:
     try:
         store, settings = await named_store(args.store, say)
     except StoreRefused as exc:
-        return _fail(str(exc))
+        return _fail(str(exc), say)
     if args.command == "import":  # read (and refuse) the file before the store is even opened
         try:
             args.incoming = read_import(args.file)
         except ImportFormatError as exc:
-            return _fail(words_of(exc, say))
+            return _fail(words_of(exc, say), say)
     if store is not None and not store.exists() and not args.create and not any(
             store.with_name(store.name + suffix).exists() for suffix in (".log", ".bak")):  # (gone: restored)
-        return _fail(no_such_store(store, say))
+        return _fail(no_such_store(store, say), say)
     empty = await _no_store_yet(args)
     if empty is not None:
         message = say(f"还没有记忆：{empty} 里还没有记忆库（应用或 `sonetto memory add` 会建一个）",
@@ -173,7 +198,7 @@ async def _main(args: argparse.Namespace, say: Words) -> int:
     try:
         services = await AppServices.open(store_path=store, settings=settings, actor=CLI, watch=False)
     except (MemoryError_, OSError, ValueError) as exc:
-        return _fail(words_of(exc, say))
+        return _fail(words_of(exc, say), say)
     problem = services.migration_problem
     if problem is not None:
         _warn(say(problem.zh, problem.en), say)
@@ -182,14 +207,14 @@ async def _main(args: argparse.Namespace, say: Words) -> int:
     try:
         away = _server_away(args, services, say)
         if away is not None:
-            return _fail(away)
+            return _fail(away, say)
         code = await _run(args, services, say)
         sys.stdout.flush()  # a closed pipe shows here, inside the handler below
         return code
     except BrokenPipeError:
         raise
     except Refused as refused:
-        return _fail(refused.failed.exact)
+        return _fail(refused.failed.exact, say)
     finally:
         await services.close()
 
@@ -303,8 +328,9 @@ def ctrl_c_stops_lock_waits() -> None:
     signal.signal(signal.SIGINT, on_ctrl_c)  # (asyncio.run puts back its own when it ends)
 
 
-def _fail(message: str) -> int:
-    print(f"error: {printable(message)}", file=sys.stderr)
+def _fail(message: str, say: Words) -> int:
+    """The command was refused: one line on stderr (``错误：`` / ``error:``), exit code 2."""
+    print(error_line(printable(message), say), file=sys.stderr)
     return 2
 
 
@@ -369,7 +395,7 @@ async def _add(args: argparse.Namespace, services: AppServices, say: Words) -> i
 
 async def _update(args: argparse.Namespace, services: AppServices, say: Words) -> int:
     if args.description is None and args.theme is None:
-        return _fail(say("请给出新的内容和/或 --theme", "give a new description and/or --theme"))
+        return _fail(say("请给出新的内容和/或 --theme", "give a new description and/or --theme"), say)
     turn = ops.action_turn()
     changed = await _do(services, ops.EditMemory(args.id, args.description, args.theme, reason=args.reason,
                                                  as_turn=turn))
@@ -416,7 +442,7 @@ async def _undo(args: argparse.Namespace, services: AppServices, say: Words) -> 
                         f" To do that and keep these: sonetto memory undo {turn_id} --rest"))
         touched = sorted(exc.conflicts)
         return _fail(say(f"没有撤销 {turn_id}：之后的改动碰到了其中 {len(touched)} 条记忆（{', '.join(touched)}）",
-                         str(exc)))
+                         str(exc)), say)
     await _do(services, ops.Call.of(note_undo, services.store, args.turn_id, result.turn_id,
                                     kept=len(result.kept)))  # an import can come again
     undone, redo = printable(args.turn_id), f"sonetto memory undo {result.turn_id}"
@@ -464,7 +490,7 @@ async def _export(args: argparse.Namespace, services: AppServices, say: Words) -
     fmt = args.format or (format_for(args.output) if args.output else "yaml")
     if args.output and _is_store_file(Path(args.output), services):
         return _fail(say(f"{args.output} 就是记忆库本身（或它的文件之一）：请导出到别的文件",
-                         f"{args.output} is the memory store itself (or one of its files): export to another file"))
+                         f"{args.output} is the memory store itself (or one of its files): export to another file"), say)
     if args.output:  # temp file + fsync + replace: a failure keeps the previous export whole
         count = await _do(services, ops.ExportTo(Path(args.output), fmt))
         side = await _do(services, ops.Call.of(marks_beside, Path(args.output), fmt))  # (YAML: the pins beside it)

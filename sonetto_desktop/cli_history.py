@@ -39,10 +39,10 @@ from typing import Any
 
 from .aio import root_scope, run_blocking
 from .cli import (_fail, ctrl_c_stops_lock_waits, forget_lock_waits, print_kept, print_undo_preview, printable,
-                  say_lock_waits)
+                  say_lock_waits, store_options)
 from .cli_store import StoreRefused, named_store
-from .cli_words import (Words, cli_language, lock_wait_words, no_such_store, terminal_words, withdrawn_line,
-                        words_of)
+from .cli_words import (Words, cli_language, lock_wait_words, no_such_store, parsing, terminal_words,
+                        withdrawn_line, words_of)
 from .history_import.ledger import DONE, UNDONE, ImportLedger, imports_dir
 from .history_import.formats import all_formats
 from .history_import.formats import names as format_names
@@ -57,56 +57,78 @@ from .presentation.undo_words import effects_text, rest_line
 from .services import AppServices
 
 
-def _parser() -> argparse.ArgumentParser:
+def _parser(say: Words) -> argparse.ArgumentParser:
+    """The parser of ``sonetto history``, its help in ``say``'s language (built inside ``parsing(say)``)."""
     known = all_formats()
     guessed = [f.label for f in known if f.best_effort]
-    parser = _Parser(prog="sonetto history",
-                     description="Import chats from other apps into the memories: " + "; ".join(f.what[1] for f in known)
-                     + (f". {' and '.join(guessed)} publish no format: read best effort." if guessed else "."))
-    parser.add_argument("--store", help="a memory store file (.yaml or .db) instead of the app's data dir, or the "
-                        "address of the memory server the settings use (postgresql://…)")
-    parser.add_argument("--create", action="store_true", help="with --store: create the file if it does not exist")
-    sub = parser.add_subparsers(dest="command", required=True)
-    imp = sub.add_parser("import", help="import a chat export (zip, folder or file); '-' reads saved memories from stdin")
-    imp.add_argument("path")
-    imp.add_argument("--format", choices=format_names(), help="default: detected from the file")
-    imp.add_argument("--since", type=_day, metavar="YYYY-MM-DD", help="first day to import (inclusive)")
-    imp.add_argument("--until", type=_day, metavar="YYYY-MM-DD", help="last day to import (inclusive)")
-    imp.add_argument("--conversation", action="append", metavar="ID", help="only this conversation (repeatable)")
-    imp.add_argument("--dry-run", action="store_true", help="count and estimate only; write nothing")
+    read = say("；", "; ").join(say(*f.what) for f in known)
+    parser = _Parser(prog="sonetto history", description=say(
+        "把其他应用的聊天记录导入成记忆：" + read + (f"。{'、'.join(guessed)} 没有公开格式：尽力读取。" if guessed else "。"),
+        "Import chats from other apps into the memories: " + read
+        + (f". {' and '.join(guessed)} publish no format: read best effort." if guessed else ".")))
+    store_options(parser, say)
+    sub = parser.add_subparsers(dest="command", required=True, metavar=None if say.en else "命令",
+                                help=say("要做的事（各有自己的 --help）", "what to do (each has its own --help)"))
+    json_help = say("输出一个 JSON 对象", "print one JSON object")
+    imp = sub.add_parser("import", help=say("导入聊天记录的导出（zip、文件夹或文件）；'-' 从标准输入读取已保存的记忆",
+                                            "import a chat export (zip, folder or file); '-' reads saved memories "
+                                            "from stdin"))
+    imp.add_argument("path", help=say("导出的 zip、文件夹或文件", "the export's zip, folder or file"))
+    imp.add_argument("--format", choices=format_names(), help=say("默认：从文件判断", "default: detected from the file"))
+    imp.add_argument("--since", type=_day, metavar="YYYY-MM-DD", help=say("从这天开始导入（含这天）",
+                                                                           "first day to import (inclusive)"))
+    imp.add_argument("--until", type=_day, metavar="YYYY-MM-DD", help=say("导入到这天为止（含这天）",
+                                                                           "last day to import (inclusive)"))
+    imp.add_argument("--conversation", action="append", metavar="ID", help=say("只导入这个对话（可以给多次）",
+                                                                                "only this conversation (repeatable)"))
+    imp.add_argument("--dry-run", action="store_true", help=say("只统计和估算，什么也不写", "count and estimate only; write nothing"))
     imp.add_argument("--saved-memories", action="store_true",
-                     help="import the memory list a ChatGPT export carries (ChatGPT's saved memories) instead of "
-                          "its conversations; written as they are, no model needed")
-    imp.add_argument("--json", action="store_true", help="print one JSON object")
-    imp.add_argument("--price-in", type=float, metavar="N", help="price per million input tokens (overrides settings)")
-    imp.add_argument("--price-out", type=float, metavar="N", help="price per million output tokens")
-    imp.add_argument("--currency", help="currency of the prices (default: settings, else ¥)")
-    resume = sub.add_parser("resume", help="go on with an unfinished (paused) import by its id (see status)")
-    resume.add_argument("import_id")
-    resume.add_argument("--json", action="store_true", help="print one JSON object")
-    status = sub.add_parser("status", help="imports made into this store, with their undo ids")
-    status.add_argument("--json", action="store_true", help="print one JSON object")
-    undo = sub.add_parser("undo", help="take an import back (its id: see status); cards changed since are named")
-    undo.add_argument("import_id")
+                     help=say("导入 ChatGPT 导出里带的记忆列表（ChatGPT 已保存的记忆），而不是它的对话；原样写入，不需要模型",
+                              "import the memory list a ChatGPT export carries (ChatGPT's saved memories) instead of "
+                              "its conversations; written as they are, no model needed"))
+    imp.add_argument("--json", action="store_true", help=json_help)
+    imp.add_argument("--price-in", type=float, metavar="N", help=say("每百万输入 token 的价格（代替设置里的）",
+                                                                     "price per million input tokens (overrides settings)"))
+    imp.add_argument("--price-out", type=float, metavar="N", help=say("每百万输出 token 的价格",
+                                                                      "price per million output tokens"))
+    imp.add_argument("--currency", help=say("价格的货币（默认：设置里的，否则 ¥）", "currency of the prices (default: settings, else ¥)"))
+    resume = sub.add_parser("resume", help=say("按 id 继续一次没有完成（暂停了）的导入（见 status）",
+                                               "go on with an unfinished (paused) import by its id (see status)"))
+    resume.add_argument("import_id", help=say("导入的 id（sonetto history status 里有）",
+                                              "the import's id (see sonetto history status)"))
+    resume.add_argument("--json", action="store_true", help=json_help)
+    status = sub.add_parser("status", help=say("导入到这个记忆库的记录，以及撤销用的 id",
+                                               "imports made into this store, with their undo ids"))
+    status.add_argument("--json", action="store_true", help=json_help)
+    undo = sub.add_parser("undo", help=say("撤销一次导入（它的 id：见 status）；之后改过的卡片会列出来",
+                                           "take an import back (its id: see status); cards changed since are named"))
+    undo.add_argument("import_id", help=say("导入的 id（sonetto history status 里有）",
+                                            "the import's id (see sonetto history status)"))
     undo.add_argument("--rest", action="store_true",
-                      help="keep the cards changed since the import (they are listed) and undo the rest")
+                      help=say("保留导入之后改过的卡片（会列出来），撤销其余的",
+                               "keep the cards changed since the import (they are listed) and undo the rest"))
     undo.add_argument("--conversation", metavar="ID",
-                      help="undo only what this conversation of the import wrote (its id: see import --dry-run)")
+                      help=say("只撤销这次导入里这个对话写下的（它的 id：见 import --dry-run）",
+                               "undo only what this conversation of the import wrote (its id: see import --dry-run)"))
     undo.add_argument("--dry-run", action="store_true",
-                      help="say what the undo would do (the cards it would keep, the rest) and change nothing")
-    undo.add_argument("--json", action="store_true", help="print one JSON object")
-    redo = sub.add_parser("redo", help="take back the undo of an import (the import's memories come back)")
-    redo.add_argument("import_id")
-    redo.add_argument("--rest", action="store_true", help="keep the cards changed since the undo and redo the rest")
-    redo.add_argument("--json", action="store_true", help="print one JSON object")
+                      help=say("只说撤销会做什么（保留哪些卡片、对其余的做什么），什么也不改",
+                               "say what the undo would do (the cards it would keep, the rest) and change nothing"))
+    undo.add_argument("--json", action="store_true", help=json_help)
+    redo = sub.add_parser("redo", help=say("取消对一次导入的撤销（导入的记忆回来）",
+                                           "take back the undo of an import (the import's memories come back)"))
+    redo.add_argument("import_id", help=say("导入的 id（sonetto history status 里有）",
+                                            "the import's id (see sonetto history status)"))
+    redo.add_argument("--rest", action="store_true", help=say("保留撤销之后改过的卡片，重做其余的",
+                                                              "keep the cards changed since the undo and redo the rest"))
+    redo.add_argument("--json", action="store_true", help=json_help)
     return parser
 
 
-def _refuse(args: argparse.Namespace, message: str, code: int = 2) -> int:
+def _refuse(args: argparse.Namespace, message: str, say: Words, code: int = 2) -> int:
     """Nothing was done: one line on stderr and, with ``--json``, one JSON object on stdout."""
     if getattr(args, "json", False):
         print(json.dumps({"error": message, "exit_code": code}, ensure_ascii=False))
-    _fail(message)
+    _fail(message, say)
     return code
 
 
@@ -126,7 +148,7 @@ class _Parser(argparse.ArgumentParser):
 
     argv: list[str] = []
 
-    def error(self, message: str) -> Any:  # (argparse's own words are English)
+    def error(self, message: str) -> Any:  # (argparse's words in the terminal's language: ``parsing``)
         if "--json" in self.argv:
             print(json.dumps({"error": f"{self.prog}: {message}", "exit_code": 2}, ensure_ascii=False))
         super().error(message)
@@ -134,15 +156,17 @@ class _Parser(argparse.ArgumentParser):
 
 def main(argv: list[str] | None = None) -> int:
     _Parser.argv = list(sys.argv[1:] if argv is None else argv)
-    args = _parser().parse_args(argv)
     if not logging.getLogger().handlers:
         logging.getLogger("sonetto_desktop").addHandler(logging.NullHandler())
+    say = terminal_words()
+    with parsing(say):  # argparse's words too (usage, its refusals, -h)
+        args = _parser(say).parse_args(argv)
     try:
         return asyncio.run(_main(args))
     except KeyboardInterrupt:
         return 130
     except Exception as exc:  # noqa: BLE001 - a command line prints one line, never a traceback
-        return _refuse(args, words_of(exc, terminal_words()))
+        return _refuse(args, words_of(exc, say), say)
     finally:
         forget_lock_waits()
 
@@ -154,13 +178,13 @@ async def _main(args: argparse.Namespace) -> int:
     try:
         store, settings = await named_store(args.store, say)
     except StoreRefused as exc:
-        return _refuse(args, str(exc))
+        return _refuse(args, str(exc), say)
     if store is not None and not store.exists() and not args.create:
-        return _refuse(args, no_such_store(store, say))
+        return _refuse(args, no_such_store(store, say), say)
     try:
         services = await AppServices.open(store_path=store, settings=settings, actor=CLI, watch=False)
     except (MemoryError_, OSError, ValueError) as exc:
-        return _refuse(args, words_of(exc, say))
+        return _refuse(args, words_of(exc, say), say)
     say = Words(cli_language(services.settings.language))
     try:
         if say.en and services.settings.language != "en":  # an English terminal: the writer's reasons in English too
@@ -173,9 +197,9 @@ async def _main(args: argparse.Namespace) -> int:
             return await _resume(args, services.imports, say)
         return await _import(args, services.imports, say)  # a running import stops when the services close
     except HistoryFormatError as exc:
-        return _refuse(args, exc.say(say.language))
+        return _refuse(args, exc.say(say.language), say)
     except (MemoryError_, ValueError, OSError) as exc:
-        return _refuse(args, words_of(exc, say))
+        return _refuse(args, words_of(exc, say), say)
     finally:
         await services.close()
 
@@ -200,7 +224,7 @@ async def _import(args: argparse.Namespace, imports: HistoryImports, say: Words)
     history = await _read(args, imports)
     if args.saved_memories and not history.saved_memories:
         name = Path(args.path).name
-        return _refuse(args, say(f"{name} 里没有 ChatGPT 已保存的记忆", f"{name} holds no saved memories"))
+        return _refuse(args, say(f"{name} 里没有 ChatGPT 已保存的记忆", f"{name} holds no saved memories"), say)
     if history.source == "chatgpt-memories" or args.saved_memories:
         return await _import_saved(args, history, imports, say)
     plan = await imports.plan(history, since=args.since, until=args.until, selected=args.conversation)
@@ -223,7 +247,7 @@ async def _import(args: argparse.Namespace, imports: HistoryImports, say: Words)
         _print_result(args, ImportResult("", 0, 0, 0, 0, 0, 0), say, history)
         return 0
     if not imports.configured:
-        return _refuse(args, say(*_NO_MODEL))
+        return _refuse(args, say(*_NO_MODEL), say)
     return await _run(args, imports, plan, history, unfinished, say)
 
 
@@ -249,9 +273,9 @@ async def _resume(args: argparse.Namespace, imports: HistoryImports, say: Words)
     state = await run_blocking(imports.ledger.get, args.import_id)
     if state is None or not state.unfinished:
         return _refuse(args, say(f"{args.import_id} 不是未完成的导入（sonetto history status 列出所有导入）",
-                                 f"{args.import_id} is not an unfinished import (sonetto history status lists them)"))
+                                 f"{args.import_id} is not an unfinished import (sonetto history status lists them)"), say)
     if not imports.configured:
-        return _refuse(args, say(*_NO_MODEL))
+        return _refuse(args, say(*_NO_MODEL), say)
     return await _run(args, imports, None, None, [state], say)
 
 
@@ -271,7 +295,7 @@ async def _run(args: argparse.Namespace, imports: HistoryImports, plan: Plan | N
             state = await imports.start(plan, history, file_name=Path(args.path).name, since=args.since,
                                         until=args.until, selected=args.conversation)
     except ImportElsewhere:
-        return _refuse(args, say("这个导入正在另一个 Sonetto 里进行", "this import is running in another Sonetto"))
+        return _refuse(args, say("这个导入正在另一个 Sonetto 里进行", "this import is running in another Sonetto"), say)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     with contextlib.suppress(NotImplementedError, RuntimeError):  # Windows: Ctrl+C raises instead
@@ -304,7 +328,7 @@ async def _run(args: argparse.Namespace, imports: HistoryImports, plan: Plan | N
     _print_result(args, result, say, history)
     if result.failed:  # nothing could be written: a failure, whatever --json prints
         why = result.error_in(say.language) or say("原因不明", "no reason given")
-        print(say(f"error: 导入失败：{result.failed_batches} 批都没能写入（{why}）。什么也没有写入；"
+        print(say(f"错误：导入失败：{result.failed_batches} 批都没能写入（{why}）。什么也没有写入；"
                   "解决后再运行同一条命令会重新导入",
                   f"error: the import failed: none of its {result.failed_batches} batches could be written "
                   f"({why}). Nothing was written; once that is fixed, run the same command again"),
@@ -489,7 +513,7 @@ async def _redo_import(args: argparse.Namespace, imports: HistoryImports, say: W
         result = await imports.redo(args.import_id, rest=args.rest)
     except LookupError:
         return _refuse(args, say(f"导入 {args.import_id} 没有被撤销（sonetto history status 列出所有导入）",
-                                 f"import {args.import_id} is not undone (sonetto history status lists them)"))
+                                 f"import {args.import_id} is not undone (sonetto history status lists them)"), say)
     except UndoConflict as exc:
         if args.json:
             print(json.dumps({"import": args.import_id, "redone": False, **exc.preview.to_json()}, ensure_ascii=False))
@@ -497,7 +521,7 @@ async def _redo_import(args: argparse.Namespace, imports: HistoryImports, say: W
             print_kept(exc.touched, lang)
         return _fail(say(f"没有重做：要保留上面这些卡片、重做其余的，运行 sonetto history redo {args.import_id} --rest",
                          f"nothing was redone: to keep the cards above and redo the rest, run "
-                         f"sonetto history redo {args.import_id} --rest"))
+                         f"sonetto history redo {args.import_id} --rest"), say)
     if args.json:
         print(json.dumps({"import": args.import_id, "redone": True, "redo_turn_id": result.turn_id,
                           "effects": result.effects, "kept": [t.to_json() for t in result.kept]}, ensure_ascii=False))
@@ -514,12 +538,12 @@ async def _undo_import(args: argparse.Namespace, imports: HistoryImports, say: W
     state = await run_blocking(imports.ledger.get, import_id)
     if state is None:
         return _refuse(args, say(f"这个记忆库里没有导入 {import_id}（sonetto history status 列出所有导入）",
-                         f"this store has no import {import_id} (sonetto history status lists them)"))
+                         f"this store has no import {import_id} (sonetto history status lists them)"), say)
     if state.status == UNDONE:
         redo = f"sonetto history redo {import_id}" if state.undone_by else ""
         also = f"sonetto memory undo {state.undone_by}"
         return _refuse(args, say(f"导入 {import_id} 已经撤销过了" + (f"（要重做：{redo}，或 {also}）" if redo else ""),
-                         f"import {import_id} is undone already" + (f" (to redo it: {redo}, or {also})" if redo else "")))
+                         f"import {import_id} is undone already" + (f" (to redo it: {redo}, or {also})" if redo else "")), say)
     if args.dry_run:
         return await _preview_undo(args, imports, say)
     if args.conversation:
@@ -529,7 +553,7 @@ async def _undo_import(args: argparse.Namespace, imports: HistoryImports, say: W
     except ImportElsewhere:
         return _refuse(args, say(f"没有撤销：导入 {import_id} 正在另一个 Sonetto（窗口或命令行）里进行，请先在那里停止它",
                                  f"nothing was undone: import {import_id} is being written by another Sonetto "
-                                 "(the window or a command line): stop it there first"))
+                                 "(the window or a command line): stop it there first"), say)
     except UndoConflict as exc:  # nothing changed
         if args.json:
             print(json.dumps({"import": import_id, "undone": False, **exc.preview.to_json()}, ensure_ascii=False))
@@ -538,10 +562,10 @@ async def _undo_import(args: argparse.Namespace, imports: HistoryImports, say: W
             print(rest_line(exc.preview.effects, lang, "can"))
         if not exc.rest:
             return _fail(say("没有撤销：导入写下的记忆之后都被改过了",
-                             "nothing was undone: every memory of the import was changed afterwards"))
+                             "nothing was undone: every memory of the import was changed afterwards"), say)
         return _fail(say(f"没有撤销：要保留上面这些卡片、撤销其余的，运行 sonetto history undo {import_id} --rest",
                          f"nothing was undone: to keep the cards above and undo the rest, run "
-                         f"sonetto history undo {import_id} --rest"))
+                         f"sonetto history undo {import_id} --rest"), say)
     except NothingToUndo as exc:
         withdrawn = len(exc.withdrawn)
         print(json.dumps({"import": import_id, "undone": True, "undo_turn_id": None, "effects": {}, "kept": [],
@@ -573,7 +597,7 @@ async def _preview_undo(args: argparse.Namespace, imports: HistoryImports, say: 
     except LookupError:
         return _refuse(args, say(f"导入 {import_id} 里没有记下对话 {conversation}（更早的导入没有记下每批来自哪个对话）",
                                  f"import {import_id} has no conversation {conversation} on record (older imports "
-                                 "did not record which conversation each batch came from)"))
+                                 "did not record which conversation each batch came from)"), say)
     if args.json:
         print(json.dumps({"import": import_id, "conversation": conversation, "undone": False, "dry_run": True,
                           **preview.to_json()}, ensure_ascii=False))
@@ -591,13 +615,13 @@ async def _undo_conversation(args: argparse.Namespace, imports: HistoryImports, 
     except ImportElsewhere:
         return _refuse(args, say(f"没有撤销：导入 {import_id} 正在另一个 Sonetto（窗口或命令行）里进行，请先在那里停止它",
                                  f"nothing was undone: import {import_id} is being written by another Sonetto "
-                                 "(the window or a command line): stop it there first"))
+                                 "(the window or a command line): stop it there first"), say)
     except LookupError:
         return _refuse(args, say(f"导入 {import_id} 里没有记下对话 {conversation}（更早的导入没有记下每批来自哪个对话）",
                                  f"import {import_id} has no conversation {conversation} on record (older imports "
-                                 "did not record which conversation each batch came from)"))
+                                 "did not record which conversation each batch came from)"), say)
     except NothingToUndo:
-        return _refuse(args, say(f"对话 {conversation} 没有留下可撤销的改动", f"conversation {conversation} left nothing to undo"))
+        return _refuse(args, say(f"对话 {conversation} 没有留下可撤销的改动", f"conversation {conversation} left nothing to undo"), say)
     except UndoConflict as exc:
         if args.json:
             print(json.dumps({"import": import_id, "conversation": conversation, "undone": False,
@@ -605,7 +629,7 @@ async def _undo_conversation(args: argparse.Namespace, imports: HistoryImports, 
         else:
             print_kept(exc.touched, lang)
         return _fail(say("没有撤销：要保留上面这些卡片、撤销其余的，加 --rest",
-                         "nothing was undone: to keep the cards above and undo the rest, add --rest"))
+                         "nothing was undone: to keep the cards above and undo the rest, add --rest"), say)
     if args.json:
         print(json.dumps({"import": import_id, "conversation": conversation, "undone": True,
                           "undo_turn_id": result.turn_id, "effects": result.effects,

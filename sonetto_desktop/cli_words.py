@@ -1,12 +1,15 @@
-"""The language the command lines (``sonetto memory``, ``sonetto history``) speak, and the words they
-share. English when the app's language is English or the terminal's locale (``LC_ALL``,
-``LC_MESSAGES``, ``LANG``) names a language other than Chinese, else Chinese. Only what is printed for
-people: ``--json`` and the lines for scripts (an id alone) are the same in both.
+"""The language the command lines (``sonetto``, ``sonetto memory``, ``sonetto history``, ``sonetto mcp``)
+speak, and the words they share. English when the app's language is English or the terminal's locale
+(``LC_ALL``, ``LC_MESSAGES``, ``LANG``) names a language other than Chinese, else Chinese. Only what is
+printed for people: ``--json`` and the lines for scripts (an id alone) are the same in both. Their
+parsers speak it too (``parsing``): argparse's own words and the help of every option.
 """
 
 from __future__ import annotations
 
+import argparse
 import contextlib
+import logging
 import os
 from pathlib import Path
 from typing import Any, Callable, Iterator
@@ -56,14 +59,78 @@ class Words:
             yield
 
 
-def settings_language() -> str:
-    """The app's language setting, read without opening the store (the default when unreadable)."""
-    from .config.settings import Settings, load_settings
+#: argparse's own words in Chinese, by the English it says them with (its gettext message ids; one it
+#: says that is not here stays English). Only what a person meets: a parser's help and its refusals.
+ARGPARSE_ZH = {
+    "usage: ": "用法：",
+    "positional arguments": "位置参数",
+    "options": "选项",
+    "optional arguments": "选项",  # (Python before 3.10)
+    "show this help message and exit": "显示这份帮助并退出",
+    "%(prog)s: error: %(message)s\n": "%(prog)s：错误：%(message)s\n",
+    "argument %(argument_name)s: %(message)s": "参数 %(argument_name)s：%(message)s",
+    "unrecognized arguments: %s": "无法识别的参数：%s",
+    "the following arguments are required: %s": "缺少必需的参数：%s",
+    "one of the arguments %s is required": "参数 %s 必须给出其中一个",
+    "not allowed with argument %s": "不能和参数 %s 一起用",
+    "ignored explicit argument %r": "这个选项不带值，却给了 %r",
+    "expected one argument": "需要一个值",
+    "expected at most one argument": "最多一个值",
+    "expected at least one argument": "至少需要一个值",
+    "expected %s argument": "需要 %s 个值",
+    "expected %s arguments": "需要 %s 个值",
+    "ambiguous option: %(option)s could match %(matches)s": "选项 %(option)s 不明确，可能是 %(matches)s",
+    "unexpected option string: %s": "不该出现的选项：%s",
+    "invalid %(type)s value: %(value)r": "%(value)r 不是有效的值",
+    "invalid choice: %(value)r (choose from %(choices)s)": "无效的选择 %(value)r（可选：%(choices)s）",
+    "unknown parser %(parser_name)r (choices: %(choices)s)": "没有命令 %(parser_name)r（可选：%(choices)s）",
+    "can't open '%(filename)s': %(error)s": "打不开 '%(filename)s'：%(error)s",
+}
 
+
+@contextlib.contextmanager
+def parsing(say: Words) -> Iterator[None]:
+    """Inside the block argparse says its own words (``usage:``, ``error:``, "unrecognized arguments", the
+    ``-h`` help…) in ``say``'s language: build the parser and parse inside it (a parser's headings and its
+    ``-h`` are worded when it is built, refusals when it parses). argparse words everything through
+    gettext's functions as its module names them (``_``, ``ngettext``: how it is translated, see Python's
+    argparse how-to); they are put back after the block."""
+    if say.en:
+        yield
+        return
+    before = argparse._, argparse.ngettext  # type: ignore[attr-defined]
+
+    def ngettext(one: str, many: str, count: int) -> str:
+        english = one if count == 1 else many
+        return ARGPARSE_ZH.get(english, english)
+
+    argparse._ = lambda text: ARGPARSE_ZH.get(text, text)  # type: ignore[attr-defined]
+    argparse.ngettext = ngettext  # type: ignore[attr-defined]
     try:
-        return load_settings(with_secret=False).language
+        yield
+    finally:
+        argparse._, argparse.ngettext = before  # type: ignore[attr-defined]
+
+
+def error_line(message: str, say: Words) -> str:
+    """A command's refusal as one line, with its ``error:`` in the person's language."""
+    return say("错误：", "error: ") + message
+
+
+def settings_language() -> str:
+    """The app's language setting, read without opening the store (the default when unreadable). Only read:
+    a damaged settings file is left as it is and not said here (the app sets it aside and says so when it
+    opens it; ``sonetto mcp`` never touches it)."""
+    from .config.settings import Settings
+
+    quiet = logging.getLogger("sonetto_desktop.config.settings")
+    before, quiet.disabled = quiet.disabled, True
+    try:
+        return Settings.load(with_secret=False, repair=False).with_env().language
     except Exception:  # noqa: BLE001 - a damaged settings file is said when the store opens
         return Settings().language
+    finally:
+        quiet.disabled = before
 
 
 def terminal_words() -> Words:

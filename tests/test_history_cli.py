@@ -285,7 +285,7 @@ def test_a_malformed_file_is_one_clear_line_and_changes_nothing(llm_server, tmp_
                         (notes, "不认识 notes.txt 的内容")):
         result = _cli(llm_server, "history", "--store", str(store), "import", str(path))
         assert result.returncode == 2 and result.stdout == ""
-        assert result.stderr.startswith("error: ") and words in result.stderr and result.stderr.count("\n") == 1
+        assert result.stderr.startswith("错误：") and words in result.stderr and result.stderr.count("\n") == 1
     assert not llm_server.requests
     assert sorted(p.name for p in store.parent.iterdir() if not p.name.endswith(".lock")) == ["memory.yaml"]
     assert store.read_text(encoding="utf-8") == "{}\n"
@@ -310,7 +310,7 @@ def test_a_missing_or_damaged_file_is_said_in_chinese_without_the_systems_englis
     for path, words in ((tmp_path / "gone.json", "找不到这个文件"), (damaged, "已损坏")):
         chinese = _cli(llm_server, "history", "--store", str(store), "import", str(path), env={"LANG": "zh_CN.UTF-8"})
         assert chinese.returncode == 2 and words in chinese.stderr, chinese.stderr
-        said = chinese.stderr.removeprefix("error: ").replace(str(path), "").replace("conversations.json", "")
+        said = chinese.stderr.removeprefix("错误：").replace(str(path), "").replace("conversations.json", "")
         assert not [w for w in re.findall(r"[A-Za-z]{2,}", said) if w not in ("zip", "json")], chinese.stderr
         english = _cli(llm_server, "history", "--store", str(store), "import", str(path), env={"LANG": "en_US.UTF-8"})
         assert english.returncode == 2 and not re.search(r"[\u4e00-\u9fff]", english.stderr.replace(str(path), ""))
@@ -329,7 +329,7 @@ def test_errors_honour_json_and_the_persons_language(llm_server, tmp_path):
     base = ("history", "--store", str(store), "import", str(bad_json))
 
     result = _cli(llm_server, *base, "--json")
-    assert result.returncode == 2 and result.stderr.startswith("error: ")
+    assert result.returncode == 2 and result.stderr.startswith("错误：")
     out = json.loads(result.stdout)
     assert out["exit_code"] == 2 and "不是完整的 JSON" in out["error"] and result.stdout.count("\n") == 1
 
@@ -471,12 +471,12 @@ def test_an_import_whose_every_batch_fails_exits_non_zero_with_the_reason(llm_se
     args = ("history", "--store", str(store), "--create", "import", str(fixture("history.jsonl")))
     result = _cli(llm_server, *args)
     assert result.returncode == 1 and result.stdout == ""
-    assert result.stderr.startswith("error: 导入失败：2 批都没能写入（模型把工具调用写成了文字") and "什么也没有写入" in result.stderr
+    assert result.stderr.startswith("错误：导入失败：2 批都没能写入（模型把工具调用写成了文字") and "什么也没有写入" in result.stderr
     as_json = _cli(llm_server, *args, "--json")  # nothing was written: the same chats are tried again
     assert as_json.returncode == 1, as_json.stderr
     out = json.loads(as_json.stdout)
     assert (out["batches"], out["failed_batches"], out["turns_written"]) == (2, 2, 0)
-    assert out["error"].startswith("模型把工具调用写成了文字") and "error: 导入失败" in as_json.stderr
+    assert out["error"].startswith("模型把工具调用写成了文字") and "错误：导入失败" in as_json.stderr
     assert _texts(store) == []
     status = _cli(llm_server, "history", "--store", str(store), "status")
     assert status.stdout.count("2 批失败") == 2
@@ -595,8 +595,9 @@ def test_a_zip_of_two_apps_exports_says_on_the_command_line_which_was_read(llm_s
     assert out["turns_written"] > 0 and out["left_unread"] == {"chatgpt": ["chatgpt/conversations.json"]}, out
 
 
-@pytest.mark.parametrize("terminal, said", [("zh_CN.UTF-8", "不是日期（应写成 YYYY-MM-DD，比如 2024-03-01）：'2024-13-01'"),
-                                            ("en_US.UTF-8", "not a date (write it as YYYY-MM-DD, e.g. 2024-03-01): '2024-13-01'")])
+@pytest.mark.parametrize("terminal, said", [
+    ("zh_CN.UTF-8", "参数 --since：不是日期（应写成 YYYY-MM-DD，比如 2024-03-01）：'2024-13-01'"),
+    ("en_US.UTF-8", "argument --since: not a date (write it as YYYY-MM-DD, e.g. 2024-03-01): '2024-13-01'")])
 def test_a_date_that_is_not_one_is_said_in_the_terminals_language(tmp_path, capsys, monkeypatch, terminal, said):
     """`--since 2024-13-01` in a Chinese terminal ended "invalid fromisoformat value: '2024-13-01'" (a Python
     function's name, in English): the date is refused in the terminal's language."""
@@ -610,4 +611,4 @@ def test_a_date_that_is_not_one_is_said_in_the_terminals_language(tmp_path, caps
                       "--since", "2024-13-01"])
     assert refused.value.code == 2
     err = capsys.readouterr().err
-    assert err.rstrip().endswith(f"argument --since: {said}"), err
+    assert err.rstrip().endswith(said), err

@@ -152,7 +152,7 @@ def test_dry_run_for_people_and_bad_files(tmp_path):
     bad = tmp_path / "conversations.json"
     bad.write_text("[{\"mapping\": {}, ", encoding="utf-8")
     result = _history_cli("--store", str(store), "import", str(bad), "--dry-run")
-    assert result.returncode == 2 and result.stderr.startswith("error: ") and "不是完整的 JSON" in result.stderr
+    assert result.returncode == 2 and result.stderr.startswith("错误：") and "不是完整的 JSON" in result.stderr
     assert result.stderr.count("\n") == 1 and not (tmp_path / "memory.imports").exists()
 
 

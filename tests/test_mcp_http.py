@@ -132,10 +132,13 @@ def test_a_busy_port_or_a_bad_one_is_a_clear_error():
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
-        done = subprocess.run(server_command("--http", "--port", str(port)), env=server_env(), cwd=str(ROOT),
-                              capture_output=True, text=True, timeout=60)
-    assert done.returncode == 2 and f"cannot listen on 127.0.0.1:{port}" in done.stderr
-    done = subprocess.run(server_command("--port", "9000"), env=server_env(), cwd=str(ROOT),
+        done = subprocess.run(server_command("--http", "--port", str(port)), env=server_env(LANG="en_US.UTF-8"),
+                              cwd=str(ROOT), capture_output=True, text=True, timeout=60)
+        assert done.returncode == 2 and f"sonetto mcp: error: cannot listen on 127.0.0.1:{port}" in done.stderr
+        chinese = subprocess.run(server_command("--http", "--port", str(port)), env=server_env(LANG="zh_CN.UTF-8"),
+                                 cwd=str(ROOT), capture_output=True, text=True, timeout=60)
+        assert chinese.returncode == 2 and f"sonetto mcp：错误：无法在 127.0.0.1:{port} 上监听：" in chinese.stderr
+    done = subprocess.run(server_command("--port", "9000"), env=server_env(LANG="en_US.UTF-8"), cwd=str(ROOT),
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and "--port needs --http" in done.stderr
 
@@ -147,7 +150,7 @@ def test_a_token_that_cannot_be_kept_is_a_clear_error(_isolated_user_dirs):
     from sonetto_desktop.config.secrets import MCP_TOKEN
 
     (config_dir() / MCP_TOKEN).mkdir(parents=True)
-    done = subprocess.run(server_command("--http", "--port", "0"), env=server_env(), cwd=str(ROOT),
+    done = subprocess.run(server_command("--http", "--port", "0"), env=server_env(LANG="en_US.UTF-8"), cwd=str(ROOT),
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
     assert "sonetto mcp: error: cannot keep the token" in done.stderr

@@ -337,9 +337,12 @@ async def test_only_allowed_clients_and_not_when_switched_off(_isolated_user_dir
         assert "switched off" in error_text(await mcp.call_tool("list_memories", {}))
     # The refused app is noted too, under the exact name it gave: the settings page shows it for the list.
     assert {name for name, _when in clients_seen.load()} == {"Claude Desktop", "cherry studio"}
-    done = subprocess.run(server_command(), env=server_env(), capture_output=True, text=True, timeout=60,
-                          input="")
+    done = subprocess.run(server_command(), env=server_env(LANG="en_US.UTF-8"), capture_output=True, text=True,
+                          timeout=60, input="")
     assert done.returncode == 2 and "switched off" in done.stderr and done.stdout == ""
+    chinese = subprocess.run(server_command(), env=server_env(LANG="zh_CN.UTF-8"), capture_output=True, text=True,
+                             timeout=60, input="")
+    assert chinese.returncode == 2 and "sonetto mcp：错误：其他应用的访问在 Sonetto 的设置里关掉了" in chinese.stderr
 
 
 async def test_a_running_app_sees_the_apps_changes_live(_isolated_user_dirs):

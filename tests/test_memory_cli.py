@@ -982,7 +982,7 @@ def test_a_chinese_terminal_is_answered_in_chinese(tmp_path, capsys, chinese_ter
     "moved … to the trash", "error: Nothing is left to undo."): it chooses its language as history does."""
     store = tmp_path / "memory.yaml"
     assert cli_main(["--store", str(store), "list"]) == 2
-    assert capsys.readouterr().err == f"error: {store} 不存在（加 --create 在那里新建一个记忆库）\n"
+    assert capsys.readouterr().err == f"错误：{store} 不存在（加 --create 在那里新建一个记忆库）\n"
     assert cli_main(["--store", str(store), "--create", "list"]) == 0
     assert capsys.readouterr().out == f"还没有记忆（{store}）\n"
     assert cli_main(["--store", str(store), "list", "--theme", "品味"]) == 0
@@ -1005,7 +1005,7 @@ def test_a_chinese_terminal_is_answered_in_chinese(tmp_path, capsys, chinese_ter
     assert cli_main(["--store", str(store), "update", mid, "我妹妹在杭州当护士"]) == 0
     assert capsys.readouterr().out == "没有变化\n"
     assert cli_main(["--store", str(store), "update", mid]) == 2
-    assert capsys.readouterr().err == "error: 请给出新的内容和/或 --theme\n"
+    assert capsys.readouterr().err == "错误：请给出新的内容和/或 --theme\n"
 
     assert cli_main(["--store", str(store), "delete", mid]) == 0
     out = capsys.readouterr().out
@@ -1017,11 +1017,11 @@ def test_a_chinese_terminal_is_answered_in_chinese(tmp_path, capsys, chinese_ter
     out = capsys.readouterr().out
     assert out.startswith(f"撤销了 {deleted} 的 1 处改动；要重做：sonetto memory undo undo-"), out
     assert cli_main(["--store", str(store), "undo", "ui-nothing"]) == 2
-    assert capsys.readouterr().err.startswith("error: 已经没有可撤销的变化了。")
+    assert capsys.readouterr().err.startswith("错误：已经没有可撤销的变化了。")
     assert cli_main(["--store", str(store), "delete", "nope1234"]) == 2
-    assert capsys.readouterr().err.startswith("error: 找不到这条记忆，它可能已被删除或移动。")
+    assert capsys.readouterr().err.startswith("错误：找不到这条记忆，它可能已被删除或移动。")
     assert cli_main(["--store", str(store), "add", " ", "--theme", "品味"]) == 2
-    assert capsys.readouterr().err.startswith("error: 输入无效：")
+    assert capsys.readouterr().err.startswith("错误：输入无效：")
 
     backup = tmp_path / "backup.json"
     assert cli_main(["--store", str(store), "export", "-o", str(backup)]) == 0
@@ -1047,23 +1047,23 @@ def test_a_chinese_terminal_is_told_our_own_details_in_chinese_too(tmp_path, cap
         assert cli_main(["--store", str(store), *args]) == 2
         return capsys.readouterr().err
 
-    assert error("delete", "nope1234") == "error: 找不到这条记忆，它可能已被删除或移动。 (记忆库里没有 id 为 'nope1234' 的记忆)\n"
-    assert error("restore", "nope1234") == "error: 找不到这条记忆，它可能已被删除或移动。 (回收站里没有 id 为 'nope1234' 的记忆)\n"
-    assert error("undo", "ui-nothing") == "error: 已经没有可撤销的变化了。 (轮次 'ui-nothing' 没有留下可撤销的变化)\n"
-    assert error("add", " ", "--theme", "品味") == "error: 输入无效：内容不能是空的\n"
-    assert error("add", "长" * 6000, "--theme", "品味") == "error: 输入无效：内容有 6,000 个字，超过了上限 5,000 字\n"
+    assert error("delete", "nope1234") == "错误：找不到这条记忆，它可能已被删除或移动。 (记忆库里没有 id 为 'nope1234' 的记忆)\n"
+    assert error("restore", "nope1234") == "错误：找不到这条记忆，它可能已被删除或移动。 (回收站里没有 id 为 'nope1234' 的记忆)\n"
+    assert error("undo", "ui-nothing") == "错误：已经没有可撤销的变化了。 (轮次 'ui-nothing' 没有留下可撤销的变化)\n"
+    assert error("add", " ", "--theme", "品味") == "错误：输入无效：内容不能是空的\n"
+    assert error("add", "长" * 6000, "--theme", "品味") == "错误：输入无效：内容有 6,000 个字，超过了上限 5,000 字\n"
 
     broken = tmp_path / "broken" / "memory.yaml"
     broken.parent.mkdir()
     broken.write_text("x: [unclosed\n", encoding="utf-8")
     assert cli_main(["--store", str(broken), "list"]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("error: 记忆库文件无法读取，没有做任何修改：") and f"(文件：{broken})" in err, err
+    assert err.startswith("错误：记忆库文件无法读取，没有做任何修改：") and f"(文件：{broken})" in err, err
     assert "cannot be read" not in err, err
     folder = tmp_path / "folder.yaml"
     folder.mkdir()
     assert cli_main(["--store", str(folder), "list"]) == 2
-    assert capsys.readouterr().err == f"error: 记忆库文件无法读取，没有做任何修改：{folder} 不是普通文件 (文件：{folder})\n"
+    assert capsys.readouterr().err == f"错误：记忆库文件无法读取，没有做任何修改：{folder} 不是普通文件 (文件：{folder})\n"
     # a store held by another process past the wait (a minute: worded here, not waited for)
     from sonetto_desktop.cli_words import Words, words_of
     from sonetto_desktop.memory.errors import StoreBusy
@@ -1163,7 +1163,7 @@ def test_a_chinese_terminal_hears_warnings_notes_and_a_refused_undo_in_chinese(t
     assert cli_main(["--store", str(store), "undo", edited]) == 2  # its undo changed that memory since
     out, err = capsys.readouterr()
     assert "有 1 张卡片之后又被改过，会原样保留：" in out, out
-    assert err == f"error: 没有撤销 {edited}：之后的改动碰到了其中 1 条记忆（{mid}）\n"
+    assert err == f"错误：没有撤销 {edited}：之后的改动碰到了其中 1 条记忆（{mid}）\n"
     assert cli_main(["--store", str(store), "delete", mid]) == 0
     capsys.readouterr()
     assert cli_main(["--store", str(store), "export"]) == 0  # YAML on stdout leaves the trash out: said

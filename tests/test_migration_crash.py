@@ -181,7 +181,8 @@ def test_self_test_fails_while_a_switch_is_unresolved(tmp_path):
     config.mkdir()
     (config / "settings.json").write_text(json.dumps({"store_backend": "sqlite"}), encoding="utf-8")
     env = dict(os.environ, SONETTO_DATA_DIR=str(data), SONETTO_CONFIG_DIR=str(config), QT_QPA_PLATFORM="offscreen",
-               PYTHON_KEYRING_BACKEND="keyring.backends.fail.Keyring", PYTHONPATH=str(Path(__file__).parent.parent))
+               PYTHON_KEYRING_BACKEND="keyring.backends.fail.Keyring", PYTHONPATH=str(Path(__file__).parent.parent),
+               LANG="en_US.UTF-8", LC_ALL="", LC_MESSAGES="")  # (the self-test speaks the terminal's language)
     done = subprocess.run([sys.executable, "-m", "sonetto_desktop", "--self-test"], env=env, capture_output=True,
                           text=True, timeout=90, cwd=Path(__file__).parent.parent)
     assert done.returncode != 0, done.stdout + done.stderr

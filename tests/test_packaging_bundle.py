@@ -196,6 +196,16 @@ def test_smoke_times_start_to_window_from_outside(tmp_path):
     assert 300.0 <= first_line < result.launch_to_exit_ms - 400.0  # the first line arrived before the rest
 
 
+def test_smoke_reads_the_timings_of_a_self_test_in_a_chinese_terminal():
+    """A Chinese terminal's self-test says what each timing is before its name (ui/self_test.py)."""
+    said = ("sonetto self-test: 自检，数据文件夹 x（yaml）\n  记忆条数             0\n"
+            "  内置嵌入模型         multilingual-e5-small (4-bit)：384 维，1925 ms\n"
+            "  窗口已显示   window_shown              200 ms\n  退出         shutdown                   20 ms\n"
+            "自检通过（SELF-TEST OK）\n")
+    assert smoke.parse_timings(said) == {"window_shown": 200.0, "shutdown": 20.0}
+    assert smoke.parse_timings("  window_shown              200 ms\n") == {"window_shown": 200.0}
+
+
 def test_smoke_reports_a_failing_self_test(tmp_path):
     script = _fake_self_test(tmp_path, """
         print("sonetto self-test: data dir x")

@@ -877,48 +877,48 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>HistoryImportActions</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="92" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="106" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="94" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="108" />
         <source>这个导入正在另一个 Sonetto 里进行</source>
         <translation>This import is running in another Sonetto</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="96" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="98" />
         <source>无法开始导入：{0}</source>
         <translation>Cannot start the import: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="110" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="112" />
         <source>无法继续导入：{0}</source>
         <translation>Cannot continue the import: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="126" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="128" />
         <source>继续未完成的聊天记录导入（{0}）</source>
         <translation>Continuing the unfinished chat import ({0})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="134" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="146" />
         <source>导入出错：{0}</source>
         <translation>The import failed: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="139" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="151" />
         <source>聊天记录导入失败：{0} 批都没能写入，什么也没有写入：{1}</source>
         <translation>Chat import failed: none of the {0} batches could be written; nothing was written: {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="140" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="152" />
         <source>原因不明</source>
         <translation>no reason given</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="145" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="157" />
         <source>聊天记录导入完成：写入 {0} 轮，新记忆 {1} 条，更新 {2} 条</source>
         <translation>Chat import finished: {0} turns read, {1} new memories, {2} updated</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="144" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="156" />
         <source>聊天记录导入完成：{0} 条提议已进入审核箱</source>
         <translation>Chat import finished: {0} proposals are in the review inbox</translation>
     </message>
@@ -1106,7 +1106,7 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="335" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="1051" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="1056" />
         <source>撤销这次导入</source>
         <translation>Undo this import</translation>
     </message>
@@ -1338,73 +1338,81 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
         <translation>Keep what was imported</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="942" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="947" />
         <source>删除它新建的 {0} 条记忆</source>
         <translation>delete the {0} memories it created</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="944" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="949" />
         <source>把它改过的 {0} 条记忆恢复原样</source>
         <translation>put back the {0} memories it changed</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="946" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="951" />
         <source>找回它删掉的 {0} 条记忆</source>
         <translation>bring back the {0} memories it deleted</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="949" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="954" />
         <source>撤销这次导入？</source>
         <translation>Undo this import?</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="949" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="954" />
         <source>撤销会影响 {0} 条记忆：{1}。撤销之后还可以重做。</source>
         <translation>Undoing touches {0} memories: {1}. You can redo it afterwards.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="950" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="955" />
         <source>，</source>
         <translation>, </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="950" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="955" />
         <source>撤销导入</source>
         <translation>Undo the import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="982" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="987" />
         <source>重做这次导入</source>
         <translation>Redo this import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="989" />
         <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="994" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="999" />
         <source>无法重做：{0}</source>
         <translation>Cannot redo: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="991" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="996" />
         <source>无法重做：撤销之后这些记忆都被改过了</source>
         <translation>Cannot redo: every one of these memories was changed after the undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="1044" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="1049" />
         <source>……还有 {0} 张</source>
         <translation>…and {0} more</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="1046" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="1051" />
         <source>无法撤销：这次导入写下的 {0} 条记忆之后都被改过，撤销会丢掉那些修改。</source>
         <translation>Cannot undo: all {0} memories the import wrote were changed afterwards, and undoing would lose those changes.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="930" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="1021" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="1033" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="1063" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="935" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="1026" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="1038" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="1068" />
         <source>无法撤销：{0}</source>
         <translation>Cannot undo: {0}</translation>
+    </message>
+</context>
+<context>
+    <name>HistoryImportToast</name>
+    <message>
+        <location filename="../../sonetto_desktop/ui/shell.py" line="274" />
+        <source>撤销导入</source>
+        <translation>Undo import</translation>
     </message>
 </context>
 <context>
@@ -4623,22 +4631,22 @@ Your theme: {1}</translation>
         <translation>The settings file was damaged: every setting is back at its default for now. The old file was kept as {0}; your settings can be found there.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="399" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="414" />
         <source>对话功能启动失败：%1。记忆墙仍可使用；请检查数据目录后重启。</source>
         <translation>Chat could not start: %1. The memory wall still works; check the data folder, then restart.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="647" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="662" />
         <source>无法保存设置：</source>
         <translation>Could not save the settings: </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="679" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="694" />
         <source>没有切换到 PostgreSQL：本机的记忆没能搬到记忆服务器 {0} 上（{1}）。仍在使用本机的记忆库，记忆都还在。</source>
         <translation>Did not switch to PostgreSQL: the memories on this computer could not be moved to the memory server {0} ({1}). Still using this computer's memory store; every memory is still there.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="683" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="698" />
         <source>无法切换存储方式：{0}。仍在使用原来的记忆库。</source>
         <translation>Cannot switch the storage: {0}. Still using the previous memory store.</translation>
     </message>
@@ -4719,7 +4727,7 @@ Your theme: {1}</translation>
         <translation>Undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="684" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="699" />
         <source>无法使用新的数据文件夹 {0}：{1}。仍在使用原来的记忆库。</source>
         <translation>Cannot use the new data folder {0}: {1}. Still using the previous memory store.</translation>
     </message>

@@ -26,6 +26,7 @@ from typing import Any
 from .. import ops
 from ..aio import run_blocking, spawn
 from ..config.secrets import mcp_token
+from ..cli_words import Words, error_line, parsing, terminal_words
 from ..config.settings import Settings
 from ..settings_follow import SettingsFollower
 from ..memory.errors import MemoryError_
@@ -53,37 +54,51 @@ INSTRUCTIONS = (
 )
 
 
-def _parser() -> argparse.ArgumentParser:
+def _parser(say: Words) -> argparse.ArgumentParser:
+    """The parser of ``sonetto mcp``, its help in ``say``'s language (built inside ``parsing(say)``)."""
     parser = argparse.ArgumentParser(
         prog="sonetto mcp",
-        description="Serve Sonetto's memories to other AI apps over the Model Context Protocol "
-                    "(stdio by default; the app's settings, page 'Other apps', show each app's configuration).",
-        epilog="sonetto mcp token [--new]: print the bearer token HTTP clients send (--new: replace it; "
-               "apps holding the old one are refused from then on).")
+        description=say("通过 Model Context Protocol 把 Sonetto 的记忆提供给其他 AI 应用（默认走 stdio；"
+                        "应用设置的“其他应用”页给出每个应用的配置）。",
+                        "Serve Sonetto's memories to other AI apps over the Model Context Protocol "
+                        "(stdio by default; the app's settings, page 'Other apps', show each app's configuration)."),
+        epilog=say("sonetto mcp token [--new]：输出 HTTP 客户端要发送的令牌（--new：先换一个新的；"
+                   "拿着旧令牌的应用从此被拒绝）。",
+                   "sonetto mcp token [--new]: print the bearer token HTTP clients send (--new: replace it; "
+                   "apps holding the old one are refused from then on)."))
     parser.add_argument("--http", action="store_true",
-                        help="streamable HTTP on 127.0.0.1 with the bearer token from the settings, instead of stdio")
+                        help=say("改用 127.0.0.1 上的 streamable HTTP，用设置里的令牌验证，而不是 stdio",
+                                 "streamable HTTP on 127.0.0.1 with the bearer token from the settings, instead of stdio"))
     parser.add_argument("--port", type=int, default=None,
-                        help="with --http: the port (default: the settings' one; 0 picks a free port)")
-    parser.add_argument("--verbose", action="store_true", help="log more (to stderr)")
+                        help=say("和 --http 一起用：端口（默认：设置里的；0 选一个空闲端口）",
+                                 "with --http: the port (default: the settings' one; 0 picks a free port)"))
+    parser.add_argument("--verbose", action="store_true", help=say("多写些日志（到 stderr）", "log more (to stderr)"))
+    return parser
+
+
+def _token_parser(say: Words) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="sonetto mcp token",
+                                     description=say("输出 `sonetto mcp --http` 的令牌（第一次用时生成）。",
+                                                     "Print the bearer token of `sonetto mcp --http` (made on first use)."))
+    parser.add_argument("--new", action="store_true", help=say("先换一个新的", "replace it with a new one first"))
     return parser
 
 
 def token_main(argv: list[str]) -> int:
     """``sonetto mcp token [--new]``: the token on stdout (alone, for scripts), where it is kept on stderr."""
-    parser = argparse.ArgumentParser(prog="sonetto mcp token",
-                                     description="Print the bearer token of `sonetto mcp --http` (made on first use).")
-    parser.add_argument("--new", action="store_true", help="replace it with a new one first")
-    args = parser.parse_args(argv)
+    say = terminal_words()
+    with parsing(say):
+        args = _token_parser(say).parse_args(argv)
     from ..config.secrets import MCP_TOKEN, ApiKeyStore, new_mcp_token
 
     try:
         token = new_mcp_token() if args.new else mcp_token()
     except OSError as exc:
-        return _fail(f"cannot keep the token: {exc}")
+        return _fail(say(f"无法保存令牌：{exc}", f"cannot keep the token: {exc}"), say)
     print(token)
     kept = ApiKeyStore(name=MCP_TOKEN)
-    where = "the system keyring" if kept.backend == "keyring" else str(kept.key_file)
-    print(f"sonetto mcp: kept in {where}", file=sys.stderr)
+    where = say("系统密钥环", "the system keyring") if kept.backend == "keyring" else str(kept.key_file)
+    print(say(f"sonetto mcp：保存在 {where}", f"sonetto mcp: kept in {where}"), file=sys.stderr)
     return 0
 
 
@@ -91,44 +106,50 @@ def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] == "token":
         return token_main(argv[1:])
-    args = _parser().parse_args(argv)
+    say = terminal_words()
+    with parsing(say):  # argparse's words too (usage, its refusals, -h)
+        args = _parser(say).parse_args(argv)
     if args.port is not None and not args.http:
-        return _fail("--port needs --http")
+        return _fail(say("--port 要和 --http 一起用", "--port needs --http"), say)
     if args.port is not None and not 0 <= args.port <= 65535:
-        return _fail(f"--port must be from 0 to 65535, not {args.port}")
+        return _fail(say(f"--port 应在 0 到 65535 之间，不是 {args.port}", f"--port must be from 0 to 65535, not {args.port}"),
+                     say)
     if not args.http and (sys.stdin is None or sys.stdout is None):  # a windowed build without pipes
-        return _fail("this executable has no standard input/output here; use `sonetto mcp --http`")
+        return _fail(say("这个程序在这里没有标准输入/输出；请用 `sonetto mcp --http`",
+                         "this executable has no standard input/output here; use `sonetto mcp --http`"), say)
     logging.basicConfig(stream=sys.stderr, level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")
     install_log_redaction()  # as the window's log: no password or key in a line (a server's error quoting one)
     with translating(english()):  # tool errors in English (presentation/errors), for any app's model
-        return _run(args)
+        return _run(args, say)
 
 
-def _run(args: argparse.Namespace) -> int:
+def _run(args: argparse.Namespace, say: Words) -> int:
     try:
-        return asyncio.run(_main(args))
+        return asyncio.run(_main(args, say))
     except KeyboardInterrupt:
         return 130
     except asyncio.CancelledError:  # SIGTERM while shutting down: the services were closing already
         return 0
 
 
-def _fail(message: str) -> int:
-    print(f"sonetto mcp: error: {message}", file=sys.stderr)
+def _fail(message: str, say: Words) -> int:
+    """The server did not start: one line on stderr in the terminal's language, exit code 2."""
+    print(say("sonetto mcp：", "sonetto mcp: ") + error_line(message, say), file=sys.stderr)
     return 2
 
 
-async def _main(args: argparse.Namespace) -> int:
+async def _main(args: argparse.Namespace, say: Words) -> int:
     # Never repaired here (a damaged file is left for the app, and the access rules refuse meanwhile).
     settings = await run_blocking(lambda: Settings.load(repair=False).with_env())
     if not settings.mcp_enabled:
-        return _fail("access by other apps is switched off in Sonetto's settings (设置 → 其他应用)")
+        return _fail(say("其他应用的访问在 Sonetto 的设置里关掉了（设置 → 其他应用）",
+                         "access by other apps is switched off in Sonetto's settings (设置 → 其他应用)"), say)
     try:
         # The services' own actor ("mcp") only does housekeeping; every tool call writes as mcp:<client>.
         services = await AppServices.open(settings=settings, actor="mcp", watch=True)
     except (MemoryError_, OSError, ValueError) as exc:
-        return _fail(str(exc))
+        return _fail(str(exc), say)
     following: SettingsFollower | None = None
     try:
         await _say_where(services)
@@ -149,7 +170,7 @@ async def _main(args: argparse.Namespace) -> int:
         with contextlib.suppress(asyncio.CancelledError):
             if args.http:
                 port = settings.mcp_http_port if args.port is None else args.port
-                await _serve_http(server, port, stop)
+                await _serve_http(server, port, stop, say)
             else:
                 await server.run_stdio_async()
         finished = await tools.drain(DRAIN_TIMEOUT)  # a client gone right after a call: its write is kept
@@ -329,7 +350,7 @@ def listening_socket(host: str, port: int) -> socket.socket:
     return sock
 
 
-async def _serve_http(server: Any, port: int, stop: _Stop) -> None:
+async def _serve_http(server: Any, port: int, stop: _Stop, say: Words) -> None:
     import uvicorn
 
     from .http_auth import LOOPBACK_HOST, BearerGate
@@ -338,7 +359,7 @@ async def _serve_http(server: Any, port: int, stop: _Stop) -> None:
     try:
         await run_blocking(mcp_token)  # made now if the settings page has not made it yet
     except OSError as exc:  # no keyring, and its file cannot be written
-        raise SystemExit(_fail(f"cannot keep the token: {exc}")) from None
+        raise SystemExit(_fail(say(f"无法保存令牌：{exc}", f"cannot keep the token: {exc}"), say)) from None
     from .app_tokens import app_tokens
 
     app = BearerGate(server.streamable_http_app(host=LOOPBACK_HOST), lambda: mcp_token(), app_tokens,
@@ -346,7 +367,9 @@ async def _serve_http(server: Any, port: int, stop: _Stop) -> None:
     try:
         sock = listening_socket(LOOPBACK_HOST, port)
     except OSError as exc:
-        raise SystemExit(_fail(f"cannot listen on {LOOPBACK_HOST}:{port}: {exc.strerror or exc}")) from None
+        why = exc.strerror or exc
+        raise SystemExit(_fail(say(f"无法在 {LOOPBACK_HOST}:{port} 上监听：{why}",
+                                   f"cannot listen on {LOOPBACK_HOST}:{port}: {why}"), say)) from None
     bound = sock.getsockname()[1]
     open_files = raise_open_files()
     quiet_accept_errors(asyncio.get_running_loop())

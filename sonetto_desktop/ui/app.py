@@ -22,23 +22,40 @@ APP_NAME = "SonettoHere"
 ORG_NAME = "SonettoHere"
 
 
-COMMANDS = """commands (each has its own --help):
+COMMANDS = ("""命令（各有自己的 --help）：
+  sonetto memory ...   在终端里管理记忆：list、add、update、delete、restore、trash、undo、
+                       export、import、check
+  sonetto history ...  把其他应用（ChatGPT、Claude、DeepSeek……）的聊天记录导入成记忆
+  sonetto mcp          通过 MCP 把记忆提供给其他 AI 应用（stdio，或 --http）；
+                       sonetto mcp token 输出 HTTP 的令牌""",
+            """commands (each has its own --help):
   sonetto memory ...   the memories from a terminal: list, add, update, delete, restore, trash, undo,
                        export, import, check
   sonetto history ...  bring in chats from other apps (ChatGPT, Claude, DeepSeek...) as memories
   sonetto mcp          serve the memories to other AI apps over MCP (stdio, or --http);
-                       sonetto mcp token prints the HTTP bearer token"""
+                       sonetto mcp token prints the HTTP bearer token""")
 
 
-def _parse(argv: list[str]) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="sonetto", description="SonettoHere Desktop: start the app.",
-                                     epilog=COMMANDS, formatter_class=argparse.RawDescriptionHelpFormatter)
+def _parser(say: Any) -> argparse.ArgumentParser:
+    """The parser of ``sonetto``, its help in ``say``'s language (``cli_words.Words``, built inside ``parsing``)."""
+    parser = argparse.ArgumentParser(prog="sonetto", description=say("SonettoHere 桌面版：启动应用。",
+                                                                     "SonettoHere Desktop: start the app."),
+                                     epilog=say(*COMMANDS), formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--self-test", action="store_true",
-                        help="start the real app on the configured data dir, check it, print timings and exit")
-    parser.add_argument("--hidden", action="store_true", help="start in the tray without showing the window")
-    parser.add_argument("--no-tray", action="store_true", help="do not use the system tray")
-    parser.add_argument("--verbose", action="store_true", help="debug logging")
-    return parser.parse_args(argv)
+                        help=say("在设置的数据文件夹上启动真正的应用，检查它，输出用时后退出",
+                                 "start the real app on the configured data dir, check it, print timings and exit"))
+    parser.add_argument("--hidden", action="store_true", help=say("启动到托盘里，不显示窗口",
+                                                                  "start in the tray without showing the window"))
+    parser.add_argument("--no-tray", action="store_true", help=say("不使用系统托盘", "do not use the system tray"))
+    parser.add_argument("--verbose", action="store_true", help=say("输出调试日志", "debug logging"))
+    return parser
+
+
+def _parse(argv: list[str], say: Any) -> argparse.Namespace:
+    from sonetto_desktop.cli_words import parsing
+
+    with parsing(say):  # argparse's words too (usage, its refusals, -h)
+        return _parser(say).parse_args(argv)
 
 
 def _setup_logging(verbose: bool) -> None:
@@ -151,13 +168,16 @@ def _quit_on_signals(app: Any):
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = _parse(list(sys.argv[1:] if argv is None else argv))
+    from sonetto_desktop.cli_words import terminal_words
+
+    say = terminal_words()  # the language of what is printed in the terminal (help, refusals, the self-test)
+    args = _parse(list(sys.argv[1:] if argv is None else argv), say)
     _setup_logging(args.verbose)
     from .display_check import display_problem
 
-    problem = display_problem()
+    problem = display_problem(say=say)
     if problem:
-        print(f"sonetto: {problem}", file=sys.stderr)
+        print(say("sonetto：", "sonetto: ") + problem, file=sys.stderr)
         return 2
     os.environ.setdefault("QT_API", "pyside6")
     qapp = create_qapp([])
@@ -168,12 +188,14 @@ def main(argv: list[str] | None = None) -> int:
     if args.self_test:
         from .self_test import run_self_test
 
-        runner_main = run_self_test(qapp)
+        runner_main = run_self_test(qapp, say=say)
     else:
         instance = _one_per_profile(show=not args.hidden)
         if instance is None:
-            print("sonetto: Sonetto is already running" + ("." if args.hidden else
-                                                          "; its window was brought to the front."), file=sys.stderr)
+            print(say("sonetto：Sonetto 已经在运行" + ("。" if args.hidden else "，已把它的窗口带到前面。"),
+                      "sonetto: Sonetto is already running" + ("." if args.hidden else
+                                                               "; its window was brought to the front.")),
+                  file=sys.stderr)
             return 0
         runner_main = _run(qapp, args, instance)
     runner = asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(qapp))

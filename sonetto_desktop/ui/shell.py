@@ -255,10 +255,25 @@ class SonettoApp:
         self.history_imports = HistoryImportActions(self.services)
         self.history_imports.message.connect(
             lambda text, kind: self.toasts.show_toast(text, key="history-import", kind=kind))
+        self.history_imports.done.connect(self._import_finished)
         self._build_views()
         self._tasks.spawn(self._offer_sqlite(self._ui_state), name="sqlite-offer")
         if not (self.start_hidden and self.window.hide_to_tray):
             self.window.show()
+
+    def _import_finished(self, text: Any, result: Any, state: Any) -> None:
+        """A history import finished: said in a toast whose 撤销导入 undoes the whole import as its window's
+        button does (in the window of now: a language switch makes a new one); it goes once the import is
+        undone another way (the window, the command line)."""
+        from PySide6.QtCore import QCoreApplication
+
+        from .notices.memory_undo import undoes_turn
+
+        imports = self.history_imports  # (a key of its own: a toast still showing is never given another's undo)
+        self.toasts.show_toast(text, key=f"history-import:{result.undo_id}", kind="info",
+                               action_text=lambda: QCoreApplication.translate("HistoryImportToast", "撤销导入"),
+                               on_action=lambda: imports.undo_asked(result, state, self.window),
+                               undone_by=undoes_turn(result.undo_id))
 
     def _build_views(self) -> None:
         """The window, wall, tray and quick chat over the long-lived parts: built at start in one go, and

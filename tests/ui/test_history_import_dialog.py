@@ -778,6 +778,97 @@ async def test_undo_says_how_many_memories_and_can_be_redone_and_undone_again(qa
         dialog.reject()
 
 
+def _finished_toast(app):
+    """The toast that says the import finished, held as a pointer over it holds it."""
+    (toast,) = [t for t in app.toasts.toasts() if t.text.startswith(("聊天记录导入完成", "Chat import finished"))]
+    toast.pause()
+    return toast
+
+
+@pytest.mark.parametrize("language, button, asked", [("zh_CN", "撤销导入", "撤销会影响 3 条记忆"),
+                                                     ("en", "Undo import", "Undoing touches 3 memories")])
+async def test_the_finished_toast_undoes_the_whole_import_as_its_window_does(qapp, tmp_path, llm_server, wait,
+                                                                             language, button, asked):
+    """The toast saying the import finished offered nothing: the whole undo was only in the import's window
+    (Edit → 撤销 takes back one batch). Its 撤销导入 does what the window's 撤销这次导入 does: the same
+    question first, then the whole import undone, its end shown in the window."""
+    llm_server.responder = remember_each_line
+    async with running_app(qapp, app_settings(tmp_path / "data", llm_server, language=language)) as app:
+        ops = app.services.memory
+        dialog, _panel = await _imported(app, wait) if language == "zh_CN" else await _imported_in_english(app, wait)
+        dialog.reject()  # (the window closed, or sent to the background: the toast is what is left)
+        await wait(lambda: not shiboken6.isValid(dialog) or not dialog.isVisible(), message="closed")
+        assert ops.count() == 3
+        toast = _finished_toast(app)
+        assert toast.action_button is not None and toast.action_button.text() == button
+
+        toast.action_button.click()
+        await wait(lambda: app.history_imports.dialog is not None and shiboken6.isValid(app.history_imports.dialog)
+                   and app.history_imports.dialog.isVisible(), message="the import's window")
+        window = app.history_imports.dialog
+        assert window is not dialog and window.stack.currentWidget() is window.progress
+        assert asked in await _confirm_undo(window, wait)
+        await wait(lambda: window.progress.redo_button.isVisible(), message="undone")  # (then 重做这次导入, as after
+        assert ops.count() == 0                                                          # the window's own undo)
+        assert app.history_imports.imports.ledger.get(window.import_id).status == "undone"
+        assert toast.is_dismissed
+        window.reject()
+
+
+async def _imported_in_english(app, wait):
+    """``_imported`` with the window in English."""
+    dialog = app.history_imports.open_dialog(app.window)
+    assert await dialog.open_path(fixture("chatgpt_conversations.json"))
+    await wait(lambda: dialog.start_button.isEnabled(), message="the plan")
+    dialog.start_button.click()
+    await wait(lambda: dialog.progress.undo_button.isVisible(), timeout=20, message="done")
+    return dialog, dialog.progress
+
+
+async def test_an_import_undone_in_its_window_takes_the_toasts_undo_away(qapp, tmp_path, llm_server, wait):
+    llm_server.responder = remember_each_line
+    async with running_app(qapp, app_settings(tmp_path / "data", llm_server)) as app:
+        dialog, panel = await _imported(app, wait)
+        toast = _finished_toast(app)
+        assert toast.action_button is not None and not toast.is_dismissed
+        panel.undo_button.click()
+        await _confirm_undo(dialog, wait)
+        await wait(lambda: panel.title.text() == "已撤销这次导入", message="undone")
+        await wait(lambda: toast.is_dismissed, message="the toast's 撤销导入 gone")
+        assert app.services.memory.count() == 0
+        dialog.reject()
+
+
+async def test_a_second_import_finished_while_the_firsts_toast_shows_offers_its_own_undo(qapp, tmp_path, llm_server,
+                                                                                      wait):
+    """Both toasts said the same key: the second import's end refreshed the first one's toast, whose 撤销导入
+    then took back the first import, not the one just finished."""
+    llm_server.responder = remember_each_line
+    async with running_app(qapp, app_settings(tmp_path / "data", llm_server)) as app:
+        dialog, _panel = await _imported(app, wait)
+        first_id = dialog.import_id
+        dialog.reject()
+        first = _finished_toast(app)
+        second = app.history_imports.open_dialog(app.window)
+        await wait(lambda: second.stack.currentWidget() is second.source_page, message="a new window")
+        assert await second.open_path(fixture("history.jsonl"))
+        await wait(lambda: second.start_button.isEnabled(), message="the plan")
+        second.start_button.click()
+        await wait(lambda: second.progress.title.text() == "导入完成", timeout=20, message="done")
+        second_id = second.import_id
+        second.reject()
+        await wait(lambda: len([t for t in app.toasts.toasts() if t.action_button]) == 2, message="two toasts")
+        latest = [t for t in app.toasts.toasts() if t.action_button and t is not first][0]
+        latest.pause()
+        latest.action_button.click()
+        window = app.history_imports.dialog
+        await _confirm_undo(window, wait)
+        ledger = app.history_imports.imports.ledger
+        await wait(lambda: ledger.get(second_id).status == "undone", message="the second import undone")
+        assert ledger.get(first_id).status == "done" and not first.is_dismissed
+        window.reject()
+
+
 async def _start_then_stop(dialog, llm_server, wait, *, batches: int, answer: str):
     """Start the planned import (each model call 0.5 s), press 停止 once ``batches`` are written and answer
     the question with the button ``answer``; the progress panel."""

@@ -4,6 +4,7 @@ corrupt store."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -15,10 +16,11 @@ from shell_fixtures import OFFSCREEN_RAISE, OFFSCREEN_SIZE_HINTS, app_settings
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _self_test(home: Path, data: Path) -> subprocess.CompletedProcess:
-    env = dict(os.environ)
+def _self_test(home: Path, data: Path, locale: str = "en_US.UTF-8") -> subprocess.CompletedProcess:
+    """``sonetto --self-test`` in a terminal whose locale is ``locale`` (English unless a test says)."""
+    env = {k: v for k, v in os.environ.items() if k not in ("LC_ALL", "LC_MESSAGES")}
     env.update(SONETTO_DATA_DIR=str(data), SONETTO_CONFIG_DIR=str(home / "config"), QT_QPA_PLATFORM="offscreen",
-               PYTHON_KEYRING_BACKEND="keyring.backends.fail.Keyring", PYTHONPATH=str(ROOT))
+               PYTHON_KEYRING_BACKEND="keyring.backends.fail.Keyring", PYTHONPATH=str(ROOT), LANG=locale)
     return subprocess.run([sys.executable, "-m", "sonetto_desktop", "--self-test"], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=60)
 
@@ -43,6 +45,37 @@ def test_self_test_fails_with_the_reason_on_a_corrupt_store(tmp_path):
     assert "SELF-TEST FAILED" in result.stdout
     assert "memory.yaml" in result.stdout
     assert (data / "memory.yaml").read_text(encoding="utf-8") == "key: [never closed\n"
+
+
+#: What a script reads in the self-test's output whatever the terminal's language (packaging/smoke.py): the
+#: first line's start, the verdict and the timings' names.
+_FOR_SCRIPTS = re.compile(r"sonetto self-test:|SELF-TEST (?:OK|FAILED)|\b[a-z]+(?:_[a-z]+)+\b|\bshutdown\b|\bms\b")
+
+
+def test_the_self_test_speaks_a_chinese_terminals_language(tmp_path):
+    """In a zh_CN terminal every line was English ("data dir …", "memories", "writer  idle", "model configured
+    no", "embeddings model … dims", "SELF-TEST OK"): its lines are in the terminal's language, what scripts
+    read in them (the first line's start, the verdict, the timings' names) as before."""
+    result = _self_test(tmp_path, tmp_path / "fresh", "zh_CN.UTF-8")
+    assert result.returncode == 0, result.stdout + result.stderr
+    out = result.stdout
+    assert out.startswith(f"sonetto self-test: 自检，数据文件夹 {tmp_path / 'fresh'}（yaml）\n"), out
+    assert "\n  记忆条数             0\n" in out and "\n  已配置模型           否\n" in out, out
+    assert "\n  记忆写入器           " in out and "multilingual-e5-small (4-bit)：384 维，" in out, out
+    assert re.search(r"\n  窗口已显示 +window_shown +\d+ ms\n", out), out
+    assert out.rstrip().endswith("自检通过（SELF-TEST OK）"), out
+    people = _FOR_SCRIPTS.sub("", out.replace(str(tmp_path / "fresh"), "").replace("multilingual-e5-small (4-bit)", ""))
+    assert not re.findall(r"[A-Za-z]{2,}", people.replace("yaml", "")), out
+
+
+def test_a_failed_self_test_says_why_in_a_chinese_terminals_language(tmp_path):
+    data = tmp_path / "broken"
+    data.mkdir()
+    (data / "memory.yaml").write_text("key: [never closed\n", encoding="utf-8")
+    result = _self_test(tmp_path, data, "zh_CN.UTF-8")
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "自检失败（SELF-TEST FAILED）：记忆库自检没有通过：" in result.stdout, result.stdout
+    assert result.stdout.rstrip().endswith("退出码 1"), result.stdout
 
 
 def test_sigterm_runs_the_ordered_shutdown_and_exits_cleanly(tmp_path):

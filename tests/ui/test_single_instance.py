@@ -103,8 +103,10 @@ def test_a_second_sonetto_raises_the_first_and_a_killed_one_blocks_nothing(qapp,
         first = subprocess.Popen(launch, cwd=ROOT, env=env, stdout=log_file, stderr=subprocess.STDOUT, text=True)
     try:
         assert _listening(name, 60), "the first launch never listened"
-        second = subprocess.run(launch, cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
-        assert second.returncode == 0 and "already running" in second.stderr, second.stderr[-2000:]
+        second = subprocess.run(launch, cwd=ROOT, env=dict(env, LANG="zh_CN.UTF-8", LC_ALL="", LC_MESSAGES=""),
+                                capture_output=True, text=True, timeout=60)
+        assert second.returncode == 0, second.stderr[-2000:]
+        assert "sonetto：Sonetto 已经在运行，已把它的窗口带到前面。" in second.stderr, second.stderr[-2000:]
         deadline = time.monotonic() + 30
         while "another launch asked for the window" not in log_path.read_text() and time.monotonic() < deadline:
             time.sleep(0.1)

@@ -29,12 +29,35 @@ def test_display_problem_says_what_is_missing():
 
 
 def test_no_display_is_one_line_and_exit_code_2(tmp_path):
-    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")}
-    env.update(SONETTO_DATA_DIR=str(tmp_path / "d"), SONETTO_CONFIG_DIR=str(tmp_path / "c"), PYTHONPATH=str(ROOT))
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM", "LC_ALL",
+                                                            "LC_MESSAGES")}
+    env.update(SONETTO_DATA_DIR=str(tmp_path / "d"), SONETTO_CONFIG_DIR=str(tmp_path / "c"), PYTHONPATH=str(ROOT),
+               LANG="en_US.UTF-8")
     done = subprocess.run([sys.executable, "-m", "sonetto_desktop"], cwd=ROOT, env=env, capture_output=True,
                           text=True, timeout=60)
     assert done.returncode == 2  # not Qt's abort (134)
     assert done.stderr.startswith("sonetto: no display") and "xcb" not in done.stderr
+
+
+def test_what_the_app_says_in_a_chinese_terminal_is_chinese(tmp_path):
+    """`sonetto` in a zh_CN terminal without a display said "sonetto: no display: DISPLAY / WAYLAND_DISPLAY is
+    not set…" (and what to install, "Sonetto is already running") in English, as the command lines did."""
+    from sonetto_desktop.cli_words import Words
+    from sonetto_desktop.ui.display_check import missing_library_problem, xcb_problem
+
+    zh = Words("zh_CN")
+    assert display_problem({}, "linux", zh).startswith("没有显示器：没有设置 DISPLAY / WAYLAND_DISPLAY")
+    loader = "libQt6XcbQpa.so.6: libxcb-cursor.so.0: cannot open shared object file: No such file or directory"
+    said = missing_library_problem(loader, zh)
+    assert said.startswith("Qt 在 X11 上打开窗口需要 libxcb-cursor.so.0") and "sudo apt install libxcb-cursor0" in said
+    assert xcb_problem(__file__, zh).startswith("Qt 的 X11 插件无法加载：")
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM", "LC_ALL",
+                                                            "LC_MESSAGES")}
+    env.update(SONETTO_DATA_DIR=str(tmp_path / "d"), SONETTO_CONFIG_DIR=str(tmp_path / "c"), PYTHONPATH=str(ROOT),
+               LANG="zh_CN.UTF-8")
+    done = subprocess.run([sys.executable, "-m", "sonetto_desktop"], cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 2 and done.stderr.startswith("sonetto：没有显示器："), done.stderr
 
 
 def test_a_normal_launch_is_quiet(tmp_path):

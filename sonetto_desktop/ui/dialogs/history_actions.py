@@ -2,8 +2,9 @@
 
 An import outlives its dialog (后台运行, or the window closed): this object, made once by the app,
 owns the import (``history_import.service.HistoryImports``), follows it to its end and says so in
-a toast, resumes at start an import the app was running when it last stopped, and stops the import's
-writer at shutdown before the store closes (an import running then goes on at the next start).
+a toast (``done``: one that finished, which the toast offers to undo: ``undo_asked``), resumes at start an
+import the app was running when it last stopped, and stops the import's writer at shutdown before the store
+closes (an import running then goes on at the next start).
 The dialog (``history_import.HistoryImportDialog``) shows and asks; the work is done here, every
 blocking step off the Qt thread.
 """
@@ -34,6 +35,7 @@ class HistoryImportActions(QObject):
     progress = Signal(object)  # ImportProgress
     finished = Signal(object)  # ImportResult
     message = Signal(object, str)  # text (a ``Worded``: said again on a language switch), kind ("info" | "error")
+    done = Signal(object, object, object)  # text (a ``Worded``), the ImportResult and its import: it finished
 
     def __init__(self, services: Any, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -126,7 +128,17 @@ class HistoryImportActions(QObject):
             self.message.emit(Worded(lambda: self.tr("继续未完成的聊天记录导入（{0}）").format(label)), "info")
             self._follow = self._tasks.spawn(self._until_done(), name="history-import")
 
+    def undo_asked(self, result: ImportResult, state: Any, parent: QWidget) -> Any:
+        """The finished toast's 撤销导入: what the import's window's 撤销这次导入 does, in that window (opened,
+        on this import when it shows another): the same question first, the same undo, its end shown there.
+        Returns the window's task."""
+        dialog = self.open_dialog(parent)
+        if dialog.import_id != result.undo_id or dialog.stack.currentWidget() is not dialog.progress:
+            dialog.show_finished(result, state)
+        return dialog.ask_undo()
+
     async def _until_done(self) -> ImportResult | None:
+        state = self.running  # (the import followed: its window's source line, for the toast's 撤销导入)
         try:
             result = await self.imports.wait()
         except (OSError, RuntimeError) as exc:
@@ -145,7 +157,7 @@ class HistoryImportActions(QObject):
             return self.tr("聊天记录导入完成：写入 {0} 轮，新记忆 {1} 条，更新 {2} 条").format(
                 result.turns_written, result.memories_created, result.memories_updated)
 
-        self.message.emit(Worded(said), "info")
+        self.done.emit(Worded(said), result, state)
         return result
 
     def set_paused(self, paused: bool) -> None:

@@ -795,7 +795,7 @@ class HistoryImportDialog(QDialog):
         panel.background_requested.connect(self.accept)
         panel.stop_requested.connect(lambda: self._spawn(self.stop()))
         panel.retry_requested.connect(lambda: self._spawn(self.actions.retry_failed()))
-        panel.undo_requested.connect(lambda: self._spawn(self.ask_then_undo()))
+        panel.undo_requested.connect(self.ask_undo)
         panel.redo_requested.connect(lambda: self._spawn(self.redo_import()))
         panel.by_conversation_requested.connect(self.open_conversation_undo)
         panel.close_requested.connect(self.accept)
@@ -914,6 +914,11 @@ class HistoryImportDialog(QDialog):
         label = self.source_error if self.stack.currentWidget() is self.source_page else self.progress.note
         label.setText(text)
         label.setVisible(True)
+
+    def ask_undo(self) -> Any:
+        """撤销这次导入 (this window's button, or the finished toast's 撤销导入): ``ask_then_undo`` as the
+        window's task."""
+        return self._spawn(self.ask_then_undo())
 
     async def ask_then_undo(self) -> Any:
         """The undo buttons: say what the undo will do before it is done (``preview_undo``, read off the
