@@ -21,8 +21,10 @@ in the places it leaves) and the app's whole ranking
 with the vectors) three ways: the message alone; the conversation read by the vectors only (the words'
 ranking of the message alone); and read by both (the words' ranking also takes, one place in four, the
 matches of the message with the lines before it: ``Shortlist._words``). Other people's MADial memories
-are left out of each dialogue's ranking, as if each user's bank were their own. The whole shortlist's
-reach per budget is ``bench.recall_issue36``'s.
+are left out of each dialogue's ranking, as if each user's bank were their own. Each depth N is asked as
+``Shortlist.fill`` asks for a budget of about N memories (the ranking depends on how many are asked: a
+short message's sure matches take at most half of them). The whole shortlist's reach per budget is
+``bench.recall_issue36``'s.
 """
 
 from __future__ import annotations

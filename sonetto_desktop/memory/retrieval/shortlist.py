@@ -36,13 +36,20 @@ nearest 100 / 300 / 1,000 of 10,000 other memories (bench/recall_context.py): MA
 our phenomena questions after two lines on another topic 0.672 / 0.757 / 0.898 alone, 0.345 / 0.463 /
 0.706 leaning, **0.633 / 0.734 / 0.893** so. The model's agreement is counted on the message's own nearest.
 
-The words read the context the same way (``_words``, ``_matches``): their ranking gives one place in
-four to that of the message after its context's lines (:func:`joined`). The app's whole ranking, each
-bank among 10,000 other memories, gold among its first 100 / 300 / 1,000 (bench/recall_context.py
-``--shortlist``): words only, MADial's follow-ups 0.563 / 0.640 / 0.706 → **0.748 / 0.837 / 0.916**, a
-question after another topic 0.831 / 0.864 / 0.921 → 0.836 / 0.870 / 0.927; words and e5, follow-ups
-0.558 / 0.686 / 0.783 alone, 0.622 / 0.753 / 0.862 with the vectors reading the context, **0.701 / 0.830
-/ 0.948** with both; after another topic 0.842 / 0.898 / 0.944 → 0.836 / 0.898 / 0.949.
+The words read the context the same way (``_words``, ``_context_ranking``): their ranking gives one
+place in four to that of the message after its context's lines (:func:`joined`). Fused with the
+vectors, that share is kept: a short message's sure matches take, one place in four beside them (as
+many as they allow), the sure matches of the message after its context, and the rest alternates the
+message's own words with the vectors' before the conversation's words take every fourth place; a long
+message fuses three rankings (its matches, its context's, the vectors'). Before, the context's words
+came only through the words' half of the places after the sure matches (one in eight), and the
+follow-ups' first 100 reached less fused than with words alone. The app's whole ranking, asked as
+``fill`` asks it, each bank among 10,000 other memories, gold among its first 100 / 300 / 1,000
+(bench/recall_context.py ``--shortlist``): words only, MADial's follow-ups 0.563 / 0.640 / 0.706 alone,
+**0.748 / 0.837 / 0.916** reading the context, a question after another topic 0.831 / 0.864 / 0.921 →
+0.836 / 0.870 / 0.927; words and e5, follow-ups 0.560 / 0.694 / 0.783 alone, 0.723 / 0.849 / 0.948 with
+the context's words in one place of eight, **0.753 / 0.869 / 0.951** now; after another topic 0.870 /
+0.898 / 0.938 alone, 0.870 / 0.898 / 0.944 → **0.870 / 0.904 / 0.944**.
 
 One :class:`Shortlist` serves one recall, whose budget is shared by the person's memories and other
 apps' (``recall.py``): the query's vector is asked for once (one paid request, within the query's
