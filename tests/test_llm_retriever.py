@@ -180,8 +180,8 @@ FAILURES = {
 async def test_each_failure_raises_a_typed_recall_failed(mm, llm_server, make_llm, failure, how):
     script, kind, detail = FAILURES[failure]
     script(llm_server)
-    with pytest.raises(RecallFailed) as info:
-        await run(retriever(mm, make_llm(), timeout=0.5), how, "今晚吃什么")
+    with pytest.raises(RecallFailed) as info:  # (a short deadline only where it is what fails: a loaded machine)
+        await run(retriever(mm, make_llm(), timeout=0.5 if failure == "hang" else 30), how, "今晚吃什么")
     assert info.value.kind == kind
     assert info.value.reason.startswith(f"{kind}: ")
     assert detail in info.value.reason

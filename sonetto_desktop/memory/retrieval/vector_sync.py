@@ -683,13 +683,13 @@ class VectorSync:
             if not self._answers_alike(table, self._probe_now(), []):
                 return
         status = self._counts("idle")
-        if status != self._base:
-            self._publish(status)
         if table is not None and self._current and status.complete and not self._dropped_others:
-            dropped = table.drop_other_models()
+            dropped = table.drop_other_models()  # before "idle" is said: whoever sees it sees one model's vectors
             self._dropped_others = True
             if dropped:
                 log.info("vectors: %d vectors of an earlier embeddings model deleted", dropped)
+        if status != self._base:
+            self._publish(status)
         self._idle.set()
         with self._wake:
             while not self._stop.is_set() and not self._pending and not self._reload:
