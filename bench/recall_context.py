@@ -59,10 +59,11 @@ def _context(lines: list[tuple[str, str]]) -> str:
     from langchain_core.messages import AIMessage, HumanMessage
 
     from sonetto_desktop.agent.graph import conversation_context
+    from sonetto_desktop.memory.retrieval.llm_prompt import said_text
     from sonetto_desktop.memory.retrieval.recall import _context as cut
 
     messages = [AIMessage(text) if who == "Assistant" else HumanMessage(text) for who, text in lines]
-    return cut(lines[-1][1], conversation_context(messages))
+    return said_text(cut(lines[-1][1], conversation_context(messages)))  # what the words and vectors read
 
 
 def madial_follow_ups(root: Path) -> tuple[dict[int, dict], list[dict]]:

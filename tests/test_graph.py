@@ -309,9 +309,9 @@ def test_the_conversations_lines_before_the_message_are_what_was_said_not_tool_t
     said = [HumanMessage("第一句"), AIMessage("回第一句"), HumanMessage("我们家小老虎又闯祸了"), call,
             ToolMessage("2026-12-02 20:30", tool_call_id="c1"), AIMessage("它真是太调皮了")]
     assert conversation_context([*said, HumanMessage("那它平时乖吗")]) == "\n".join(
-        ["第一句", "回第一句", "我们家小老虎又闯祸了", "它真是太调皮了"][-CONTEXT_LINES:])
+        ["用户：第一句", "Sonetto：回第一句", "用户：我们家小老虎又闯祸了", "Sonetto：它真是太调皮了"][-CONTEXT_LINES:])
     assert conversation_context([HumanMessage("你好")]) == ""  # a conversation's first message: nothing before
-    assert conversation_context([*said[:2], HumanMessage("新话题"), AIMessage("")]) == "第一句\n回第一句"
+    assert conversation_context([*said[:2], HumanMessage("新话题"), AIMessage("")]) == "用户：第一句\nSonetto：回第一句"
 
 
 def test_a_long_reply_does_not_push_the_persons_line_out_of_recalls_context():
@@ -324,7 +324,7 @@ def test_a_long_reply_does_not_push_the_persons_line_out_of_recalls_context():
     reply = "真可爱！## 小贴士\n" + "它们性格活泼，腿短但精力旺盛，需要每天散步和适量运动。" * 30
     said = [HumanMessage("我家的狗叫旺财，是只柯基"), AIMessage(reply), HumanMessage("那它平时乖吗")]
     before = _context("那它平时乖吗", conversation_context(said))
-    assert before.startswith("我家的狗叫旺财，是只柯基\n") and len(before) <= MAX_CONTEXT_CHARS
+    assert before.startswith("用户：我家的狗叫旺财，是只柯基\nSonetto：") and len(before) <= MAX_CONTEXT_CHARS
     assert before.endswith("需要每天散步和适量运动。") and before.count("\n") == 1
     short = [HumanMessage("我家的狗叫旺财"), AIMessage("真可爱"), HumanMessage("那它平时乖吗")]
-    assert _context("那它平时乖吗", conversation_context(short)) == "我家的狗叫旺财\n真可爱"  # within: as said
+    assert _context("那它平时乖吗", conversation_context(short)) == "用户：我家的狗叫旺财\nSonetto：真可爱"  # within: as said

@@ -807,9 +807,11 @@ async def test_the_graph_gives_recall_the_conversations_lines_before_the_message
         await graph.ainvoke({"messages": [HumanMessage(FOLLOW_UP)]}, run)
         assert memory_requests(llm_server)[-1]["input_list"] == [FOLLOW_UP, BEFORE]
         assert any(CAT in line for line in shown[-1]), shown[-1]
-        # the recall model reads the follow-up by the same lines, just before it; a first message has none
+        # the recall model reads the follow-up by the same lines, just before it, and who said each (the
+        # vectors above read what was said only); a first message has none
         assert "## 此前的对话" not in asked[0]
-        assert f"## 此前的对话\n{BEFORE}\n\n## 用户的话\n{FOLLOW_UP}" in asked[-1]
+        said = "用户：我们家小老虎今天又把花瓶打翻了\nSonetto：它真是太调皮了"
+        assert f"## 此前的对话\n{said}\n\n## 用户的话\n{FOLLOW_UP}" in asked[-1]
     finally:
         sync.stop()
         recall.close()

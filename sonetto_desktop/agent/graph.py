@@ -35,6 +35,7 @@ from langgraph.graph.message import add_messages
 from langgraph.prebuilt import ToolNode, tools_condition
 from typing_extensions import TypedDict
 
+from ..memory.retrieval.llm_prompt import PERSON, SONETTO, said_line
 from ..memory.retrieval.modes import RetrievalMode
 from ..memory.token_estimate import estimate_tokens
 from .llm_errors import EmptyReply, LLMNotConfigured, ReplyCut
@@ -173,14 +174,16 @@ CONTEXT_LINES = 4
 
 def conversation_context(messages: Sequence[BaseMessage]) -> str:
     """The conversation's last ``CONTEXT_LINES`` said lines (the person's and the replies', no tool
-    traffic) before the newest user message, oldest first, each on one line: what a follow-up is about."""
+    traffic) before the newest user message, oldest first, each on one line after who said it
+    (``said_line``: the recall model reads who; the words and the vectors read what): what a follow-up
+    is about."""
     newest = next((i for i in range(len(messages) - 1, -1, -1) if isinstance(messages[i], HumanMessage)), None)
     if newest is None:
         return ""
     said: list[str] = []
     for message in reversed(messages[:newest]):
         if isinstance(message, (HumanMessage, AIMessage)) and message.text.strip():
-            said.append(" ".join(message.text.split()))
+            said.append(said_line(PERSON if isinstance(message, HumanMessage) else SONETTO, " ".join(message.text.split())))
             if len(said) == CONTEXT_LINES:
                 break
     return "\n".join(reversed(said))

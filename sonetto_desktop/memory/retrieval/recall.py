@@ -46,7 +46,7 @@ from .budget import BudgetPolicy, says_too_long
 from .conversation import ConversationBlock
 from .follow import CatchUp
 from .listing import HEADING_TOKENS, ID, TOKENS, ListingEntry, ListingSnapshot, RecallListing, entry_record
-from .llm_prompt import MAX_QUERY_CHARS
+from .llm_prompt import MAX_QUERY_CHARS, said_parts
 from .llm_retriever import LLMRetriever, RecallFailed
 from .modes import RetrievalMode
 from .shortlist import DenseRanker, Shortlist
@@ -432,7 +432,9 @@ def _shared(context: str, limit: int) -> str:
     kept: dict[int, str] = {}
     for i in sorted(range(len(lines)), key=lambda i: len(lines[i])):
         share = max(0, left // (len(lines) - len(kept)))
-        kept[i] = lines[i][len(lines[i]) - min(share, len(lines[i])):]
+        who, text = said_parts(lines[i])  # who said it stays in front of what is kept
+        keep = min(max(share - len(who), 0), len(text))
+        kept[i] = who + text[len(text) - keep:] if keep else ""
         left -= len(kept[i])
     return "\n".join(kept[i] for i in range(len(lines)) if kept[i])
 

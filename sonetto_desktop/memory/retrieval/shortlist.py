@@ -67,6 +67,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Protocol, Sequence
 from .agreement import AGREEMENT_TOP, STRONG_WORDS, ModelAgreement, model_key
 from ..token_estimate import estimate_tokens
 from .listing import HEADING_TOKENS, KEY, TOKENS
+from .llm_prompt import said_text
 
 if TYPE_CHECKING:
     from .listing import ListingEntry, ListingSnapshot
@@ -123,8 +124,9 @@ class DenseRanker(Protocol):
 
 
 def joined(context: str, prompt: str) -> str:
-    """The words' second query in a conversation: the lines said before (on one line), then the message."""
-    return " ".join(line.strip() for line in context.splitlines() if line.strip()) + "\n" + prompt
+    """The words' second query in a conversation: the lines said before (on one line, without who said
+    them), then the message."""
+    return " ".join(said_text(context).splitlines()) + "\n" + prompt
 
 
 def lean(vector: Any, toward: Any, weight: float = CONTEXT_WEIGHT) -> Any:
@@ -182,7 +184,7 @@ class Shortlist:
                  agreement: ModelAgreement | None = None, context: str = "") -> None:
         self._mechanical = mechanical
         self._dense = dense
-        self._context = context.strip()  # the conversation's lines before the message (the vectors' second query)
+        self._context = said_text(context)  # the conversation's lines before the message (the vectors' second query)
         self._leaned: Any | None = None  # that second query's vector
         self._joined: tuple[tuple[str, int], list, list[str]] | None = None  # the words' second query's scored, ranking
         self._own: tuple[tuple[str, int], list[str]] | None = None  # the words' ranking of the message alone
