@@ -11,6 +11,7 @@ from datetime import datetime
 import pytest
 
 from sonetto_desktop.cli_history import _parser
+from sonetto_desktop.cli_words import Words
 from sonetto_desktop.history_import import formats
 from sonetto_desktop.history_import.model import Conversation, History, HistoryFormatError, Message, import_source
 from sonetto_desktop.history_import.plan import make_plan
@@ -63,7 +64,7 @@ def test_a_registered_format_is_detected_read_and_named(notebook, tmp_path):
         assert [m.text for c in history.conversations for m in c.messages] == ["我下个月搬去成都", "好的，祝顺利！"]
     assert make_plan(read_history(plain)).turns == 1
     assert import_source("import:notebook") == "Notebook AI"
-    assert "notebook" in _parser().parse_args(["import", str(own), "--format", "notebook"]).format
+    assert "notebook" in _parser(Words("en")).parse_args(["import", str(own), "--format", "notebook"]).format
 
 
 def test_the_error_texts_list_a_registered_format(notebook, tmp_path):

@@ -26,6 +26,7 @@ import pytest
 from helpers import texts_of
 from history_helpers import fixture, remember_each_line, services_fixture, shanghai, two_apps_zip  # noqa: F401 - fixtures
 from sonetto_desktop.cli_history import _parser
+from sonetto_desktop.cli_words import Words
 from sonetto_desktop.history_import.model import HistoryFormatError
 from sonetto_desktop.history_import.plan import make_plan
 from sonetto_desktop.history_import.service import HistoryImports
@@ -264,7 +265,7 @@ def test_a_file_of_another_app_read_as_one_of_these_says_so(tmp_path):
 
 
 def test_the_command_line_and_the_error_texts_know_them(tmp_path):
-    parser = _parser()
+    parser = _parser(Words("en"))
     for fmt in ("openwebui", "lobechat", "chatbox", "lmstudio"):
         assert parser.parse_args(["import", "x.json", "--format", fmt]).format == fmt
     odd = _saved(tmp_path / "odd.json", {"hello": 1})
