@@ -5024,42 +5024,67 @@ Your theme: {1}</translation>
         <translation>{0} reads again: memories can be changed as usual</translation>
     </message>
     <message>
+        <location filename="../../sonetto_desktop/presentation/store_notices.py" line="33" />
+        <source>磁盘已满</source>
+        <translation>the disk is full</translation>
+    </message>
+    <message>
         <location filename="../../sonetto_desktop/presentation/store_notices.py" line="34" />
+        <source>所在文件夹是只读的</source>
+        <translation>its folder is read-only</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/store_notices.py" line="35" />
+        <source>没有写入权限</source>
+        <translation>there is no permission to write it</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/store_notices.py" line="36" />
+        <source>{0} 现在保存不了（{1}）：新的记忆和修改都已安全记在更改日志 {2} 里，不会丢失；{0} 暂时还是旧的内容，能写入后会自动保存</source>
+        <translation>{0} cannot be saved now ({1}): new memories and changes are safe in the change log {2} and nothing is lost; {0} keeps its older content for now and is saved by itself once it can be written</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/store_notices.py" line="39" />
+        <source>{0} 又能保存了：这段时间的记忆和修改都已写入</source>
+        <translation>{0} saves again: the memories and changes made meanwhile are in it</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/store_notices.py" line="42" />
         <source>{0} 不见了：已从备份和更改日志完整恢复</source>
         <translation>{0} was missing: restored in full from its backup and change log</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/store_notices.py" line="35" />
+        <location filename="../../sonetto_desktop/presentation/store_notices.py" line="43" />
         <source>{0} 不见了：已从较早的备份恢复，最近的一些修改可能不在其中</source>
         <translation>{0} was missing: restored from an older backup, so some recent changes may be missing</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/store_notices.py" line="37" />
+        <location filename="../../sonetto_desktop/presentation/store_notices.py" line="45" />
         <source>{0} 是从较早的副本保存的：Sonetto 之后写的 {1} 处修改已保留</source>
         <translation>{0} was saved from an older copy: the {1} changes Sonetto made since were kept</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/store_notices.py" line="42" />
+        <location filename="../../sonetto_desktop/presentation/store_notices.py" line="50" />
         <source>在 {0} 里删除的「{1}」已移到回收站，可以恢复</source>
         <translation>“{1}”, deleted in {0}, is in the trash and can be restored</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/store_notices.py" line="43" />
+        <location filename="../../sonetto_desktop/presentation/store_notices.py" line="51" />
         <source>在 {0} 里删除的 {1} 条记忆已移到回收站，可以恢复</source>
         <translation>The {1} memories deleted in {0} are in the trash and can be restored</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/store_notices.py" line="48" />
+        <location filename="../../sonetto_desktop/presentation/store_notices.py" line="56" />
         <source>你在 {0} 里改的「{1}」和另一处修改冲突：用了你的版本，另一个版本另存为「{2}」</source>
         <translation>Your edit of “{1}” in {0} conflicts with another change: yours is kept, and the other is kept as “{2}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/store_notices.py" line="50" />
+        <location filename="../../sonetto_desktop/presentation/store_notices.py" line="58" />
         <source>你在 {0} 里改的「{1}」和另一处修改冲突：用了你的版本</source>
         <translation>Your edit of “{1}” in {0} conflicts with another change: yours is kept</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/store_notices.py" line="62" />
+        <location filename="../../sonetto_desktop/presentation/store_notices.py" line="70" />
         <source>另一个程序（另一个 Sonetto 或 sonetto mcp）正占着 {0}：正在等它写完，最多等 1 分钟</source>
         <translation>Another program (another Sonetto or sonetto mcp) is holding {0}: waiting for it to finish, for a minute at most</translation>
     </message>
