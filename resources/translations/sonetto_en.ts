@@ -4843,152 +4843,168 @@ Your theme: {1}</translation>
         <translation>Recall now uses the embeddings model %1: the vectors of %2 memories must be computed again; until you confirm, recall goes by the words only.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="232" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="239" />
         <source>向量服务连不上：暂时只按字面回忆</source>
         <translation>Embeddings service unreachable: recall by words for now</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="233" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="240" />
         <source>回忆时连不上向量模型 %1：这段时间回忆只按字面找记忆，稍后自动再试，连上后照常按意思找。</source>
         <translation>Recall cannot reach the embeddings model %1: for now recall finds memories by their words only; it tries again by itself, and once it answers, recall finds them by meaning again.</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="235" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="242" />
         <source>原因：%1</source>
         <translation>Reason: %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="238" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="232" />
+        <source>内置向量模型正忙：暂时只按字面回忆</source>
+        <translation>The built-in embeddings model is busy: recall by words for now</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="233" />
+        <source>内置向量模型 %1 在本程序里运行，这次正忙，没能及时算出消息的向量：这段时间回忆只按字面找记忆，稍后自动再试，之后照常按意思找。</source>
+        <translation>The built-in embeddings model %1 runs inside the app and was busy: it did not work out the message's vector in time, so recall goes by the words for now; it tries again shortly and then finds memories by meaning as usual.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="245" />
         <source>向量 %1/%2</source>
         <translation>Vectors %1/%2</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="240" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="247" />
         <source>%1 出错</source>
         <translation>%1 failed</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="242" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="249" />
         <source>%1（稍后继续）</source>
         <translation>%1 (continuing later)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="244" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="251" />
         <source>向量模型 %1 在后台为每条记忆计算向量，算好的记忆回忆时也能按意思找到。</source>
         <translation>The embeddings model %1 computes a vector for every memory in the background; memories with one are also found by meaning when Sonetto recalls.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="246" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="253" />
         <source>内置向量模型在这台电脑上运行不了：%1</source>
         <translation>The built-in embeddings model does not run on this computer: %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="261" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="268" />
         <source>向量服务拒绝了请求（%1）：请检查 API 密钥。</source>
         <translation>The embeddings service refused the request (%1): check the API key.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="263" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="270" />
         <source>向量服务找不到这个模型（%1）：请检查服务地址和模型名称。</source>
         <translation>The embeddings service does not know this model (%1): check the base URL and the model name.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="265" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="272" />
         <source>向量服务限流了（%1）：稍后自动再试。</source>
         <translation>The embeddings service is rate-limiting (%1): it is tried again by itself later.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="267" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="274" />
         <source>向量服务拒绝了请求（%1）：这个模型可能不是向量模型，或不支持所填的维度。</source>
         <translation>The embeddings service refused the request (%1): the model may not be an embeddings model, or may not accept the dimensions given.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="269" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="276" />
         <source>向量服务出错了（%1）。</source>
         <translation>The embeddings service failed (%1).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="271" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="278" />
         <source>连不上向量服务 %1。</source>
         <translation>The embeddings service %1 cannot be reached.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="273" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="280" />
         <source>向量服务 %1 在 %2 秒内没有回应。</source>
         <translation>The embeddings service %1 gave no answer within %2 s.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="276" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="283" />
         <source>向量模型每次给同一段文字算出的向量都不一样：已算好的向量先留着，等它稳定下来。</source>
         <translation>The embeddings model answers the same text differently each time: the vectors made are kept until it answers alike.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="278" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="285" />
         <source>向量服务的回答不像向量模型给的：请检查模型名称。</source>
         <translation>The embeddings service's answer is not an embeddings model's: check the model name.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="280" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="287" />
+        <source>内置向量模型在 %1 秒内没有算完（正忙）。</source>
+        <translation>The built-in embeddings model did not finish within %1 s (busy).</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="289" />
         <source>内置向量模型出错了（详情在日志里）。</source>
         <translation>The built-in embeddings model failed (the details are in the log).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="281" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="290" />
         <source>向量计算出错了（详情在日志里）。</source>
         <translation>Computing the vectors failed (the details are in the log).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="296" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="305" />
         <source>第一次打开导入的记忆时要建立回忆索引；建好前回忆只用已建好的部分</source>
         <translation>Imported memories are indexed for recall the first time they are opened; until it is done, recall uses the part already indexed</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="297" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="306" />
         <source>正在建立回忆索引… %1 / %2</source>
         <translation>Building the recall index… %1 / %2</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="300" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="309" />
         <source>记忆写入未启动</source>
         <translation>Memory writer not started</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="306" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="315" />
         <source>记忆写入已暂停 (%1)</source>
         <translation>Memory writing paused (%1)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="308" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="317" />
         <source>整理记忆中 (%1)</source>
         <translation>Organising memories (%1)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="314" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="323" />
         <source>记忆写入出错：%1</source>
         <translation>Memory writing failed: %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="316" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="325" />
         <source>记忆已是最新</source>
         <translation>Memories are up to date</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="318" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="327" />
         <source>审核模式：Sonetto 想做的记忆变化会先等你确认</source>
         <translation>Review mode: changes Sonetto wants to make wait for you</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="321" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="330" />
         <source>聊天记忆已是最新</source>
         <translation>Chat memories are up to date</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="327" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="336" />
         <source>继续记忆写入</source>
         <translation>Resume memory writing</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="327" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="336" />
         <source>暂停记忆写入</source>
         <translation>Pause memory writing</translation>
     </message>
@@ -5346,99 +5362,104 @@ Your theme: {1}</translation>
 <context>
     <name>VectorNotices</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="91" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="92" />
         <source>这台电脑（%1）没有内置的向量模型：回忆改用你填好的向量服务 %2 按意思找记忆。</source>
         <extracomment>How long the fallback toast stays (it is said once: long enough to read).</extracomment>
         <translation>This computer (%1) has no built-in embeddings model: recall finds memories by meaning with the embeddings service you filled in, %2.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="93" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="94" />
         <source>这台电脑（%1）没有内置的向量模型：回忆只按字面找记忆。在 设置 ▸ 回忆 填一个向量服务（比如 Ollama 的 bge-m3），回忆就能按意思找。</source>
         <translation>This computer (%1) has no built-in embeddings model: recall finds memories by their words only. Fill in an embeddings service in Settings ▸ Recall (for example Ollama's bge-m3) and recall finds them by meaning.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="98" />
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="112" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="99" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="113" />
         <source>设置…</source>
         <translation>Settings…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="108" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="109" />
         <source>内置的向量模型在这台电脑上运行不了：回忆只按字面找记忆。可以在 设置 ▸ 回忆 改用向量服务（比如 Ollama 的 bge-m3）；原因见状态栏的“向量”提示。</source>
         <translation>The built-in embeddings model does not run on this computer: recall finds memories by their words only. You can use an embeddings service instead in Settings ▸ Recall (for example Ollama's bge-m3); the reason is in the tip of the status bar's “Vectors”.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="125" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="127" />
+        <source>内置向量模型 %1 正忙，没能及时回应：回忆暂时只按字面找记忆，稍后自动恢复按意思找。</source>
+        <translation>The built-in embeddings model %1 was busy and did not answer in time: recall goes by the words for now and finds memories by meaning again by itself shortly.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="130" />
         <source>向量服务 %1 连不上：回忆暂时只按字面找记忆，连上后自动恢复按意思找。</source>
         <translation>The embeddings service %1 cannot be reached: recall finds memories by their words only for now, and by meaning again once it answers.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="158" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="163" />
         <source>更换向量模型</source>
         <translation>Change the embeddings model</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="161" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="166" />
         <source>开始计算</source>
         <translation>Start computing</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="162" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="167" />
         <source>以后再说</source>
         <translation>Not now</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="184" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="189" />
         <source>记忆库里的向量是 %1 算的。</source>
         <translation>The vectors in the memory store were computed by %1.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="185" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="190" />
         <source>记忆库里的向量是之前的向量模型算的。</source>
         <translation>The vectors in the memory store were computed by the previous embeddings model.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="186" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="191" />
         <source>回忆现在用向量模型 %1。</source>
         <translation>Recall now uses the embeddings model %1.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="187" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="192" />
         <source>要为 %1 条记忆重新计算向量吗？</source>
         <translation>Compute the vectors of %1 memories again?</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="190" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="195" />
         <source>在这台电脑上后台计算，不花钱，大约 %n 分钟。</source>
         <translation><numerusform>Computed on this computer in the background, free, about 1 minute.</numerusform><numerusform>Computed on this computer in the background, free, about %n minutes.</numerusform></translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="192" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="197" />
         <source>由本机的向量服务计算，不花钱。</source>
         <translation>Computed by the local embeddings service, free.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="194" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="199" />
         <source>会把记忆的文字发给向量服务，约 %1 tokens</source>
         <translation>Sends the memories' text to the embeddings service, about %1 tokens</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="197" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="202" />
         <source>，按 %1 的标价约 %2</source>
         <translation>, about %2 at %1's list price</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="200" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="205" />
         <source>，这个服务目前免费</source>
         <translation>, this service is free for now</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="201" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="206" />
         <source>。</source>
         <translation>.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="202" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="207" />
         <source>算好之前，回忆只按字面找记忆；新的向量算完后，旧的才会删除。</source>
         <translation>Until they are computed, recall finds memories by their words only; the old vectors are deleted only once the new ones are done.</translation>
     </message>

@@ -228,6 +228,13 @@ class StatusIndicator(QWidget):
             self.vectors_label.setVisible(True)
             return
         self.vectors_label.setTextFormat(Qt.TextFormat.PlainText)
+        if status.query_failed and status.builtin_query:  # the model inside the app did not answer in time
+            self.vectors_label.setText(self.tr("内置向量模型正忙：暂时只按字面回忆"))
+            self.vectors_label.setToolTip(self.tr("内置向量模型 %1 在本程序里运行，这次正忙，没能及时算出消息的向量："
+                                                  "这段时间回忆只按字面找记忆，稍后自动再试，之后照常按意思找。").replace(
+                "%1", status.model) + "\n" + self.tr("原因：%1").replace("%1", self._vectors_trouble(status.error)))
+            self.vectors_label.setVisible(True)
+            return
         if status.query_failed:  # the vectors are there; recall cannot reach the model for the message's
             self.vectors_label.setText(self.tr("向量服务连不上：暂时只按字面回忆"))
             self.vectors_label.setToolTip(self.tr("回忆时连不上向量模型 %1：这段时间回忆只按字面找记忆，稍后自动再试，"
@@ -276,6 +283,8 @@ class StatusIndicator(QWidget):
             return self.tr("向量模型每次给同一段文字算出的向量都不一样：已算好的向量先留着，等它稳定下来。")
         if facts.kind == "answer":
             return self.tr("向量服务的回答不像向量模型给的：请检查模型名称。")
+        if facts.kind == "builtin_busy":
+            return self.tr("内置向量模型在 %1 秒内没有算完（正忙）。").replace("%1", f"{facts.seconds or 0:g}")
         if facts.kind == "builtin":
             return self.tr("内置向量模型出错了（详情在日志里）。")
         return self.tr("向量计算出错了（详情在日志里）。")

@@ -10,7 +10,8 @@
   bar's tooltip). Once per run.
 - **The embeddings service is away, said once.** Recall could not get a message's vector (the status's
   ``query_failed``): a toast says recall goes by the words until the service answers again (once per
-  model and run; the status bar says it while it lasts).
+  model and run; the status bar says it while it lasts). The built-in model (in this process) that did
+  not answer by the query's deadline is said to be busy, not away.
 - **A new model re-embeds only with consent.** When the sync finds that the store's vectors are
   another model's (``VectorStatus`` "consent": the person switched between the built-in model and an
   endpoint, or an upgrade changed the built-in model), a question says how many memories, how long
@@ -122,7 +123,11 @@ class VectorNotices(QObject):
             return
         self._said.add(key)
         model = status.model
-        text = lambda: self.tr("向量服务 %1 连不上：回忆暂时只按字面找记忆，连上后自动恢复按意思找。").replace("%1", model)  # noqa: E731
+        if status.builtin_query:  # (the model runs inside the app: nothing to connect to)
+            text = lambda: self.tr("内置向量模型 %1 正忙，没能及时回应：回忆暂时只按字面找记忆，稍后自动恢复按意思找。").replace(  # noqa: E731
+                "%1", model)
+        else:
+            text = lambda: self.tr("向量服务 %1 连不上：回忆暂时只按字面找记忆，连上后自动恢复按意思找。").replace("%1", model)  # noqa: E731
         toasts = self._toasts()
         if toasts is not None:
             toasts.show_toast(text, key="embeddings-service-away", kind="info", timeout_ms=FALLBACK_TIMEOUT_MS,
