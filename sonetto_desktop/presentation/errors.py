@@ -22,7 +22,7 @@ from ..memory.item import EmptyText, TooLong
 from ..memory.review import ProposalWithdrawn
 from ..memory.undo import NothingToUndo, UndoConflict
 from ..redaction import scrub
-from .i18n import language, translate
+from .i18n import counted, language, translate
 from .undo_words import card_names
 
 NAMES_SHOWN = 3  # an undo refused because of later changes names this many memories
@@ -199,7 +199,7 @@ def error_detail(exc: BaseException) -> str:
         return translate("OperationErrors", "{0}不能是空的").format(_field_word(exc.field))
     if isinstance(exc, TooLong):
         return translate("OperationErrors", "{0}有 {1} 个字，超过了上限 {2} 字").format(
-            _field_word(exc.field), f"{exc.length:,}", f"{exc.limit:,}")
+            _field_word(exc.field), counted(exc.length), counted(exc.limit))
     return _own_text(exc) or translate("OperationErrors", "出了意外的问题，详情已写入日志。")
 
 

@@ -29,7 +29,7 @@ from PySide6.QtCore import QObject, QSettings, Signal
 from PySide6.QtWidgets import QMessageBox, QWidget
 
 from sonetto_desktop.memory.retrieval.builtin_model import platform_label
-from sonetto_desktop.presentation.i18n import filled
+from sonetto_desktop.presentation.i18n import counted, filled
 
 from ..i18n import ui_language
 
@@ -189,14 +189,14 @@ class VectorNotices(QObject):
         before = (self.tr("记忆库里的向量是 %1 算的。").replace("%1", status.previous) if status.previous
                   else self.tr("记忆库里的向量是之前的向量模型算的。"))
         text = self.tr("回忆现在用向量模型 %1。").replace("%1", status.model) + gap + before + "\n\n"
-        text += self.tr("要为 %1 条记忆重新计算向量吗？").replace("%1", f"{status.total:,}") + gap
+        text += self.tr("要为 %1 条记忆重新计算向量吗？").replace("%1", counted(status.total)) + gap
         if cost.where == "builtin":
             minutes = max(1, round(cost.minutes or 0))
             text += self.tr("在这台电脑上后台计算，不花钱，大约 %n 分钟。", "", minutes)
         elif cost.where == "local":
             text += self.tr("由本机的向量服务计算，不花钱。")
         else:
-            text += self.tr("会把记忆的文字发给向量服务，约 %1 tokens").replace("%1", f"{cost.tokens:,}")
+            text += self.tr("会把记忆的文字发给向量服务，约 %1 tokens").replace("%1", counted(cost.tokens))
             if cost.price is not None and cost.price > 0:
                 label = cost.label_en if english else cost.label
                 text += self.tr("，按 %1 的标价约 %2").replace("%1", label).replace(
