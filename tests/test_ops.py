@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from sonetto_desktop import ops
 from sonetto_desktop.memory import MemoryNotFound, YamlMemoryManager
 from sonetto_desktop.presentation.errors import describe_error
@@ -140,3 +142,30 @@ def test_a_store_that_could_not_save_says_why_in_the_persons_language(tmp_path):
         assert describe_error(full) == f"Not saved, nothing was changed: the disk is full ({path})"
         assert describe_error_exactly(full) == describe_error(full)  # (not its English twice)
         assert describe_error(StoreReadOnly(path)).startswith("The memory store is read-only")
+
+
+def test_a_data_folder_turned_read_only_is_said_as_the_folder_not_a_lock_file(tmp_path):
+    """Edges 18 item 2: the data folder turns read-only while the store is open (a remount after disk
+    errors): an edit said "读写文件或连接失败：磁盘或文件夹是只读的（…/memory.yaml.lock）", a file the person
+    never made. It says the data folder (its path) cannot be written, in the person's language."""
+    from helpers import SmallDisk
+    from sonetto_desktop.memory.errors import StoreReadOnly
+    from sonetto_desktop.presentation.i18n import english, translating
+
+    disk = SmallDisk(tmp_path / "data", size="1m")
+    try:
+        store = YamlMemoryManager(disk.path / "memory.yaml", flush_delay=None)
+        store.add("喜欢喝绿茶", "饮食")
+        disk.read_only()
+        with pytest.raises(StoreReadOnly) as caught:
+            store.add("只读之后写的", "瞬间")
+        failure = caught.value
+        said = describe_error(failure)
+        assert said.startswith("数据文件夹") and str(disk.path) in said and ".lock" not in said, said
+        with translating(english()):
+            said = describe_error(failure)
+            assert said.startswith(f"The data folder {disk.path} is read-only") and ".lock" not in said, said
+        assert store.count() == 1
+        store.writer._closed = True  # (nothing to write at close: the folder cannot take it)
+    finally:
+        disk.unmount()

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import yaml_on_disk
+from helpers import SmallDisk, yaml_on_disk
 from sonetto_desktop.memory import MemoryItem, StoreCorrupt, YamlMemoryManager
 from sonetto_desktop.memory.stores.yaml import files as yaml_files
 from sonetto_desktop.memory.stores.yaml import writer as yaml_writer
@@ -321,6 +321,36 @@ def test_a_file_that_no_longer_parses_keeps_the_last_state_and_is_said_once(live
     wait_for(lambda: live.count() and "file_readable" in kinds(live), what="readable again")
     assert live.get("m0000001").description == "修好了"
     live.add("又能写了", "瞬间")
+
+
+def test_a_full_disk_is_said_once_the_log_keeps_the_writes_and_saving_again_is_said(tmp_path, monkeypatch):
+    """Edges 18 item 1: the background rewrite of memory.yaml fails (no space left): said once, what is
+    safe (the change log) and why; the writes keep landing; said again once the file saves."""
+    monkeypatch.setattr(yaml_writer, "RETRY_DELAY", 0.3)
+    disk = SmallDisk(tmp_path / "disk")
+    try:
+        mm = YamlMemoryManager(disk.path / "memory.yaml")
+        heard: list = []
+        mm.subscribe_notices(heard.append)
+        mm.import_items({f"m{i:07d}": MemoryItem(f"第{i}条记忆：" + "很长的描述" * 40, "品味") for i in range(300)})
+        wait_for(lambda: len(yaml_on_disk(mm.path)) == 300, what="memory.yaml holds the 300")
+        disk.fill(leave=16 * 1024)  # room for the log's records, not for a new memory.yaml
+        new = [mm.add(f"磁盘满时写的第{n}条", "瞬间") for n in range(3)]
+        wait_for(lambda: "file_unsaved" in [n.kind for n in heard], what="the failed save said")
+        time.sleep(1.0)  # (retried a few times meanwhile: still said once)
+        assert [n.kind for n in heard] == ["file_unsaved"]
+        assert all(mid not in yaml_on_disk(mm.path) for mid in new), "memory.yaml is as it was"
+        text = notice_text(heard[0])
+        assert "memory.yaml" in text and "磁盘已满" in text and "memory.yaml.log" in text, text
+        disk.free()
+        wait_for(lambda: all(mid in yaml_on_disk(mm.path) for mid in new), what="saved once there is room")
+        wait_for(lambda: [n.kind for n in heard] == ["file_unsaved", "file_saved"], what="saving again said")
+        mm.close()
+        again = YamlMemoryManager(disk.path / "memory.yaml", flush_delay=None)
+        assert again.count() == 303
+        again.close()
+    finally:
+        disk.unmount()
 
 
 # ── the kept versions ──────────────────────────────────────────────────

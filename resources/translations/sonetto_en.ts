@@ -323,42 +323,42 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>ConflictsDialog</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/conflicts.py" line="32" />
+        <location filename="../../sonetto_desktop/ui/dialogs/conflicts.py" line="33" />
         <source>可能矛盾的记忆</source>
         <translation>Memories that may contradict each other</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/conflicts.py" line="38" />
+        <location filename="../../sonetto_desktop/ui/dialogs/conflicts.py" line="39" />
         <source>加载中…</source>
         <translation>Loading…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/conflicts.py" line="41" />
+        <location filename="../../sonetto_desktop/ui/dialogs/conflicts.py" line="42" />
         <source>合并这两条…</source>
         <translation>Merge these two…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/conflicts.py" line="42" />
+        <location filename="../../sonetto_desktop/ui/dialogs/conflicts.py" line="43" />
         <source>两条都对</source>
         <translation>Both are right</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/conflicts.py" line="43" />
+        <location filename="../../sonetto_desktop/ui/dialogs/conflicts.py" line="44" />
         <source>不再提示这一对</source>
         <translation>Don't flag this pair again</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/conflicts.py" line="44" />
+        <location filename="../../sonetto_desktop/ui/dialogs/conflicts.py" line="45" />
         <source>在墙上查看</source>
         <translation>Show on the wall</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/conflicts.py" line="82" />
+        <location filename="../../sonetto_desktop/ui/dialogs/conflicts.py" line="83" />
         <source>整理记忆时发现 %1 对说法不一致的记忆，请确认哪条是对的。</source>
         <translation>Tidying found %1 pair(s) of memories that say different things; please check which is right.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/conflicts.py" line="83" />
+        <location filename="../../sonetto_desktop/ui/dialogs/conflicts.py" line="84" />
         <source>没有待确认的矛盾。</source>
         <translation>No contradictions to check.</translation>
     </message>
@@ -394,101 +394,101 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>ConversationUndoDialog</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="37" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="38" />
         <source>按对话撤销</source>
         <translation>Undo one conversation</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="43" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="44" />
         <source>撤销这次导入里一个对话写下的记忆，其余对话的记忆保留。</source>
         <translation>Undo what one conversation of this import wrote; the other conversations' memories stay.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="46" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="47" />
         <source>这次导入的对话</source>
         <translation>The conversations of this import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="51" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="113" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="139" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="52" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="114" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="140" />
         <source>撤销这个对话</source>
         <translation>Undo this conversation</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="53" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="54" />
         <source>撤回刚才的撤销</source>
         <translation>Take back that undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="55" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="56" />
         <source>关闭</source>
         <translation>Close</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="96" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="97" />
         <source>新建 {0} 条</source>
         <translation>{0} created</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="98" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="99" />
         <source>改过 {0} 条</source>
         <translation>{0} changed</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="100" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="101" />
         <source>删掉 {0} 条</source>
         <translation>{0} deleted</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="105" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="106" />
         <source>读不了这次导入的对话：{0}</source>
         <translation>Cannot read the conversations of this import: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="107" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="108" />
         <source>没有可以单独撤销的对话（更早的导入没有记下每批来自哪个对话）。</source>
         <translation>No conversation can be undone alone (older imports did not record which conversation each batch came from).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="137" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="138" />
         <source>撤销这个对话？</source>
         <translation>Undo this conversation?</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="138" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="139" />
         <source>撤销对话「{0}」写下的 {1} 条记忆？之后还可以撤回这次撤销。</source>
         <translation>Undo the {1} memories the conversation “{0}” wrote? You can take the undo back afterwards.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="132" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="149" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="133" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="150" />
         <source>无法撤销：这个对话写下的记忆之后都被改过了</source>
         <translation>Cannot undo: every memory this conversation wrote was changed afterwards</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="127" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="156" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="128" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="157" />
         <source>无法撤销：{0}</source>
         <translation>Cannot undo: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="162" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="163" />
         <source>已撤销对话「{0}」</source>
         <translation>Conversation “{0}” undone</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="164" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="165" />
         <source>；你之后改过的 {0} 张卡片原样保留</source>
         <translation>; the {0} cards you changed since are kept as they are</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="181" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="182" />
         <source>无法撤回：{0}</source>
         <translation>Cannot take it back: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="188" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_undo_conversations.py" line="189" />
         <source>对话「{0}」的记忆已恢复</source>
         <translation>The memories of the conversation “{0}” are back</translation>
     </message>
@@ -516,7 +516,7 @@ Talk about anything — I'll remember what matters to you.</translation>
     <name>Dialogs</name>
     <message>
         <location filename="../../sonetto_desktop/ui/chat/panel.py" line="328" />
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="231" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="232" />
         <location filename="../../sonetto_desktop/ui/widgets/dialogs.py" line="53" />
         <location filename="../../sonetto_desktop/ui/widgets/dialogs.py" line="78" />
         <source>取消</source>
@@ -600,73 +600,73 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>EditDialog</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="41" />
+        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="42" />
         <source>保存（{0}）</source>
         <translation>Save ({0})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="63" />
+        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="64" />
         <source>没有粘贴：粘贴的内容有 {0} 个字，一条记忆最多 {1} 个字。</source>
         <extracomment>The most a memory's text box takes by a paste or a drop: room to paste a text over the limit and cut it, not megabytes to lay out (a 1 MB paste held the window 2.3 s, then ~1 s at each keystroke).</extracomment>
         <translation>Not pasted: the pasted text has {0} characters, and a memory holds at most {1}.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="99" />
+        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="100" />
         <source>新建记忆</source>
         <translation>New memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="99" />
+        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="100" />
         <source>编辑记忆</source>
         <translation>Edit memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="109" />
+        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="110" />
         <source>关于你的一件事，例如：喜欢手冲咖啡，不加糖</source>
         <translation>Something about you, e.g.: likes pour-over coffee, no sugar</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="114" />
+        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="115" />
         <source>主题，例如：品味、工作、家人</source>
         <translation>Theme, e.g.: taste, work, family</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="121" />
+        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="122" />
         <source>为什么这样改（可选，会记入历史）</source>
         <translation>Why this change (optional, kept in the history)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="126" />
+        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="127" />
         <source>内容</source>
         <translation>Text</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="128" />
+        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="129" />
         <source>主题</source>
         <translation>Theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="129" />
+        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="130" />
         <source>原因</source>
         <translation>Reason</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="162" />
+        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="163" />
         <source>内容不能为空。</source>
         <translation>The text cannot be empty.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="164" />
+        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="165" />
         <source>内容太长了：最多 {0} 个字，现在 {1} 个。</source>
         <translation>The text is too long: at most {0} characters, now {1}.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="167" />
+        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="168" />
         <source>主题不能为空。</source>
         <translation>The theme cannot be empty.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="169" />
+        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="170" />
         <source>还没有改动。</source>
         <translation>Nothing has changed yet.</translation>
     </message>
@@ -1418,129 +1418,129 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>HistoryPreview</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="49" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="50" />
         <source>约 {0}{1}</source>
         <translation>about {0}{1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="51" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="52" />
         <source>费用：未设置单价</source>
         <translation>cost: no price set</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="53" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="54" />
         <source>%n 个对话</source>
         <translation><numerusform>1 conversation</numerusform><numerusform>%n conversations</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="54" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="55" />
         <source>%n 轮</source>
         <translation><numerusform>1 turn</numerusform><numerusform>%n turns</numerusform></translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="55" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="56" />
         <source>{0} · {1} 字 · 约 {2} tokens · {3}</source>
         <translation>{0} · {1} characters · about {2} tokens · {3}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="62" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="63" />
         <source>已导入</source>
         <translation>Imported</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="64" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="65" />
         <source>在未完成的导入里（继续那次导入即可）</source>
         <translation>In an unfinished import (resume it)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="66" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="67" />
         <source>已导入 {0} 轮，其余待导入</source>
         <translation>{0} turns imported, the rest to import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="68" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="69" />
         <source>不导入（列表里的“{0}”）</source>
         <translation>Not imported (“{0}” on the list)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="70" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="71" />
         <source>不在日期范围内</source>
         <translation>Outside the dates</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="72" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="73" />
         <source>不导入</source>
         <translation>Not imported</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="73" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="74" />
         <source>推断的分支</source>
         <translation>Branch guessed</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="73" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="74" />
         <source>待导入</source>
         <translation>To import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="103" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="104" />
         <source>对话</source>
         <translation>Conversation</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="103" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="427" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="104" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="428" />
         <source>日期</source>
         <translation>Date</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="104" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="105" />
         <source>轮数</source>
         <translation>Turns</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="104" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="105" />
         <source>字数</source>
         <translation>Characters</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="105" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="106" />
         <source>状态</source>
         <translation>State</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="326" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="327" />
         <source>要导入的对话</source>
         <translation>Conversations to import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="408" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="409" />
         <source>从不导入列表里移除“{0}”</source>
         <translation>Remove “{0}” from the don’t-import list</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="412" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="413" />
         <source>以后都不导入这个标题</source>
         <translation>Never import this title</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="427" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="428" />
         <source>记忆</source>
         <translation>Memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="427" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="453" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="428" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="454" />
         <source>主题</source>
         <translation>Theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="428" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="429" />
         <source>要导入的已保存记忆</source>
         <translation>Saved memories to import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="447" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="448" />
         <source>太长了（{0} 字），一条记忆最多 500 字</source>
         <translation>Too long ({0} characters); a memory holds at most 500</translation>
     </message>
@@ -1548,252 +1548,252 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>HistoryProgress</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="31" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="32" />
         <source>剩余时间估算中</source>
         <translation>working out the time left</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="33" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="34" />
         <source>剩余不到 2 分钟</source>
         <translation>less than 2 minutes left</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="35" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="36" />
         <source>剩余约 {0} 分钟</source>
         <translation>about {0} minutes left</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="36" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="37" />
         <source>剩余约 {0} 小时</source>
         <translation>about {0} hours left</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="42" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="43" />
         <source>提议 {0} 条</source>
         <translation>{0} proposals</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="44" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="45" />
         <source>新记忆 {0} · 更新 {1}</source>
         <translation>{0} new memories · {1} updated</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="46" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="47" />
         <source> · 待你确认 {0}</source>
         <translation> · {0} waiting for you</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="48" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="49" />
         <source>已写入 {0}/{1} 轮 · {2}</source>
         <translation>{0}/{1} turns written · {2}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="50" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="52" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="51" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="53" />
         <source>已写入 {0}/{1} 轮 · {2} · {3}</source>
         <translation>{0}/{1} turns written · {2} · {3}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="57" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="58" />
         <source>出错了，稍后自动重试（已失败 {0} 次）：{1}</source>
         <translation>failed (try {0}), trying again shortly: {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="63" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="64" />
         <source>已暂停：点“继续”接着导入</source>
         <translation>Paused: click “Continue” to go on</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="65" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="66" />
         <source>审核箱快满了，导入已暂停：处理一些提议后会自动继续</source>
         <translation>The review inbox is nearly full, so the import waits: it goes on by itself once you have dealt with some proposals</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="67" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="68" />
         <source>先写刚才聊天的记忆，导入稍后继续…</source>
         <translation>Remembering your latest chat first; the import goes on right after…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="84" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="85" />
         <source>正在导入…</source>
         <translation>Importing…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="91" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="92" />
         <source>导入进度</source>
         <translation>Import progress</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="106" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="107" />
         <source>重试</source>
         <translation>Retry</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="111" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="194" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="112" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="195" />
         <source>暂停</source>
         <translation>Pause</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="112" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="113" />
         <source>后台运行</source>
         <translation>Run in background</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="113" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="114" />
         <source>停止</source>
         <translation>Stop</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="114" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="115" />
         <source>撤销这次导入</source>
         <translation>Undo this import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="115" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="116" />
         <source>重做这次导入</source>
         <translation>Redo this import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="116" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="117" />
         <source>按对话撤销…</source>
         <translation>Undo one conversation…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="117" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="118" />
         <source>关闭</source>
         <translation>Close</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="188" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="189" />
         <source>正在读：「{0}」· {1}</source>
         <extracomment>the import's end the panel shows (``show_done``), None while it shows anything else: a window opened again after a language switch shows it again</extracomment>
         <translation>Reading: “{0}” · {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="194" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="195" />
         <source>继续</source>
         <translation>Continue</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="195" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="196" />
         <source>{0} 批没能写入</source>
         <translation>{0} batches could not be written</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="202" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="203" />
         <source>导入失败</source>
         <translation>Import failed</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="205" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="206" />
         <source>{0} 批都没能写入，什么也没有写入：{1}</source>
         <translation>None of the {0} batches could be written; nothing was written: {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="206" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="207" />
         <source>原因不明</source>
         <translation>no reason given</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="212" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="274" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="213" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="275" />
         <source>导入完成</source>
         <translation>Import finished</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="216" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="217" />
         <source>写入 {0} 轮，{1} 条提议已进入审核箱</source>
         <translation>{0} turns read; {1} proposals are in the review inbox</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="218" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="219" />
         <source>写入 {0} 轮：新记忆 {1} 条，更新 {2} 条，删除 {3} 条</source>
         <translation>{0} turns read: {1} new memories, {2} updated, {3} deleted</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="221" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="222" />
         <source>；{0} 项对你已有记忆的改动在审核箱里等你确认</source>
         <translation>; {0} changes to your memories wait for you in the review inbox</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="224" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="225" />
         <source>；{0} 轮没能写入</source>
         <translation>; {0} turns could not be written</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="230" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="282" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="231" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="283" />
         <source>撤销编号：{0}（命令行：sonetto memory undo {0}）</source>
         <translation>Undo id: {0} (command line: sonetto memory undo {0})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="237" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="238" />
         <source>已撤销这次导入</source>
         <translation>Import undone</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="240" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="241" />
         <source>其余导入的记忆已放回原样；你之后改过的 {0} 张卡片原样保留；同一个文件以后可以重新导入</source>
         <translation>The rest of the imported memories are as they were; the {0} cards you changed afterwards are kept as they are; the same file can be imported again later</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="244" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="245" />
         <source>导入的记忆已放回原样；同一个文件以后可以重新导入</source>
         <translation>The memories are as they were before; the same file can be imported again later</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="246" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="247" />
         <source>；它在审核箱里等你确认的 {0} 项改动已一并撤回</source>
         <translation>; its {0} changes waiting for you in the review inbox were withdrawn with it</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="250" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="251" />
         <source>……还有 {0} 张</source>
         <translation>…and {0} more</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="253" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="254" />
         <source>改变主意了？点“重做这次导入”，或在命令行：sonetto memory undo {0}</source>
         <translation>Changed your mind? Click “Redo this import”, or on the command line: sonetto memory undo {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="262" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="263" />
         <source>已重做这次导入</source>
         <translation>Import redone</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="264" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="265" />
         <source>导入的记忆已恢复成导入后的样子</source>
         <translation>The imported memories are back as the import left them</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="266" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="267" />
         <source>；你之后改过的 {0} 张卡片原样保留</source>
         <translation>; the {0} cards you changed since are kept as they are</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="277" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="278" />
         <source>{0} 条提议已进入审核箱</source>
         <translation>{0} proposals are in the review inbox</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="278" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="279" />
         <source>新记忆 {0} 条</source>
         <translation>{0} new memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="280" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="281" />
         <source>；跳过 {0} 条</source>
         <translation>; {0} skipped</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="286" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="287" />
         <source>导入已停止</source>
         <translation>Import stopped</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="288" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_progress.py" line="289" />
         <source>已导入的部分保留着；再次导入同一个文件会接着导入剩下的</source>
         <translation>What was imported stays; importing the same file again goes on with the rest</translation>
     </message>
@@ -1801,162 +1801,162 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>ImportErrors</name>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="230" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="233" />
         <source>无法识别的文件类型 {0}：请用 .yaml、.json 或 .md 文件</source>
         <translation>unknown file type {0}: use .yaml, .json or .md</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="232" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="235" />
         <source>{0}：条目 {1} 不是一条记忆（应有 description、theme 等）</source>
         <translation>{0}: entry {1} is not a memory (expected description, theme, ...)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="235" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="238" />
         <source>{0}：记忆 {1} 的{2}不是文字（而是{3}）</source>
         <translation>{0}: memory {1} has a {2} that is not text (it is {3})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="241" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="244" />
         <source>{0}：记忆 {1} 的{2}有 {3} 个字，超过了上限 {4} 字</source>
         <translation>{0}: memory {1} has a {2} of {3} characters (limit {4})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="247" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="250" />
         <source>第 {0} 行：这条记忆的{1}有 {2} 个字，超过了上限 {3} 字</source>
         <translation>line {0}: this memory's {1} has {2} characters (limit {3})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="253" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="256" />
         <source>系统不让读取（错误代码 {0}）</source>
         <translation>the system refused to read it (error code {0})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="258" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="261" />
         <source>{0} 不是 UTF-8 编码的文本（第 {1} 行起）：请把它另存为 UTF-8 再导入</source>
         <translation>{0} is not UTF-8 text (from line {1}): save it as UTF-8 and import it again</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="260" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="263" />
         <source>{0} 用了 YAML 的锚点或别名（&amp;名字 / *名字，第 {1} 行）：记忆文件用不到它们，所以没有读取</source>
         <translation>{0} uses YAML anchors or aliases (&amp;name / *name, line {1}); memory files never need them, so it is not read</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="264" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="267" />
         <source>{0} 不是记忆导出文件：它应是从编号到记忆的对应表，这里是{1}</source>
         <translation>{0}: expected a mapping of id -&gt; memory, found {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="267" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="270" />
         <source>{0} 无法解析：第 {1} 行第 {2} 列不合格式。它可能不是记忆导出文件，或已损坏</source>
         <translation>{0} cannot be parsed: the format breaks at line {1}, column {2}; it may not be a memory export, or it is damaged</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="270" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="273" />
         <source>{0} 无法解析，它可能不是记忆导出文件，或已损坏</source>
         <translation>{0} cannot be parsed; it may not be a memory export, or it is damaged</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="272" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="275" />
         <source>{0}：回收站里的 {1} 不是一条删除了的记忆</source>
         <translation>{0}: trash entry {1} is not a deleted memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="274" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="277" />
         <source>{0}：回收站那一部分读不了（应是从编号到删除了的记忆的对应表）</source>
         <translation>{0}: the trash cannot be read (expected a mapping of id -&gt; deleted memory)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="276" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="279" />
         <source>{0} 无法解析：嵌套层数太多，不像是记忆导出文件</source>
         <translation>{0} cannot be parsed: it is nested too deeply to be a memory export</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="278" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="281" />
         <source>{0} 不是从编号到置顶标记的对应表</source>
         <translation>{0} is not a mapping of ids to pins</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="285" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="288" />
         <source>内容</source>
         <translation>description</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="287" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="290" />
         <source>主题</source>
         <translation>theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="289" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="292" />
         <source>历史里的一条原因</source>
         <translation>history reason</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="296" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="299" />
         <source>列表</source>
         <translation>a list</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="298" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="301" />
         <source>对应表</source>
         <translation>a mapping</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="300" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="303" />
         <source>一段文字</source>
         <translation>text</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="302" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="305" />
         <source>数字</source>
         <translation>a number</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="304" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="307" />
         <source>是/否</source>
         <translation>yes or no</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="306" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="309" />
         <source>空值</source>
         <translation>nothing (null)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="307" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="310" />
         <source>别的内容</source>
         <translation>something else</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="238" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="241" />
         <source>{0}：记忆 {1} 没有内容（description）</source>
         <translation>{0}: memory {1} has no description</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="206" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="209" />
         <source>旁边的回收站文件读不了，里面删除了的记忆没有导入：{0}</source>
         <translation>The trash file beside it could not be read, so the deleted memories in it were left out: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="212" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="215" />
         <source>旁边的置顶标记文件读不了，记忆导入了，但没有置顶：{0}</source>
         <translation>The pins file beside it could not be read, so the pins in it were left out (the memories came in unpinned): {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="221" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="224" />
         <source>{0}。{1}</source>
         <translation>{0}. {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="244" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="247" />
         <source>第 {0} 行：这条记忆前面没有“## 主题”标题</source>
         <translation>line {0}: a memory before any '## theme' heading</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="254" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="257" />
         <source>{0} 无法读取：{1}</source>
         <translation>{0} cannot be read: {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="256" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="259" />
         <source>{0} 有 {1} MB，超过 {2} MB 的导入文件不会被读取</source>
         <translation>{0} is {1} MB; imports larger than {2} MB are not read</translation>
     </message>
@@ -2456,283 +2456,283 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>MemoryWall</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="377" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="378" />
         <source>正在载入记忆…</source>
         <translation>Loading memories…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="314" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="315" />
         <source>记忆库暂时无法读取，卡片墙是空的；没有任何内容被改动。</source>
         <translation>The memory store cannot be read right now, so the wall is empty; nothing was changed.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="316" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="317" />
         <source>还没有记忆。和 Sonetto 聊聊，或点「新建」写下一条。</source>
         <translation>No memories yet. Chat with Sonetto, or click “New” to write one.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="318" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="319" />
         <source>没有「{0}」的记忆。</source>
         <translation>No memories for “{0}”.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="320" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="321" />
         <source>正在准备拼音搜索…（第一次用拼音搜很多记忆时要几秒）</source>
         <translation>Getting pinyin search ready… (the first pinyin search over many memories takes a few seconds)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="322" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="323" />
         <source>没有和「{0}」匹配的记忆。</source>
         <translation>No memory matches “{0}”.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="349" />
         <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="350" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="351" />
         <source>1 条</source>
         <translation>1 memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="334" />
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="362" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="335" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="363" />
         <source>排序中 {0}%</source>
         <translation>Sorting {0}%</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="173" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="174" />
         <source>搜索记忆墙</source>
         <translation>Search the memory wall</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="334" />
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="364" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="335" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="365" />
         <source>筛选中 {0}%</source>
         <translation>Filtering {0}%</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="335" />
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="366" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="336" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="367" />
         <source>载入中 {0}%</source>
         <translation>Loading {0}%</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="373" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="374" />
         <source>正在排序… {0} / {1}</source>
         <translation>Sorting… {0} / {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="373" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="374" />
         <source>正在排序…</source>
         <translation>Sorting…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="375" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="376" />
         <source>正在筛选… {0} / {1}</source>
         <translation>Filtering… {0} / {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="375" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="376" />
         <source>正在筛选…</source>
         <translation>Filtering…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="377" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="378" />
         <source>正在载入记忆… {0} / {1}</source>
         <translation>Loading memories… {0} / {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="345" />
         <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="346" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="347" />
         <source>{0} / {1} 条</source>
         <translation>{0} of {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="349" />
         <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="350" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="351" />
         <source>{0} 条</source>
         <translation>{0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="248" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="249" />
         <source>这条记忆已经不在了（可能刚被删除或合并）。可以把你写的内容另存为一条新记忆。</source>
         <translation>This memory is gone (it may have just been deleted or merged). You can save what you wrote as a new memory.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="305" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="306" />
         <source>合并前，这条记忆刚被改过：{0}</source>
         <translation>Before the merge, this memory just changed: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="307" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="308" />
         <source>你写的合并内容还在，请对照现在的内容再确认。</source>
         <translation>Your merged text is still here: check it against the texts as they are now.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="308" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="309" />
         <source>已按现在的内容重新填写，请再确认。</source>
         <translation>Filled in again from the texts as they are now: please check.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="353" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="354" />
         <source>要保留的那条记忆已经不在了（可能刚被删除或合并），没有合并任何内容。可以把合并后的内容另存为一条新记忆。</source>
         <translation>The memory to keep is gone (it may just have been deleted or merged); nothing was merged. You can save the merged text as a new memory.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="373" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="374" />
         <source>已删除：{0}</source>
         <translation>Deleted: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="375" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="376" />
         <source>已删除 {0} 条记忆</source>
         <translation>Deleted {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="379" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="380" />
         <source>撤销</source>
         <translation>Undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="431" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="432" />
         <source>已经在「{0}」里了。要合并，就把它拖到另一张卡片上。</source>
         <translation>Already in “{0}”. To merge, drop it on another card.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="457" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="458" />
         <source>移动到新主题</source>
         <translation>Move to a new theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="458" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="459" />
         <source>新主题的名字：</source>
         <translation>Name of the new theme:</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="463" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="464" />
         <source>移动到…</source>
         <translation>Move to…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="470" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="471" />
         <source>{0}（{1}）</source>
         <translation>{0} ({1})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="474" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="475" />
         <source>新主题…</source>
         <translation>New theme…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="486" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="487" />
         <source>展开</source>
         <translation>Expand</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="487" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="488" />
         <source>折叠</source>
         <translation>Collapse</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="490" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="491" />
         <source>重命名主题…</source>
         <translation>Rename theme…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="493" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="494" />
         <source>更改颜色…</source>
         <translation>Change colour…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="496" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="497" />
         <source>恢复默认颜色</source>
         <translation>Default colour</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="505" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="506" />
         <source>「{0}」的颜色</source>
         <translation>Colour of “{0}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="522" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="523" />
         <source>已选 {0} 条，其中 {1} 条不在视野内</source>
         <translation>{0} selected, {1} of them out of sight</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="528" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="529" />
         <source>删除</source>
         <translation>Delete</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="530" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="531" />
         <source>删除 {0} 条</source>
         <translation>Delete {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="534" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="535" />
         <source>锁定</source>
         <translation>Lock</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="535" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="536" />
         <source>锁定 {0} 条</source>
         <translation>Lock {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="537" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="538" />
         <source>解锁</source>
         <translation>Unlock</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="538" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="539" />
         <source>解锁 {0} 条</source>
         <translation>Unlock {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="541" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="542" />
         <source>置顶</source>
         <translation>Pin to the top</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="542" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="543" />
         <source>置顶 {0} 条</source>
         <translation>Pin {0} to the top</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="544" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="545" />
         <source>取消置顶</source>
         <translation>Unpin</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="545" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="546" />
         <source>取消置顶 {0} 条</source>
         <translation>Unpin {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="547" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="548" />
         <source>合并这 2 条</source>
         <translation>Merge these 2</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="553" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="554" />
         <source>编辑</source>
         <translation>Edit</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="554" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="555" />
         <source>历史</source>
         <translation>History</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="550" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="551" />
         <source>与…合并</source>
         <translation>Merge with…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="195" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="196" />
         <source>你编辑这条记忆的时候，它被改过了。</source>
         <translation>This memory was changed while you were editing it.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="198" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="199" />
         <source>现在的内容：
 {0}
 
@@ -2745,29 +2745,29 @@ Yours:
 {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="201" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="202" />
         <source>现在的主题：{0}
 你写的主题：{1}</source>
         <translation>Theme now: {0}
 Your theme: {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="202" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="203" />
         <source>用你写的覆盖现在的吗？</source>
         <translation>Replace it with what you wrote?</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="203" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="204" />
         <source>这条记忆刚被改过</source>
         <translation>This memory just changed</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="204" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="205" />
         <source>覆盖</source>
         <translation>Replace</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="562" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="563" />
         <source>复制</source>
         <translation>Copy</translation>
     </message>
@@ -2954,147 +2954,152 @@ Your theme: {1}</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/presentation/errors.py" line="143" />
+        <source>数据文件夹 {0} 是只读的，写不进去，没有做任何修改：记忆可以查看和导出，让这个文件夹能写入后才能修改</source>
+        <translation>The data folder {0} is read-only (it cannot be written); nothing was changed: memories can be viewed and exported, and changed again once the folder can be written</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="146" />
         <source>记忆库是只读的，没有做任何修改：记忆可以查看和导出，不能修改（{0}）</source>
         <translation>The memory store is read-only; nothing was changed: memories can be viewed and exported, not changed ({0})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="146" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="149" />
         <source>记忆库文件无法读取，没有做任何修改：{0}</source>
         <translation>The memory store file can't be read, so nothing was changed: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="148" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="151" />
         <source>这条提议已撤回：它来自的对话（{0}）已经撤销，不能再批准。</source>
         <translation>This proposal was withdrawn: the conversation it came from ({0}) was undone, so it can no longer be approved.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="152" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="155" />
         <source>没有批准：你看过之后，这条记忆又被改过（现在是“{0}”），你改写的内容会盖掉新的内容。它仍留在列表里，已列出现在的内容：可以拒绝，或对照着再改写后批准。</source>
         <translation>Not approved: this memory was changed after you were shown it (it now reads “{0}”); your rewording would overwrite the newer words. It stays in the list, now showing what it reads: reject it, or reword it against that and approve.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="157" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="160" />
         <source>没有批准：提议之后，这条记忆又被改过（现在是“{0}”），照原样批准会盖掉新的内容。它仍留在列表里：可以拒绝，或改写后批准。</source>
         <translation>Not approved: this memory was changed after the proposal was made (it now reads “{0}”); approving it as proposed would overwrite the newer words. It stays in the list: reject it, or reword it and approve.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="162" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="165" />
         <source>无法批准：这个版本不知道怎样完成这条提议（{0}）。可以拒绝它，它不会被写入。</source>
         <translation>Can't approve: this version doesn't know how to carry out this proposal ({0}). You can reject it; it won't be written.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="164" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="167" />
         <source>这条提议已无法照原样完成（相关的记忆可能已经变了），没有写入，仍留在列表里。</source>
         <translation>This proposal can no longer be carried out as proposed (the memories it concerns may have changed); nothing was written and it stays in the list.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="167" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="170" />
         <source>这次导入正在另一个 Sonetto（窗口或命令行）里进行，没有撤销：请先在那里停止它。</source>
         <translation>Not undone: this import is being written by another Sonetto (the window or a command line). Stop it there first.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="170" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="173" />
         <source>没有写入：你要求过不要记住“{0}”这类内容（在“不要记住”列表里）。</source>
         <translation>Not stored: you asked not to remember things like “{0}” (it is on your don't-remember list).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="173" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="176" />
         <source>没有写入：内容疑似包含{0}，秘密信息不会写进记忆。去掉具体的值再试。</source>
         <translation>Not stored: this looks like it holds a secret ({0}); secrets are never stored. Leave the value out and try again.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="176" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="179" />
         <source>这一项已经被处理过了（可能在另一个窗口里）。</source>
         <translation>This has already been taken care of (perhaps in another window).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="196" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="199" />
         <source>{0}不能是空的</source>
         <translation>{0} must be a non-empty string</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="198" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="201" />
         <source>{0}有 {1} 个字，超过了上限 {2} 字</source>
         <translation>{0} is {1} characters long; the limit is {2}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="313" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="316" />
         <source>密码</source>
         <translation>password</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="315" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="318" />
         <source>验证码</source>
         <translation>verification code</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="317" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="320" />
         <source>密钥</source>
         <translation>key</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="319" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="322" />
         <source>私钥</source>
         <translation>private key</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="321" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="324" />
         <source>身份证号</source>
         <translation>ID number</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="323" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="326" />
         <source>证件号</source>
         <translation>document number</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="325" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="328" />
         <source>银行卡号</source>
         <translation>bank card number</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="327" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="330" />
         <source>银行账号</source>
         <translation>bank account number</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="328" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="331" />
         <source>秘密信息</source>
         <translation>secret</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="352" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="355" />
         <source>磁盘已满</source>
         <extracomment>The words ``memory.errors.describe_os_error`` gives a store's failure (``StoreWriteFailed.detail``), by the error they stand for.</extracomment>
         <translation>the disk is full</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="354" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="357" />
         <source>文件超过了系统允许的大小（文件大小限制）</source>
         <translation>the file is larger than the system allows (file size limit)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="356" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="359" />
         <source>磁盘或文件夹是只读的</source>
         <translation>the disk or folder is read-only</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="358" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="361" />
         <source>没有权限</source>
         <translation>permission denied</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="360" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="363" />
         <source>找不到这个文件</source>
         <translation>no such file</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="362" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="365" />
         <source>这是一个文件夹，不是文件</source>
         <translation>it is a folder, not a file</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="364" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="367" />
         <source>路径里应是文件夹的地方是一个文件</source>
         <translation>a file stands where the path needs a folder</translation>
     </message>
@@ -3179,12 +3184,12 @@ Your theme: {1}</translation>
         <translation>The memory just changed, so nothing was saved: look at it as it is now before changing it.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="190" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="193" />
         <source>{0}（{1}）</source>
         <translation>{0} ({1})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="200" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="203" />
         <source>出了意外的问题，详情已写入日志。</source>
         <translation>something unexpected went wrong; the details are in the log.</translation>
     </message>
@@ -3991,154 +3996,154 @@ Your theme: {1}</translation>
 <context>
     <name>ReviewDialog</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="32" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="33" />
         <source>新记住：{0}</source>
         <translation>New memory: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="35" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="36" />
         <source>改为：{0}</source>
         <translation>Change to: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="36" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="37" />
         <source>移到「{0}」</source>
         <translation>Move to “{0}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="38" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="39" />
         <source>删除：{0}</source>
         <translation>Delete: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="41" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="42" />
         <source>合并为：{0}</source>
         <translation>Merge into: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="42" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="43" />
         <source>其他变化（{0}）：{1}</source>
         <translation>Other change ({0}): {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="51" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="52" />
         <source>原来：</source>
         <translation>Before: </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="53" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="54" />
         <source>现在：</source>
         <translation>Now: </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="54" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="55" />
         <source>（已删除）</source>
         <translation>(deleted)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="56" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="57" />
         <source>理由：</source>
         <translation>Why: </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="58" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="59" />
         <source>来自你说的：</source>
         <translation>From what you said: </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="60" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="61" />
         <source>出处：</source>
         <translation>From: </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="73" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="74" />
         <source>待审核的记忆变化</source>
         <translation>Memory changes to review</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="79" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="80" />
         <source>加载中…</source>
         <translation>Loading…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="83" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="84" />
         <source>待审核的提议</source>
         <translation>Proposals to review</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="84" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="85" />
         <source>批准</source>
         <translation>Approve</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="85" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="86" />
         <source>改写后批准…</source>
         <translation>Rewrite and approve…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="86" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="87" />
         <source>拒绝</source>
         <translation>Reject</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="87" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="88" />
         <source>全部批准</source>
         <translation>Approve all</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="88" />
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="226" />
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="229" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="89" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="227" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="230" />
         <source>全部拒绝</source>
         <translation>Reject all</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="139" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="140" />
         <source>Sonetto 想做 %n 处记忆变化，等你确认。</source>
         <translation><numerusform>Sonetto would like to make 1 memory change; it waits for you.</numerusform><numerusform>Sonetto would like to make %n memory changes; they wait for you.</numerusform></translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="140" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="141" />
         <source>没有待审核的变化。</source>
         <translation>Nothing to review.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="185" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="186" />
         <source>已批准：%1</source>
         <translation>Approved: %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="192" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="193" />
         <source>改写后批准</source>
         <translation>Rewrite and approve</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="193" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="194" />
         <source>用你的话写这条记忆：</source>
         <translation>Write this memory in your own words:</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="207" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="208" />
         <source>已拒绝：%1</source>
         <translation>Rejected: %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="219" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="220" />
         <source>已批准 %1 处变化。</source>
         <translation>Approved %1 change(s).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="221" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="222" />
         <source>%1 处没能完成，仍在列表里。</source>
         <translation> %1 could not be done and are still listed.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="227" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="228" />
         <source>拒绝全部 %1 处待审核的变化？它们不会被写入记忆。</source>
         <translation>Reject all %1 changes waiting for review? They will not be written to memory.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="237" />
+        <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="238" />
         <source>已全部拒绝。</source>
         <translation>All rejected.</translation>
     </message>
@@ -4846,152 +4851,168 @@ Your theme: {1}</translation>
         <translation>Recall now uses the embeddings model %1: the vectors of %2 memories must be computed again; until you confirm, recall goes by the words only.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="232" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="239" />
         <source>向量服务连不上：暂时只按字面回忆</source>
         <translation>Embeddings service unreachable: recall by words for now</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="233" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="240" />
         <source>回忆时连不上向量模型 %1：这段时间回忆只按字面找记忆，稍后自动再试，连上后照常按意思找。</source>
         <translation>Recall cannot reach the embeddings model %1: for now recall finds memories by their words only; it tries again by itself, and once it answers, recall finds them by meaning again.</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="235" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="242" />
         <source>原因：%1</source>
         <translation>Reason: %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="238" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="232" />
+        <source>内置向量模型正忙：暂时只按字面回忆</source>
+        <translation>The built-in embeddings model is busy: recall by words for now</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="233" />
+        <source>内置向量模型 %1 在本程序里运行，这次正忙，没能及时算出消息的向量：这段时间回忆只按字面找记忆，稍后自动再试，之后照常按意思找。</source>
+        <translation>The built-in embeddings model %1 runs inside the app and was busy: it did not work out the message's vector in time, so recall goes by the words for now; it tries again shortly and then finds memories by meaning as usual.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="245" />
         <source>向量 %1/%2</source>
         <translation>Vectors %1/%2</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="240" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="247" />
         <source>%1 出错</source>
         <translation>%1 failed</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="242" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="249" />
         <source>%1（稍后继续）</source>
         <translation>%1 (continuing later)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="244" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="251" />
         <source>向量模型 %1 在后台为每条记忆计算向量，算好的记忆回忆时也能按意思找到。</source>
         <translation>The embeddings model %1 computes a vector for every memory in the background; memories with one are also found by meaning when Sonetto recalls.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="246" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="253" />
         <source>内置向量模型在这台电脑上运行不了：%1</source>
         <translation>The built-in embeddings model does not run on this computer: %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="261" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="268" />
         <source>向量服务拒绝了请求（%1）：请检查 API 密钥。</source>
         <translation>The embeddings service refused the request (%1): check the API key.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="263" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="270" />
         <source>向量服务找不到这个模型（%1）：请检查服务地址和模型名称。</source>
         <translation>The embeddings service does not know this model (%1): check the base URL and the model name.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="265" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="272" />
         <source>向量服务限流了（%1）：稍后自动再试。</source>
         <translation>The embeddings service is rate-limiting (%1): it is tried again by itself later.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="267" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="274" />
         <source>向量服务拒绝了请求（%1）：这个模型可能不是向量模型，或不支持所填的维度。</source>
         <translation>The embeddings service refused the request (%1): the model may not be an embeddings model, or may not accept the dimensions given.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="269" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="276" />
         <source>向量服务出错了（%1）。</source>
         <translation>The embeddings service failed (%1).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="271" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="278" />
         <source>连不上向量服务 %1。</source>
         <translation>The embeddings service %1 cannot be reached.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="273" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="280" />
         <source>向量服务 %1 在 %2 秒内没有回应。</source>
         <translation>The embeddings service %1 gave no answer within %2 s.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="276" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="283" />
         <source>向量模型每次给同一段文字算出的向量都不一样：已算好的向量先留着，等它稳定下来。</source>
         <translation>The embeddings model answers the same text differently each time: the vectors made are kept until it answers alike.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="278" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="285" />
         <source>向量服务的回答不像向量模型给的：请检查模型名称。</source>
         <translation>The embeddings service's answer is not an embeddings model's: check the model name.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="280" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="287" />
+        <source>内置向量模型在 %1 秒内没有算完（正忙）。</source>
+        <translation>The built-in embeddings model did not finish within %1 s (busy).</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="289" />
         <source>内置向量模型出错了（详情在日志里）。</source>
         <translation>The built-in embeddings model failed (the details are in the log).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="281" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="290" />
         <source>向量计算出错了（详情在日志里）。</source>
         <translation>Computing the vectors failed (the details are in the log).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="296" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="305" />
         <source>第一次打开导入的记忆时要建立回忆索引；建好前回忆只用已建好的部分</source>
         <translation>Imported memories are indexed for recall the first time they are opened; until it is done, recall uses the part already indexed</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="297" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="306" />
         <source>正在建立回忆索引… %1 / %2</source>
         <translation>Building the recall index… %1 / %2</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="300" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="309" />
         <source>记忆写入未启动</source>
         <translation>Memory writer not started</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="306" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="315" />
         <source>记忆写入已暂停 (%1)</source>
         <translation>Memory writing paused (%1)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="308" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="317" />
         <source>整理记忆中 (%1)</source>
         <translation>Organising memories (%1)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="314" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="323" />
         <source>记忆写入出错：%1</source>
         <translation>Memory writing failed: %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="316" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="325" />
         <source>记忆已是最新</source>
         <translation>Memories are up to date</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="318" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="327" />
         <source>审核模式：Sonetto 想做的记忆变化会先等你确认</source>
         <translation>Review mode: changes Sonetto wants to make wait for you</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="321" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="330" />
         <source>聊天记忆已是最新</source>
         <translation>Chat memories are up to date</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="327" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="336" />
         <source>继续记忆写入</source>
         <translation>Resume memory writing</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="327" />
+        <location filename="../../sonetto_desktop/ui/notices/status_indicator.py" line="336" />
         <source>暂停记忆写入</source>
         <translation>Pause memory writing</translation>
     </message>
@@ -5032,42 +5053,67 @@ Your theme: {1}</translation>
         <translation>{0} reads again: memories can be changed as usual</translation>
     </message>
     <message>
+        <location filename="../../sonetto_desktop/presentation/store_notices.py" line="33" />
+        <source>磁盘已满</source>
+        <translation>the disk is full</translation>
+    </message>
+    <message>
         <location filename="../../sonetto_desktop/presentation/store_notices.py" line="34" />
+        <source>所在文件夹是只读的</source>
+        <translation>its folder is read-only</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/store_notices.py" line="35" />
+        <source>没有写入权限</source>
+        <translation>there is no permission to write it</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/store_notices.py" line="36" />
+        <source>{0} 现在保存不了（{1}）：新的记忆和修改都已安全记在更改日志 {2} 里，不会丢失；{0} 暂时还是旧的内容，能写入后会自动保存</source>
+        <translation>{0} cannot be saved now ({1}): new memories and changes are safe in the change log {2} and nothing is lost; {0} keeps its older content for now and is saved by itself once it can be written</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/store_notices.py" line="39" />
+        <source>{0} 又能保存了：这段时间的记忆和修改都已写入</source>
+        <translation>{0} saves again: the memories and changes made meanwhile are in it</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/store_notices.py" line="42" />
         <source>{0} 不见了：已从备份和更改日志完整恢复</source>
         <translation>{0} was missing: restored in full from its backup and change log</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/store_notices.py" line="35" />
+        <location filename="../../sonetto_desktop/presentation/store_notices.py" line="43" />
         <source>{0} 不见了：已从较早的备份恢复，最近的一些修改可能不在其中</source>
         <translation>{0} was missing: restored from an older backup, so some recent changes may be missing</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/store_notices.py" line="37" />
+        <location filename="../../sonetto_desktop/presentation/store_notices.py" line="45" />
         <source>{0} 是从较早的副本保存的：Sonetto 之后写的 {1} 处修改已保留</source>
         <translation>{0} was saved from an older copy: the {1} changes Sonetto made since were kept</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/store_notices.py" line="42" />
+        <location filename="../../sonetto_desktop/presentation/store_notices.py" line="50" />
         <source>在 {0} 里删除的「{1}」已移到回收站，可以恢复</source>
         <translation>“{1}”, deleted in {0}, is in the trash and can be restored</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/store_notices.py" line="43" />
+        <location filename="../../sonetto_desktop/presentation/store_notices.py" line="51" />
         <source>在 {0} 里删除的 {1} 条记忆已移到回收站，可以恢复</source>
         <translation>The {1} memories deleted in {0} are in the trash and can be restored</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/store_notices.py" line="48" />
+        <location filename="../../sonetto_desktop/presentation/store_notices.py" line="56" />
         <source>你在 {0} 里改的「{1}」和另一处修改冲突：用了你的版本，另一个版本另存为「{2}」</source>
         <translation>Your edit of “{1}” in {0} conflicts with another change: yours is kept, and the other is kept as “{2}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/store_notices.py" line="50" />
+        <location filename="../../sonetto_desktop/presentation/store_notices.py" line="58" />
         <source>你在 {0} 里改的「{1}」和另一处修改冲突：用了你的版本</source>
         <translation>Your edit of “{1}” in {0} conflicts with another change: yours is kept</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/store_notices.py" line="62" />
+        <location filename="../../sonetto_desktop/presentation/store_notices.py" line="70" />
         <source>另一个程序（另一个 Sonetto 或 sonetto mcp）正占着 {0}：正在等它写完，最多等 1 分钟</source>
         <translation>Another program (another Sonetto or sonetto mcp) is holding {0}: waiting for it to finish, for a minute at most</translation>
     </message>
@@ -5075,22 +5121,22 @@ Your theme: {1}</translation>
 <context>
     <name>ThemeSection</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/theme_section.py" line="175" />
+        <location filename="../../sonetto_desktop/ui/wall/theme_section.py" line="177" />
         <source>展开</source>
         <translation>Expand</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/theme_section.py" line="175" />
+        <location filename="../../sonetto_desktop/ui/wall/theme_section.py" line="177" />
         <source>折叠</source>
         <translation>Collapse</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/theme_section.py" line="176" />
+        <location filename="../../sonetto_desktop/ui/wall/theme_section.py" line="178" />
         <source>展开「{0}」</source>
         <translation>Expand “{0}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/theme_section.py" line="177" />
+        <location filename="../../sonetto_desktop/ui/wall/theme_section.py" line="179" />
         <source>折叠「{0}」</source>
         <translation>Collapse “{0}”</translation>
     </message>
@@ -5174,75 +5220,75 @@ Your theme: {1}</translation>
 <context>
     <name>TrashDialog</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="69" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="70" />
         <source>回收站</source>
         <translation>Trash</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="75" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="76" />
         <source>加载中…</source>
         <translation>Loading…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="83" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="84" />
         <source>恢复</source>
         <translation>Restore</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="84" />
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="210" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="85" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="211" />
         <source>永久删除</source>
         <translation>Delete for good</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="85" />
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="198" />
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="200" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="86" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="199" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="201" />
         <source>清空回收站</source>
         <translation>Empty the trash</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="128" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="129" />
         <source>回收站是空的。</source>
         <translation>The trash is empty.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="128" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="129" />
         <source>{0} 条已删除的记忆</source>
         <translation>Deleted memories: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="199" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="200" />
         <source>永久删除回收站里的全部 {0} 条记忆？此操作无法撤销。</source>
         <translation>Delete every memory in the trash for good ({0} in all)? This cannot be undone.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="207" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="208" />
         <source>永久删除「{0}」？此操作无法撤销。</source>
         <translation>Delete “{0}” for good? This cannot be undone.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="209" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="210" />
         <source>永久删除选中的 {0} 条记忆？此操作无法撤销。</source>
         <translation>Delete the {0} selected memories for good? This cannot be undone.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="222" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="223" />
         <source>并入「{0}」</source>
         <translation>merged into “{0}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="224" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="225" />
         <source>并入另一条记忆（已不在）</source>
         <translation>merged into another memory (no longer there)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="232" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="233" />
         <source>回收站里的记忆会一直保留，直到你永久删除。</source>
         <translation>Deleted memories stay here until you delete them for good.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="233" />
+        <location filename="../../sonetto_desktop/ui/dialogs/trash.py" line="234" />
         <source>删除超过 {0} 天的记忆会在启动时被永久清除。</source>
         <translation>Memories deleted more than {0} days ago are removed for good at start-up.</translation>
     </message>
@@ -5324,99 +5370,104 @@ Your theme: {1}</translation>
 <context>
     <name>VectorNotices</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="91" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="92" />
         <source>这台电脑（%1）没有内置的向量模型：回忆改用你填好的向量服务 %2 按意思找记忆。</source>
         <extracomment>How long the fallback toast stays (it is said once: long enough to read).</extracomment>
         <translation>This computer (%1) has no built-in embeddings model: recall finds memories by meaning with the embeddings service you filled in, %2.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="93" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="94" />
         <source>这台电脑（%1）没有内置的向量模型：回忆只按字面找记忆。在 设置 ▸ 回忆 填一个向量服务（比如 Ollama 的 bge-m3），回忆就能按意思找。</source>
         <translation>This computer (%1) has no built-in embeddings model: recall finds memories by their words only. Fill in an embeddings service in Settings ▸ Recall (for example Ollama's bge-m3) and recall finds them by meaning.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="98" />
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="112" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="99" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="113" />
         <source>设置…</source>
         <translation>Settings…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="108" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="109" />
         <source>内置的向量模型在这台电脑上运行不了：回忆只按字面找记忆。可以在 设置 ▸ 回忆 改用向量服务（比如 Ollama 的 bge-m3）；原因见状态栏的“向量”提示。</source>
         <translation>The built-in embeddings model does not run on this computer: recall finds memories by their words only. You can use an embeddings service instead in Settings ▸ Recall (for example Ollama's bge-m3); the reason is in the tip of the status bar's “Vectors”.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="125" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="127" />
+        <source>内置向量模型 %1 正忙，没能及时回应：回忆暂时只按字面找记忆，稍后自动恢复按意思找。</source>
+        <translation>The built-in embeddings model %1 was busy and did not answer in time: recall goes by the words for now and finds memories by meaning again by itself shortly.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="130" />
         <source>向量服务 %1 连不上：回忆暂时只按字面找记忆，连上后自动恢复按意思找。</source>
         <translation>The embeddings service %1 cannot be reached: recall finds memories by their words only for now, and by meaning again once it answers.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="158" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="163" />
         <source>更换向量模型</source>
         <translation>Change the embeddings model</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="161" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="166" />
         <source>开始计算</source>
         <translation>Start computing</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="162" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="167" />
         <source>以后再说</source>
         <translation>Not now</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="184" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="189" />
         <source>记忆库里的向量是 %1 算的。</source>
         <translation>The vectors in the memory store were computed by %1.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="185" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="190" />
         <source>记忆库里的向量是之前的向量模型算的。</source>
         <translation>The vectors in the memory store were computed by the previous embeddings model.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="186" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="191" />
         <source>回忆现在用向量模型 %1。</source>
         <translation>Recall now uses the embeddings model %1.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="187" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="192" />
         <source>要为 %1 条记忆重新计算向量吗？</source>
         <translation>Compute the vectors of %1 memories again?</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="190" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="195" />
         <source>在这台电脑上后台计算，不花钱，大约 %n 分钟。</source>
         <translation><numerusform>Computed on this computer in the background, free, about 1 minute.</numerusform><numerusform>Computed on this computer in the background, free, about %n minutes.</numerusform></translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="192" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="197" />
         <source>由本机的向量服务计算，不花钱。</source>
         <translation>Computed by the local embeddings service, free.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="194" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="199" />
         <source>会把记忆的文字发给向量服务，约 %1 tokens</source>
         <translation>Sends the memories' text to the embeddings service, about %1 tokens</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="197" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="202" />
         <source>，按 %1 的标价约 %2</source>
         <translation>, about %2 at %1's list price</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="200" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="205" />
         <source>，这个服务目前免费</source>
         <translation>, this service is free for now</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="201" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="206" />
         <source>。</source>
         <translation>.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="202" />
+        <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="207" />
         <source>算好之前，回忆只按字面找记忆；新的向量算完后，旧的才会删除。</source>
         <translation>Until they are computed, recall finds memories by their words only; the old vectors are deleted only once the new ones are done.</translation>
     </message>
@@ -5631,12 +5682,12 @@ Your theme: {1}</translation>
 <context>
     <name>WallOutline</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/outline.py" line="47" />
+        <location filename="../../sonetto_desktop/ui/wall/outline.py" line="82" />
         <source>主题目录</source>
         <translation>Themes</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/outline.py" line="61" />
+        <location filename="../../sonetto_desktop/ui/wall/outline.py" line="97" />
         <source>{0}（{1}）</source>
         <translation>{0} ({1})</translation>
     </message>

@@ -39,10 +39,14 @@ class StoreCorrupt(MemoryError_):
 
 
 class StoreReadOnly(MemoryError_):
-    """The store can be read but not written (a read-only folder, file or mount)."""
+    """The store can be read but not written (a read-only folder, file or mount). ``folder``: the data
+    folder that cannot be written, when that is why (it turned read-only while the store was open)."""
 
-    def __init__(self, path: str, detail: str = "") -> None:
+    def __init__(self, path: str, detail: str = "", folder: str = "") -> None:
         self.path = path
+        self.folder = folder
+        where = f"the folder {folder} cannot be written" if folder else ""
+        detail = "; ".join(part for part in (where, detail) if part)
         super().__init__(f"memory store {path} is read-only{': ' + detail if detail else ''}; "
                          "memories can be listed and exported, not changed")
 

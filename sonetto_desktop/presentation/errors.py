@@ -22,7 +22,7 @@ from ..memory.item import EmptyText, TooLong
 from ..memory.review import ProposalWithdrawn
 from ..memory.undo import NothingToUndo, UndoConflict
 from ..redaction import scrub
-from .i18n import language, translate
+from .i18n import counted, language, translate
 from .undo_words import card_names
 
 NAMES_SHOWN = 3  # an undo refused because of later changes names this many memories
@@ -139,6 +139,9 @@ def _sentence(exc: BaseException) -> str | None:
         return translate("OperationErrors", "记忆库正在切换（换了数据文件夹或存储方式），这次的改动没有保存：切换完成后再试一次。")
     if isinstance(exc, StoreWriteFailed):  # (a full disk: was the store's English inside "记忆库出错：")
         return translate("OperationErrors", "没有保存，什么都没有改动：{0}（{1}）").format(_store_cause(exc.detail), exc.path)
+    if isinstance(exc, StoreReadOnly) and exc.folder:  # (never the lock file it tripped on: the folder is the cause)
+        return translate("OperationErrors", "数据文件夹 {0} 是只读的，写不进去，没有做任何修改：记忆可以查看和导出，"
+                                            "让这个文件夹能写入后才能修改").format(exc.folder)
     if isinstance(exc, StoreReadOnly):
         return translate("OperationErrors", "记忆库是只读的，没有做任何修改：记忆可以查看和导出，不能修改（{0}）").format(exc.path)
     if isinstance(exc, StoreCorrupt):  # (the detail in the person's language where it is our own wording)
@@ -196,7 +199,7 @@ def error_detail(exc: BaseException) -> str:
         return translate("OperationErrors", "{0}不能是空的").format(_field_word(exc.field))
     if isinstance(exc, TooLong):
         return translate("OperationErrors", "{0}有 {1} 个字，超过了上限 {2} 字").format(
-            _field_word(exc.field), f"{exc.length:,}", f"{exc.limit:,}")
+            _field_word(exc.field), counted(exc.length), counted(exc.limit))
     return _own_text(exc) or translate("OperationErrors", "出了意外的问题，详情已写入日志。")
 
 

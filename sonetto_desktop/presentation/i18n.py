@@ -40,6 +40,13 @@ def language() -> str:
     return "en" if translate("Language", "zh") == "en" else "zh"
 
 
+def counted(n: int) -> str:
+    """A count as every toast and label writes it: grouped by thousands ("3,303"), as the wall's count
+    (in both languages: the window writes "3,303 条" too). ``short_number`` (``ui/i18n.py``) where
+    room is short."""
+    return f"{int(n):,}"
+
+
 class Worded(str):
     """A text as said now that can be said again, in the language of then (``again()``): what outlives a
     language switch on screen (a toast) re-words itself with it, and everything else takes it as the

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from ..history_import.model import import_source
 from ..memory import kinds
 from ..memory.changes import AGENT, CLI, EXTERNAL, USER, MemoryChange
-from .i18n import translate
+from .i18n import counted, translate
 
 
 def from_elsewhere(change: MemoryChange) -> bool:
@@ -22,7 +22,7 @@ def source_name(actor: str) -> str:
     """Who, in words: 命令行, <app>（其他应用）, 导入（ChatGPT）, 其他程序."""
     imported = import_source(actor)
     if imported is not None:
-        return translate("OthersNotice", "导入（{0}）").format(imported)
+        return translate("OthersNotice", "导入（{0}）").format(counted(imported))
     if actor == CLI:
         return translate("OthersNotice", "命令行")
     if actor.startswith("mcp:"):

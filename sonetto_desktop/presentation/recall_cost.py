@@ -6,7 +6,7 @@ what that costs (``memory.retrieval.recall_cost``). No Qt."""
 from __future__ import annotations
 
 from ..memory.retrieval.recall_cost import RecallCost
-from .i18n import translate
+from .i18n import counted, translate
 
 __all__ = ["cost_text", "money"]
 
@@ -23,7 +23,7 @@ def money(value: float, currency: str) -> str:
 
 
 def _tokens(n: int) -> str:
-    return f"{n:,}"
+    return counted(n)
 
 
 def cost_text(cost: RecallCost) -> str:

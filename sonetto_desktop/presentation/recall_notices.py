@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .i18n import translate
+from .i18n import counted, translate
 
 #: How each local server is named in the line.
 SERVER_NAMES = {"ollama": "Ollama", "lm-studio": "LM Studio", "llama.cpp": "llama.cpp"}
@@ -13,13 +13,13 @@ SERVER_NAMES = {"ollama": "Ollama", "lm-studio": "LM Studio", "llama.cpp": "llam
 
 def context_notice_text(notice: Any) -> str:
     """The line for ``notice`` (a ``ContextNotice``) in the front end's language."""
-    context, wanted = f"{notice.context:,}", str(notice.wanted)  # (the number to type: as it is typed)
+    context, wanted = counted(notice.context), str(notice.wanted)  # (the number to type: as it is typed)
     budget = f"{notice.memories or notice.budget:,}"  # in the model's tokens, as its context is counted
     model = notice.model or "?"
     if notice.model_limit:  # (nothing to type: another model to choose)
         return translate("RecallNotices", "本机模型 {0} 最多只读 {1} tokens：回忆每次只能看约 {2} tokens 的记忆，会漏掉不少。"
                                           "换一个上下文更长的模型（{3} 以上）回忆会好很多").format(
-            model, context, budget, f"{notice.wanted:,}")
+            model, context, budget, counted(notice.wanted))
     server = notice.server
     if server == "ollama":
         how = translate("RecallNotices", "在 Ollama 的设置里把 Context length 调到 {0} 以上，或用环境变量 "

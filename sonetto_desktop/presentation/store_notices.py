@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..memory.stores.notices import StoreNotice
+from ..memory.stores.notices import CONDITIONS, StoreNotice
 from .i18n import translate
 
 PREVIEW_CHARS = 30
@@ -29,6 +29,14 @@ def notice_text(notice: StoreNotice) -> str:
             name, notice.detail)
     if kind == "file_readable":
         return translate("StoreNotices", "{0} 又能读取了，记忆可以照常修改").format(name)
+    if kind == "file_unsaved":
+        why = {"full": translate("StoreNotices", "磁盘已满"),
+               "read_only": translate("StoreNotices", "所在文件夹是只读的"),
+               "permission": translate("StoreNotices", "没有写入权限")}.get(notice.reason, notice.detail)
+        return translate("StoreNotices", "{0} 现在保存不了（{1}）：新的记忆和修改都已安全记在更改日志 {2} 里，不会丢失；"
+                         "{0} 暂时还是旧的内容，能写入后会自动保存").format(name, why, name + ".log")
+    if kind == "file_saved":
+        return translate("StoreNotices", "{0} 又能保存了：这段时间的记忆和修改都已写入").format(name)
     if kind == "file_recovered":
         if notice.exact:
             return translate("StoreNotices", "{0} 不见了：已从备份和更改日志完整恢复").format(name)
@@ -53,7 +61,7 @@ def notice_text(notice: StoreNotice) -> str:
 
 def notice_level(notice: StoreNotice) -> str:
     """"error" (something the person must fix) or "info" (repaired or merged: worth knowing)."""
-    return "error" if notice.kind == "file_unreadable" else "info"
+    return "error" if notice.kind in CONDITIONS else "info"
 
 
 def lock_wait_text(store_path: str | Path) -> str:

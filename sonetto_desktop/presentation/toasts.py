@@ -9,7 +9,7 @@ from typing import Any
 
 from ..memory import kinds
 from ..memory.changes import IMPORT_PREFIX, USER, MemoryChange
-from .i18n import language, translate
+from .i18n import counted, language, translate
 from .turn_summary import quiet
 from .undo_words import card_text
 
@@ -95,7 +95,7 @@ def _what_changed(change: MemoryChange) -> ToastSpec | None:
     key = f"{change.kind}:{','.join(change.ids)}:{change.turn_id or ''}"
     description = _described(change)
     if kind.per_id:
-        text = translate("WriterToasts", "导入了 {0} 条记忆").format(len(change.ids))
+        text = translate("WriterToasts", "导入了 {0} 条记忆").format(counted(len(change.ids)))
         return ToastSpec(text, "info", key, None)
     if kind.group == kinds.ADDED:
         text = (translate("WriterToasts", "记住了：{0}").format(description) if description

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from ..memory import kinds
 from ..memory.changes import AGENT, MemoryChange
-from .i18n import translate
+from .i18n import counted, translate
 
 QUIET_PREFIXES = ("rollback-",)
 TIDY_PREFIX = "tidy-"
@@ -57,7 +57,7 @@ class TurnTally:
     def text(self, single: str | None = None) -> str:
         """``single``: the text for a turn of one change (the change's own toast text)."""
         if self.turn_id.startswith(TIDY_PREFIX):
-            return translate("TurnSummary", "整理了 {0} 条记忆").format(self.total)
+            return translate("TurnSummary", "整理了 {0} 条记忆").format(counted(self.total))
         if self.total == 1 and single:
             return single
         parts = []

@@ -5,6 +5,7 @@ The window and the command line say the same: ``lang`` is "zh" or "en" (like ``r
 
 from __future__ import annotations
 
+import unicodedata
 from datetime import datetime
 from typing import Iterable, Mapping
 
@@ -57,11 +58,17 @@ _DIRECTION_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u206
 
 def set_apart(text: str) -> str:
     """``text`` (a memory's, a theme's) to go inside a sentence of ours: one holding a direction control
-    is set apart (first-strong isolate … pop directional isolate), so that an override in it ends with
-    it: "当前：零宽字符和\u202e反转（Moved Theme）" showed the theme as "（emehT devoM）"."""
-    if _DIRECTION_CONTROLS.isdisjoint(text):
+    or a right-to-left letter is set apart (first-strong isolate … pop directional isolate), so that an
+    override in it ends with it ("当前：零宽字符和\u202e反转（Moved Theme）" showed the theme as "（emehT
+    devoM）") and a right-to-left name does not carry what follows it to its side ("עברית  12" showed the
+    count on the name's left)."""
+    if _DIRECTION_CONTROLS.isdisjoint(text) and not _right_to_left(text):
         return text
     return "\u2068" + text + "\u2069"
+
+
+def _right_to_left(text: str) -> bool:
+    return any(ord(ch) >= 0x590 and unicodedata.bidirectional(ch) in ("R", "AL") for ch in text)
 
 
 def card_text(description: str, limit: int = CARD_CHARS) -> str:

@@ -17,7 +17,7 @@ import logging
 
 from PySide6.QtCore import QCoreApplication, QLibraryInfo, QLocale, QTranslator
 
-from sonetto_desktop.presentation.i18n import set_translator
+from sonetto_desktop.presentation.i18n import counted, set_translator
 from sonetto_desktop.resources import resource
 
 log = logging.getLogger(__name__)
@@ -94,7 +94,7 @@ def short_number(n: int) -> str:
         return f"{value:.1f}".rstrip("0").rstrip(".") if value < 100 else f"{value:.0f}"
 
     if abs(n) < 10_000:
-        return f"{n:,}" if ui_language() == "en" else str(n)
+        return counted(n) if ui_language() == "en" else str(n)
     if ui_language() == "en":
         return trimmed(n / 1_000_000) + "M" if abs(n) >= 1_000_000 else trimmed(n / 1_000) + "k"
     return trimmed(n / 100_000_000) + "亿" if abs(n) >= 100_000_000 else trimmed(n / 10_000) + "万"

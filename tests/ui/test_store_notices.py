@@ -98,3 +98,33 @@ async def test_a_write_waiting_for_another_process_is_said_in_the_window(qapp, t
         waiter.join()
         assert "最多等 1 分钟" in said()[0].text
     assert len(lock_wait._listeners) == before, "the window's listener goes with it"
+
+
+async def test_a_full_disk_is_said_once_and_taken_down_when_memory_yaml_saves_again(qapp, tmp_path, wait, monkeypatch):
+    """Edges 18 item 1: the data folder's disk fills: the writes land in the change log, and the window
+    says once that memory.yaml is not saved and what is safe; once there is room it says so."""
+    from helpers import SmallDisk
+    from sonetto_desktop.memory import MemoryItem, YamlMemoryManager
+    from sonetto_desktop.memory.stores.yaml import writer as yaml_writer
+
+    monkeypatch.setattr(yaml_writer, "RETRY_DELAY", 0.3)
+    disk = SmallDisk(tmp_path / "data")
+    try:
+        path = disk.path / "memory.yaml"
+        seed = YamlMemoryManager(path)
+        seed.import_items({f"m{i:07d}": MemoryItem(f"第{i}条记忆：" + "很长的描述" * 40, "品味") for i in range(300)})
+        seed.close()
+        async with running_app(qapp, app_settings(disk.path)) as app:
+            await app.wall_loaded
+            disk.fill(leave=16 * 1024)
+            new = await app.service.submit(ops.AddMemory("磁盘满时写的", "瞬间"))
+            unsaved = lambda: [t for t in app.toasts.toasts() if "保存不了" in t.text]  # noqa: E731
+            await wait(unsaved, message="the failed save said")
+            assert "磁盘已满" in unsaved()[0].text and "memory.yaml.log" in unsaved()[0].text
+            await asyncio.sleep(1.0)  # retried meanwhile: still one toast, said once
+            assert len(unsaved()) == 1 and unsaved()[0].repeats == 1 and new not in _on_disk(path)
+            disk.free()
+            await wait(lambda: [t for t in app.toasts.toasts() if "又能保存" in t.text], message="saving again said")
+            assert new in _on_disk(path) and not unsaved()
+    finally:
+        disk.unmount()

@@ -169,6 +169,48 @@ async def test_an_embeddings_service_gone_away_is_said_once_in_words_and_recall_
         proxy.cut()
 
 
+async def test_the_built_in_model_past_its_deadline_is_said_as_busy_not_as_a_service_away(qapp, tmp_path, wait,
+                                                                                            monkeypatch):
+    """Edges 18 item 3: a recall's query to the built-in model past its deadline (the model, inside the
+    app, busy) said "向量服务连不上" in the status bar and a toast: there is no service to reach. It says the
+    built-in model is busy and recall goes by the words meanwhile, in the person's language."""
+    from sonetto_desktop.aio import run_blocking
+    from sonetto_desktop.memory.retrieval import vector_sync
+
+    data = tmp_path / "data"
+    data.mkdir()
+    bank(data, 5)
+    async with running_app(qapp, app_settings(data), embeddings={"start_delay": 0}) as app:
+        told: list[str] = []
+        app.vector_notices.fallback_said.connect(told.append)
+        indicator = app.window.status_indicator
+        label = indicator.vectors_label
+        sync = app.services._agents.vectors.sync
+        await wait(lambda: sync.status.state == "idle" and sync.status.complete, timeout=60)
+        monkeypatch.setattr(vector_sync, "QUERY_TIMEOUT", 0.0)  # (the model cannot answer before its deadline)
+        monkeypatch.setattr(vector_sync, "ALONE_FLOOR", 0.0)
+        assert await run_blocking(sync.rank, "周末去了哪里", 1) is None  # words only
+        await wait(lambda: label.isVisibleTo(indicator) and told, timeout=10, message="the count and the toast")
+        for text in (label.text(), label.toolTip(), told[0]):
+            assert "内置向量模型" in text and "忙" in text and "连不上" not in text, text
+        assert "只按字面" in label.text() and "只按字面" in told[0]
+
+
+def test_the_built_in_model_busy_is_said_in_english_in_an_english_window(qtbot, english):
+    from sonetto_desktop.memory.retrieval.vector_status import VectorStatus
+    from sonetto_desktop.ui.notices.status_indicator import StatusIndicator, WriterControl
+
+    control = WriterControl(None)
+    indicator = StatusIndicator(control)
+    qtbot.addWidget(indicator)
+    control._on_vectors(VectorStatus("waiting", 5, 5, "the built-in embeddings model did not answer within 2.0 s "
+                                     "(busy or stuck)", 60.0, "multilingual-e5-small", query_failed=True))
+    label = indicator.vectors_label
+    assert label.text().startswith("The built-in embeddings model is busy") and "words" in label.text(), label.text()
+    tip = label.toolTip()
+    assert "busy" in tip and "cannot be reached" not in tip and not re.search(r"[\u4e00-\u9fff]", tip), tip
+
+
 async def test_the_count_says_in_words_that_recall_goes_by_the_words_while_the_service_is_away(qtbot):
     """What the status bar shows while the query's vector fails (no "稍后继续" for finished vectors,
     no English sentence): the worker's own waits keep their count."""

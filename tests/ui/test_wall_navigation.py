@@ -134,3 +134,52 @@ async def test_a_scroll_anchor_and_a_selection_carry_over_to_a_new_wall(wall, se
     assert again.scroll_anchor() == anchor
     again.scroll_to_anchor("a theme that is gone", 12)  # back to the top, plus the offset
     assert again.scroll.verticalScrollBar().value() == 12
+
+
+def _painted(outline, theme: str) -> str:
+    """The text a row of the outline paints, as the style draws it: the delegate's text for the row,
+    elided (in the view's elide mode) to the room the style gives the text."""
+    from PySide6.QtWidgets import QStyle, QStyleOptionViewItem
+
+    index = outline.indexFromItem(outline.item_for(theme))
+    option = QStyleOptionViewItem()
+    outline.initViewItemOption(option)
+    option.rect = outline.visualItemRect(outline.item_for(theme))
+    outline.itemDelegate().initStyleOption(option, index)
+    style = outline.style()
+    room = style.subElementRect(QStyle.SubElement.SE_ItemViewItemText, option, outline).width()
+    room -= 2 * (style.pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None, outline) + 1)
+    return option.fontMetrics.elidedText(option.text, option.textElideMode, room)
+
+
+def test_the_outline_keeps_a_right_to_left_themes_count_on_its_right_and_a_gap_before_it(qtbot):
+    """Edges 18 item 5: a Hebrew theme "עברית" showed its count on its left (the name's direction took
+    the count along), and while searching "English  1 / 188" was cut to "English…1 / 188" (no gap)."""
+    from PySide6.QtGui import QTextLayout, QTextOption
+
+    from sonetto_desktop.ui.wall.navigation import OUTLINE_WIDTH
+    from sonetto_desktop.ui.wall.outline import WallOutline
+
+    outline = WallOutline()
+    qtbot.addWidget(outline)
+    outline.setFixedWidth(OUTLINE_WIDTH)
+    outline.resize(OUTLINE_WIDTH, 300)
+    outline.show()
+    rows = [("猫", "3"), ("English", "1 / 188"), ("עברית", "12"), ("一个特别特别特别长的主题名字", "1,234")]
+    outline.set_themes([(theme, count, "#3366cc") for theme, count in rows])
+    for theme, count in rows:  # (the rows were as wide as the first one: longer ones cut, wider ones clipped)
+        painted = _painted(outline, theme)
+        assert painted.endswith("  " + count) and not painted.endswith("   " + count), (theme, painted)
+        assert outline.visualItemRect(outline.item_for(theme)).right() < outline.viewport().width(), theme
+    painted = _painted(outline, "עברית")
+    layout = QTextLayout(painted, outline.font())
+    option = QTextOption()
+    option.setTextDirection(Qt.LayoutDirection.LeftToRight)  # (the view's direction)
+    layout.setTextOption(option)
+    layout.beginLayout()
+    line = layout.createLine()
+    layout.endLayout()
+    name_x = line.cursorToX(painted.index("ע"))
+    count_x = line.cursorToX(painted.index("12"))
+    name_x, count_x = (v[0] if isinstance(v, tuple) else v for v in (name_x, count_x))
+    assert count_x > name_x, (painted, name_x, count_x)  # the count is on the name's right, as for every theme

@@ -399,3 +399,19 @@ async def test_every_shortcut_is_described_whole(qapp, tmp_path, language):
             lines = metrics.boundingRect(QRect(0, 0, column, 10_000), Qt.TextFlag.TextWordWrap, what).height()
             assert table.rowHeight(row) >= lines, (what, table.rowHeight(row), lines)
         dialog.reject()
+
+
+@pytest.mark.parametrize("language", ["zh_CN", "en"])
+async def test_an_exports_count_is_grouped_as_the_walls_count(actions, populated_store, tmp_path, qapp, language):
+    """Edges 18 item 4: "Exported 3303 memories" while the toolbar said "3,303": one way to write a count."""
+    from sonetto_desktop.memory import MemoryItem
+    from sonetto_desktop.ui.i18n import install_translators, remove_translators
+
+    populated_store.import_items({f"x{i:05d}": MemoryItem(f"第{i}条补充的记忆", "补充") for i in range(3297)})
+    translators = install_translators(qapp, language)
+    try:
+        assert await actions.export_to(tmp_path / "all.json") == 3303
+        said = actions.messages[-1][0]
+        assert ("Exported 3,303 memories" if language == "en" else "已导出 3,303 条记忆") in said, said
+    finally:
+        remove_translators(qapp, translators)

@@ -42,10 +42,17 @@ class VectorStatus:
         return self.total > 0 and self.done + self.skipped >= self.total
 
     @property
+    def builtin_query(self) -> bool:
+        """Whether the failure is the built-in model's (it runs in this process: there is no service to reach)."""
+        return error_facts(self.error).kind in ("builtin", "builtin_busy")
+
+    @property
     def zh(self) -> str:
         count = f"向量 {self.done:,}/{self.total:,}" + (f"（{self.skipped:,} 条模型不收，跳过）" if self.skipped else "")
         if self.state == "consent":
             return f"向量模型换成了 {self.model}：{self.total:,} 条记忆要重新计算向量，等你同意"
+        if self.query_failed and self.builtin_query:
+            return f"{count}：内置向量模型正忙，回忆暂时只按字面找（{self.error}）"
         if self.query_failed:
             return f"{count}：向量服务连不上，回忆暂时只按字面找（{self.error}）"
         if self.state == "error":
@@ -61,6 +68,8 @@ class VectorStatus:
                                                              if self.skipped else "")
         if self.state == "consent":
             return f"The embeddings model is now {self.model}: {self.total:,} memories need new vectors, waiting for you"
+        if self.query_failed and self.builtin_query:
+            return f"{count}: the built-in embeddings model is busy; recall goes by the words for now ({self.error})"
         if self.query_failed:
             return f"{count}: the embeddings service cannot be reached; recall goes by the words for now ({self.error})"
         if self.state == "error":
@@ -75,7 +84,9 @@ class VectorStatus:
 class ErrorFacts:
     """What a vectors error (``VectorStatus.error``, the embeddings client's or the sync's English
     sentence) is, for words in the window's language: ``kind`` "http" (``code``), "unreachable" or
-    "timeout" (``host``: host and port, no address's user or path; ``seconds``), "unstable" (the model
+    "timeout" (``host``: host and port, no address's user or path; ``seconds``), "builtin_busy" (the built-in
+    model, in this process, did not answer a query by its deadline: ``seconds``), "builtin" (another failure of
+    the built-in model), "unstable" (the model
     answers a text differently each time), "answer" (not an embeddings model's answer), "" (another:
     its sentence is in the log)."""
 
@@ -88,6 +99,7 @@ class ErrorFacts:
 _HTTP = re.compile(r"^HTTP (\d{3})\b")
 _UNREACHABLE = re.compile(r"^cannot reach (\S+): ")
 _TIMEOUT = re.compile(r"^no answer from (\S+) within ([\d.]+) s")
+_BUILTIN_LATE = re.compile(r"^the built-in embeddings model did not answer within ([\d.]+) s")
 _ANSWER = re.compile(r"^(the answer |asked for \d+ vectors|the model answered vectors)")
 
 
@@ -114,6 +126,8 @@ def error_facts(error: str) -> ErrorFacts:
         return ErrorFacts("unstable")
     if _ANSWER.match(text):
         return ErrorFacts("answer")
+    if found := _BUILTIN_LATE.match(text):  # (the model runs in this process: busy, not away)
+        return ErrorFacts("builtin_busy", seconds=float(found.group(1)))
     if text.startswith(("the built-in embeddings model", "the built-in model")):
         return ErrorFacts("builtin")
     return ErrorFacts("")

@@ -15,6 +15,11 @@ Kinds:
   keeps showing the last good state, refuses writes and never writes over the file (``detail``: why
   and where).
 - ``file_readable``: the file reads again (said after ``file_unreadable``).
+- ``file_unsaved``: memory.yaml cannot be saved (the disk is full, the folder read-only, no permission):
+  every write is still safe in the change log (``memory.yaml.log``), the file keeps its older text and is
+  saved again by itself (``reason``: ``"full"``, ``"read_only"``, ``"permission"`` or ``""``; ``detail``:
+  the system's words).
+- ``file_saved``: memory.yaml saves again (said after ``file_unsaved``).
 - ``file_recovered``: memory.yaml was missing when the store opened and was restored (``detail``: from
   what; ``exact`` False when recent changes may be missing).
 - ``edit_stale``: memory.yaml was saved from an older copy; what Sonetto wrote since was kept.
@@ -25,10 +30,13 @@ Kinds:
 
 from __future__ import annotations
 
+import errno
 from dataclasses import dataclass
 
 #: Kinds that describe a lasting condition: said once until it ends.
-CONDITIONS = frozenset({"file_unreadable"})
+CONDITIONS = frozenset({"file_unreadable", "file_unsaved"})
+#: The notice that says a condition ended, for each condition (a view takes the condition's notice down).
+ENDS = {"file_readable": "file_unreadable", "file_saved": "file_unsaved"}
 
 
 @dataclass(frozen=True)
@@ -40,3 +48,11 @@ class StoreNotice:
     texts: tuple[str, ...] = ()  # the memories' descriptions, in the order of ``ids``
     exact: bool = True
     count: int = 0  # how many memories it concerns (a stale save: how many changes were kept)
+    reason: str = ""  # why a file cannot be saved (``file_unsaved``): "full", "read_only", "permission"
+
+
+def unsaved(path: str, exc: OSError) -> StoreNotice:
+    """``file_unsaved`` for a save of ``path`` that failed with ``exc``."""
+    reason = {errno.ENOSPC: "full", errno.EDQUOT: "full", errno.EFBIG: "full", errno.EROFS: "read_only",
+              errno.EACCES: "permission", errno.EPERM: "permission"}.get(exc.errno or 0, "")
+    return StoreNotice("file_unsaved", path, str(exc), reason=reason)

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QDialog, QListWidgetItem, QWidget
 
 from sonetto_desktop import ops
 from sonetto_desktop.memory.errors import MemoryNotFound
+from sonetto_desktop.presentation.i18n import counted
 from ..widgets.list_dialog import ListDialogFrame
 
 _ROLE = Qt.ItemDataRole.UserRole
@@ -79,7 +80,7 @@ class ConflictsDialog(QDialog):
             self.list.addItem(item)
         if rows:
             self.list.setCurrentRow(0)
-        self.summary.setText(self.tr("整理记忆时发现 %1 对说法不一致的记忆，请确认哪条是对的。").replace("%1", str(len(rows)))
+        self.summary.setText(self.tr("整理记忆时发现 %1 对说法不一致的记忆，请确认哪条是对的。").replace("%1", counted(len(rows)))
                              if rows else self.tr("没有待确认的矛盾。"))
         self._update_buttons()
         self.loaded.emit()

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from sonetto_desktop.memory.item import MAX_DESCRIPTION_CHARS, MAX_REASON_CHARS, MAX_THEME_CHARS
+from sonetto_desktop.presentation.i18n import counted
 
 from ..widgets.char_counter import CharCounter
 from ..widgets.discard_guard import guard_reject
@@ -61,7 +62,7 @@ def description_box(parent: QWidget, hint: QLabel) -> PasteBox:
 
     def refused(characters: int) -> None:
         said[0] = QCoreApplication.translate("EditDialog", "没有粘贴：粘贴的内容有 {0} 个字，一条记忆最多 {1} 个字。").format(
-            f"{characters:,}", f"{MAX_DESCRIPTION_CHARS:,}")
+            counted(characters), f"{MAX_DESCRIPTION_CHARS:,}")
         hint.setText(said[0])
 
     def changed() -> None:  # the refusal is said until the text changes
@@ -162,7 +163,7 @@ class EditDialog(QDialog):
             self.hint.setText(self.tr("内容不能为空。"))
         elif self.counter.over():
             self.hint.setText(self.tr("内容太长了：最多 {0} 个字，现在 {1} 个。").format(
-                f"{self.counter.limit:,}", f"{self.counter.count():,}"))
+                counted(self.counter.limit), counted(self.counter.count())))
         elif not theme:
             self.hint.setText(self.tr("主题不能为空。"))
         elif not self._creating and not self.changed():

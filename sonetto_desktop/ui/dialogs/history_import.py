@@ -57,7 +57,7 @@ from sonetto_desktop.memory.undo import NothingToUndo, Touched, UndoConflict, Un
 from sonetto_desktop.ops import Failed
 from sonetto_desktop.presentation.errors import error_detail
 from sonetto_desktop.presentation.undo_words import effects_text, kept_lines
-from sonetto_desktop.presentation.i18n import filled
+from sonetto_desktop.presentation.i18n import counted, filled
 
 from ..i18n import ui_language
 from ..memory_service import call
@@ -311,7 +311,7 @@ class HistoryImportDialog(QDialog):
     def _paste_too_long(self, characters: int) -> None:
         self.source_error.setText(self.tr(
             "没有粘贴：内容有 {0} 字，ChatGPT 的已保存记忆一般只有几千字（最多 {1} 字）。请只复制“管理记忆”里的列表。").format(
-            f"{characters:,}", f"{MAX_PASTE_CHARS:,}"))
+            counted(characters), f"{MAX_PASTE_CHARS:,}"))
 
     def _show_last(self, state: Any) -> None:
         """The import still to finish (继续 / 撤销已导入的部分), or the last one done (撤销这次导入)."""
@@ -573,7 +573,7 @@ class HistoryImportDialog(QDialog):
         notes = [_say(note) for note in history.notes] + self._bad_lines(history)
         self.notes.setText("\n".join(notes))
         self.notes.setVisible(bool(notes))
-        self.saved_offer_note.setText(self.tr("另有 {0} 条 ChatGPT 已保存的记忆（不在对话里）。").format(len(history.saved_memories)))
+        self.saved_offer_note.setText(self.tr("另有 {0} 条 ChatGPT 已保存的记忆（不在对话里）。").format(counted(len(history.saved_memories))))
         for widget in (self.saved_offer_note, self.saved_offer):
             widget.setVisible(bool(history.saved_memories))
         self._unticked = set()
@@ -617,7 +617,7 @@ class HistoryImportDialog(QDialog):
     def _say_planning(self, done: int, total: int) -> None:
         if not shiboken6.isValid(self) or self.plan is not None:
             return  # gone, or the plan came first
-        numbers = (f"{done:,}", f"{total:,}") if ui_language() == "en" else (str(done), str(total))
+        numbers = (counted(done), counted(total)) if ui_language() == "en" else (str(done), str(total))
         self.summary.setText(self.tr("正在计算…（已读 {0} / {1} 个对话）").format(*numbers))
 
     def _bad_lines(self, history: History) -> list[str]:
@@ -625,10 +625,10 @@ class HistoryImportDialog(QDialog):
         if not history.bad:
             return []
         language = ui_language()
-        lines = [self.tr("跳过 {0} 个读不了的对话：").format(len(history.bad))]
+        lines = [self.tr("跳过 {0} 个读不了的对话：").format(counted(len(history.bad)))]
         lines += [f"· {bad.say(language)}" for bad in history.bad[:BAD_LISTED]]
         if len(history.bad) > BAD_LISTED:
-            lines.append(self.tr("…另有 {0} 个").format(len(history.bad) - BAD_LISTED))
+            lines.append(self.tr("…另有 {0} 个").format(counted(len(history.bad) - BAD_LISTED)))
         return lines
 
     def _set_mode_note(self) -> None:
@@ -764,7 +764,7 @@ class HistoryImportDialog(QDialog):
 
     def _saved_count(self) -> None:
         picked, _themes = self.saved_list.chosen()
-        self.saved_button.setText(self.tr("导入 {0} 条记忆").format(len(picked)))
+        self.saved_button.setText(self.tr("导入 {0} 条记忆").format(counted(len(picked))))
         self.saved_button.setEnabled(bool(picked))
 
     async def import_saved(self) -> Any:
@@ -948,7 +948,7 @@ class HistoryImportDialog(QDialog):
         if effects.get("reverted"):
             parts.append(self.tr("把它改过的 {0} 条记忆恢复原样").format(effects.pop("reverted")))
         if effects.get("restored"):
-            parts.append(self.tr("找回它删掉的 {0} 条记忆").format(effects.pop("restored")))
+            parts.append(self.tr("找回它删掉的 {0} 条记忆").format(counted(effects.pop("restored"))))
         if any(effects.values()):  # (an import neither locks nor pins; its redo's undo may)
             parts.append(effects_text(effects, ui_language()))
         question = Question(self, self.tr("撤销这次导入？"), self.tr("撤销会影响 {0} 条记忆：{1}。撤销之后还可以重做。").format(
@@ -1046,7 +1046,7 @@ class HistoryImportDialog(QDialog):
     def _all_changed(self, touched: list[Touched]) -> None:
         """Nothing is left to undo but cards the person changed since: say so, and which."""
         lines = kept_lines(touched, ui_language())
-        shown = lines[:KEPT_SHOWN] + ([self.tr("……还有 {0} 张").format(len(lines) - KEPT_SHOWN)]
+        shown = lines[:KEPT_SHOWN] + ([self.tr("……还有 {0} 张").format(counted(len(lines) - KEPT_SHOWN))]
                                       if len(lines) > KEPT_SHOWN else [])
         self._undo_failed("\n".join([self.tr("无法撤销：这次导入写下的 {0} 条记忆之后都被改过，撤销会丢掉那些修改。").format(
             len(touched)), *shown]))

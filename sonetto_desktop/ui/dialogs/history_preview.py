@@ -27,6 +27,7 @@ from sonetto_desktop.history_import.model import SavedMemory
 from sonetto_desktop.history_import.plan import ConversationRow, Plan
 from sonetto_desktop.history_import.saved_memories import too_long
 from sonetto_desktop.memory.theme_guess import DEFAULT_THEME, HOUSE_THEMES
+from sonetto_desktop.presentation.i18n import counted
 
 from ..i18n import ui_language
 from ..widgets.tooltips import plain_tooltip
@@ -38,7 +39,7 @@ _ID = Qt.ItemDataRole.UserRole
 def amount(n: int) -> str:
     """A count as people read it: 21.3万 / 21.3k once it is large."""
     if n < 10_000:
-        return f"{n:,}" if ui_language() == "en" else str(n)
+        return counted(n) if ui_language() == "en" else str(n)
     return f"{n / 1000:.1f}k" if ui_language() == "en" else f"{n / 10_000:.1f}万"
 
 

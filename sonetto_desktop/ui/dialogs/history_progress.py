@@ -19,6 +19,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QV
 from sonetto_desktop.history_import.ledger import PAUSED
 from sonetto_desktop.history_import.runner import ImportProgress, ImportResult
 from sonetto_desktop.memory.undo import Touched
+from sonetto_desktop.presentation.i18n import counted
 from sonetto_desktop.presentation.undo_words import kept_lines
 
 from ..i18n import ui_language
@@ -263,7 +264,7 @@ class ImportProgressPanel(QWidget):
         self.bar.setVisible(False)
         text = QCoreApplication.translate("HistoryProgress", "导入的记忆已恢复成导入后的样子")
         if kept:
-            text += QCoreApplication.translate("HistoryProgress", "；你之后改过的 {0} 张卡片原样保留").format(len(kept))
+            text += QCoreApplication.translate("HistoryProgress", "；你之后改过的 {0} 张卡片原样保留").format(counted(len(kept)))
         self.line.setText(text)
         for label in (self.current, self.note, self.failed, self.undo_id):
             self._say(label, "")
@@ -277,7 +278,7 @@ class ImportProgressPanel(QWidget):
         text = (QCoreApplication.translate("HistoryProgress", "{0} 条提议已进入审核箱").format(proposals) if proposals
                 else QCoreApplication.translate("HistoryProgress", "新记忆 {0} 条").format(created))
         if skipped:
-            text += QCoreApplication.translate("HistoryProgress", "；跳过 {0} 条").format(skipped)
+            text += QCoreApplication.translate("HistoryProgress", "；跳过 {0} 条").format(counted(skipped))
         self.line.setText(text)
         self._say(self.undo_id, QCoreApplication.translate("HistoryProgress", "撤销编号：{0}（命令行：sonetto memory undo {0}）").format(undo_id) if undo_id else "")
         self._ended(undo=bool(undo_id) and not proposals)

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (QDialog, QHBoxLayout, QLabel, QListWidget, QListW
 
 from sonetto_desktop.presentation.errors import error_detail
 from sonetto_desktop.memory.undo import UndoConflict
+from sonetto_desktop.presentation.i18n import counted
 
 from ..widgets.dialogs import Question, execute_dialog
 from ..widgets.tasks import task_scope
@@ -97,7 +98,7 @@ class ConversationUndoDialog(QDialog):
             if updated:
                 parts.append(self.tr("改过 {0} 条").format(updated))
             if deleted:
-                parts.append(self.tr("删掉 {0} 条").format(deleted))
+                parts.append(self.tr("删掉 {0} 条").format(counted(deleted)))
             item = QListWidgetItem(f"「{title or cid}」 · {' · '.join(parts)}", self.list)
             item.setData(_ID, (cid, title or cid, created + updated + deleted))
             item.setToolTip(title or cid)
@@ -161,7 +162,7 @@ class ConversationUndoDialog(QDialog):
         kept = len(result.kept)
         text = self.tr("已撤销对话「{0}」").format(title)
         if kept:
-            text += self.tr("；你之后改过的 {0} 张卡片原样保留").format(kept)
+            text += self.tr("；你之后改过的 {0} 张卡片原样保留").format(counted(kept))
         self.note.setText(text)
         self.take_back_button.setVisible(True)
         self.take_back_button.setEnabled(True)

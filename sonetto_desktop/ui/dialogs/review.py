@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QDialog, QInputDialog, QListWidgetItem, QMessageBo
 
 from sonetto_desktop.memory import kinds
 from sonetto_desktop.memory.review import Proposal
+from sonetto_desktop.presentation.i18n import counted
 from sonetto_desktop import ops
 
 from ..widgets.dialogs import execute_dialog
@@ -216,15 +217,15 @@ class ReviewDialog(QDialog):
 
         await self._run(apply_all, "")
         if "changes" in outcome:
-            text = self.tr("已批准 %1 处变化。").replace("%1", str(len(outcome["changes"])))
+            text = self.tr("已批准 %1 处变化。").replace("%1", counted(len(outcome["changes"])))
             if outcome["failed"]:
-                text += self.tr("%1 处没能完成，仍在列表里。").replace("%1", str(len(outcome["failed"])))
+                text += self.tr("%1 处没能完成，仍在列表里。").replace("%1", counted(len(outcome["failed"])))
             self._say(text)
 
     async def reject_all(self) -> None:
         shown = [p.id for p in self._proposals]  # the ones the question counts: never one proposed since
         box = QMessageBox(QMessageBox.Icon.Question, self.tr("全部拒绝"),
-                          self.tr("拒绝全部 %1 处待审核的变化？它们不会被写入记忆。").replace("%1", str(len(shown))),
+                          self.tr("拒绝全部 %1 处待审核的变化？它们不会被写入记忆。").replace("%1", counted(len(shown))),
                           QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel, self)
         box.button(QMessageBox.StandardButton.Yes).setText(self.tr("全部拒绝"))  # names the action, not 是 / Yes
         cancel = box.button(QMessageBox.StandardButton.Cancel)

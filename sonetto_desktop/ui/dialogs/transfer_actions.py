@@ -21,7 +21,7 @@ from sonetto_desktop import ops
 from sonetto_desktop.memory.reasons import reason_text
 from sonetto_desktop.memory.transfer import ImportFormatError, format_for, marks_beside, read_import, trash_beside
 from sonetto_desktop.presentation.errors import error_detail, left_out
-from sonetto_desktop.presentation.i18n import Worded
+from sonetto_desktop.presentation.i18n import Worded, counted
 
 from ..widgets.dialogs import execute_dialog
 from ..widgets.file_dialogs import translated
@@ -99,9 +99,9 @@ class TransferActions(QObject):
         def said() -> str:
             if side is not None:
                 text = QCoreApplication.translate("TransferActions", "已导出 {0} 条记忆到 {1}；置顶标记在旁边的 {2} 里，搬到别处时请一起带上").format(
-                    count, path.name, side.name)
+                    counted(count), path.name, side.name)
             else:
-                text = QCoreApplication.translate("TransferActions", "已导出 {0} 条记忆到 {1}").format(count, path.name)
+                text = QCoreApplication.translate("TransferActions", "已导出 {0} 条记忆到 {1}").format(counted(count), path.name)
             if bin_ is not None:  # (YAML: the trash beside it)
                 text += QCoreApplication.translate("TransferActions", "；回收站里的 %n 条在旁边的 {0} 里，导入时会回到回收站", "", trashed).format(bin_.name)
             elif trashed:

@@ -24,6 +24,7 @@ from sonetto_desktop.memory.changes import excerpt_of
 from sonetto_desktop.memory.events import MemoryChange
 from sonetto_desktop.memory import kinds
 from sonetto_desktop.memory.reasons import parse_reason
+from sonetto_desktop.presentation.i18n import counted
 from sonetto_desktop.presentation.reasons import render_reason
 
 from ..widgets.dialogs import destructive_question
@@ -125,7 +126,7 @@ class TrashDialog(QDialog):
             item.setData(Qt.ItemDataRole.UserRole, row["id"])
             self.list.addItem(item)
         self.summary.setText(
-            self.tr("回收站是空的。") if not self._rows else self.tr("{0} 条已删除的记忆").format(len(self._rows))
+            self.tr("回收站是空的。") if not self._rows else self.tr("{0} 条已删除的记忆").format(counted(len(self._rows)))
         )
         self._reselect(was_selected, was_current)
         if self.list.count() and not self.list.selectedItems():
@@ -196,7 +197,7 @@ class TrashDialog(QDialog):
         if not ids:
             return
         destructive_question(self, self.tr("清空回收站"),
-                             self.tr("永久删除回收站里的全部 {0} 条记忆？此操作无法撤销。").format(len(ids)),
+                             self.tr("永久删除回收站里的全部 {0} 条记忆？此操作无法撤销。").format(counted(len(ids))),
                              self.tr("清空回收站"), lambda: self.empty_trash(ids))
 
     def _on_purge_clicked(self) -> None:
@@ -206,7 +207,7 @@ class TrashDialog(QDialog):
         if len(ids) == 1:
             text = self.tr("永久删除「{0}」？此操作无法撤销。").format(self._short_text(ids[0]))
         else:
-            text = self.tr("永久删除选中的 {0} 条记忆？此操作无法撤销。").format(len(ids))
+            text = self.tr("永久删除选中的 {0} 条记忆？此操作无法撤销。").format(counted(len(ids)))
         destructive_question(self, self.tr("永久删除"), text, self.tr("永久删除"), lambda: self._purge(ids))
 
     def _short_text(self, memory_id: str) -> str:

@@ -17,7 +17,7 @@ from PySide6.QtCore import QObject, QSize, Qt, Signal
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QToolButton, QWidget
 
-from sonetto_desktop.presentation.i18n import filled
+from sonetto_desktop.presentation.i18n import counted, filled
 from ..i18n import ui_language
 from ..widgets.focus import enter_clicks
 from ..widgets.icons import icon
@@ -118,12 +118,12 @@ class WriterControl(QObject):
         self.retry_action.setVisible(can_retry)
         review = getattr(self._services, "review", None)
         waiting = review.cached_count if review is not None else 0
-        self.review_action.setText(self.tr("待审核 %1").replace("%1", str(waiting)))
+        self.review_action.setText(self.tr("待审核 %1").replace("%1", counted(waiting)))
         self.review_action.setVisible(bool(waiting))  # "待审核 0" said nothing (review mode shows in the tip)
         self.review_action.setEnabled(bool(waiting))
         hygiene = getattr(self._services, "hygiene", None)
         flagged = len(hygiene.conflicts()) if hygiene is not None else 0  # held in memory: no file read
-        self.conflicts_action.setText(self.tr("矛盾 %1").replace("%1", str(flagged)))
+        self.conflicts_action.setText(self.tr("矛盾 %1").replace("%1", counted(flagged)))
         self.conflicts_action.setVisible(bool(flagged))
         if self.pause_action.isChecked() != paused:
             self.pause_action.blockSignals(True)
@@ -224,10 +224,17 @@ class StatusIndicator(QWidget):
             self.vectors_label.setTextFormat(Qt.TextFormat.RichText)
             self.vectors_label.setText('<a href="consent">%s</a>' % self.tr("向量模型已更换：等你确认"))
             self.vectors_label.setToolTip(filled(self.tr("回忆改用了向量模型 %1，要为 %2 条记忆重新计算向量；确认之前回忆只按字面找。"),
-                status.model, f"{status.total:,}"))
+                status.model, counted(status.total)))
             self.vectors_label.setVisible(True)
             return
         self.vectors_label.setTextFormat(Qt.TextFormat.PlainText)
+        if status.query_failed and status.builtin_query:  # the model inside the app did not answer in time
+            self.vectors_label.setText(self.tr("内置向量模型正忙：暂时只按字面回忆"))
+            self.vectors_label.setToolTip(self.tr("内置向量模型 %1 在本程序里运行，这次正忙，没能及时算出消息的向量："
+                                                  "这段时间回忆只按字面找记忆，稍后自动再试，之后照常按意思找。").replace(
+                "%1", status.model) + "\n" + self.tr("原因：%1").replace("%1", self._vectors_trouble(status.error)))
+            self.vectors_label.setVisible(True)
+            return
         if status.query_failed:  # the vectors are there; recall cannot reach the model for the message's
             self.vectors_label.setText(self.tr("向量服务连不上：暂时只按字面回忆"))
             self.vectors_label.setToolTip(self.tr("回忆时连不上向量模型 %1：这段时间回忆只按字面找记忆，稍后自动再试，"
@@ -235,7 +242,7 @@ class StatusIndicator(QWidget):
                                           + "\n" + self.tr("原因：%1").replace("%1", self._vectors_trouble(status.error)))
             self.vectors_label.setVisible(True)
             return
-        count = filled(self.tr("向量 %1/%2"), f"{status.done:,}", f"{status.total:,}")
+        count = filled(self.tr("向量 %1/%2"), counted(status.done), counted(status.total))
         if status.state == "error":
             count = self.tr("%1 出错").replace("%1", count)
         elif status.state == "waiting":
@@ -276,6 +283,8 @@ class StatusIndicator(QWidget):
             return self.tr("向量模型每次给同一段文字算出的向量都不一样：已算好的向量先留着，等它稳定下来。")
         if facts.kind == "answer":
             return self.tr("向量服务的回答不像向量模型给的：请检查模型名称。")
+        if facts.kind == "builtin_busy":
+            return self.tr("内置向量模型在 %1 秒内没有算完（正忙）。").replace("%1", f"{facts.seconds or 0:g}")
         if facts.kind == "builtin":
             return self.tr("内置向量模型出错了（详情在日志里）。")
         return self.tr("向量计算出错了（详情在日志里）。")
@@ -294,8 +303,8 @@ class StatusIndicator(QWidget):
         building = self._control.index_progress
         if building is not None and (ltm is None or not (ltm.paused or ltm.last_error)):
             state, tip = "busy", self.tr("第一次打开导入的记忆时要建立回忆索引；建好前回忆只用已建好的部分")
-            text = self.tr("正在建立回忆索引… %1 / %2").replace("%1", f"{building.done:,}").replace(
-                "%2", f"{building.total:,}")
+            text = self.tr("正在建立回忆索引… %1 / %2").replace("%1", counted(building.done)).replace(
+                "%2", counted(building.total))
         elif ltm is None:
             state, text, tip = "off", self.tr("记忆写入未启动"), ""
         else:
@@ -303,9 +312,9 @@ class StatusIndicator(QWidget):
             tip = status.en if language == "en" else status.zh
             why = ltm.error_in(language)  # (asked now: after a language switch, in the new language)
             if ltm.paused:
-                state, text = "paused", self.tr("记忆写入已暂停 (%1)").replace("%1", str(ltm.pending))
+                state, text = "paused", self.tr("记忆写入已暂停 (%1)").replace("%1", counted(ltm.pending))
             elif ltm.pending:
-                state, text = "busy", self.tr("整理记忆中 (%1)").replace("%1", str(ltm.pending))
+                state, text = "busy", self.tr("整理记忆中 (%1)").replace("%1", counted(ltm.pending))
                 if why:
                     state = "error"
             elif why or status.failed:

@@ -1,6 +1,6 @@
 """StoreNotices: what the memory store says about its files (``AppFeed.store_notice``), told once as a
 toast — memory.yaml gone and written again, restored at start, unreadable (with where), saved from an
-older copy, a conflict between a hand edit and Sonetto (a click opens the memory) — and a write that
+older copy, memory.yaml that cannot be saved (a full disk: taken down once it saves again), a conflict between a hand edit and Sonetto (a click opens the memory) — and a write that
 waits long for another process holding the store (``memory/stores/lock_wait.py``, told from the
 waiting worker thread: the toast is shown on the Qt thread). The wording is
 ``presentation/store_notices.py``'s."""
@@ -12,6 +12,7 @@ from typing import Any, Callable
 from PySide6.QtCore import QObject, Signal
 
 from sonetto_desktop.memory.stores.lock_wait import on_wait
+from sonetto_desktop.memory.stores.notices import ENDS
 from sonetto_desktop.presentation.store_notices import lock_wait_text, notice_level, notice_text
 
 from .toasts import ToastOverlay
@@ -44,6 +45,10 @@ class StoreNotices(QObject):
         self._overlay.show_toast(lambda: lock_wait_text(path), key="store:lock_wait", kind="info", timeout_ms=TIMEOUT_MS)
 
     def _on_notice(self, notice: Any) -> None:
+        if notice.kind in ENDS:  # the condition it ends is over: its notice goes
+            for toast in self._overlay.toasts():
+                if toast.key == f"store:{ENDS[notice.kind]}":
+                    toast.dismiss()
         on_click = None
         if notice.ids and self._reveal is not None:
             reveal, memory_id = self._reveal, notice.ids[0]

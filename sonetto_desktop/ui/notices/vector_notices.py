@@ -10,7 +10,8 @@
   bar's tooltip). Once per run.
 - **The embeddings service is away, said once.** Recall could not get a message's vector (the status's
   ``query_failed``): a toast says recall goes by the words until the service answers again (once per
-  model and run; the status bar says it while it lasts).
+  model and run; the status bar says it while it lasts). The built-in model (in this process) that did
+  not answer by the query's deadline is said to be busy, not away.
 - **A new model re-embeds only with consent.** When the sync finds that the store's vectors are
   another model's (``VectorStatus`` "consent": the person switched between the built-in model and an
   endpoint, or an upgrade changed the built-in model), a question says how many memories, how long
@@ -28,7 +29,7 @@ from PySide6.QtCore import QObject, QSettings, Signal
 from PySide6.QtWidgets import QMessageBox, QWidget
 
 from sonetto_desktop.memory.retrieval.builtin_model import platform_label
-from sonetto_desktop.presentation.i18n import filled
+from sonetto_desktop.presentation.i18n import counted, filled
 
 from ..i18n import ui_language
 
@@ -122,7 +123,11 @@ class VectorNotices(QObject):
             return
         self._said.add(key)
         model = status.model
-        text = lambda: self.tr("向量服务 %1 连不上：回忆暂时只按字面找记忆，连上后自动恢复按意思找。").replace("%1", model)  # noqa: E731
+        if status.builtin_query:  # (the model runs inside the app: nothing to connect to)
+            text = lambda: self.tr("内置向量模型 %1 正忙，没能及时回应：回忆暂时只按字面找记忆，稍后自动恢复按意思找。").replace(  # noqa: E731
+                "%1", model)
+        else:
+            text = lambda: self.tr("向量服务 %1 连不上：回忆暂时只按字面找记忆，连上后自动恢复按意思找。").replace("%1", model)  # noqa: E731
         toasts = self._toasts()
         if toasts is not None:
             toasts.show_toast(text, key="embeddings-service-away", kind="info", timeout_ms=FALLBACK_TIMEOUT_MS,
@@ -184,14 +189,14 @@ class VectorNotices(QObject):
         before = (self.tr("记忆库里的向量是 %1 算的。").replace("%1", status.previous) if status.previous
                   else self.tr("记忆库里的向量是之前的向量模型算的。"))
         text = self.tr("回忆现在用向量模型 %1。").replace("%1", status.model) + gap + before + "\n\n"
-        text += self.tr("要为 %1 条记忆重新计算向量吗？").replace("%1", f"{status.total:,}") + gap
+        text += self.tr("要为 %1 条记忆重新计算向量吗？").replace("%1", counted(status.total)) + gap
         if cost.where == "builtin":
             minutes = max(1, round(cost.minutes or 0))
             text += self.tr("在这台电脑上后台计算，不花钱，大约 %n 分钟。", "", minutes)
         elif cost.where == "local":
             text += self.tr("由本机的向量服务计算，不花钱。")
         else:
-            text += self.tr("会把记忆的文字发给向量服务，约 %1 tokens").replace("%1", f"{cost.tokens:,}")
+            text += self.tr("会把记忆的文字发给向量服务，约 %1 tokens").replace("%1", counted(cost.tokens))
             if cost.price is not None and cost.price > 0:
                 label = cost.label_en if english else cost.label
                 text += self.tr("，按 %1 的标价约 %2").replace("%1", label).replace(

@@ -30,6 +30,7 @@ from ..dialogs.edit import EditDialog
 from ..dialogs.history import HistoryDialog
 from ..widgets.icons import icon
 from sonetto_desktop.presentation.cards import DESCRIPTION, LOCKED, PINNED, THEME
+from sonetto_desktop.presentation.i18n import counted
 from .memory_model import MemoryCardModel
 from ..memory_service import MemoryService
 from ..dialogs.merge import MergeDialog
@@ -372,7 +373,7 @@ class WallActions(QObject):
                 preview = _preview(previews[deleted[0]])
                 text = lambda: QCoreApplication.translate("MemoryWall", "已删除：{0}").format(preview)  # noqa: E731
             else:
-                text = lambda: QCoreApplication.translate("MemoryWall", "已删除 {0} 条记忆").format(len(deleted))  # noqa: E731
+                text = lambda: QCoreApplication.translate("MemoryWall", "已删除 {0} 条记忆").format(counted(len(deleted)))  # noqa: E731
             self._toasts.show_toast(
                 text,
                 key="deleted:" + ",".join(deleted),
@@ -527,22 +528,22 @@ class WallActions(QObject):
         if len(selected) == 1:
             delete_text = QCoreApplication.translate("MemoryWall", "删除")
         else:
-            delete_text = QCoreApplication.translate("MemoryWall", "删除 {0} 条").format(len(selected))
+            delete_text = QCoreApplication.translate("MemoryWall", "删除 {0} 条").format(counted(len(selected)))
         cards = [card for card in map(self._model.card, selected) if card is not None]
         lock = bool(cards) and not all(card[LOCKED] for card in cards)  # 锁定 unless all are locked
         if lock:
             lock_text = (QCoreApplication.translate("MemoryWall", "锁定") if len(selected) == 1
-                         else QCoreApplication.translate("MemoryWall", "锁定 {0} 条").format(len(selected)))
+                         else QCoreApplication.translate("MemoryWall", "锁定 {0} 条").format(counted(len(selected))))
         else:
             lock_text = (QCoreApplication.translate("MemoryWall", "解锁") if len(selected) == 1
-                         else QCoreApplication.translate("MemoryWall", "解锁 {0} 条").format(len(selected)))
+                         else QCoreApplication.translate("MemoryWall", "解锁 {0} 条").format(counted(len(selected))))
         pin = bool(cards) and not all(card[PINNED] for card in cards)  # 置顶 unless all are pinned
         if pin:
             pin_text = (QCoreApplication.translate("MemoryWall", "置顶") if len(selected) == 1
-                        else QCoreApplication.translate("MemoryWall", "置顶 {0} 条").format(len(selected)))
+                        else QCoreApplication.translate("MemoryWall", "置顶 {0} 条").format(counted(len(selected))))
         else:
             pin_text = (QCoreApplication.translate("MemoryWall", "取消置顶") if len(selected) == 1
-                        else QCoreApplication.translate("MemoryWall", "取消置顶 {0} 条").format(len(selected)))
+                        else QCoreApplication.translate("MemoryWall", "取消置顶 {0} 条").format(counted(len(selected))))
         if len(selected) == 2:  # the two selected cards, in the merge dialog
             merge = ("merge", "merge", QCoreApplication.translate("MemoryWall", "合并这 2 条"),
                      lambda: self.merge_cards(selected[0], selected[1]))

@@ -33,6 +33,7 @@ from .outline import WallOutline
 from .scroll import AutoScroller, StickyHeader
 from sonetto_desktop.presentation.authors import card_filter, filter_label
 from sonetto_desktop.presentation.cards import THEME
+from sonetto_desktop.presentation.i18n import counted
 from .loader import SECTIONS_PER_STEP, WallLoader
 from .search import WallSearch
 from .sections import ViewSettings, WallSections
@@ -339,14 +340,14 @@ class MemoryWall(QWidget):
             done, total = self.loader.progress_counts()
             self.count_label.setText(self._busy_short(done, total))  # the full counts: the middle of the wall
             if self.empty_label.isVisible() and self._nothing_shown():  # the busy text of update_visibility
-                self.empty_label.setText(self._busy_text(f"{done:,}", f"{total:,}"))
+                self.empty_label.setText(self._busy_text(counted(done), counted(total)))
         elif self.search.query or self._filter != "all":  # (which filter: the toolbar's filter bar)
             shown = sum(section.shown_count() for section in self.theme_sections.all().values())
-            self.count_label.set_texts(self.tr("{0} / {1} 条").format(f"{shown:,}", f"{total:,}"),
+            self.count_label.set_texts(self.tr("{0} / {1} 条").format(counted(shown), counted(total)),
                                        self.tr("{0} / {1} 条").format(short_number(shown), short_number(total)),
                                        f"{short_number(shown)} / {short_number(total)}")
         else:  # (a narrow window: "10万 条" / "100k memories", then "10万" / "36", not "100,…" / "36 m…")
-            self.count_label.set_texts(self.tr("1 条") if total == 1 else self.tr("{0} 条").format(f"{total:,}"),
+            self.count_label.set_texts(self.tr("1 条") if total == 1 else self.tr("{0} 条").format(counted(total)),
                                        self.tr("1 条") if total == 1 else self.tr("{0} 条").format(short_number(total)),
                                        short_number(total))
 

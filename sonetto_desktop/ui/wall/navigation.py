@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING, Callable
 from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtWidgets import QScrollArea, QWidget
 
+from sonetto_desktop.presentation.undo_words import set_apart
+
 from ..widgets.deferred import alive, later
 from ..widgets.owner import Owner
 from .outline import WallOutline
@@ -85,7 +87,7 @@ class WallNavigation(QObject):
         menu = self._toolbar.jump_menu
         menu.clear()
         for section in self._sections.visible():
-            action = menu.addAction(f"{section.theme}  {section.count_label.text()}")
+            action = menu.addAction(f"{set_apart(section.theme)}  {section.count_label.text()}")  # (as the outline)
             action.setData(section.theme)
             action.triggered.connect(lambda _=False, t=section.theme: self.jump_to(t))
 

@@ -12,6 +12,8 @@ from PySide6.QtCore import QPoint, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QDragEnterEvent, QDragMoveEvent, QDropEvent, QMouseEvent, QPainter, QPaintEvent
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QSizePolicy, QToolButton, QVBoxLayout, QWidget
 
+from sonetto_desktop.presentation.i18n import counted
+
 from ..widgets.elided_label import ElidedLabel
 from .card_view import ThemeCardView
 from .memory_model import MIME_IDS, MemoryCardModel, decode_ids
@@ -200,4 +202,4 @@ class ThemeSection(QFrame):
 
     def refresh_count(self, *_: object) -> None:
         shown, total = self.shown_count(), self.total_count()
-        self.count_label.setText(f"{total:,}" if shown == total else f"{shown:,} / {total:,}")  # as the toolbar's
+        self.count_label.setText(counted(total) if shown == total else f"{shown:,} / {total:,}")  # as the toolbar's

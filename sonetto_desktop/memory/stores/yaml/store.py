@@ -36,12 +36,13 @@ writes).
 
 from __future__ import annotations
 
+import errno
 import logging
 import os
 import stat
 import threading
 import uuid
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -175,7 +176,13 @@ class YamlMemoryManager(BaseMemoryManager):
     def _write_lock(self) -> Iterator[None]:
         if self.read_only:
             raise StoreReadOnly(str(self.path))
-        with self._file_lock():
+        with ExitStack() as held:
+            try:
+                held.enter_context(self._file_lock())
+            except OSError as exc:  # the folder turned read-only (a remount, a pulled permission) since opening
+                if exc.errno not in (errno.EROFS, errno.EACCES, errno.EPERM):
+                    raise
+                raise StoreReadOnly(str(self.path), describe_os_error(exc), folder=str(self.path.parent)) from exc
             yield
 
     def _forget(self) -> None:

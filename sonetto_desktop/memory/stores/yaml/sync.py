@@ -120,7 +120,8 @@ class YamlSync:
             self._conditions.add(notice.kind)
         self._notice(notice)
 
-    def _ended(self, kind: str, then: StoreNotice | None = None) -> None:
+    def ended(self, kind: str, then: StoreNotice | None = None) -> None:
+        """The lasting condition ``kind`` is over: ``then`` says so (if it was said)."""
         if kind in self._conditions:
             self._conditions.discard(kind)
             if then is not None:
@@ -281,7 +282,7 @@ class YamlSync:
     def _readable(self) -> None:
         if self.damage is not None:
             path, self.damage = self.damage.path, None
-            self._ended("file_unreadable", StoreNotice("file_readable", path))
+            self.ended("file_unreadable", StoreNotice("file_readable", path))
 
     def _take_file(self, base: Any, settle: bool) -> bool:
         """memory.yaml changed on disk: a touch, another instance's rewrite, or a hand edit (taken in

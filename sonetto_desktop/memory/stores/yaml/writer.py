@@ -43,6 +43,7 @@ from typing import Any, Callable
 from . import change_log as journal
 from ...errors import StoreCorrupt
 from ...files import exchange, fsync_dir, keep_backup, private_file, temp_name, write_private
+from ..notices import StoreNotice, unsaved
 from .cache import CACHE_MIN_BYTES, ParseCache
 from .format import Layout, dump_flags, dump_mapping, flags_of, serialise
 from .state import DiskState, MemoryState
@@ -119,6 +120,7 @@ class FileWriter:
             log.warning("memory.yaml is not rewritten while it cannot be read: %s", exc.detail)
         except OSError as exc:  # every write is safe in the log; tried again later
             log.warning("could not rewrite %s (the log keeps every write): %s", self.files.path, exc)
+            self.sync.say(unsaved(str(self.files.path), exc))  # (once, until a rewrite lands)
             self.schedule(RETRY_DELAY)
         except Exception:  # a background thread must go on for the other stores
             log.exception("rewriting %s failed", self.files.path)
@@ -174,6 +176,8 @@ class FileWriter:
                 if not done:
                     with self._lock():
                         self.state.give_back(snapshot["changed"])
+        if done:
+            self.sync.ended("file_unsaved", StoreNotice("file_saved", str(self.files.path)))
         took = time.monotonic() - started
         self.flush_times.append(took)
         self._not_before = time.monotonic() + took  # rewrites take at most half the time
