@@ -446,13 +446,13 @@ async def _undo(args: argparse.Namespace, services: AppServices, say: Words) -> 
     await _do(services, ops.Call.of(note_undo, services.store, args.turn_id, result.turn_id,
                                     kept=len(result.kept)))  # an import can come again
     undone, redo = printable(args.turn_id), f"sonetto memory undo {result.turn_id}"
-    print(say(f"撤销了 {undone} 的 {len(result.changes)} 处改动；要重做：{redo}",
-              f"undid {len(result.changes)} changes of {undone}; to redo them: {redo}"))
+    print(say(f"撤销了 {undone} 的 {len(result.changes):,} 处改动；要重做：{redo}",
+              f"undid {len(result.changes):,} changes of {undone}; to redo them: {redo}"))
     if result.withdrawn:
         print(withdrawn_line(len(result.withdrawn), say))
     if result.returned:
-        print(say(f"{len(result.returned)} 项改动又回到了审核箱里等你确认",
-                  f"{len(result.returned)} changes wait in the review inbox again"))
+        print(say(f"{len(result.returned):,} 项改动又回到了审核箱里等你确认",
+                  f"{len(result.returned):,} changes wait in the review inbox again"))
     print_kept(result.kept, say.lang, ids=True, done=True)
     return 0
 
@@ -554,8 +554,8 @@ async def _import(args: argparse.Namespace, services: AppServices, say: Words) -
             _note(said(problem), say)
     turn = ops.action_turn()
     added, skipped, trashed = await _do(services, ops.ImportItems(args.incoming, reason, as_turn=turn))
-    print(say(f"导入了 {len(added)} 条记忆，跳过 {len(skipped)} 条重复的",
-              f"imported {len(added)} memories, skipped {len(skipped)} duplicates") + _trash_back(trashed, added, say))
+    print(say(f"导入了 {len(added):,} 条记忆，跳过 {len(skipped):,} 条重复的",
+              f"imported {len(added):,} memories, skipped {len(skipped):,} duplicates") + _trash_back(trashed, added, say))
     if added:
         _undo_hint(turn, say)
     return 0
@@ -568,12 +568,12 @@ def _trash_back(trashed: list[Any], added: list[Any], say: Words) -> str:
     n, one = len(trashed), len(trashed) == 1
     it = "it" if one else "them"
     if added:  # (an undo deletes nothing for good)
-        return say(f"；{n} 条删除了的记忆放回了回收站（撤销这次导入时{'它' if one else '它们'}留在那里）",
-                   f"; {n} deleted {'memory' if one else 'memories'} put back in the trash (undoing this import "
+        return say(f"；{n:,} 条删除了的记忆放回了回收站（撤销这次导入时{'它' if one else '它们'}留在那里）",
+                   f"; {n:,} deleted {'memory' if one else 'memories'} put back in the trash (undoing this import "
                    f"leaves {it} there)")
-    return say(f"；{n} 条删除了的记忆放回了回收站（没有新增记忆：没有可撤销的；可以在应用的回收站里把"
+    return say(f"；{n:,} 条删除了的记忆放回了回收站（没有新增记忆：没有可撤销的；可以在应用的回收站里把"
                f"{'它' if one else '它们'}彻底删除）",
-               f"; {n} deleted {'memory' if one else 'memories'} put back in the trash (no memory added: nothing "
+               f"; {n:,} deleted {'memory' if one else 'memories'} put back in the trash (no memory added: nothing "
                f"to undo; the app's trash can delete {it} for good)")
 
 

@@ -399,8 +399,8 @@ async def _import_saved(args: argparse.Namespace, history: History, imports: His
     if args.json:
         print(json.dumps({"turns_written": 0, "memories_updated": 0, **result.to_json()}, ensure_ascii=False))
     else:
-        print(say(f"新记忆 {len(result.created)} 条，提议 {result.proposals} 条，跳过 {len(result.skipped)} 条",
-                  f"{len(result.created)} new memories, {result.proposals} proposals, {len(result.skipped)} skipped"))
+        print(say(f"新记忆 {len(result.created):,} 条，提议 {result.proposals:,} 条，跳过 {len(result.skipped):,} 条",
+                  f"{len(result.created):,} new memories, {result.proposals:,} proposals, {len(result.skipped):,} skipped"))
         for text, (zh, en) in result.skipped.items():
             print(say(f"  - {printable(text)}：{zh}", f"  - {printable(text)}: {en}"))
         if result.undo_id:
@@ -417,7 +417,7 @@ def _bad_lines(history: History, say: Words) -> list[str]:
     if not history.bad:
         return []
     language = say.lang
-    lines = [say(f"跳过 {len(history.bad)} 个读不了的对话：", f"left out {len(history.bad)} conversations that cannot "
+    lines = [say(f"跳过 {len(history.bad):,} 个读不了的对话：", f"left out {len(history.bad):,} conversations that cannot "
                  "be read:")]
     lines += [f"  - {printable(bad.say(language))}" for bad in history.bad[:BAD_LISTED]]
     more = len(history.bad) - BAD_LISTED
@@ -446,10 +446,10 @@ def _print_plan(plan: Plan, history: History, args: argparse.Namespace, services
     priced = (say(f"约 {plan.price.currency}{cost:.2f}", f"about {plan.price.currency}{cost:.2f}")
               if cost is not None and plan.price is not None else say("费用：未设置单价", "cost: no price set"))
     model_note = f"（{model}）" if model and not say.en else f" ({model})" if model else ""
-    print(say(f"{plan.conversations} 个对话 · {plan.turns} 轮 · {plan.characters} 字 · {len(plan.batches)} 批 · "
-              f"约 {plan.estimated_tokens} tokens · {priced}{model_note}",
-              f"{plan.conversations} conversations · {plan.turns} turns · {plan.characters} characters · "
-              f"{len(plan.batches)} batches · about {plan.estimated_tokens} tokens · {priced}{model_note}"))
+    print(say(f"{plan.conversations:,} 个对话 · {plan.turns:,} 轮 · {plan.characters:,} 字 · {len(plan.batches):,} 批 · "
+              f"约 {plan.estimated_tokens:,} tokens · {priced}{model_note}",
+              f"{plan.conversations:,} conversations · {plan.turns:,} turns · {plan.characters:,} characters · "
+              f"{len(plan.batches):,} batches · about {plan.estimated_tokens:,} tokens · {priced}{model_note}"))
     print(say(f"跳过：已导入 {plan.skipped_already_imported} 轮，不导入列表里的 {plan.skipped_dont_import} 个对话，"
               f"日期范围外 {plan.skipped_out_of_range} 轮",
               f"skipped: {plan.skipped_already_imported} turns imported before, {plan.skipped_dont_import} "
@@ -473,8 +473,8 @@ def _print_plan(plan: Plan, history: History, args: argparse.Namespace, services
         if count:
             print(say(zh, en))
     if history.saved_memories:
-        print(say(f"另有 {len(history.saved_memories)} 条已保存的记忆（用 --saved-memories 导入它们）",
-                  f"and {len(history.saved_memories)} saved memories (import them with --saved-memories)"))
+        print(say(f"另有 {len(history.saved_memories):,} 条已保存的记忆（用 --saved-memories 导入它们）",
+                  f"and {len(history.saved_memories):,} saved memories (import them with --saved-memories)"))
     for row in plan.rows:
         span = f"{row.first_day}…{row.last_day}" if row.first_day != row.last_day else f"{row.first_day}"
         print(f"  [{row.state}] {printable(row.title)}  {span}  {row.to_import}/{row.exchanges}  {printable(row.id)}")

@@ -163,5 +163,5 @@ def no_such_store(store: Path, say: Words) -> str:
 
 def withdrawn_line(count: int, say: Words) -> str:
     """An undo took back ``count`` changes that waited in the review inbox with the rest."""
-    return say(f"它在审核箱里等你确认的 {count} 项改动已一并撤回",
-               f"its {count} changes waiting in the review inbox were withdrawn with it")
+    return say(f"它在审核箱里等你确认的 {count:,} 项改动已一并撤回",
+               f"its {count:,} changes waiting in the review inbox were withdrawn with it")

@@ -1194,3 +1194,19 @@ def test_undo_dry_run_says_what_the_undo_would_do_and_changes_nothing(tmp_path):
     assert dry.returncode == 0, dry.stderr
     assert "Likes green tea and oolong" in dry.stdout and "would be refused" in dry.stdout
     assert "Likes green tea and oolong" in _run("--store", str(store), "list").stdout  # still there, as edited
+
+
+@pytest.mark.parametrize("terminal", ["english", "chinese"])
+def test_counts_in_the_thousands_are_grouped_as_the_window_groups_them(tmp_path, capsys, terminal, request):
+    """The window says 3,303; the command line said 导入了 3303 条记忆 (and 撤销了 … 的 3303 处改动)."""
+    request.getfixturevalue(f"{terminal}_terminal")
+    store = tmp_path / "memory.db"
+    src = tmp_path / "many.json"
+    src.write_text(json.dumps({f"m{i:04d}": {"description": f"第{i}件小事", "theme": "瞬间"} for i in range(1234)},
+                              ensure_ascii=False), encoding="utf-8")
+    assert cli_main(["--store", str(store), "--create", "import", str(src)]) == 0
+    out = capsys.readouterr().out
+    assert ("imported 1,234 memories" if terminal == "english" else "导入了 1,234 条记忆") in out
+    turn = re.search(r"sonetto memory undo (\S+)", out).group(1)
+    assert cli_main(["--store", str(store), "undo", turn]) == 0
+    assert ("undid 1,234 changes" if terminal == "english" else "的 1,234 处改动") in capsys.readouterr().out
