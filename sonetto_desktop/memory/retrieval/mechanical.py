@@ -258,10 +258,12 @@ class MechanicalRetriever:
         """While a catch-up diff runs: what it installed made searchable, and the memories it has still to
         install that the query could find (``_bearing``) installed now, tokenized outside the lock as the
         diff does (each a copy: the diff may be tokenizing the same one). The diff then finds them
-        installed (``_install``: the same text)."""
+        installed (``_install``: the same text). Another diff begun meanwhile read the store after these
+        copies and keeps its own record of the changes since: they are left to it."""
         life = self._life
         with self._lock:
             self._postings.flush()  # what the diff installed so far, searchable now (it is, at its next flush)
+            worker = life.worker
             left = [p for p in list(life.todo) if p is not None]
             if not left:
                 return
@@ -272,6 +274,8 @@ class MechanicalRetriever:
             return
         self._tokenize(wanted)
         with self._lock:
+            if life.worker is not worker:  # (its changes since are not those of the diff these copies are of)
+                return
             changed = self._changed_since(life.since)
             for p in wanted:
                 if p.id not in changed:
