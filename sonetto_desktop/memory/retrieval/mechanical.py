@@ -196,7 +196,7 @@ class MechanicalRetriever:
                 if slot is not None:
                     self._docs.hit[slot] = hit
             if diff_all and len(self._docs) > lc.SYNC_BUILD_MAX and not self._life.busy():
-                # it reads the store as it is now; queries wait for it (``_in_step``)
+                # it reads the store as it is now; queries wait for its first step, then take in (``_in_step``)
                 self._life.begin_background(self._life.version_token(), catch_up=True)
             elif diff_all and len(self._docs) > lc.SYNC_BUILD_MAX:
                 # A reload while a background diff runs: that diff read the store before it and leaves the
