@@ -409,6 +409,29 @@ def test_a_query_taking_in_during_a_diff_never_installs_a_text_a_later_diff_repl
         mm.close()
 
 
+def test_a_use_counted_after_a_query_took_a_memory_in_is_kept_when_the_diff_reaches_it(tmp_path, monkeypatch):
+    """A query during a catch-up diff takes in a memory the diff has still to install; the reply uses it
+    (one more use, counted in the index at once). When the diff reaches it, the memory is installed already
+    with the same text: the diff's copy, read before the use, must not put its count back."""
+    from sonetto_desktop.memory.retrieval.mechanical import MechanicalRetriever
+
+    mm, _, _, new = _closed_with_cli_writes("sqlite", tmp_path)
+    release, _ = stuck_diff(monkeypatch)
+    r = MechanicalRetriever(mm, now=lambda: NOW)
+    try:
+        assert [doc["hit"] for doc in r.retrieve("陶艺班") if doc["id"] == new] == [0]  # taken in, the diff stuck
+        assert mm.hit(new, actor="agent") == 1
+        assert [doc["hit"] for doc in r.retrieve("陶艺班") if doc["id"] == new] == [1]
+        assert r._life.busy()
+    finally:
+        release.set()
+    r.warm_up()
+    assert not r._life.busy()
+    assert [doc["hit"] for doc in r.retrieve("陶艺班") if doc["id"] == new] == [1]
+    r.close()
+    mm.close()
+
+
 def test_a_reload_while_a_diff_runs_is_waited_for_by_the_next_query(tmp_path, monkeypatch):
     """A query during a catch-up diff answers without waiting for it, but a reload that came meanwhile
     (another program wrote the store, which says no more than that) is not in what the diff read: that

@@ -151,7 +151,8 @@ class IndexLifecycle:
                 with ix._lock:
                     changed = ix._changed_since(since)
                     for p in batch:
-                        if p.id not in changed:
+                        # (one a query took in is there with this text, and maybe a use counted since)
+                        if p.id not in changed and ix._is_new(p):
                             ix._install(p, bulk=True)  # searchable at the next flush
                 todo[start : start + BATCH] = [None] * len(batch)  # its fields live in the index now
                 ix._report(start + len(batch), len(todo))

@@ -258,8 +258,9 @@ class MechanicalRetriever:
         """While a catch-up diff runs: what it installed made searchable, and the memories it has still to
         install that the query could find (``_bearing``) installed now, tokenized outside the lock as the
         diff does (each a copy: the diff may be tokenizing the same one). The diff then finds them
-        installed (``_install``: the same text). Another diff begun meanwhile read the store after these
-        copies and keeps its own record of the changes since: they are left to it."""
+        installed with the same text and leaves them as they are (a use counted since kept). Another diff
+        begun meanwhile read the store after these copies and keeps its own record of the changes since:
+        they are left to it."""
         life = self._life
         with self._lock:
             self._postings.flush()  # what the diff installed so far, searchable now (it is, at its next flush)
