@@ -35,6 +35,7 @@ import hashlib
 import json
 import math
 import struct
+import sys
 import threading
 import time
 from collections import deque
@@ -97,10 +98,21 @@ def caller(body: dict[str, Any]) -> str:
     return "writer" if names & set(WRITER_TOOLS) else "chat"
 
 
+def _never_heard(base_url: str) -> None:
+    """A new server at ``base_url``: what the app remembers an earlier one there said of how its replies end
+    (``agent.graph``: by address and model, for the process's life) is not this one's."""
+    graph = sys.modules.get("sonetto_desktop.agent.graph")
+    if graph is None:  # (nothing remembered: not imported yet, and not imported for this)
+        return
+    with graph._FINISH_LOCK:
+        graph._FINISH_SAID.difference_update({key for key in graph._FINISH_SAID if key[0] == base_url.rstrip("/")})
+
+
 class ScriptedLLMServer:
     """OpenAI-compatible chat endpoint on 127.0.0.1 whose answers are scripted by the test."""
 
-    def __init__(self, *, models: Sequence[str] = ("test-model",)) -> None:
+    def __init__(self, *, models: Sequence[str] = ("test-model",), port: int = 0) -> None:
+        self._port = port  # 0: a free one (the system gives a port freed by an earlier server again now and then)
         self.models: list[str] | None = list(models)  # None: GET /models answers 404
         self.shutdown_dates: dict[str, str] = {}  # model -> the ``shutdown_date`` GET /models gives it
         self.strict_models = False
@@ -151,8 +163,9 @@ class ScriptedLLMServer:
         if self._httpd is not None:
             return self
         handler = type("_BoundHandler", (_Handler,), {"owner": self})
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", self._port), handler)
         self._httpd.daemon_threads = True
+        _never_heard(self.base_url)
         self._stopping.clear()
         self._thread = threading.Thread(
             target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, name="scripted-llm", daemon=True

@@ -669,6 +669,27 @@ async def test_a_fresh_chat_knows_the_server_says_how_its_replies_end(llm_server
     assert events[-1].kind == "done" and events[-1].text == "晚安", events[-1]
 
 
+async def test_a_new_scripted_server_on_a_port_an_earlier_one_had_is_a_server_never_heard(make_llm, make_engine):
+    """What a server says of how its replies end is remembered by its address and model for the process's
+    life, and the system gives a test's server a port an earlier test's had now and then (3 in 100 here):
+    a server that never says it (the test above) was then taken to cut every reply, by what another test's
+    server had said. A scripted server is a new server: nothing said at its address before it counts."""
+    from llm_server import ScriptedLLMServer, TextResponse
+
+    with ScriptedLLMServer() as earlier:  # (an earlier test's)
+        first = await make_engine(llm_factory=lambda: make_llm(base_url=earlier.base_url, streaming=True, timeout=60))
+        earlier.add_text("好呀")  # finish_reason "stop"
+        assert (await collect(first, "s0", "你好"))[-1].kind == "done"
+        await first.close()
+        port = earlier.port
+    with ScriptedLLMServer(port=port) as later:  # (this test's, on the port that came free)
+        again = await make_engine(llm_factory=lambda: make_llm(base_url=later.base_url, streaming=True, timeout=60))
+        later.add(TextResponse("晚安", finish=None))
+        events = await collect(again, "s1", "晚安")
+        await again.close()
+    assert events[-1].kind == "done" and events[-1].text == "晚安", events[-1]
+
+
 @pytest.mark.parametrize("streaming", [True, False])
 async def test_a_server_that_never_says_how_a_reply_ended_is_not_cut_off(streaming, llm_server, make_llm,
                                                                         make_engine):

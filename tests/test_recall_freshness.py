@@ -364,6 +364,74 @@ def test_a_query_during_a_diff_that_does_not_end_answers_at_once_with_every_writ
     mm.close()
 
 
+def test_a_query_taking_in_during_a_diff_never_installs_a_text_a_later_diff_replaced(tmp_path, monkeypatch):
+    """A query during a catch-up diff tokenizes what it takes in outside the lock. If meanwhile that diff
+    ended, the memory was edited and another diff (a reload) installed the new text, the query's copy is
+    the memory as the first diff read it: it must not be installed over the new text (the second diff
+    starts its own record of the changes made since it read the store, the first one's edit is not in it)."""
+    from sonetto_desktop.memory.retrieval import tokenize as tok
+    from sonetto_desktop.memory.retrieval.mechanical import MechanicalRetriever
+
+    mm, _, _, new = _closed_with_cli_writes("sqlite", tmp_path)
+    release, _ = stuck_diff(monkeypatch)  # the verification's own tokenizing, stuck
+    diff_keys = tok.batch_keys
+    entered, hold = threading.Event(), threading.Event()
+
+    def batch_keys(texts):  # the asker's own tokenizing (what it takes in) waits until told
+        if threading.current_thread().name == "asker" and not entered.is_set():
+            entered.set()
+            hold.wait(60)
+        return diff_keys(texts)
+
+    monkeypatch.setattr(tok, "batch_keys", batch_keys)
+    r = MechanicalRetriever(mm, now=lambda: NOW)
+    asker = threading.Thread(target=lambda: r.retrieve("陶艺班"), name="asker")
+    try:
+        asker.start()
+        assert entered.wait(30)  # taking in the diff's memories, the copies read before the edit below
+        worker = r._life.worker
+        release.set()
+        worker.join(60)
+        assert not worker.is_alive()
+        mm.update(new, "改了", new_description="小夏报了一个木工班，每周日上课。", actor="cli")
+        r.invalidate()  # (a reload: another diff of the whole store, which installs the new text)
+        r.catch_up()
+        assert [doc["description"] for doc in r.retrieve("木工班") if doc["id"] == new] == ["小夏报了一个木工班，每周日上课。"]
+        hold.set()
+        asker.join(30)
+        assert not asker.is_alive()
+        assert [doc["description"] for doc in r.retrieve("木工班") if doc["id"] == new] == ["小夏报了一个木工班，每周日上课。"]
+        assert all("陶艺" not in doc["description"] for doc in r.retrieve("陶艺班"))
+    finally:
+        release.set()
+        hold.set()
+        r.close()
+        mm.close()
+
+
+def test_a_use_counted_after_a_query_took_a_memory_in_is_kept_when_the_diff_reaches_it(tmp_path, monkeypatch):
+    """A query during a catch-up diff takes in a memory the diff has still to install; the reply uses it
+    (one more use, counted in the index at once). When the diff reaches it, the memory is installed already
+    with the same text: the diff's copy, read before the use, must not put its count back."""
+    from sonetto_desktop.memory.retrieval.mechanical import MechanicalRetriever
+
+    mm, _, _, new = _closed_with_cli_writes("sqlite", tmp_path)
+    release, _ = stuck_diff(monkeypatch)
+    r = MechanicalRetriever(mm, now=lambda: NOW)
+    try:
+        assert [doc["hit"] for doc in r.retrieve("陶艺班") if doc["id"] == new] == [0]  # taken in, the diff stuck
+        assert mm.hit(new, actor="agent") == 1
+        assert [doc["hit"] for doc in r.retrieve("陶艺班") if doc["id"] == new] == [1]
+        assert r._life.busy()
+    finally:
+        release.set()
+    r.warm_up()
+    assert not r._life.busy()
+    assert [doc["hit"] for doc in r.retrieve("陶艺班") if doc["id"] == new] == [1]
+    r.close()
+    mm.close()
+
+
 def test_a_reload_while_a_diff_runs_is_waited_for_by_the_next_query(tmp_path, monkeypatch):
     """A query during a catch-up diff answers without waiting for it, but a reload that came meanwhile
     (another program wrote the store, which says no more than that) is not in what the diff read: that

@@ -208,6 +208,12 @@ def test_the_words_for_kept_cards_in_both_languages():
     went = Touched("m4", "with", "用户喜欢猫咪", "品味", other="用户非常喜欢猫，也喜欢狗")
     assert kept_line(went, "zh") == "「用户喜欢猫咪」：它被合并进了保留的「用户非常喜欢猫，也喜欢狗」"
     assert kept_line(went, "en") == "“用户喜欢猫咪”: It was merged into “用户非常喜欢猫，也喜欢狗”, which is kept"
+    # a theme holding a direction override is set apart, as a card's text is: the override ends with it
+    # instead of running on into our words after it (the quote's end and the time shown backwards)
+    turned = Touched("m5", "moved", "用户住在杭州", "地点\u202eMoved", "cli", "2026-05-01T09:00:00")
+    assert kept_line(turned, "zh", now) == "「用户住在杭州」：你之后把它移到了「\u2068地点\u202eMoved\u2069」（3天前）"
+    assert kept_line(turned, "en", now) == ("“用户住在杭州”: You moved it to “\u2068地点\u202eMoved\u2069” afterwards "
+                                            "(3 days ago)")
     assert effects_text({"reverted": 2, "trashed": 3}, "zh") == "3 条移到回收站、2 条恢复原来的内容"
     assert effects_text({"restored": 1, "reverted": 2}, "en") == "1 comes back from the trash, 2 get their earlier text back"
 

@@ -102,10 +102,10 @@ def kept_reason(touched: Touched, lang: str = "zh", now: datetime | None = None)
     if touched.why in _WHY and (touched.actor or touched.why != "locked"):
         by = who(touched.actor, lang) if touched.actor else ("someone" if en else "有人")
         by = by + " " if not en and by[-1:].isascii() else by  # "Sonetto 之后改过它"
-        text = _WHY[touched.why][en].format(who=by, theme=touched.theme, other=card_text(touched.other))
+        text = _WHY[touched.why][en].format(who=by, theme=set_apart(touched.theme), other=card_text(touched.other))
     else:
         pair = _PLAIN.get(touched.why, (touched.message, touched.message))
-        text = pair[en].format(other=card_text(touched.other), theme=touched.theme)
+        text = pair[en].format(other=card_text(touched.other), theme=set_apart(touched.theme))
     text = text[:1].upper() + text[1:] if en else text
     when = relative_time(touched.time, now, lang=lang) if touched.time else ""
     return f"{text} ({when})" if when and en else f"{text}（{when}）" if when else text

@@ -102,8 +102,9 @@ class IndexLifecycle:
         return self.worker is not None and self.worker.is_alive()
 
     def begin_background(self, token: str | None, *, catch_up: bool = False) -> None:
-        """Diff the store against the index in a worker (``catch_up``: queries wait for it, as for changes
-        made since start-up or a verification; else a first build, which they do not wait for)."""
+        """Diff the store against the index in a worker (``catch_up``: changes made since start-up or a
+        verification, which a query waits for as far as it has read the store, then takes in what bears on it:
+        ``MechanicalRetriever._in_step``; else a first build, which they do not wait for)."""
         ix = self.index
         with ix._pending_lock:
             since = ix._seq
@@ -150,7 +151,8 @@ class IndexLifecycle:
                 with ix._lock:
                     changed = ix._changed_since(since)
                     for p in batch:
-                        if p.id not in changed:
+                        # (one a query took in is there with this text, and maybe a use counted since)
+                        if p.id not in changed and ix._is_new(p):
                             ix._install(p, bulk=True)  # searchable at the next flush
                 todo[start : start + BATCH] = [None] * len(batch)  # its fields live in the index now
                 ix._report(start + len(batch), len(todo))

@@ -196,7 +196,7 @@ class MechanicalRetriever:
                 if slot is not None:
                     self._docs.hit[slot] = hit
             if diff_all and len(self._docs) > lc.SYNC_BUILD_MAX and not self._life.busy():
-                # it reads the store as it is now; queries wait for it (``_in_step``)
+                # it reads the store as it is now; queries wait for its first step, then take in (``_in_step``)
                 self._life.begin_background(self._life.version_token(), catch_up=True)
             elif diff_all and len(self._docs) > lc.SYNC_BUILD_MAX:
                 # A reload while a background diff runs: that diff read the store before it and leaves the
@@ -258,10 +258,13 @@ class MechanicalRetriever:
         """While a catch-up diff runs: what it installed made searchable, and the memories it has still to
         install that the query could find (``_bearing``) installed now, tokenized outside the lock as the
         diff does (each a copy: the diff may be tokenizing the same one). The diff then finds them
-        installed (``_install``: the same text)."""
+        installed with the same text and leaves them as they are (a use counted since kept). Another diff
+        begun meanwhile read the store after these copies and keeps its own record of the changes since:
+        they are left to it."""
         life = self._life
         with self._lock:
             self._postings.flush()  # what the diff installed so far, searchable now (it is, at its next flush)
+            worker = life.worker
             left = [p for p in list(life.todo) if p is not None]
             if not left:
                 return
@@ -272,6 +275,8 @@ class MechanicalRetriever:
             return
         self._tokenize(wanted)
         with self._lock:
+            if life.worker is not worker:  # (its changes since are not those of the diff these copies are of)
+                return
             changed = self._changed_since(life.since)
             for p in wanted:
                 if p.id not in changed:
