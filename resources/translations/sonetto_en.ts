@@ -3365,57 +3365,58 @@ Your theme: {1}</translation>
         <translation>no memories yet (created on first use)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="166" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="178" />
         <source>地址有误，应像 postgresql://用户名@服务器:5432/数据库</source>
+        <extracomment>What a failed connection's kind (``postgres_setup.failure_words``) is when waiting does not mend it: the server answers and refuses (the password, who may connect, the database, TLS). The others (unreachable, a timeout, a failure of no known kind) may be a server away for a while.</extracomment>
         <translation>Bad URL: it should look like postgresql://user@server:5432/database</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="168" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="180" />
         <source>缺少 PostgreSQL 组件：pip install 'sonetto-desktop[postgres]'</source>
         <translation>PostgreSQL support is not installed: pip install 'sonetto-desktop[postgres]'</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="170" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="182" />
         <source>TLS 加密连接没有建立：服务器不支持 TLS，或证书不被信任。可以换一个 TLS 设置再试</source>
         <translation>No TLS connection could be made: the server does not support TLS, or its certificate is not trusted. Try another TLS setting</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="172" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="184" />
         <source>服务器在限定时间内没有回答：请检查地址、端口和网络</source>
         <translation>The server did not answer in time: check the address, the port and the network</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="174" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="186" />
         <source>服务器不接受这个用户名和密码：请检查密码</source>
         <translation>The server does not accept this user name and password: check the password</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="176" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="188" />
         <source>服务器不允许这台电脑或这个用户连接（看它的 pg_hba.conf 设置，或连接数已满）</source>
         <translation>The server does not let this computer or this user connect (see its pg_hba.conf, or it has too many connections)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="178" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="190" />
         <source>服务器上没有名为 %1 的数据库：请先建好它，或改一下地址最后的数据库名</source>
         <translation>The server has no database named %1: create it first, or change the database name at the end of the URL</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="180" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="192" />
         <source>服务器上没有名为 %1 的用户</source>
         <translation>The server has no user named %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="182" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="194" />
         <source>这个用户没有读取记忆库的权限</source>
         <translation>This user may not read the memory store</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="184" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="196" />
         <source>连不上服务器：它没有运行，或地址、端口不对</source>
         <translation>Cannot reach the server: it is not running, or the address or port is wrong</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="186" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="198" />
         <source>连接失败（服务器说的原因见提示）</source>
         <translation>Could not connect (the server's reason is in the tooltip)</translation>
     </message>
@@ -4999,14 +5000,24 @@ Your theme: {1}</translation>
 <context>
     <name>StoreBanner</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/store_banner.py" line="37" />
+        <location filename="../../sonetto_desktop/ui/notices/store_banner.py" line="46" />
         <source>记忆服务器暂时连不上：现在显示的是本机副本（{0}），只能查看、不能修改。聊天照常，新的记忆会在服务器恢复后自动写入。</source>
         <translation>The memory server can't be reached: showing this computer's copy ({0}), read-only. Chatting goes on; new memories are written once the server is back.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/store_banner.py" line="40" />
+        <location filename="../../sonetto_desktop/ui/notices/store_banner.py" line="49" />
         <source>记忆服务器暂时连不上，本机还没有副本：记忆暂时为空、只能查看。聊天照常，新的记忆会在服务器恢复后自动写入。</source>
         <translation>The memory server can't be reached and this computer has no copy yet: no memories to show for now. Chatting goes on; new memories are written once the server is back.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/store_banner.py" line="58" />
+        <source>记忆服务器拒绝了这台电脑的连接：{0}。请在 设置 → 多设备 里改正。现在显示的是本机副本（{1}），只能查看、不能修改；聊天照常，新的记忆先留在这台电脑上。</source>
+        <translation>The memory server refuses this computer: {0}. Correct it in Settings → Devices. You are seeing this computer's copy ({1}): read-only. Chatting goes on; new memories wait on this computer.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/store_banner.py" line="61" />
+        <source>记忆服务器拒绝了这台电脑的连接：{0}。请在 设置 → 多设备 里改正。本机还没有副本：记忆暂时为空、只能查看；聊天照常，新的记忆先留在这台电脑上。</source>
+        <translation>The memory server refuses this computer: {0}. Correct it in Settings → Devices. This computer has no copy yet: no memories to show for now. Chatting goes on; new memories wait on this computer.</translation>
     </message>
 </context>
 <context>

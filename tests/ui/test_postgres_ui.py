@@ -254,3 +254,42 @@ async def test_the_servers_words_in_the_tooltip_are_shown_as_written(qtbot, pg_u
     shown = QTextDocument()
     shown.setHtml(page.result.toolTip())
     assert page.result.text().startswith("✗") and '"<i>me</i>"' in shown.toPlainText(), page.result.toolTip()
+
+
+#: What libpq says when the server refuses the password (the detail ``StoreStatus`` carries, as logged).
+_WRONG_PASSWORD = ('connection failed: connection to server at "127.0.0.1", port 5432 failed: FATAL: '
+                   'password authentication failed for user "sonetto"')
+
+
+@pytest.mark.parametrize("copy_time", ["2026-12-02T19:30:00", None])
+def test_the_banner_says_a_wrong_password_is_refused_not_that_the_server_will_come_back(qtbot, chinese, copy_time):
+    """A wrong password in the settings read "记忆服务器暂时连不上 … 新的记忆会在服务器恢复后自动写入": the
+    person waited for a server that was up and would never take that password."""
+    from sonetto_desktop.ui.app_feed import AppFeed
+
+    window = _banner_window(qtbot)
+    banner = StoreBanner(AppFeed(_Services(), window), StoreStatus(False, _WRONG_PASSWORD, copy_time), window)
+    text = banner.text()
+    assert "密码" in text and "设置" in text and "多设备" in text
+    assert "暂时连不上" not in text and "恢复后自动写入" not in text
+    assert "只能查看" in text
+    assert ("2026-12-02 19:30" in text) == bool(copy_time)
+    assert banner.toolTip() == _WRONG_PASSWORD  # the server's exact words
+
+
+def test_the_banner_says_a_wrong_password_in_english(qtbot, english):
+    from sonetto_desktop.ui.app_feed import AppFeed
+
+    window = _banner_window(qtbot)
+    banner = StoreBanner(AppFeed(_Services(), window), StoreStatus(False, _WRONG_PASSWORD, None), window)
+    text = banner.text()
+    assert "password" in text.lower() and "Settings" in text
+    assert not any("\u4e00" <= ch <= "\u9fff" for ch in text), text
+
+
+def _banner_window(qtbot):
+    from PySide6.QtWidgets import QWidget
+
+    window = QWidget()
+    qtbot.addWidget(window)
+    return window
