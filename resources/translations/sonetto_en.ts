@@ -1801,162 +1801,162 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>ImportErrors</name>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="230" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="232" />
         <source>无法识别的文件类型 {0}：请用 .yaml、.json 或 .md 文件</source>
         <translation>unknown file type {0}: use .yaml, .json or .md</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="232" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="234" />
         <source>{0}：条目 {1} 不是一条记忆（应有 description、theme 等）</source>
         <translation>{0}: entry {1} is not a memory (expected description, theme, ...)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="235" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="237" />
         <source>{0}：记忆 {1} 的{2}不是文字（而是{3}）</source>
         <translation>{0}: memory {1} has a {2} that is not text (it is {3})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="241" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="243" />
         <source>{0}：记忆 {1} 的{2}有 {3} 个字，超过了上限 {4} 字</source>
         <translation>{0}: memory {1} has a {2} of {3} characters (limit {4})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="247" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="249" />
         <source>第 {0} 行：这条记忆的{1}有 {2} 个字，超过了上限 {3} 字</source>
         <translation>line {0}: this memory's {1} has {2} characters (limit {3})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="253" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="255" />
         <source>系统不让读取（错误代码 {0}）</source>
         <translation>the system refused to read it (error code {0})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="258" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="260" />
         <source>{0} 不是 UTF-8 编码的文本（第 {1} 行起）：请把它另存为 UTF-8 再导入</source>
         <translation>{0} is not UTF-8 text (from line {1}): save it as UTF-8 and import it again</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="260" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="262" />
         <source>{0} 用了 YAML 的锚点或别名（&amp;名字 / *名字，第 {1} 行）：记忆文件用不到它们，所以没有读取</source>
         <translation>{0} uses YAML anchors or aliases (&amp;name / *name, line {1}); memory files never need them, so it is not read</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="264" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="266" />
         <source>{0} 不是记忆导出文件：它应是从编号到记忆的对应表，这里是{1}</source>
         <translation>{0}: expected a mapping of id -&gt; memory, found {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="267" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="269" />
         <source>{0} 无法解析：第 {1} 行第 {2} 列不合格式。它可能不是记忆导出文件，或已损坏</source>
         <translation>{0} cannot be parsed: the format breaks at line {1}, column {2}; it may not be a memory export, or it is damaged</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="270" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="272" />
         <source>{0} 无法解析，它可能不是记忆导出文件，或已损坏</source>
         <translation>{0} cannot be parsed; it may not be a memory export, or it is damaged</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="272" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="274" />
         <source>{0}：回收站里的 {1} 不是一条删除了的记忆</source>
         <translation>{0}: trash entry {1} is not a deleted memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="274" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="276" />
         <source>{0}：回收站那一部分读不了（应是从编号到删除了的记忆的对应表）</source>
         <translation>{0}: the trash cannot be read (expected a mapping of id -&gt; deleted memory)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="276" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="278" />
         <source>{0} 无法解析：嵌套层数太多，不像是记忆导出文件</source>
         <translation>{0} cannot be parsed: it is nested too deeply to be a memory export</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="278" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="280" />
         <source>{0} 不是从编号到置顶标记的对应表</source>
         <translation>{0} is not a mapping of ids to pins</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="285" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="287" />
         <source>内容</source>
         <translation>description</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="287" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="289" />
         <source>主题</source>
         <translation>theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="289" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="291" />
         <source>历史里的一条原因</source>
         <translation>history reason</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="296" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="298" />
         <source>列表</source>
         <translation>a list</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="298" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="300" />
         <source>对应表</source>
         <translation>a mapping</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="300" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="302" />
         <source>一段文字</source>
         <translation>text</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="302" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="304" />
         <source>数字</source>
         <translation>a number</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="304" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="306" />
         <source>是/否</source>
         <translation>yes or no</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="306" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="308" />
         <source>空值</source>
         <translation>nothing (null)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="307" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="309" />
         <source>别的内容</source>
         <translation>something else</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="238" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="240" />
         <source>{0}：记忆 {1} 没有内容（description）</source>
         <translation>{0}: memory {1} has no description</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="206" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="208" />
         <source>旁边的回收站文件读不了，里面删除了的记忆没有导入：{0}</source>
         <translation>The trash file beside it could not be read, so the deleted memories in it were left out: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="212" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="214" />
         <source>旁边的置顶标记文件读不了，记忆导入了，但没有置顶：{0}</source>
         <translation>The pins file beside it could not be read, so the pins in it were left out (the memories came in unpinned): {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="221" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="223" />
         <source>{0}。{1}</source>
         <translation>{0}. {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="244" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="246" />
         <source>第 {0} 行：这条记忆前面没有“## 主题”标题</source>
         <translation>line {0}: a memory before any '## theme' heading</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="254" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="256" />
         <source>{0} 无法读取：{1}</source>
         <translation>{0} cannot be read: {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="256" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="258" />
         <source>{0} 有 {1} MB，超过 {2} MB 的导入文件不会被读取</source>
         <translation>{0} is {1} MB; imports larger than {2} MB are not read</translation>
     </message>
@@ -2954,147 +2954,152 @@ Your theme: {1}</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/presentation/errors.py" line="143" />
+        <source>没有保存，什么都没有改动：记忆服务器暂时连不上，现在只能查看。它回来后会自动重新连上，到时再试一次。</source>
+        <translation>Not saved, nothing was changed: the memory server can't be reached, so memories are read-only for now. Sonetto reconnects by itself once it is back; try again then.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="145" />
         <source>记忆库是只读的，没有做任何修改：记忆可以查看和导出，不能修改（{0}）</source>
         <translation>The memory store is read-only; nothing was changed: memories can be viewed and exported, not changed ({0})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="146" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="148" />
         <source>记忆库文件无法读取，没有做任何修改：{0}</source>
         <translation>The memory store file can't be read, so nothing was changed: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="148" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="150" />
         <source>这条提议已撤回：它来自的对话（{0}）已经撤销，不能再批准。</source>
         <translation>This proposal was withdrawn: the conversation it came from ({0}) was undone, so it can no longer be approved.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="152" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="154" />
         <source>没有批准：你看过之后，这条记忆又被改过（现在是“{0}”），你改写的内容会盖掉新的内容。它仍留在列表里，已列出现在的内容：可以拒绝，或对照着再改写后批准。</source>
         <translation>Not approved: this memory was changed after you were shown it (it now reads “{0}”); your rewording would overwrite the newer words. It stays in the list, now showing what it reads: reject it, or reword it against that and approve.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="157" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="159" />
         <source>没有批准：提议之后，这条记忆又被改过（现在是“{0}”），照原样批准会盖掉新的内容。它仍留在列表里：可以拒绝，或改写后批准。</source>
         <translation>Not approved: this memory was changed after the proposal was made (it now reads “{0}”); approving it as proposed would overwrite the newer words. It stays in the list: reject it, or reword it and approve.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="162" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="164" />
         <source>无法批准：这个版本不知道怎样完成这条提议（{0}）。可以拒绝它，它不会被写入。</source>
         <translation>Can't approve: this version doesn't know how to carry out this proposal ({0}). You can reject it; it won't be written.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="164" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="166" />
         <source>这条提议已无法照原样完成（相关的记忆可能已经变了），没有写入，仍留在列表里。</source>
         <translation>This proposal can no longer be carried out as proposed (the memories it concerns may have changed); nothing was written and it stays in the list.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="167" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="169" />
         <source>这次导入正在另一个 Sonetto（窗口或命令行）里进行，没有撤销：请先在那里停止它。</source>
         <translation>Not undone: this import is being written by another Sonetto (the window or a command line). Stop it there first.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="170" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="172" />
         <source>没有写入：你要求过不要记住“{0}”这类内容（在“不要记住”列表里）。</source>
         <translation>Not stored: you asked not to remember things like “{0}” (it is on your don't-remember list).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="173" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="175" />
         <source>没有写入：内容疑似包含{0}，秘密信息不会写进记忆。去掉具体的值再试。</source>
         <translation>Not stored: this looks like it holds a secret ({0}); secrets are never stored. Leave the value out and try again.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="176" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="178" />
         <source>这一项已经被处理过了（可能在另一个窗口里）。</source>
         <translation>This has already been taken care of (perhaps in another window).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="196" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="198" />
         <source>{0}不能是空的</source>
         <translation>{0} must be a non-empty string</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="198" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="200" />
         <source>{0}有 {1} 个字，超过了上限 {2} 字</source>
         <translation>{0} is {1} characters long; the limit is {2}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="313" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="315" />
         <source>密码</source>
         <translation>password</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="315" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="317" />
         <source>验证码</source>
         <translation>verification code</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="317" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="319" />
         <source>密钥</source>
         <translation>key</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="319" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="321" />
         <source>私钥</source>
         <translation>private key</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="321" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="323" />
         <source>身份证号</source>
         <translation>ID number</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="323" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="325" />
         <source>证件号</source>
         <translation>document number</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="325" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="327" />
         <source>银行卡号</source>
         <translation>bank card number</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="327" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="329" />
         <source>银行账号</source>
         <translation>bank account number</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="328" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="330" />
         <source>秘密信息</source>
         <translation>secret</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="352" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="354" />
         <source>磁盘已满</source>
         <extracomment>The words ``memory.errors.describe_os_error`` gives a store's failure (``StoreWriteFailed.detail``), by the error they stand for.</extracomment>
         <translation>the disk is full</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="354" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="356" />
         <source>文件超过了系统允许的大小（文件大小限制）</source>
         <translation>the file is larger than the system allows (file size limit)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="356" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="358" />
         <source>磁盘或文件夹是只读的</source>
         <translation>the disk or folder is read-only</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="358" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="360" />
         <source>没有权限</source>
         <translation>permission denied</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="360" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="362" />
         <source>找不到这个文件</source>
         <translation>no such file</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="362" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="364" />
         <source>这是一个文件夹，不是文件</source>
         <translation>it is a folder, not a file</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="364" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="366" />
         <source>路径里应是文件夹的地方是一个文件</source>
         <translation>a file stands where the path needs a folder</translation>
     </message>
@@ -3179,12 +3184,12 @@ Your theme: {1}</translation>
         <translation>The memory just changed, so nothing was saved: look at it as it is now before changing it.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="190" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="192" />
         <source>{0}（{1}）</source>
         <translation>{0} ({1})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="200" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="202" />
         <source>出了意外的问题，详情已写入日志。</source>
         <translation>something unexpected went wrong; the details are in the log.</translation>
     </message>
