@@ -293,3 +293,33 @@ def _banner_window(qtbot):
     window = QWidget()
     qtbot.addWidget(window)
     return window
+
+
+@pytest.mark.parametrize("lang", ["chinese", "english"])
+async def test_the_history_dialog_names_the_computer_each_change_was_made_on(qtbot, request, pg_url, pg_schema,
+                                                                               lang):
+    """Two computers on one server: the desk's history of a memory the laptop wrote said only "命令行 ·
+    创建", never which computer."""
+    from service_fixtures import memory_service_over
+    from sonetto_desktop.memory.stores.postgres.store import PostgresMemoryManager
+    from sonetto_desktop.ui.dialogs.history import HistoryDialog
+
+    request.getfixturevalue(lang)
+    laptop = PostgresMemoryManager(pg_url, schema=pg_schema, device="笔记本")
+    desk = PostgresMemoryManager(pg_url, schema=pg_schema, device="台式机")
+    services = memory_service_over(desk)
+    service = next(services)
+    try:
+        memory_id = laptop.add("用户周末爬山", "爱好", actor="cli")
+        desk.update(memory_id, "更具体", new_description="用户每周六去香山爬山", actor="user")
+        dialog = HistoryDialog(service, memory_id)
+        qtbot.addWidget(dialog)
+        await dialog.wait_loaded()
+        heads = [dialog.list.item(i).text().split("\n")[0] for i in range(dialog.list.count())]
+        on = "在 {0} 上" if lang == "chinese" else "on {0}"
+        assert any(on.format("笔记本") in head for head in heads), heads
+        assert any(on.format("台式机") in head for head in heads), heads
+    finally:
+        next(services, None)
+        laptop.close()
+        desk.close()

@@ -253,7 +253,10 @@ class HistoryDialog(QDialog):
         return max((row.version for row in self._rows if row.version is not None), default=0)
 
     def _actor(self, entry: dict[str, Any]) -> str:
-        return actor_label(entry.get("actor"))
+        """Who made the change, and on which computer when the memories are shared (``device``)."""
+        who = actor_label(entry.get("actor"))
+        device = " ".join(str(entry.get("device") or "").split())[:64]
+        return self.tr("{0}（在 {1} 上）").format(who, device) if device else who
 
     def _action(self, entry: dict[str, Any]) -> str:
         labels = {
