@@ -765,116 +765,116 @@ Talk about anything — I'll remember what matters to you.</translation>
         <translation>The history of this memory cannot be read right now.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="259" />
-        <source>{0}（在 {1} 上）</source>
-        <translation>{0} (on {1})</translation>
-    </message>
-    <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="263" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="266" />
         <source>创建</source>
         <translation>Added</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="264" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="267" />
         <source>修改</source>
         <translation>Edited</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="265" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="268" />
         <source>合并</source>
         <translation>Merged</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="266" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="269" />
         <source>恢复旧版本</source>
         <translation>Reverted</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="267" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="270" />
         <source>从回收站恢复</source>
         <translation>Restored</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="268" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="271" />
         <source>锁定</source>
         <translation>Locked</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="269" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="272" />
         <source>解锁</source>
         <translation>Unlocked</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="270" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="273" />
         <source>置顶</source>
         <translation>Pinned</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="271" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="274" />
         <source>取消置顶</source>
         <translation>Unpinned</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="278" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="281" />
         <source>最初的版本</source>
         <translation>The first version</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="283" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="286" />
         <source> · 来自被合并的记忆</source>
         <translation> · from a merged memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="289" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="361" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="293" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="365" />
         <source>起因：“{0}”</source>
         <translation>Prompted by: “{0}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="332" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="351" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="353" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="336" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="355" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="357" />
         <source>主题：{0}</source>
         <translation>Theme: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="336" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="340" />
         <source>置顶或取消置顶不改变内容：这一行没有可恢复的版本。</source>
         <translation>Pinning or unpinning changes no content: this row has no version to restore.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="337" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="341" />
         <source>锁定或解锁不改变内容：这一行没有可恢复的版本。</source>
         <translation>Locking or unlocking changes no content: this row has no version to restore.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="345" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="349" />
         <source>修改前 → 修改后</source>
         <translation>Before → after</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="348" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="352" />
         <source>这个版本和现在的内容一样。</source>
         <translation>This version is what the memory holds now.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="355" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="359" />
         <source>并入的记忆：{0}</source>
         <translation>Merged-in memory: {0}</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="390" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="394" />
         <source>同时从回收站恢复之后并入这条记忆的 %n 条记忆</source>
         <translation><numerusform>Also bring back from the trash the memory merged into this one since</numerusform><numerusform>Also bring back from the trash the %n memories merged into this one since</numerusform></translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="341" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="359" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="345" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="363" />
         <source>原因：{0}</source>
         <translation>Reason: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="364" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="262" />
+        <source>在 {0} 上</source>
+        <translation>on {0}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="368" />
         <source>来自：{0}</source>
         <translation>From: {0}</translation>
     </message>

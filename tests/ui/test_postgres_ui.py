@@ -315,10 +315,11 @@ async def test_the_history_dialog_names_the_computer_each_change_was_made_on(qtb
         dialog = HistoryDialog(service, memory_id)
         qtbot.addWidget(dialog)
         await dialog.wait_loaded()
-        heads = [dialog.list.item(i).text().split("\n")[0] for i in range(dialog.list.count())]
+        rows = [dialog.list.item(i).text().split("\n") for i in range(dialog.list.count())]
         on = "在 {0} 上" if lang == "chinese" else "on {0}"
-        assert any(on.format("笔记本") in head for head in heads), heads
-        assert any(on.format("台式机") in head for head in heads), heads
+        edited, added = ("修改", "创建") if lang == "chinese" else ("Edited", "Added")
+        assert [(row[0].endswith(edited), row[1].startswith(on.format("台式机"))) for row in rows[:1]] == [(True, True)], rows
+        assert [(row[0].endswith(added), row[1].startswith(on.format("笔记本"))) for row in rows[1:]] == [(True, True)], rows
     finally:
         next(services, None)
         laptop.close()
