@@ -3227,32 +3227,37 @@ Your theme: {1}</translation>
         <translation>Another program ({0})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/others.py" line="57" />
+        <location filename="../../sonetto_desktop/presentation/others.py" line="70" />
         <source>新增 {0} 条记忆</source>
         <translation>added {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/others.py" line="59" />
+        <location filename="../../sonetto_desktop/presentation/others.py" line="72" />
         <source>修改 {0} 条记忆</source>
         <translation>changed {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/others.py" line="61" />
+        <location filename="../../sonetto_desktop/presentation/others.py" line="74" />
         <source>合并 {0} 处记忆</source>
         <translation>merged {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/others.py" line="63" />
+        <location filename="../../sonetto_desktop/presentation/others.py" line="76" />
         <source>删除 {0} 条记忆</source>
         <translation>deleted {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/others.py" line="64" />
+        <location filename="../../sonetto_desktop/presentation/others.py" line="79" />
+        <source>{0}（在 {1} 上）</source>
+        <translation>{0} (on {1})</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/others.py" line="80" />
         <source>{0}：{1}</source>
         <translation>{0}: {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/others.py" line="65" />
+        <location filename="../../sonetto_desktop/presentation/others.py" line="80" />
         <source>，</source>
         <translation>, </translation>
     </message>
@@ -5900,12 +5905,12 @@ The memory wall on the right works already.</translation>
         <translation>Unlocked: Sonetto may update this memory from now on</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="162" />
+        <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="163" />
         <source>撤销</source>
         <translation>Undo</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="178" />
+        <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="179" />
         <source>已撤销这轮的 %n 处记忆变化</source>
         <translation><numerusform>Undid this turn's memory change</numerusform><numerusform>Undid this turn's %n memory changes</numerusform></translation>
     </message>

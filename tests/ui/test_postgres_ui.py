@@ -324,3 +324,36 @@ async def test_the_history_dialog_names_the_computer_each_change_was_made_on(qtb
         next(services, None)
         laptop.close()
         desk.close()
+
+
+@pytest.mark.parametrize("lang", ["chinese", "english"])
+def test_the_notice_of_another_computer_s_changes_names_that_computer(request, pg_url, pg_schema, lang):
+    """The laptop's command line edited a memory; the desk's notice said "命令行：修改 1 条记忆", as if
+    typed on the desk."""
+    from waiting import wait_for
+
+    from sonetto_desktop.memory.stores.postgres.store import PostgresMemoryManager
+    from sonetto_desktop.presentation.others import SourceTally
+
+    request.getfixturevalue(lang)
+    laptop = PostgresMemoryManager(pg_url, schema=pg_schema, device="笔记本")
+    desk = PostgresMemoryManager(pg_url, schema=pg_schema, device="台式机")
+    try:
+        seen = []
+        desk.subscribe(seen.append)
+        assert desk.wait_listening(10)
+        laptop.add("用户周末爬山", "爱好", actor="cli")
+        wait_for(lambda: seen or desk.poll_external(), timeout=10)
+        [change] = seen
+        tally = SourceTally.of(change)
+        tally.add(change)
+        assert "笔记本" in tally.key
+        if lang == "chinese":
+            assert tally.text() == "命令行（在 笔记本 上）：新增 1 条记忆"
+        else:
+            assert tally.text().startswith("Command line (on 笔记本): ")
+        here = change.__class__("add", ("x",), "cli")  # this computer's command line: a notice of its own
+        assert SourceTally.of(here).key != tally.key
+    finally:
+        laptop.close()
+        desk.close()
