@@ -682,3 +682,22 @@ def test_an_add_takes_an_id_checked_free_with_its_transactions_start(device, mon
     assert store.add("两个候选都被占了", "瞬间") == "0000cccc"
     assert store.add("一个候选空着", "瞬间") == "0000dddd"
     assert store.get("0000aaaa").description == "已有的一条" and "0000bbbb" in {e["id"] for e in store.list_trash()}
+
+
+def test_each_history_entry_names_the_device_that_made_it(device):
+    """The history dialog said "命令行 · 修改" for a change made on the laptop, shown on the desk: which
+    computer changed a memory was in the change log (gone after pruning) but in no history entry."""
+    desk, laptop = device("desk"), device("laptop")
+    memory_id = laptop.add("用户周末爬山", "爱好", actor="cli")
+    desk.update(memory_id, "更具体", new_description="用户每周六去香山爬山", actor="user", turn=Turn("t-2"))
+    desk.set_locked(memory_id, True, actor="user")
+    laptop.delete(memory_id, "不需要了", actor="user")
+    desk.restore(memory_id, actor="user")
+    history = desk.get(memory_id).history
+    assert [(e["action"], e.get("device")) for e in history] == [
+        ("create", "laptop"), ("update", "desk"), ("lock", "desk"), ("restore", "desk")]
+    other = desk.add("用户养了一只柯基", "宠物", actor="user")
+    laptop.update(other, "名字", new_description="用户养了一只叫豆豆的柯基", actor="agent", turn=Turn("t-3"))
+    desk.undo_turn("t-3")  # an undo is recorded as the device's that undid it
+    assert [(e["action"], e.get("device")) for e in laptop.get(other).history] == [
+        ("create", "desk"), ("update", "laptop"), ("revert", "desk")]

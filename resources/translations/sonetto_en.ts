@@ -765,111 +765,116 @@ Talk about anything — I'll remember what matters to you.</translation>
         <translation>The history of this memory cannot be read right now.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="260" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="266" />
         <source>创建</source>
         <translation>Added</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="261" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="267" />
         <source>修改</source>
         <translation>Edited</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="262" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="268" />
         <source>合并</source>
         <translation>Merged</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="263" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="269" />
         <source>恢复旧版本</source>
         <translation>Reverted</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="264" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="270" />
         <source>从回收站恢复</source>
         <translation>Restored</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="265" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="271" />
         <source>锁定</source>
         <translation>Locked</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="266" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="272" />
         <source>解锁</source>
         <translation>Unlocked</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="267" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="273" />
         <source>置顶</source>
         <translation>Pinned</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="268" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="274" />
         <source>取消置顶</source>
         <translation>Unpinned</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="275" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="281" />
         <source>最初的版本</source>
         <translation>The first version</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="280" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="286" />
         <source> · 来自被合并的记忆</source>
         <translation> · from a merged memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="286" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="358" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="293" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="365" />
         <source>起因：“{0}”</source>
         <translation>Prompted by: “{0}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="329" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="348" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="350" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="336" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="355" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="357" />
         <source>主题：{0}</source>
         <translation>Theme: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="333" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="340" />
         <source>置顶或取消置顶不改变内容：这一行没有可恢复的版本。</source>
         <translation>Pinning or unpinning changes no content: this row has no version to restore.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="334" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="341" />
         <source>锁定或解锁不改变内容：这一行没有可恢复的版本。</source>
         <translation>Locking or unlocking changes no content: this row has no version to restore.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="342" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="349" />
         <source>修改前 → 修改后</source>
         <translation>Before → after</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="345" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="352" />
         <source>这个版本和现在的内容一样。</source>
         <translation>This version is what the memory holds now.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="352" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="359" />
         <source>并入的记忆：{0}</source>
         <translation>Merged-in memory: {0}</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="387" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="394" />
         <source>同时从回收站恢复之后并入这条记忆的 %n 条记忆</source>
         <translation><numerusform>Also bring back from the trash the memory merged into this one since</numerusform><numerusform>Also bring back from the trash the %n memories merged into this one since</numerusform></translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="338" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="356" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="345" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="363" />
         <source>原因：{0}</source>
         <translation>Reason: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="361" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="262" />
+        <source>在 {0} 上</source>
+        <translation>on {0}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="368" />
         <source>来自：{0}</source>
         <translation>From: {0}</translation>
     </message>
@@ -1801,162 +1806,162 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>ImportErrors</name>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="233" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="235" />
         <source>无法识别的文件类型 {0}：请用 .yaml、.json 或 .md 文件</source>
         <translation>unknown file type {0}: use .yaml, .json or .md</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="235" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="237" />
         <source>{0}：条目 {1} 不是一条记忆（应有 description、theme 等）</source>
         <translation>{0}: entry {1} is not a memory (expected description, theme, ...)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="238" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="240" />
         <source>{0}：记忆 {1} 的{2}不是文字（而是{3}）</source>
         <translation>{0}: memory {1} has a {2} that is not text (it is {3})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="244" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="246" />
         <source>{0}：记忆 {1} 的{2}有 {3} 个字，超过了上限 {4} 字</source>
         <translation>{0}: memory {1} has a {2} of {3} characters (limit {4})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="250" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="252" />
         <source>第 {0} 行：这条记忆的{1}有 {2} 个字，超过了上限 {3} 字</source>
         <translation>line {0}: this memory's {1} has {2} characters (limit {3})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="256" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="258" />
         <source>系统不让读取（错误代码 {0}）</source>
         <translation>the system refused to read it (error code {0})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="261" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="263" />
         <source>{0} 不是 UTF-8 编码的文本（第 {1} 行起）：请把它另存为 UTF-8 再导入</source>
         <translation>{0} is not UTF-8 text (from line {1}): save it as UTF-8 and import it again</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="263" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="265" />
         <source>{0} 用了 YAML 的锚点或别名（&amp;名字 / *名字，第 {1} 行）：记忆文件用不到它们，所以没有读取</source>
         <translation>{0} uses YAML anchors or aliases (&amp;name / *name, line {1}); memory files never need them, so it is not read</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="267" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="269" />
         <source>{0} 不是记忆导出文件：它应是从编号到记忆的对应表，这里是{1}</source>
         <translation>{0}: expected a mapping of id -&gt; memory, found {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="270" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="272" />
         <source>{0} 无法解析：第 {1} 行第 {2} 列不合格式。它可能不是记忆导出文件，或已损坏</source>
         <translation>{0} cannot be parsed: the format breaks at line {1}, column {2}; it may not be a memory export, or it is damaged</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="273" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="275" />
         <source>{0} 无法解析，它可能不是记忆导出文件，或已损坏</source>
         <translation>{0} cannot be parsed; it may not be a memory export, or it is damaged</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="275" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="277" />
         <source>{0}：回收站里的 {1} 不是一条删除了的记忆</source>
         <translation>{0}: trash entry {1} is not a deleted memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="277" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="279" />
         <source>{0}：回收站那一部分读不了（应是从编号到删除了的记忆的对应表）</source>
         <translation>{0}: the trash cannot be read (expected a mapping of id -&gt; deleted memory)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="279" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="281" />
         <source>{0} 无法解析：嵌套层数太多，不像是记忆导出文件</source>
         <translation>{0} cannot be parsed: it is nested too deeply to be a memory export</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="281" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="283" />
         <source>{0} 不是从编号到置顶标记的对应表</source>
         <translation>{0} is not a mapping of ids to pins</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="288" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="290" />
         <source>内容</source>
         <translation>description</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="290" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="292" />
         <source>主题</source>
         <translation>theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="292" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="294" />
         <source>历史里的一条原因</source>
         <translation>history reason</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="299" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="301" />
         <source>列表</source>
         <translation>a list</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="301" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="303" />
         <source>对应表</source>
         <translation>a mapping</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="303" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="305" />
         <source>一段文字</source>
         <translation>text</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="305" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="307" />
         <source>数字</source>
         <translation>a number</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="307" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="309" />
         <source>是/否</source>
         <translation>yes or no</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="309" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="311" />
         <source>空值</source>
         <translation>nothing (null)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="310" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="312" />
         <source>别的内容</source>
         <translation>something else</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="241" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="243" />
         <source>{0}：记忆 {1} 没有内容（description）</source>
         <translation>{0}: memory {1} has no description</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="209" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="211" />
         <source>旁边的回收站文件读不了，里面删除了的记忆没有导入：{0}</source>
         <translation>The trash file beside it could not be read, so the deleted memories in it were left out: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="215" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="217" />
         <source>旁边的置顶标记文件读不了，记忆导入了，但没有置顶：{0}</source>
         <translation>The pins file beside it could not be read, so the pins in it were left out (the memories came in unpinned): {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="224" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="226" />
         <source>{0}。{1}</source>
         <translation>{0}. {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="247" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="249" />
         <source>第 {0} 行：这条记忆前面没有“## 主题”标题</source>
         <translation>line {0}: a memory before any '## theme' heading</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="257" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="259" />
         <source>{0} 无法读取：{1}</source>
         <translation>{0} cannot be read: {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="259" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="261" />
         <source>{0} 有 {1} MB，超过 {2} MB 的导入文件不会被读取</source>
         <translation>{0} is {1} MB; imports larger than {2} MB are not read</translation>
     </message>
@@ -2954,152 +2959,157 @@ Your theme: {1}</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/presentation/errors.py" line="143" />
+        <source>没有保存，什么都没有改动：记忆服务器暂时连不上，现在只能查看。它回来后会自动重新连上，到时再试一次。</source>
+        <translation>Not saved, nothing was changed: the memory server can't be reached, so memories are read-only for now. Sonetto reconnects by itself once it is back; try again then.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="145" />
         <source>数据文件夹 {0} 是只读的，写不进去，没有做任何修改：记忆可以查看和导出，让这个文件夹能写入后才能修改</source>
         <translation>The data folder {0} is read-only (it cannot be written); nothing was changed: memories can be viewed and exported, and changed again once the folder can be written</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="146" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="148" />
         <source>记忆库是只读的，没有做任何修改：记忆可以查看和导出，不能修改（{0}）</source>
         <translation>The memory store is read-only; nothing was changed: memories can be viewed and exported, not changed ({0})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="149" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="151" />
         <source>记忆库文件无法读取，没有做任何修改：{0}</source>
         <translation>The memory store file can't be read, so nothing was changed: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="151" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="153" />
         <source>这条提议已撤回：它来自的对话（{0}）已经撤销，不能再批准。</source>
         <translation>This proposal was withdrawn: the conversation it came from ({0}) was undone, so it can no longer be approved.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="155" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="157" />
         <source>没有批准：你看过之后，这条记忆又被改过（现在是“{0}”），你改写的内容会盖掉新的内容。它仍留在列表里，已列出现在的内容：可以拒绝，或对照着再改写后批准。</source>
         <translation>Not approved: this memory was changed after you were shown it (it now reads “{0}”); your rewording would overwrite the newer words. It stays in the list, now showing what it reads: reject it, or reword it against that and approve.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="160" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="162" />
         <source>没有批准：提议之后，这条记忆又被改过（现在是“{0}”），照原样批准会盖掉新的内容。它仍留在列表里：可以拒绝，或改写后批准。</source>
         <translation>Not approved: this memory was changed after the proposal was made (it now reads “{0}”); approving it as proposed would overwrite the newer words. It stays in the list: reject it, or reword it and approve.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="165" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="167" />
         <source>无法批准：这个版本不知道怎样完成这条提议（{0}）。可以拒绝它，它不会被写入。</source>
         <translation>Can't approve: this version doesn't know how to carry out this proposal ({0}). You can reject it; it won't be written.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="167" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="169" />
         <source>这条提议已无法照原样完成（相关的记忆可能已经变了），没有写入，仍留在列表里。</source>
         <translation>This proposal can no longer be carried out as proposed (the memories it concerns may have changed); nothing was written and it stays in the list.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="170" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="172" />
         <source>这次导入正在另一个 Sonetto（窗口或命令行）里进行，没有撤销：请先在那里停止它。</source>
         <translation>Not undone: this import is being written by another Sonetto (the window or a command line). Stop it there first.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="173" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="175" />
         <source>没有写入：你要求过不要记住“{0}”这类内容（在“不要记住”列表里）。</source>
         <translation>Not stored: you asked not to remember things like “{0}” (it is on your don't-remember list).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="176" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="178" />
         <source>没有写入：内容疑似包含{0}，秘密信息不会写进记忆。去掉具体的值再试。</source>
         <translation>Not stored: this looks like it holds a secret ({0}); secrets are never stored. Leave the value out and try again.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="179" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="181" />
         <source>这一项已经被处理过了（可能在另一个窗口里）。</source>
         <translation>This has already been taken care of (perhaps in another window).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="199" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="201" />
         <source>{0}不能是空的</source>
         <translation>{0} must be a non-empty string</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="201" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="203" />
         <source>{0}有 {1} 个字，超过了上限 {2} 字</source>
         <translation>{0} is {1} characters long; the limit is {2}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="316" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="318" />
         <source>密码</source>
         <translation>password</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="318" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="320" />
         <source>验证码</source>
         <translation>verification code</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="320" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="322" />
         <source>密钥</source>
         <translation>key</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="322" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="324" />
         <source>私钥</source>
         <translation>private key</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="324" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="326" />
         <source>身份证号</source>
         <translation>ID number</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="326" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="328" />
         <source>证件号</source>
         <translation>document number</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="328" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="330" />
         <source>银行卡号</source>
         <translation>bank card number</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="330" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="332" />
         <source>银行账号</source>
         <translation>bank account number</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="331" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="333" />
         <source>秘密信息</source>
         <translation>secret</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="355" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="357" />
         <source>磁盘已满</source>
         <extracomment>The words ``memory.errors.describe_os_error`` gives a store's failure (``StoreWriteFailed.detail``), by the error they stand for.</extracomment>
         <translation>the disk is full</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="357" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="359" />
         <source>文件超过了系统允许的大小（文件大小限制）</source>
         <translation>the file is larger than the system allows (file size limit)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="359" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="361" />
         <source>磁盘或文件夹是只读的</source>
         <translation>the disk or folder is read-only</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="361" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="363" />
         <source>没有权限</source>
         <translation>permission denied</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="363" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="365" />
         <source>找不到这个文件</source>
         <translation>no such file</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="365" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="367" />
         <source>这是一个文件夹，不是文件</source>
         <translation>it is a folder, not a file</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="367" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="369" />
         <source>路径里应是文件夹的地方是一个文件</source>
         <translation>a file stands where the path needs a folder</translation>
     </message>
@@ -3184,12 +3194,12 @@ Your theme: {1}</translation>
         <translation>The memory just changed, so nothing was saved: look at it as it is now before changing it.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="193" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="195" />
         <source>{0}（{1}）</source>
         <translation>{0} ({1})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/errors.py" line="203" />
+        <location filename="../../sonetto_desktop/presentation/errors.py" line="205" />
         <source>出了意外的问题，详情已写入日志。</source>
         <translation>something unexpected went wrong; the details are in the log.</translation>
     </message>
@@ -3222,32 +3232,37 @@ Your theme: {1}</translation>
         <translation>Another program ({0})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/others.py" line="57" />
+        <location filename="../../sonetto_desktop/presentation/others.py" line="70" />
         <source>新增 {0} 条记忆</source>
         <translation>added {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/others.py" line="59" />
+        <location filename="../../sonetto_desktop/presentation/others.py" line="72" />
         <source>修改 {0} 条记忆</source>
         <translation>changed {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/others.py" line="61" />
+        <location filename="../../sonetto_desktop/presentation/others.py" line="74" />
         <source>合并 {0} 处记忆</source>
         <translation>merged {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/others.py" line="63" />
+        <location filename="../../sonetto_desktop/presentation/others.py" line="76" />
         <source>删除 {0} 条记忆</source>
         <translation>deleted {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/others.py" line="64" />
+        <location filename="../../sonetto_desktop/presentation/others.py" line="79" />
+        <source>{0}（在 {1} 上）</source>
+        <translation>{0} (on {1})</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/others.py" line="80" />
         <source>{0}：{1}</source>
         <translation>{0}: {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/others.py" line="65" />
+        <location filename="../../sonetto_desktop/presentation/others.py" line="80" />
         <source>，</source>
         <translation>, </translation>
     </message>
@@ -3370,57 +3385,58 @@ Your theme: {1}</translation>
         <translation>no memories yet (created on first use)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="166" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="178" />
         <source>地址有误，应像 postgresql://用户名@服务器:5432/数据库</source>
+        <extracomment>What a failed connection's kind (``postgres_setup.failure_words``) is when waiting does not mend it: the server answers and refuses (the password, who may connect, the database, TLS). The others (unreachable, a timeout, a failure of no known kind) may be a server away for a while.</extracomment>
         <translation>Bad URL: it should look like postgresql://user@server:5432/database</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="168" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="180" />
         <source>缺少 PostgreSQL 组件：pip install 'sonetto-desktop[postgres]'</source>
         <translation>PostgreSQL support is not installed: pip install 'sonetto-desktop[postgres]'</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="170" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="182" />
         <source>TLS 加密连接没有建立：服务器不支持 TLS，或证书不被信任。可以换一个 TLS 设置再试</source>
         <translation>No TLS connection could be made: the server does not support TLS, or its certificate is not trusted. Try another TLS setting</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="172" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="184" />
         <source>服务器在限定时间内没有回答：请检查地址、端口和网络</source>
         <translation>The server did not answer in time: check the address, the port and the network</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="174" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="186" />
         <source>服务器不接受这个用户名和密码：请检查密码</source>
         <translation>The server does not accept this user name and password: check the password</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="176" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="188" />
         <source>服务器不允许这台电脑或这个用户连接（看它的 pg_hba.conf 设置，或连接数已满）</source>
         <translation>The server does not let this computer or this user connect (see its pg_hba.conf, or it has too many connections)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="178" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="190" />
         <source>服务器上没有名为 %1 的数据库：请先建好它，或改一下地址最后的数据库名</source>
         <translation>The server has no database named %1: create it first, or change the database name at the end of the URL</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="180" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="192" />
         <source>服务器上没有名为 %1 的用户</source>
         <translation>The server has no user named %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="182" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="194" />
         <source>这个用户没有读取记忆库的权限</source>
         <translation>This user may not read the memory store</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="184" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="196" />
         <source>连不上服务器：它没有运行，或地址、端口不对</source>
         <translation>Cannot reach the server: it is not running, or the address or port is wrong</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="186" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="198" />
         <source>连接失败（服务器说的原因见提示）</source>
         <translation>Could not connect (the server's reason is in the tooltip)</translation>
     </message>
@@ -5020,14 +5036,24 @@ Your theme: {1}</translation>
 <context>
     <name>StoreBanner</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/store_banner.py" line="37" />
+        <location filename="../../sonetto_desktop/ui/notices/store_banner.py" line="46" />
         <source>记忆服务器暂时连不上：现在显示的是本机副本（{0}），只能查看、不能修改。聊天照常，新的记忆会在服务器恢复后自动写入。</source>
         <translation>The memory server can't be reached: showing this computer's copy ({0}), read-only. Chatting goes on; new memories are written once the server is back.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/store_banner.py" line="40" />
+        <location filename="../../sonetto_desktop/ui/notices/store_banner.py" line="49" />
         <source>记忆服务器暂时连不上，本机还没有副本：记忆暂时为空、只能查看。聊天照常，新的记忆会在服务器恢复后自动写入。</source>
         <translation>The memory server can't be reached and this computer has no copy yet: no memories to show for now. Chatting goes on; new memories are written once the server is back.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/store_banner.py" line="58" />
+        <source>记忆服务器拒绝了这台电脑的连接：{0}。请在 设置 → 多设备 里改正。现在显示的是本机副本（{1}），只能查看、不能修改；聊天照常，新的记忆先留在这台电脑上。</source>
+        <translation>The memory server refuses this computer: {0}. Correct it in Settings → Devices. You are seeing this computer's copy ({1}): read-only. Chatting goes on; new memories wait on this computer.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/notices/store_banner.py" line="61" />
+        <source>记忆服务器拒绝了这台电脑的连接：{0}。请在 设置 → 多设备 里改正。本机还没有副本：记忆暂时为空、只能查看；聊天照常，新的记忆先留在这台电脑上。</source>
+        <translation>The memory server refuses this computer: {0}. Correct it in Settings → Devices. This computer has no copy yet: no memories to show for now. Chatting goes on; new memories wait on this computer.</translation>
     </message>
 </context>
 <context>
@@ -5930,12 +5956,12 @@ The memory wall on the right works already.</translation>
         <translation>Unlocked: Sonetto may update this memory from now on</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="162" />
+        <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="163" />
         <source>撤销</source>
         <translation>Undo</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="178" />
+        <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="179" />
         <source>已撤销这轮的 %n 处记忆变化</source>
         <translation><numerusform>Undid this turn's memory change</numerusform><numerusform>Undid this turn's %n memory changes</numerusform></translation>
     </message>

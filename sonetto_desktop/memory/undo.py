@@ -456,6 +456,8 @@ class TurnUndo:
                  publish: Callable[[MemoryChange], Any]) -> None:
         self._transaction = transaction
         self._publish = publish
+        #: What every history entry an undo writes keeps besides the turn's fields (``crud.provenance``).
+        self.stamp: dict[str, str] = {}
 
     _change = staticmethod(record_change)
 
@@ -485,7 +487,7 @@ class TurnUndo:
         group, turn_id = turn_id, str(turn_id)  # (a TurnSet plans; what is recorded is plain text)
         turn = turn or new_undo_turn(turn_id)
         why = check_reason(reason) or f"撤销轮次 {turn_id} 的改动"
-        provenance = turn.history_fields()
+        provenance = {**turn.history_fields(), **self.stamp}
         changes: list[MemoryChange] = []
         with self._transaction() as txn:
             plan = plan_undo(txn, group, actor, ids)

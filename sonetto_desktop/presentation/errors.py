@@ -17,7 +17,7 @@ import sys
 
 from ..memory.errors import (ChangedMeanwhile, DontRememberRefused, ImportFormatError, MemoryError_, MemoryNotFound,
                              ProposalNotApplicable, ProposalOutdated, SecretRefused, StoreBusy, StoreCorrupt,
-                             StoreReadOnly, StoreReopening, StoreWriteFailed, without_private)
+                             StoreOffline, StoreReadOnly, StoreReopening, StoreWriteFailed, without_private)
 from ..memory.item import EmptyText, TooLong
 from ..memory.review import ProposalWithdrawn
 from ..memory.undo import NothingToUndo, UndoConflict
@@ -139,6 +139,8 @@ def _sentence(exc: BaseException) -> str | None:
         return translate("OperationErrors", "记忆库正在切换（换了数据文件夹或存储方式），这次的改动没有保存：切换完成后再试一次。")
     if isinstance(exc, StoreWriteFailed):  # (a full disk: was the store's English inside "记忆库出错：")
         return translate("OperationErrors", "没有保存，什么都没有改动：{0}（{1}）").format(_store_cause(exc.detail), exc.path)
+    if isinstance(exc, StoreOffline):  # (its address and libpq's words: the log, the banner's tooltip, the CLI's brackets)
+        return translate("OperationErrors", "没有保存，什么都没有改动：记忆服务器暂时连不上，现在只能查看。它回来后会自动重新连上，到时再试一次。")
     if isinstance(exc, StoreReadOnly) and exc.folder:  # (never the lock file it tripped on: the folder is the cause)
         return translate("OperationErrors", "数据文件夹 {0} 是只读的，写不进去，没有做任何修改：记忆可以查看和导出，"
                                             "让这个文件夹能写入后才能修改").format(exc.folder)

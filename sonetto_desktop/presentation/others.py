@@ -34,11 +34,24 @@ def source_name(actor: str) -> str:
 
 @dataclass
 class SourceTally:
-    """What one source changed since its notice appeared."""
+    """What one source changed since its notice appeared. ``device``: the computer it changed them on,
+    when that is another one sharing the memories (a change another device wrote: ``extra["device"]``)."""
 
     actor: str
     counts: Counter = field(default_factory=Counter)
     ids: list[str] = field(default_factory=list)  # the memories touched that still exist, newest last
+    device: str = ""
+
+    @classmethod
+    def of(cls, change: MemoryChange) -> "SourceTally":
+        """An empty tally for ``change``'s source (its actor, and its device when another wrote it)."""
+        device = "" if change.local else " ".join(str(change.extra.get("device") or "").split())
+        return cls(change.actor, device=device if len(device) <= 24 else device[:23] + "…")
+
+    @property
+    def key(self) -> str:
+        """The notice it is said in: one per source (and computer)."""
+        return f"elsewhere:{self.actor}" + (f"@{self.device}" if self.device else "")
 
     def add(self, change: MemoryChange) -> None:
         kind = kinds.kind(change.kind)
@@ -61,5 +74,7 @@ class SourceTally:
             parts.append(translate("OthersNotice", "合并 {0} 处记忆").format(self.counts[kinds.MERGED]))
         if self.counts[kinds.DELETED]:
             parts.append(translate("OthersNotice", "删除 {0} 条记忆").format(self.counts[kinds.DELETED]))
-        return translate("OthersNotice", "{0}：{1}").format(source_name(self.actor),
-                                                           translate("OthersNotice", "，").join(parts))
+        who = source_name(self.actor)
+        if self.device:
+            who = translate("OthersNotice", "{0}（在 {1} 上）").format(who, self.device)
+        return translate("OthersNotice", "{0}：{1}").format(who, translate("OthersNotice", "，").join(parts))

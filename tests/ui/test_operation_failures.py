@@ -95,3 +95,29 @@ async def test_a_chat_turn_that_fails_inside_says_what_went_wrong_not_a_type_nam
         assert "RuntimeError" not in message and "start()" in message  # what went wrong, not its type
         assert llm_server.requests == []
         app.services.chat.turns.accepting = True
+
+
+#: A write refused while the memory server is away, as the store raises it (libpq's own words inside).
+_OFFLINE = ("postgresql://sonetto@192.0.2.7:5432/sonetto (sonetto)",
+            "consuming input failed: server closed the connection unexpectedly This probably means the server "
+            "terminated abnormally before or while processing the request.")
+
+
+def test_a_write_while_the_memory_server_is_away_is_said_in_the_window_s_language(chinese):
+    """An edit on the wall while the server was down showed "记忆库出错：记忆服务器暂时连不上，只能查看 / the
+    memory server postgresql://… cannot be reached (consuming input failed: server closed the connection…" —
+    both languages, the server's address and libpq's English, cut off — and not that nothing was saved."""
+    from sonetto_desktop.memory.errors import StoreOffline
+
+    said = describe_error(StoreOffline(*_OFFLINE))
+    assert "连不上" in said and "没有保存" in said and "再试" in said
+    assert "the memory server" not in said and "consuming input" not in said and "postgresql://" not in said
+    assert error_detail(StoreOffline(*_OFFLINE)) == said
+
+
+def test_a_write_while_the_memory_server_is_away_is_said_in_english(english):
+    from sonetto_desktop.memory.errors import StoreOffline
+
+    said = describe_error(StoreOffline(*_OFFLINE))
+    assert "not saved" in said.lower() and "server" in said.lower()
+    assert not any("\u4e00" <= ch <= "\u9fff" for ch in said), said

@@ -254,3 +254,106 @@ async def test_the_servers_words_in_the_tooltip_are_shown_as_written(qtbot, pg_u
     shown = QTextDocument()
     shown.setHtml(page.result.toolTip())
     assert page.result.text().startswith("✗") and '"<i>me</i>"' in shown.toPlainText(), page.result.toolTip()
+
+
+#: What libpq says when the server refuses the password (the detail ``StoreStatus`` carries, as logged).
+_WRONG_PASSWORD = ('connection failed: connection to server at "127.0.0.1", port 5432 failed: FATAL: '
+                   'password authentication failed for user "sonetto"')
+
+
+@pytest.mark.parametrize("copy_time", ["2026-12-02T19:30:00", None])
+def test_the_banner_says_a_wrong_password_is_refused_not_that_the_server_will_come_back(qtbot, chinese, copy_time):
+    """A wrong password in the settings read "记忆服务器暂时连不上 … 新的记忆会在服务器恢复后自动写入": the
+    person waited for a server that was up and would never take that password."""
+    from sonetto_desktop.ui.app_feed import AppFeed
+
+    window = _banner_window(qtbot)
+    banner = StoreBanner(AppFeed(_Services(), window), StoreStatus(False, _WRONG_PASSWORD, copy_time), window)
+    text = banner.text()
+    assert "密码" in text and "设置" in text and "多设备" in text
+    assert "暂时连不上" not in text and "恢复后自动写入" not in text
+    assert "只能查看" in text
+    assert ("2026-12-02 19:30" in text) == bool(copy_time)
+    assert banner.toolTip() == _WRONG_PASSWORD  # the server's exact words
+
+
+def test_the_banner_says_a_wrong_password_in_english(qtbot, english):
+    from sonetto_desktop.ui.app_feed import AppFeed
+
+    window = _banner_window(qtbot)
+    banner = StoreBanner(AppFeed(_Services(), window), StoreStatus(False, _WRONG_PASSWORD, None), window)
+    text = banner.text()
+    assert "password" in text.lower() and "Settings" in text
+    assert not any("\u4e00" <= ch <= "\u9fff" for ch in text), text
+
+
+def _banner_window(qtbot):
+    from PySide6.QtWidgets import QWidget
+
+    window = QWidget()
+    qtbot.addWidget(window)
+    return window
+
+
+@pytest.mark.parametrize("lang", ["chinese", "english"])
+async def test_the_history_dialog_names_the_computer_each_change_was_made_on(qtbot, request, pg_url, pg_schema,
+                                                                               lang):
+    """Two computers on one server: the desk's history of a memory the laptop wrote said only "命令行 ·
+    创建", never which computer."""
+    from service_fixtures import memory_service_over
+    from sonetto_desktop.memory.stores.postgres.store import PostgresMemoryManager
+    from sonetto_desktop.ui.dialogs.history import HistoryDialog
+
+    request.getfixturevalue(lang)
+    laptop = PostgresMemoryManager(pg_url, schema=pg_schema, device="笔记本")
+    desk = PostgresMemoryManager(pg_url, schema=pg_schema, device="台式机")
+    services = memory_service_over(desk)
+    service = next(services)
+    try:
+        memory_id = laptop.add("用户周末爬山", "爱好", actor="cli")
+        desk.update(memory_id, "更具体", new_description="用户每周六去香山爬山", actor="user")
+        dialog = HistoryDialog(service, memory_id)
+        qtbot.addWidget(dialog)
+        await dialog.wait_loaded()
+        rows = [dialog.list.item(i).text().split("\n") for i in range(dialog.list.count())]
+        on = "在 {0} 上" if lang == "chinese" else "on {0}"
+        edited, added = ("修改", "创建") if lang == "chinese" else ("Edited", "Added")
+        assert [(row[0].endswith(edited), row[1].startswith(on.format("台式机"))) for row in rows[:1]] == [(True, True)], rows
+        assert [(row[0].endswith(added), row[1].startswith(on.format("笔记本"))) for row in rows[1:]] == [(True, True)], rows
+    finally:
+        next(services, None)
+        laptop.close()
+        desk.close()
+
+
+@pytest.mark.parametrize("lang", ["chinese", "english"])
+def test_the_notice_of_another_computer_s_changes_names_that_computer(request, pg_url, pg_schema, lang):
+    """The laptop's command line edited a memory; the desk's notice said "命令行：修改 1 条记忆", as if
+    typed on the desk."""
+    from waiting import wait_for
+
+    from sonetto_desktop.memory.stores.postgres.store import PostgresMemoryManager
+    from sonetto_desktop.presentation.others import SourceTally
+
+    request.getfixturevalue(lang)
+    laptop = PostgresMemoryManager(pg_url, schema=pg_schema, device="笔记本")
+    desk = PostgresMemoryManager(pg_url, schema=pg_schema, device="台式机")
+    try:
+        seen = []
+        desk.subscribe(seen.append)
+        assert desk.wait_listening(10)
+        laptop.add("用户周末爬山", "爱好", actor="cli")
+        wait_for(lambda: seen or desk.poll_external(), timeout=10)
+        [change] = seen
+        tally = SourceTally.of(change)
+        tally.add(change)
+        assert "笔记本" in tally.key
+        if lang == "chinese":
+            assert tally.text() == "命令行（在 笔记本 上）：新增 1 条记忆"
+        else:
+            assert tally.text().startswith("Command line (on 笔记本): ")
+        here = change.__class__("add", ("x",), "cli")  # this computer's command line: a notice of its own
+        assert SourceTally.of(here).key != tally.key
+    finally:
+        laptop.close()
+        desk.close()

@@ -43,8 +43,10 @@ def _changeable(item: MemoryItem, memory_id: str, actor: str) -> MemoryItem:
     return item
 
 
-def _provenance(turn: Turn | None) -> dict[str, str]:
-    return turn.history_fields() if turn is not None else {}
+def provenance(turn: Turn | None, stamp: Mapping[str, str]) -> dict[str, str]:
+    """The fields a history (or trash) entry keeps of who and where: the turn's, and the store's
+    ``stamp`` (a shared store's: the device that wrote it)."""
+    return {**(turn.history_fields() if turn is not None else {}), **stamp}
 
 
 def _deleted_by(trash_entry: dict[str, Any]) -> dict[str, str]:
@@ -104,6 +106,8 @@ class MemoryWrites:
         self._transaction = transaction
         self._publish = publish
         self._new_id = new_id
+        #: What every history entry this store writes keeps besides the turn's fields (``provenance``).
+        self.stamp: dict[str, str] = {}
 
     _change = staticmethod(record_change)
     _require_item = staticmethod(require_item)
@@ -113,7 +117,7 @@ class MemoryWrites:
         """Add a memory; returns its new id. Its history starts with a ``create`` entry."""
         actor = check_actor(actor)
         item = MemoryItem(require_text("description", description), require_text("theme", theme))
-        item.record_creation(actor, reason, _provenance(turn))
+        item.record_creation(actor, reason, provenance(turn, self.stamp))
         with self._transaction() as txn:
             memory_id = self._new_id(txn)
             txn.put(memory_id, item)
@@ -128,7 +132,7 @@ class MemoryWrites:
         with self._transaction() as txn:
             item = _changeable(self._require_item(txn, memory_id), memory_id, actor)
             txn.trash_put(memory_id, {"item": item.to_dict(), "deleted_at": now_iso(), "reason": reason or "",
-                                      "actor": actor, **_provenance(turn)})
+                                      "actor": actor, **provenance(turn, self.stamp)})
             txn.remove(memory_id)
             change = self._change(txn, kinds.DELETE, (memory_id,), actor, reason, turn, {memory_id: None},
                                   description=item.description, theme=item.theme)
@@ -155,7 +159,7 @@ class MemoryWrites:
         with self._transaction() as txn:
             item = _changeable(self._require_item(txn, memory_id), memory_id, actor)
             check_expected({memory_id: item}, {memory_id: expect} if expect else None)
-            item.update(reason, new_description, new_theme, actor=actor, provenance=_provenance(turn))
+            item.update(reason, new_description, new_theme, actor=actor, provenance=provenance(turn, self.stamp))
             txn.put(memory_id, item)
             change = self._change(txn, kinds.UPDATE, (memory_id,), actor, reason, turn, {memory_id: card_state(item)})
         self._publish(change)
@@ -184,9 +188,9 @@ class MemoryWrites:
             check_expected({id1: keep, id2: gone}, expect)
             absorbed = gone.to_dict()
             keep.merge(gone, reason, merged_description, merged_theme, actor=actor, another_id=id2,
-                       provenance=_provenance(turn))
+                       provenance=provenance(turn, self.stamp))
             txn.trash_put(id2, {"item": absorbed, "deleted_at": now_iso(), "reason": f"合并到 {id1}：{reason}",
-                                "actor": actor, "merged_into": id1, **_provenance(turn)})
+                                "actor": actor, "merged_into": id1, **provenance(turn, self.stamp)})
             txn.put(id1, keep)
             txn.remove(id2)
             change = self._change(txn, kinds.MERGE, (id1, id2), actor, reason, turn,
@@ -203,7 +207,7 @@ class MemoryWrites:
         reason = check_reason(reason)
         with self._transaction() as txn:
             item = self._require_item(txn, memory_id)
-            if not item.set_locked(locked, actor=actor, reason=reason, provenance=_provenance(turn)):
+            if not item.set_locked(locked, actor=actor, reason=reason, provenance=provenance(turn, self.stamp)):
                 return False
             txn.put(memory_id, item)
             change = self._change(txn, kinds.LOCK, (memory_id,), actor, reason, turn, {memory_id: card_state(item)},
@@ -230,7 +234,7 @@ class MemoryWrites:
             setattr(item, name, value)
             if spec.flag:  # a pin: in the history, so its action can be undone
                 item.note_flag(spec.flag[0] if value else spec.flag[1], actor=actor, reason=reason,
-                               provenance=_provenance(turn))
+                               provenance=provenance(turn, self.stamp))
             txn.put(memory_id, item)
             change = self._change(txn, kinds.SET, (memory_id,), actor, reason, turn, {memory_id: card_state(item)},
                                   field=name, value=value)
@@ -259,7 +263,7 @@ class MemoryWrites:
                 raise ValueError(f"memory {memory_id!r} has versions 0..{len(states) - 1}, not {version!r}")
             target = states[version]
             item.update(reason, target["description"], target["theme"], actor=actor, action=kinds.REVERT,
-                        provenance=_provenance(turn))
+                        provenance=provenance(turn, self.stamp))
             txn.put(memory_id, item)
             change = self._change(txn, kinds.REVERT, (memory_id,), actor, reason, turn, {memory_id: card_state(item)},
                                   version=version)
@@ -275,7 +279,7 @@ class MemoryWrites:
             if txn.exists(memory_id):
                 raise ValueError(f"a memory with id {memory_id!r} already exists")
             item = MemoryItem.from_dict(entry["item"])
-            item.record_restore(reason or "从回收站恢复", actor=actor, provenance={**_provenance(turn), **_deleted_by(entry)})
+            item.record_restore(reason or "从回收站恢复", actor=actor, provenance={**provenance(turn, self.stamp), **_deleted_by(entry)})
             txn.put(memory_id, item)
             txn.trash_remove(memory_id)
             change = self._change(txn, kinds.RESTORE, (memory_id,), actor, reason, turn, {memory_id: card_state(item)})
@@ -367,7 +371,7 @@ class MemoryWrites:
                 new_id = mid if (mid and mid not in taken and mid not in planned) else self._new_id(txn, planned)
                 planned[new_id] = item.copy()
                 if turn is not None:  # an import as an action: the undo finds its memories by this entry
-                    planned[new_id].record_import(actor, reason, _provenance(turn))
+                    planned[new_id].record_import(actor, reason, provenance(turn, self.stamp))
                 existing.add(key)
                 added.append(new_id)
                 if len(states) <= STATES_MAX:

@@ -255,6 +255,12 @@ class HistoryDialog(QDialog):
     def _actor(self, entry: dict[str, Any]) -> str:
         return actor_label(entry.get("actor"))
 
+    def _device(self, entry: dict[str, Any]) -> str:
+        """On which computer the change was made, when the memories are shared ("": not said)."""
+        device = " ".join(str(entry.get("device") or "").split())
+        device = device if len(device) <= 24 else device[:23] + "…"
+        return self.tr("在 {0} 上").format(device) if device else ""
+
     def _action(self, entry: dict[str, Any]) -> str:
         labels = {
             kinds.CREATE: self.tr("创建"),
@@ -280,6 +286,7 @@ class HistoryDialog(QDialog):
                 head += self.tr(" · 来自被合并的记忆")
             reason = render_reason(str(entry.get("reason") or ""), ui_language())
             reason = reason if len(reason) <= 40 else reason[:39] + "…"  # in full in the diff pane
+            reason = " · ".join(part for part in (self._device(entry), reason) if part)  # (the head keeps the action)
             text = f"{head}\n{reason}" if reason else head
         item = QListWidgetItem(text)
         if row.entry is not None and prompted_by(row.entry):

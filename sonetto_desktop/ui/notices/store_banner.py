@@ -1,5 +1,7 @@
 """The banner under the window's header while the memory server cannot be reached: the wall shows
-this device's copy, read-only; chatting goes on and new memories wait on this device."""
+this device's copy, read-only; chatting goes on and new memories wait on this device. A server that
+answers and refuses (a wrong password, a user or database it does not have) is said as such, with where to
+mend it: waiting for it to "come back" would never end."""
 
 from __future__ import annotations
 
@@ -7,6 +9,10 @@ from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QWidget
+
+from sonetto_desktop.postgres_setup import failure_words
+
+from ..settings.postgres_page import REFUSALS, failure_reason
 
 
 class StoreBanner(QLabel):
@@ -33,7 +39,10 @@ class StoreBanner(QLabel):
         if status is None or status.online:
             self.hide()
             return
-        if status.copy_time:
+        words = failure_words(status.detail or "")
+        if words[0] in REFUSALS:
+            text = self.refused_text(failure_reason(*words), status.copy_time)
+        elif status.copy_time:
             text = self.tr("记忆服务器暂时连不上：现在显示的是本机副本（{0}），只能查看、不能修改。"
                            "聊天照常，新的记忆会在服务器恢复后自动写入。").format(status.copy_time.replace("T", " ")[:16])
         else:
@@ -42,3 +51,12 @@ class StoreBanner(QLabel):
         self.setText("⚠ " + text)
         self.setToolTip(status.detail)
         self.show()
+
+    def refused_text(self, reason: str, copy_time: str | None) -> str:
+        """The banner of a server that refuses this computer: why, and where to mend it."""
+        if copy_time:
+            return self.tr("记忆服务器拒绝了这台电脑的连接：{0}。请在 设置 → 多设备 里改正。现在显示的是本机副本（{1}），"
+                           "只能查看、不能修改；聊天照常，新的记忆先留在这台电脑上。").format(
+                reason.rstrip("。"), copy_time.replace("T", " ")[:16])
+        return self.tr("记忆服务器拒绝了这台电脑的连接：{0}。请在 设置 → 多设备 里改正。本机还没有副本：记忆暂时为空、"
+                       "只能查看；聊天照常，新的记忆先留在这台电脑上。").format(reason.rstrip("。"))

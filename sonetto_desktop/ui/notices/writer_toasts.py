@@ -125,11 +125,12 @@ class WriterToasts(QObject):
 
     def _show_elsewhere(self, change: MemoryChange) -> None:
         """The command line's, another app's or another program's changes: theirs, grouped, quiet."""
-        key = f"elsewhere:{change.actor}"
+        fresh = SourceTally.of(change)
+        key = fresh.key
         toast = next((t for t in self._overlay.toasts() if t.key == key and not t.is_dismissed), None)
         tally = self._elsewhere.get(key) if toast is not None else None
         if tally is None:
-            tally = self._elsewhere[key] = SourceTally(change.actor)
+            tally = self._elsewhere[key] = fresh
         tally.add(change)
         if toast is not None:
             toast.refresh(tally.text, count=False)

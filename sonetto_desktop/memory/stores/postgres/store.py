@@ -79,6 +79,7 @@ class PostgresMemoryManager(BaseMemoryManager):
         overrides = {k: v for k, v in (("schema", schema), ("password", password), ("sslmode", sslmode)) if v}
         self.location = self.path = replace(location, **overrides) if overrides else location
         self.device = (device or default_device_name()).strip()[:64] or "device"
+        self.writes.stamp = self.undo.stamp = {"device": self.device}  # the history says which computer
         self._t = Tables.of(self.location.schema)
         #: Rows read from the server that had to be skipped or repaired (``self_check`` lists them).
         self.problems = BadRecords(self.location.display())

@@ -31,7 +31,7 @@ _NULLS = frozenset({"", "~", "null", "Null", "NULL"})
 #: Keys whose plain scalar values are always read as the text written.
 TEXT_KEYS = frozenset({
     "description", "theme", "reason", "excerpt", "old_description", "new_description", "old_theme",
-    "new_theme", "merged_description", "merged_theme",
+    "new_theme", "merged_description", "merged_theme", "device",
 })
 
 # Where a YAML node may start with an anchor (&) or an alias (*): line start, after a blank or a
