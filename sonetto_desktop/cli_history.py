@@ -70,6 +70,7 @@ def _parser(say: Words) -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar=None if say.en else "命令",
                                 help=say("要做的事（各有自己的 --help）", "what to do (each has its own --help)"))
     json_help = say("输出一个 JSON 对象", "print one JSON object")
+    id_help = say("导入的 id（sonetto history status 里有）", "the import's id (see sonetto history status)")
     imp = sub.add_parser("import", help=say("导入聊天记录的导出（zip、文件夹或文件）；'-' 从标准输入读取已保存的记忆",
                                             "import a chat export (zip, folder or file); '-' reads saved memories "
                                             "from stdin"))
@@ -94,16 +95,14 @@ def _parser(say: Words) -> argparse.ArgumentParser:
     imp.add_argument("--currency", help=say("价格的货币（默认：设置里的，否则 ¥）", "currency of the prices (default: settings, else ¥)"))
     resume = sub.add_parser("resume", help=say("按 id 继续一次没有完成（暂停了）的导入（见 status）",
                                                "go on with an unfinished (paused) import by its id (see status)"))
-    resume.add_argument("import_id", help=say("导入的 id（sonetto history status 里有）",
-                                              "the import's id (see sonetto history status)"))
+    resume.add_argument("import_id", help=id_help)
     resume.add_argument("--json", action="store_true", help=json_help)
     status = sub.add_parser("status", help=say("导入到这个记忆库的记录，以及撤销用的 id",
                                                "imports made into this store, with their undo ids"))
     status.add_argument("--json", action="store_true", help=json_help)
     undo = sub.add_parser("undo", help=say("撤销一次导入（它的 id：见 status）；之后改过的卡片会列出来",
                                            "take an import back (its id: see status); cards changed since are named"))
-    undo.add_argument("import_id", help=say("导入的 id（sonetto history status 里有）",
-                                            "the import's id (see sonetto history status)"))
+    undo.add_argument("import_id", help=id_help)
     undo.add_argument("--rest", action="store_true",
                       help=say("保留导入之后改过的卡片（会列出来），撤销其余的",
                                "keep the cards changed since the import (they are listed) and undo the rest"))
@@ -116,8 +115,7 @@ def _parser(say: Words) -> argparse.ArgumentParser:
     undo.add_argument("--json", action="store_true", help=json_help)
     redo = sub.add_parser("redo", help=say("取消对一次导入的撤销（导入的记忆回来）",
                                            "take back the undo of an import (the import's memories come back)"))
-    redo.add_argument("import_id", help=say("导入的 id（sonetto history status 里有）",
-                                            "the import's id (see sonetto history status)"))
+    redo.add_argument("import_id", help=id_help)
     redo.add_argument("--rest", action="store_true", help=say("保留撤销之后改过的卡片，重做其余的",
                                                               "keep the cards changed since the undo and redo the rest"))
     redo.add_argument("--json", action="store_true", help=json_help)
