@@ -106,6 +106,8 @@ def _never_heard(base_url: str) -> None:
         return
     with graph._FINISH_LOCK:
         graph._FINISH_SAID.difference_update({key for key in graph._FINISH_SAID if key[0] == base_url.rstrip("/")})
+        for key in [key for key in graph._UNSAID if key and key[0] == base_url.rstrip("/")]:
+            del graph._UNSAID[key]
 
 
 class ScriptedLLMServer:

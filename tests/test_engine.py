@@ -690,6 +690,29 @@ async def test_a_new_scripted_server_on_a_port_an_earlier_one_had_is_a_server_ne
     assert events[-1].kind == "done" and events[-1].text == "晚安", events[-1]
 
 
+async def test_a_server_that_stops_saying_how_its_replies_end_is_not_taken_to_cut_them_all(llm_server, make_llm,
+                                                                                            make_engine):
+    """Another program answering at the same address with the same model name (LM Studio where Ollama was, a
+    gateway put before it) that never says how a reply ended: every reply was said as cut off, by what the one
+    before had said, until the app was started again. The first such reply is said as cut (it may have been:
+    a server gone mid-reply looks the same); the second in a row is whole, and so is every one after it."""
+    from llm_server import TextResponse
+
+    engine = await make_engine(llm_factory=lambda: make_llm(streaming=True, timeout=60))
+    llm_server.add_text("好呀")  # finish_reason "stop"
+    assert (await collect(engine, "s0", "你好"))[-1].kind == "done"
+    llm_server.add(TextResponse("晚上好", finish=None))
+    assert (await collect(engine, "s1", "晚上好"))[-1].error_code == "cut_off"
+    for n, text in enumerate(["今天也辛苦了", "晚安", "明天见"]):
+        llm_server.add(TextResponse(text, finish=None))
+        events = await collect(engine, "s1", f"第{n}句")
+        assert events[-1].kind == "done" and events[-1].text == text, events[-1]
+    llm_server.add_text("早")  # it says it again: a reply closed without it is cut once more
+    assert (await collect(engine, "s2", "早"))[-1].kind == "done"
+    llm_server.add_stalling_stream("从前有一座山，山上有", seconds=0.1)
+    assert (await collect(engine, "s2", "讲个故事"))[-1].error_code == "cut_off"
+
+
 @pytest.mark.parametrize("streaming", [True, False])
 async def test_a_server_that_never_says_how_a_reply_ended_is_not_cut_off(streaming, llm_server, make_llm,
                                                                         make_engine):

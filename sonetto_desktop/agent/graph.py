@@ -207,6 +207,11 @@ def memory_switch(config: RunnableConfig | None, name: str) -> bool:
 #: (the chat started again, new settings) knows a server that says it from its first reply.
 _FINISH_SAID: set[tuple[str, str]] = set()
 _FINISH_LOCK = threading.Lock()
+#: Replies in a row that ended without a finish from an endpoint remembered to say it: at this many the
+#: server is taken to say it no more (another program now answers at its address, a gateway put before
+#: it), and this reply is whole; the first was said as cut (it may have been: a server gone mid-reply).
+FINISH_FORGOTTEN_AFTER = 2
+_UNSAID: dict[tuple[str, str] | None, int] = {}  # those replies in a row, by endpoint (guarded by _FINISH_LOCK)
 
 
 def _endpoint_key(llm: Any) -> tuple[str, str] | None:
@@ -226,6 +231,7 @@ class _ReplyEnds:
     def __init__(self, llm: Any = None) -> None:
         self._key = _endpoint_key(llm)
         self._said = False  # the server has said how a reply ended at least once (no endpoint known)
+        self._unsaid = 0  # ... and then replies in a row without it (no endpoint known)
 
     @property
     def said(self) -> bool:
@@ -236,16 +242,34 @@ class _ReplyEnds:
 
     def _heard(self) -> None:
         if self._key is None:
-            self._said = True
+            self._said, self._unsaid = True, 0
         else:
             with _FINISH_LOCK:
                 _FINISH_SAID.add(self._key)
+                _UNSAID.pop(self._key, None)
+
+    def _unheard(self) -> bool:
+        """A reply ended without a finish from a server that says it: cut (True), or the server says it no
+        more (``FINISH_FORGOTTEN_AFTER`` in a row: forgotten, this reply whole)."""
+        if self._key is None:
+            self._unsaid += 1
+            if self._unsaid < FINISH_FORGOTTEN_AFTER:
+                return True
+            self._said, self._unsaid = False, 0
+            return False
+        with _FINISH_LOCK:
+            _UNSAID[self._key] = _UNSAID.get(self._key, 0) + 1
+            if _UNSAID[self._key] < FINISH_FORGOTTEN_AFTER:
+                return True
+            _FINISH_SAID.discard(self._key)
+            del _UNSAID[self._key]
+        return False
 
     def check(self, response: Any) -> None:
         finish = (response.response_metadata or {}).get("finish_reason")
         if finish is not None:
             self._heard()
-        if finish == "length" or (finish is None and self.said):
+        if finish == "length" or (finish is None and self.said and self._unheard()):
             raise ReplyCut(finish)
         if finish is None:
             log.debug("the model server said no finish_reason for this reply")
