@@ -22,7 +22,7 @@ def source_name(actor: str) -> str:
     """Who, in words: 命令行, <app>（其他应用）, 导入（ChatGPT）, 其他程序."""
     imported = import_source(actor)
     if imported is not None:
-        return translate("OthersNotice", "导入（{0}）").format(counted(imported))
+        return translate("OthersNotice", "导入（{0}）").format(imported)
     if actor == CLI:
         return translate("OthersNotice", "命令行")
     if actor.startswith("mcp:"):
