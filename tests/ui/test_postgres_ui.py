@@ -357,3 +357,61 @@ def test_the_notice_of_another_computer_s_changes_names_that_computer(request, p
     finally:
         laptop.close()
         desk.close()
+
+
+@pytest.mark.parametrize("lang", ["chinese", "english"])
+async def test_an_empty_wall_whose_server_is_away_says_so_and_takes_no_new_memory_until_it_is_back(
+        qtbot, wait, request, pg_server, pg_schema, tmp_path, lang):
+    """A server out of reach and no copy on this computer: the empty wall said "和 Sonetto 聊聊，或点「新建」写下一条"
+    and 新建 was enabled, and then the new memory failed. It says the memories are on the server, shown once it
+    answers, and what to check; 新建 (and every other change) is refused up front until the server is back."""
+    from sonetto_desktop.services import AppServices
+    from sonetto_desktop.ui.dialogs.transfer_actions import TransferActions
+    from sonetto_desktop.ui.memory_service import MemoryService
+    from sonetto_desktop.ui.wall.memory_wall import MemoryWall
+    from tcp_proxy import TcpProxy, proxied_url
+
+    request.getfixturevalue(lang)
+    proxy = TcpProxy(pg_server.port)
+    url = proxied_url(pg_server, proxy)
+    proxy.cut()
+    settings = Settings(data_dir=str(tmp_path / "data"), retrieval_mode="mechanical", store_backend="postgres",
+                        postgres_url=url, postgres_schema=pg_schema, device_name="laptop")
+    services = await AppServices.open(settings=settings)
+    service = MemoryService(services)
+    try:
+        assert services.store_status is not None and not services.store_status.online
+        wall = MemoryWall(service)
+        qtbot.addWidget(wall)
+        wall.resize(900, 700)
+        wall.show()
+        await wall.reload()
+        await wait(lambda: not wall.loading(), message="the wall loaded")
+        text = wall.empty_label.text()
+        assert wall.empty_label.isVisible()
+        if lang == "chinese":
+            assert "服务器上" in text and "连不上" in text and "设置 → 多设备" in text and "聊聊" not in text, text
+        else:
+            assert "on the memory server" in text and "Settings" in text and "Chat with" not in text, text
+            assert not any("\u4e00" <= ch <= "\u9fff" for ch in text), text
+        assert not wall.add_button.isEnabled()
+        reason = wall.add_button.toolTip()
+        assert ("连不上" in reason) if lang == "chinese" else ("cannot be reached" in reason), reason
+        assert wall.actions.add_card() is None  # (a shortcut or a menu): refused up front, with the same reason
+        await wait(lambda: wall.toasts.toasts(), message="the refusal")
+        assert wall.toasts.toasts()[-1].text == reason
+        transfer = TransferActions(service, wall)
+        said: list[tuple[str, str]] = []
+        transfer.message.connect(lambda text, kind: said.append((str(text), kind)))
+        assert transfer.import_memories() is None and said == [(reason, "error")]  # before a file is chosen
+        assert wall.actions.delete_cards(["m1"]) is None and wall.actions.pin_cards(["m1"], True) == []
+
+        proxy.restore()
+        await wait(lambda: wall.add_button.isEnabled(), timeout=20, message="新建 back with the server")
+        await wait(lambda: "Sonetto" in wall.empty_label.text(), message="the empty wall's own text again")
+        assert wall.add_button.toolTip() != reason
+        assert wall.actions.add_card() is not None
+    finally:
+        service.close()
+        await services.close()
+        proxy.close()
