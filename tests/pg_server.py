@@ -107,6 +107,21 @@ class PgServer:
             raise RuntimeError("PostgreSQL server binaries (initdb, pg_ctl) were not found")
         return cls(base, int((base / URL_FILE).read_text(encoding="utf-8").split()[0]), bins)
 
+    def ask_password(self, roles: dict[str, str], rejected: tuple[str, ...] = ()) -> None:
+        """Make login roles that must give their password over TCP (SCRAM; ``roles``: name → password) and
+        roles the server shuts out (``rejected``); every other role is trusted as before."""
+        import psycopg
+
+        with psycopg.connect(self.url, autocommit=True) as conn:
+            for user, password in roles.items():
+                conn.execute(f"CREATE ROLE {user} LOGIN PASSWORD '{password}'")
+            for user in rejected:
+                conn.execute(f"CREATE ROLE {user} LOGIN")
+        lines = ["local all all trust", *(f"host all {user} 127.0.0.1/32 scram-sha-256" for user in roles),
+                 *(f"host all {user} 127.0.0.1/32 reject" for user in rejected), "host all all 127.0.0.1/32 trust"]
+        (self.data / "pg_hba.conf").write_text("\n".join(lines) + "\n", encoding="utf-8")
+        self._run("pg_ctl", "-D", str(self.data), "reload")
+
     def restart(self) -> None:
         self._run("pg_ctl", "-D", str(self.data), "-l", str(self.base / "server.log"), "-m", "fast", "-w", "restart")
 
