@@ -415,3 +415,52 @@ async def test_an_empty_wall_whose_server_is_away_says_so_and_takes_no_new_memor
         service.close()
         await services.close()
         proxy.close()
+
+
+async def test_while_the_server_is_away_the_cards_of_this_computers_copy_are_not_changed_until_it_is_back(
+        qtbot, wait, chinese, pg_server, pg_schema, tmp_path):
+    """The wall shows this computer's copy while the server is away: editing, dragging, merging or deleting a
+    card is refused up front with why (not a dialog filled in for nothing, then "没有保存"); back with the server."""
+    from sonetto_desktop import ops
+    from sonetto_desktop.services import AppServices
+    from sonetto_desktop.ui.memory_service import MemoryService
+    from sonetto_desktop.ui.wall.memory_wall import MemoryWall
+    from tcp_proxy import TcpProxy, proxied_url
+
+    proxy = TcpProxy(pg_server.port)
+    settings = Settings(data_dir=str(tmp_path / "data"), retrieval_mode="mechanical", store_backend="postgres",
+                        postgres_url=proxied_url(pg_server, proxy), postgres_schema=pg_schema, device_name="laptop")
+    services = await AppServices.open(settings=settings)
+    service = MemoryService(services)
+    try:
+        memory_id = await service.run(ops.AddMemory("小林喜欢猫", "品味", ""))
+        wall = MemoryWall(service)
+        qtbot.addWidget(wall)
+        wall.resize(900, 700)
+        wall.show()
+        await wall.reload()
+        await wait(lambda: not wall.loading() and wall.model.card(memory_id) is not None, message="the card")
+        assert wall.add_button.isEnabled()
+        await wait(lambda: services.store.feed.listener.connected, timeout=10, message="the listener")
+        proxy.cut()
+        await wait(lambda: not wall.add_button.isEnabled(), timeout=20, message="新建 off while the server is away")
+        reason = wall.add_button.toolTip()
+        assert "连不上" in reason and "设置 → 多设备" in reason, reason
+        assert wall.actions.edit_card(memory_id) is None and wall.actions.active_dialog is None
+        assert wall.actions.merge_cards(memory_id) is None and wall.actions.active_dialog is None
+        assert wall.actions.handle_drop([memory_id], "别处") is None
+        assert wall.actions.delete_cards([memory_id]) is None
+        assert wall.actions.lock_cards([memory_id], True) is None
+        said = [toast.text for toast in wall.toasts.toasts()]
+        assert len(said) == 1 and said[0].startswith(reason), said  # one toast (counting the tries), why
+        assert wall.model.card(memory_id) is not None and not wall.empty_label.isVisible()
+
+        proxy.restore()
+        await wait(lambda: wall.add_button.isEnabled(), timeout=20, message="新建 back with the server")
+        dialog = wall.actions.edit_card(memory_id)
+        assert dialog is not None
+        dialog.reject()
+    finally:
+        service.close()
+        await services.close()
+        proxy.close()
