@@ -464,3 +464,25 @@ async def test_while_the_server_is_away_the_cards_of_this_computers_copy_are_not
         service.close()
         await services.close()
         proxy.close()
+
+
+@pytest.mark.parametrize("mode", ["light", "dark"])
+def test_new_looks_unavailable_while_changes_are_refused(qtbot, wall, mode):
+    """While the memory server does not answer, 新建 is disabled: it was drawn in the text's own colour, as if
+    it could be clicked. It is drawn muted."""
+    from PySide6.QtGui import QColor
+
+    from sonetto_desktop.ui.theme import stylesheet, tokens
+
+    wall.setStyleSheet(stylesheet(mode))
+    button = wall.add_button
+    button.setEnabled(False)
+    image = button.grab().toImage()
+    pixels = [color.lightness() for x in range(image.width()) for y in range(image.height())
+              if (color := image.pixelColor(x, y)).alpha() == 255]
+    muted, text = QColor(tokens(mode)["muted"]).lightness(), QColor(tokens(mode)["text"]).lightness()
+    assert abs(muted - text) > 40  # (a test that can tell them apart)
+    if mode == "light":  # no pixel near the text's own colour: the words are muted
+        assert min(pixels) > text + 20, (min(pixels), muted, text)
+    else:
+        assert max(pixels) < text - 20, (max(pixels), muted, text)
