@@ -41,6 +41,7 @@ from .cli_words import (Words, error_line, lock_wait_words, no_such_store, parsi
 from .presentation.errors import pins_left_out, trash_left_out
 from .presentation.reasons import render_reason
 from .presentation.store_notices import notice_text
+from .presentation.server_words import refusal_reason
 from .presentation.undo_words import effects_text, kept_headline, kept_line, rest_line
 from .services import AppServices
 
@@ -226,6 +227,9 @@ def _server_away(args: argparse.Namespace, services: AppServices, say: Words) ->
     status = services.store_status
     if status is None or status.online:
         return None
+    reason = refusal_reason(status.detail)
+    if reason is not None:  # waiting will not mend it
+        return _server_refuses(args, services, status, reason, say)
     where = say(f"连不上记忆服务器 {services.store.path}（{status.detail}）",
                 f"the memory server {services.store.path} cannot be reached ({status.detail})")
     if status.copy_time is None:
@@ -235,6 +239,26 @@ def _server_away(args: argparse.Namespace, services: AppServices, say: Words) ->
         return None
     _warn(say(f"{where}：显示的是这台电脑上 {status.copy_time} 的副本；恢复之前，修改会被拒绝",
               f"{where}: shown is this computer's copy of {status.copy_time}; changes are refused until it is back"),
+          say)
+    return None
+
+
+def _server_refuses(args: argparse.Namespace, services: AppServices, status: Any, reason: str,
+                    say: Words) -> str | None:
+    """A memory server that answers and refuses this computer (a wrong password, a user or database it does
+    not have): why, as the window says it, and where to mend it. A change is refused before it is tried."""
+    where = say(f"记忆服务器 {services.store.path} 拒绝了这台电脑的连接：{reason}（{status.detail}）",
+                f"the memory server {services.store.path} refuses this computer: {reason} ({status.detail})")
+    mend = say("请在 设置 → 多设备 里改正", "correct it in Settings → Devices")
+    if args.command not in READ_ONLY:
+        return say(f"{where}。没有做任何修改：{mend}后再试", f"{where}. Nothing was changed: {mend}, then try again")
+    if status.copy_time is None:
+        if args.command != "check":  # (check reports it itself)
+            return say(f"{where}。这台电脑上也还没有记忆的副本：{mend}后再试",
+                       f"{where}. This computer has no copy of the memories yet: {mend}, then try again")
+        return None
+    _warn(say(f"{where}。显示的是这台电脑上 {status.copy_time} 的副本；{mend}之前，修改会被拒绝",
+              f"{where}. Shown is this computer's copy of {status.copy_time}; changes are refused until then ({mend})"),
           say)
     return None
 

@@ -3,6 +3,7 @@
     server = PgServer.start(Path(tempfile.mkdtemp()))   # initdb + pg_ctl start on a free port
     server.url          # postgresql://sonetto@127.0.0.1:PORT/sonetto_test
     server.restart()    # pg_ctl restart (every client connection is cut)
+    server.stop_server(); server.start_again()   # away for a while, back on the same port
     server.stop()
 
 Run as root (CI, this workplace) the server runs as the ``postgres`` user (the server refuses to run
@@ -13,6 +14,7 @@ prints ``URL`` and leaves the server running; ``python tests/pg_server.py stop D
 from __future__ import annotations
 
 import glob
+import json
 import os
 import shutil
 import socket
@@ -25,6 +27,7 @@ from pathlib import Path
 USER = "sonetto"
 DATABASE = "sonetto_test"
 URL_FILE = "url.txt"
+OPTIONS_FILE = "options.json"  # the first start's server options and language: a start again uses them
 
 
 def bin_dir() -> Path | None:
@@ -93,8 +96,8 @@ class PgServer:
         options = (f"-p {server.port} -k {base / 'sock'} -c listen_addresses=127.0.0.1 -c max_connections=200"
                    + ("" if fsync else " -c fsync=off -c synchronous_commit=off -c full_page_writes=off")
                    + (" -c lc_messages=C.UTF-8" if language else ""))
-        server._run("pg_ctl", "-D", str(server.data), "-l", str(base / "server.log"), "-o", options, "-w", "start",
-                    env={"LANGUAGE": language} if language else None)
+        (base / OPTIONS_FILE).write_text(json.dumps({"options": options, "language": language}), encoding="utf-8")
+        server._start()
         server._run("createdb", "-h", "127.0.0.1", "-p", str(server.port), "-U", USER, DATABASE)
         (base / URL_FILE).write_text(f"{server.port}\n", encoding="utf-8")
         return server
@@ -107,6 +110,21 @@ class PgServer:
             raise RuntimeError("PostgreSQL server binaries (initdb, pg_ctl) were not found")
         return cls(base, int((base / URL_FILE).read_text(encoding="utf-8").split()[0]), bins)
 
+    def ask_password(self, roles: dict[str, str], rejected: tuple[str, ...] = ()) -> None:
+        """Make login roles that must give their password over TCP (SCRAM; ``roles``: name → password) and
+        roles the server shuts out (``rejected``); every other role is trusted as before."""
+        import psycopg
+
+        with psycopg.connect(self.url, autocommit=True) as conn:
+            for user, password in roles.items():
+                conn.execute(f"CREATE ROLE {user} LOGIN PASSWORD '{password}'")
+            for user in rejected:
+                conn.execute(f"CREATE ROLE {user} LOGIN")
+        lines = ["local all all trust", *(f"host all {user} 127.0.0.1/32 scram-sha-256" for user in roles),
+                 *(f"host all {user} 127.0.0.1/32 reject" for user in rejected), "host all all 127.0.0.1/32 trust"]
+        (self.data / "pg_hba.conf").write_text("\n".join(lines) + "\n", encoding="utf-8")
+        self._run("pg_ctl", "-D", str(self.data), "reload")
+
     def restart(self) -> None:
         self._run("pg_ctl", "-D", str(self.data), "-l", str(self.base / "server.log"), "-m", "fast", "-w", "restart")
 
@@ -115,7 +133,13 @@ class PgServer:
         self._run("pg_ctl", "-D", str(self.data), "-m", "fast", "-w", "stop")
 
     def start_again(self) -> None:
-        self._run("pg_ctl", "-D", str(self.data), "-l", str(self.base / "server.log"), "-w", "start")
+        """Start a server ``stop_server`` stopped: on its port and socket folder, with its options, as before."""
+        self._start()
+
+    def _start(self) -> None:
+        first = json.loads((self.base / OPTIONS_FILE).read_text(encoding="utf-8"))
+        self._run("pg_ctl", "-D", str(self.data), "-l", str(self.base / "server.log"), "-o", first["options"], "-w",
+                  "start", env={"LANGUAGE": first["language"]} if first["language"] else None)
 
     def wait_ready(self, timeout: float = 30) -> None:
         deadline = time.monotonic() + timeout

@@ -1210,3 +1210,47 @@ def test_counts_in_the_thousands_are_grouped_as_the_window_groups_them(tmp_path,
     turn = re.search(r"sonetto memory undo (\S+)", out).group(1)
     assert cli_main(["--store", str(store), "undo", turn]) == 0
     assert ("undid 1,234 changes" if terminal == "english" else "的 1,234 处改动") in capsys.readouterr().out
+
+
+@pytest.fixture(scope="module")
+def password_server():
+    """A server of its own whose role ``mit_passwort`` must give its password."""
+    import tempfile
+    from pathlib import Path
+
+    from pg_fixtures import _unavailable
+    from pg_server import PgServer, bin_dir
+
+    pytest.importorskip("psycopg")
+    if bin_dir() is None:
+        _unavailable("no PostgreSQL server binaries (apt-get install postgresql)")
+    server = PgServer.start(Path(tempfile.mkdtemp(prefix="sonetto-pg-pw-")))
+    try:
+        server.ask_password({"mit_passwort": "Richtig-Pw-3f2"})
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.mark.parametrize("locale", ["zh_CN.UTF-8", "en_US.UTF-8"])
+@pytest.mark.parametrize("command", [["list"], ["add", "小林喜欢猫"]])
+def test_a_memory_server_that_refuses_the_password_is_said_so_not_to_be_waited_for(
+        password_server, command, locale, monkeypatch, capsys):
+    """A wrong password ended with "…等它恢复后再试" (try again once it is back): the server was up and would never
+    take that password. The refusal is worded by its kind, as the window words it, with where to mend it."""
+    from sonetto_desktop.config.settings import Settings
+
+    monkeypatch.setenv("LANG", locale)
+    settings = Settings.load(with_secret=False)
+    settings.store_backend, settings.retrieval_mode = "postgres", "mechanical"
+    settings.postgres_url = f"postgresql://mit_passwort@127.0.0.1:{password_server.port}/sonetto_test"
+    settings.postgres_password, settings.postgres_tls = "falsch", "disable"
+    settings.save()
+    assert cli_main(command) == 2, command
+    out, err = capsys.readouterr()
+    assert out == "" and "password authentication failed" in err, err  # (the server's own words, in brackets)
+    if locale.startswith("zh"):
+        assert "密码" in err and "设置 → 多设备" in err and "恢复" not in err and "连不上" not in err, err
+    else:
+        assert "password" in err.replace("password authentication", "") and "Settings → Devices" in err, err
+        assert "once it is back" not in err and "cannot be reached" not in err, err

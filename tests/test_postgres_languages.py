@@ -35,19 +35,12 @@ def german_server():
     server = PgServer.start(Path(tempfile.mkdtemp(prefix="sonetto-pg-de-")), language="de")
     try:
         with psycopg.connect(server.url, autocommit=True) as conn:
-            conn.execute(f"CREATE ROLE mit_passwort LOGIN PASSWORD '{PASSWORD}'")
-            conn.execute("CREATE ROLE ausgesperrt LOGIN")
             try:
                 conn.execute("SELECT 1/0")
             except psycopg.errors.DivisionByZero as exc:
                 if "Division durch Null" not in str(exc):
                     pytest.skip(f"the server's German messages are not installed ({exc})")
-        (server.data / "pg_hba.conf").write_text(
-            "local all all trust\n"
-            "host all mit_passwort 127.0.0.1/32 scram-sha-256\n"
-            "host all ausgesperrt 127.0.0.1/32 reject\n"
-            "host all all 127.0.0.1/32 trust\n", encoding="utf-8")
-        server._run("pg_ctl", "-D", str(server.data), "reload")
+        server.ask_password({"mit_passwort": PASSWORD}, rejected=("ausgesperrt",))
         yield server
     finally:
         server.stop()

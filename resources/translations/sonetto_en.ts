@@ -2461,283 +2461,283 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>MemoryWall</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="378" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="384" />
         <source>正在载入记忆…</source>
         <translation>Loading memories…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="315" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="321" />
         <source>记忆库暂时无法读取，卡片墙是空的；没有任何内容被改动。</source>
         <translation>The memory store cannot be read right now, so the wall is empty; nothing was changed.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="317" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="323" />
         <source>还没有记忆。和 Sonetto 聊聊，或点「新建」写下一条。</source>
         <translation>No memories yet. Chat with Sonetto, or click “New” to write one.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="319" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="325" />
         <source>没有「{0}」的记忆。</source>
         <translation>No memories for “{0}”.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="321" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="327" />
         <source>正在准备拼音搜索…（第一次用拼音搜很多记忆时要几秒）</source>
         <translation>Getting pinyin search ready… (the first pinyin search over many memories takes a few seconds)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="323" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="329" />
         <source>没有和「{0}」匹配的记忆。</source>
         <translation>No memory matches “{0}”.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="350" />
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="351" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="356" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="357" />
         <source>1 条</source>
         <translation>1 memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="335" />
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="363" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="341" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="369" />
         <source>排序中 {0}%</source>
         <translation>Sorting {0}%</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="174" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="176" />
         <source>搜索记忆墙</source>
         <translation>Search the memory wall</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="335" />
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="365" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="341" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="371" />
         <source>筛选中 {0}%</source>
         <translation>Filtering {0}%</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="336" />
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="367" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="342" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="373" />
         <source>载入中 {0}%</source>
         <translation>Loading {0}%</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="374" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="380" />
         <source>正在排序… {0} / {1}</source>
         <translation>Sorting… {0} / {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="374" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="380" />
         <source>正在排序…</source>
         <translation>Sorting…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="376" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="382" />
         <source>正在筛选… {0} / {1}</source>
         <translation>Filtering… {0} / {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="376" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="382" />
         <source>正在筛选…</source>
         <translation>Filtering…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="378" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="384" />
         <source>正在载入记忆… {0} / {1}</source>
         <translation>Loading memories… {0} / {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="346" />
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="347" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="352" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="353" />
         <source>{0} / {1} 条</source>
         <translation>{0} of {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="350" />
-        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="351" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="356" />
+        <location filename="../../sonetto_desktop/ui/wall/memory_wall.py" line="357" />
         <source>{0} 条</source>
         <translation>{0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="249" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="265" />
         <source>这条记忆已经不在了（可能刚被删除或合并）。可以把你写的内容另存为一条新记忆。</source>
         <translation>This memory is gone (it may have just been deleted or merged). You can save what you wrote as a new memory.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="306" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="322" />
         <source>合并前，这条记忆刚被改过：{0}</source>
         <translation>Before the merge, this memory just changed: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="308" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="324" />
         <source>你写的合并内容还在，请对照现在的内容再确认。</source>
         <translation>Your merged text is still here: check it against the texts as they are now.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="309" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="325" />
         <source>已按现在的内容重新填写，请再确认。</source>
         <translation>Filled in again from the texts as they are now: please check.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="354" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="370" />
         <source>要保留的那条记忆已经不在了（可能刚被删除或合并），没有合并任何内容。可以把合并后的内容另存为一条新记忆。</source>
         <translation>The memory to keep is gone (it may just have been deleted or merged); nothing was merged. You can save the merged text as a new memory.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="374" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="392" />
         <source>已删除：{0}</source>
         <translation>Deleted: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="376" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="394" />
         <source>已删除 {0} 条记忆</source>
         <translation>Deleted {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="380" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="398" />
         <source>撤销</source>
         <translation>Undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="432" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="454" />
         <source>已经在「{0}」里了。要合并，就把它拖到另一张卡片上。</source>
         <translation>Already in “{0}”. To merge, drop it on another card.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="458" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="480" />
         <source>移动到新主题</source>
         <translation>Move to a new theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="459" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="481" />
         <source>新主题的名字：</source>
         <translation>Name of the new theme:</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="464" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="486" />
         <source>移动到…</source>
         <translation>Move to…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="471" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="493" />
         <source>{0}（{1}）</source>
         <translation>{0} ({1})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="475" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="497" />
         <source>新主题…</source>
         <translation>New theme…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="487" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="509" />
         <source>展开</source>
         <translation>Expand</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="488" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="510" />
         <source>折叠</source>
         <translation>Collapse</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="491" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="513" />
         <source>重命名主题…</source>
         <translation>Rename theme…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="494" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="516" />
         <source>更改颜色…</source>
         <translation>Change colour…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="497" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="519" />
         <source>恢复默认颜色</source>
         <translation>Default colour</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="506" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="528" />
         <source>「{0}」的颜色</source>
         <translation>Colour of “{0}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="523" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="545" />
         <source>已选 {0} 条，其中 {1} 条不在视野内</source>
         <translation>{0} selected, {1} of them out of sight</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="529" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="551" />
         <source>删除</source>
         <translation>Delete</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="531" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="553" />
         <source>删除 {0} 条</source>
         <translation>Delete {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="535" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="557" />
         <source>锁定</source>
         <translation>Lock</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="536" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="558" />
         <source>锁定 {0} 条</source>
         <translation>Lock {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="538" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="560" />
         <source>解锁</source>
         <translation>Unlock</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="539" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="561" />
         <source>解锁 {0} 条</source>
         <translation>Unlock {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="542" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="564" />
         <source>置顶</source>
         <translation>Pin to the top</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="543" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="565" />
         <source>置顶 {0} 条</source>
         <translation>Pin {0} to the top</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="545" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="567" />
         <source>取消置顶</source>
         <translation>Unpin</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="546" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="568" />
         <source>取消置顶 {0} 条</source>
         <translation>Unpin {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="548" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="570" />
         <source>合并这 2 条</source>
         <translation>Merge these 2</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="554" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="576" />
         <source>编辑</source>
         <translation>Edit</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="555" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="577" />
         <source>历史</source>
         <translation>History</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="551" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="573" />
         <source>与…合并</source>
         <translation>Merge with…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="196" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="212" />
         <source>你编辑这条记忆的时候，它被改过了。</source>
         <translation>This memory was changed while you were editing it.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="199" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="215" />
         <source>现在的内容：
 {0}
 
@@ -2750,29 +2750,29 @@ Yours:
 {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="202" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="218" />
         <source>现在的主题：{0}
 你写的主题：{1}</source>
         <translation>Theme now: {0}
 Your theme: {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="203" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="219" />
         <source>用你写的覆盖现在的吗？</source>
         <translation>Replace it with what you wrote?</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="204" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="220" />
         <source>这条记忆刚被改过</source>
         <translation>This memory just changed</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="205" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="221" />
         <source>覆盖</source>
         <translation>Replace</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="563" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="585" />
         <source>复制</source>
         <translation>Copy</translation>
     </message>
@@ -3270,173 +3270,172 @@ Your theme: {1}</translation>
 <context>
     <name>PostgresPage</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="47" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="48" />
         <source>在几台电脑上使用同一份记忆：记忆保存在你指定的 PostgreSQL 服务器上（家里 NAS 上的 Docker、或托管的云数据库），每台电脑上的改动会立刻出现在其他电脑上。注意：记忆将存放在该服务器上，请只使用你信任的服务器。</source>
         <translation>One memory on several computers: the memories live on a PostgreSQL server you choose (Docker on a home NAS, or a hosted database), and a change on one computer appears on the others at once. Note: your memories are then stored on that server; use only a server you trust.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="57" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="58" />
         <source>保存在系统钥匙串中，不写进设置文件</source>
         <translation>Kept in the system keyring, never in the settings file</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="59" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="60" />
         <source>自动（服务器支持就加密）</source>
         <translation>Automatic (encrypt when the server can)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="59" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="60" />
         <source>必须加密</source>
         <translation>Always encrypt</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="60" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="61" />
         <source>加密并校验服务器证书</source>
         <translation>Encrypt and verify the server certificate</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="60" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="61" />
         <source>不加密（仅限本机/内网）</source>
         <translation>No encryption (this computer / home network only)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="64" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="65" />
         <source>同一个数据库里可以放几个人的记忆，各用一个名字（小写字母、数字、下划线）。</source>
         <translation>One database can hold several people's memories, each under its own name (lower-case letters, digits, underscores).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="67" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="68" />
         <source>聊天记录也保存在服务器上（换一台电脑可以接着聊）</source>
         <translation>Keep the chats on the server too (continue a conversation on another computer)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="68" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="69" />
         <source>测试服务器连接</source>
         <translation>Test the server connection</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="77" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="78" />
         <source>在“记忆”页把存储方式选为 PostgreSQL 后保存即可。服务器上还没有记忆时，本机的记忆（含历史和回收站）会完整迁移过去；以后切换回本地存储时，服务器上的记忆会复制回本机（服务器上的仍然保留）。服务器连不上时，应用用本机副本只读打开，聊天照常，新记忆等服务器恢复后自动写入。</source>
         <translation>Choose PostgreSQL as the storage on the Memory page and save. If the server holds no memories yet, this computer's memories (with their history and the trash) move there in full; switching back to local storage later copies the server's memories back to this computer (the server keeps its copy). When the server cannot be reached, the app opens read-only from this computer's copy; chatting goes on, and new memories are written once the server is back.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="84" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="85" />
         <source>服务器地址</source>
         <translation>Server URL</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="85" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="86" />
         <source>密码</source>
         <translation>Password</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="86" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="87" />
         <source>加密（TLS）</source>
         <translation>Encryption (TLS)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="87" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="88" />
         <source>记忆库名称</source>
         <translation>Memory library name</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="88" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="89" />
         <source>本机名称</source>
         <translation>This computer's name</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="94" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="95" />
         <source>多设备</source>
         <translation>Devices</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="98" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="99" />
         <source>PostgreSQL（多设备）</source>
         <translation>PostgreSQL (several computers)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="111" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="112" />
         <source>由环境变量 SONETTO_POSTGRES_URL 设置</source>
         <translation>Set by the environment variable SONETTO_POSTGRES_URL</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="136" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="137" />
         <source>正在连接…</source>
         <translation>Connecting…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="155" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="156" />
         <source>连接成功：PostgreSQL %1（TLS 加密），%2，用时 %3 毫秒。</source>
         <translation>Connected: PostgreSQL %1 (TLS), %2, %3 ms.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="156" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="157" />
         <source>连接成功：PostgreSQL %1（未加密），%2，用时 %3 毫秒。</source>
         <translation>Connected: PostgreSQL %1 (not encrypted), %2, %3 ms.</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="157" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="158" />
         <source>已有 %n 条记忆</source>
         <translation><numerusform>1 memory stored</numerusform><numerusform>%n memories stored</numerusform></translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="158" />
+        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="159" />
         <source>记忆库尚未建立（首次使用时会自动创建）</source>
         <translation>no memories yet (created on first use)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="178" />
+        <location filename="../../sonetto_desktop/presentation/server_words.py" line="27" />
         <source>地址有误，应像 postgresql://用户名@服务器:5432/数据库</source>
-        <extracomment>What a failed connection's kind (``postgres_setup.failure_words``) is when waiting does not mend it: the server answers and refuses (the password, who may connect, the database, TLS). The others (unreachable, a timeout, a failure of no known kind) may be a server away for a while.</extracomment>
         <translation>Bad URL: it should look like postgresql://user@server:5432/database</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="180" />
+        <location filename="../../sonetto_desktop/presentation/server_words.py" line="29" />
         <source>缺少 PostgreSQL 组件：pip install 'sonetto-desktop[postgres]'</source>
         <translation>PostgreSQL support is not installed: pip install 'sonetto-desktop[postgres]'</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="182" />
+        <location filename="../../sonetto_desktop/presentation/server_words.py" line="31" />
         <source>TLS 加密连接没有建立：服务器不支持 TLS，或证书不被信任。可以换一个 TLS 设置再试</source>
         <translation>No TLS connection could be made: the server does not support TLS, or its certificate is not trusted. Try another TLS setting</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="184" />
+        <location filename="../../sonetto_desktop/presentation/server_words.py" line="33" />
         <source>服务器在限定时间内没有回答：请检查地址、端口和网络</source>
         <translation>The server did not answer in time: check the address, the port and the network</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="186" />
+        <location filename="../../sonetto_desktop/presentation/server_words.py" line="35" />
         <source>服务器不接受这个用户名和密码：请检查密码</source>
         <translation>The server does not accept this user name and password: check the password</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="188" />
+        <location filename="../../sonetto_desktop/presentation/server_words.py" line="37" />
         <source>服务器不允许这台电脑或这个用户连接（看它的 pg_hba.conf 设置，或连接数已满）</source>
         <translation>The server does not let this computer or this user connect (see its pg_hba.conf, or it has too many connections)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="190" />
+        <location filename="../../sonetto_desktop/presentation/server_words.py" line="39" />
         <source>服务器上没有名为 %1 的数据库：请先建好它，或改一下地址最后的数据库名</source>
         <translation>The server has no database named %1: create it first, or change the database name at the end of the URL</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="192" />
+        <location filename="../../sonetto_desktop/presentation/server_words.py" line="41" />
         <source>服务器上没有名为 %1 的用户</source>
         <translation>The server has no user named %1</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="194" />
+        <location filename="../../sonetto_desktop/presentation/server_words.py" line="43" />
         <source>这个用户没有读取记忆库的权限</source>
         <translation>This user may not read the memory store</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="196" />
+        <location filename="../../sonetto_desktop/presentation/server_words.py" line="45" />
         <source>连不上服务器：它没有运行，或地址、端口不对</source>
         <translation>Cannot reach the server: it is not running, or the address or port is wrong</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="198" />
+        <location filename="../../sonetto_desktop/presentation/server_words.py" line="47" />
         <source>连接失败（服务器说的原因见提示）</source>
         <translation>Could not connect (the server's reason is in the tooltip)</translation>
     </message>
@@ -4162,6 +4161,29 @@ Your theme: {1}</translation>
         <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="238" />
         <source>已全部拒绝。</source>
         <translation>All rejected.</translation>
+    </message>
+</context>
+<context>
+    <name>ServerWords</name>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/server_words.py" line="65" />
+        <source>记忆服务器拒绝了这台电脑的连接：{0}。在 设置 → 多设备 里改正之前，记忆只能查看，不能新建、修改或删除。</source>
+        <translation>The memory server refuses this computer: {0}. Until that is corrected in Settings → Devices, the memories are read-only: nothing can be added, changed or deleted.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/server_words.py" line="67" />
+        <source>记忆服务器现在连不上，记忆只能查看：它回来后才能新建、修改或删除。请检查服务器是否在运行、网络是否通，以及 设置 → 多设备 里的地址。</source>
+        <translation>The memory server cannot be reached, so the memories are read-only: adding, changing and deleting work again once it is back. Check that the server is running, the network is up, and the address in Settings → Devices.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/server_words.py" line="75" />
+        <source>记忆都在记忆服务器上，它拒绝了这台电脑的连接：{0}。请在 设置 → 多设备 里改正；在那之前，这里显示不了记忆，也不能新建。</source>
+        <translation>The memories are on the memory server, and it refuses this computer: {0}. Correct it in Settings → Devices; until then no memories can be shown here, and none added.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/presentation/server_words.py" line="77" />
+        <source>记忆都在记忆服务器上，它现在连不上：在它回答之前，这里显示不了记忆，也不能新建。请检查服务器是否在运行、网络是否通，以及 设置 → 多设备 里的地址。</source>
+        <translation>The memories are on the memory server, and it cannot be reached: until it answers, no memories can be shown here, and none added. Check that the server is running, the network is up, and the address in Settings → Devices.</translation>
     </message>
 </context>
 <context>
@@ -5036,22 +5058,22 @@ Your theme: {1}</translation>
 <context>
     <name>StoreBanner</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/store_banner.py" line="46" />
+        <location filename="../../sonetto_desktop/ui/notices/store_banner.py" line="44" />
         <source>记忆服务器暂时连不上：现在显示的是本机副本（{0}），只能查看、不能修改。聊天照常，新的记忆会在服务器恢复后自动写入。</source>
         <translation>The memory server can't be reached: showing this computer's copy ({0}), read-only. Chatting goes on; new memories are written once the server is back.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/store_banner.py" line="49" />
+        <location filename="../../sonetto_desktop/ui/notices/store_banner.py" line="47" />
         <source>记忆服务器暂时连不上，本机还没有副本：记忆暂时为空、只能查看。聊天照常，新的记忆会在服务器恢复后自动写入。</source>
         <translation>The memory server can't be reached and this computer has no copy yet: no memories to show for now. Chatting goes on; new memories are written once the server is back.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/store_banner.py" line="58" />
+        <location filename="../../sonetto_desktop/ui/notices/store_banner.py" line="56" />
         <source>记忆服务器拒绝了这台电脑的连接：{0}。请在 设置 → 多设备 里改正。现在显示的是本机副本（{1}），只能查看、不能修改；聊天照常，新的记忆先留在这台电脑上。</source>
         <translation>The memory server refuses this computer: {0}. Correct it in Settings → Devices. You are seeing this computer's copy ({1}): read-only. Chatting goes on; new memories wait on this computer.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/store_banner.py" line="61" />
+        <location filename="../../sonetto_desktop/ui/notices/store_banner.py" line="59" />
         <source>记忆服务器拒绝了这台电脑的连接：{0}。请在 设置 → 多设备 里改正。本机还没有副本：记忆暂时为空、只能查看；聊天照常，新的记忆先留在这台电脑上。</source>
         <translation>The memory server refuses this computer: {0}. Correct it in Settings → Devices. This computer has no copy yet: no memories to show for now. Chatting goes on; new memories wait on this computer.</translation>
     </message>

@@ -30,6 +30,7 @@ from sonetto_desktop.memory.operations import MemoryOperations
 from sonetto_desktop.ops import Call, Failed, Op, OpTarget, Outcome
 from sonetto_desktop.services import AppServices
 from sonetto_desktop.presentation.errors import describe_error
+from sonetto_desktop.presentation.server_words import changes_refused
 
 from .app_feed import AppFeed
 
@@ -62,6 +63,7 @@ class MemoryService(QObject):
 
     memory_changed = Signal(object)  # MemoryChange
     operation_failed = Signal(object)  # str: ``Failed.message`` (a ``Worded``, said again on a language switch)
+    changes_refused_changed = Signal(str)  # ``changes_refused()`` now: a memory server went away or came back ("")
 
     def __init__(self, source: Any, parent: QObject | None = None, *, feed: AppFeed | None = None) -> None:
         super().__init__(parent)
@@ -71,6 +73,24 @@ class MemoryService(QObject):
         self._own_feed = feed is None
         self.feed = feed if feed is not None else AppFeed(self._source, self)
         self.feed.memory_changed.connect(self.memory_changed)
+        self._store_status = getattr(self.services, "store_status", None)
+        self.feed.store_status_changed.connect(self._on_store_status)
+
+    @property
+    def store_status(self) -> Any:
+        """The store's ``StoreStatus`` as last heard (None: a local store, never offline)."""
+        return self._store_status
+
+    def changes_refused(self) -> str:
+        """Why no memory can be changed now (the memory server away or refusing this computer: read-only
+        until it answers), or "" when changes are taken: say it before anything is tried."""
+        return changes_refused(self._store_status)
+
+    def _on_store_status(self, status: Any) -> None:
+        before = self.changes_refused()
+        self._store_status = status
+        if self.changes_refused() != before:
+            self.changes_refused_changed.emit(self.changes_refused())
 
     @property
     def services(self) -> Any:

@@ -357,3 +357,132 @@ def test_the_notice_of_another_computer_s_changes_names_that_computer(request, p
     finally:
         laptop.close()
         desk.close()
+
+
+@pytest.mark.parametrize("lang", ["chinese", "english"])
+async def test_an_empty_wall_whose_server_is_away_says_so_and_takes_no_new_memory_until_it_is_back(
+        qtbot, wait, request, pg_server, pg_schema, tmp_path, lang):
+    """A server out of reach and no copy on this computer: the empty wall said "和 Sonetto 聊聊，或点「新建」写下一条"
+    and 新建 was enabled, and then the new memory failed. It says the memories are on the server, shown once it
+    answers, and what to check; 新建 (and every other change) is refused up front until the server is back."""
+    from sonetto_desktop.services import AppServices
+    from sonetto_desktop.ui.dialogs.transfer_actions import TransferActions
+    from sonetto_desktop.ui.memory_service import MemoryService
+    from sonetto_desktop.ui.wall.memory_wall import MemoryWall
+    from tcp_proxy import TcpProxy, proxied_url
+
+    request.getfixturevalue(lang)
+    proxy = TcpProxy(pg_server.port)
+    url = proxied_url(pg_server, proxy)
+    proxy.cut()
+    settings = Settings(data_dir=str(tmp_path / "data"), retrieval_mode="mechanical", store_backend="postgres",
+                        postgres_url=url, postgres_schema=pg_schema, device_name="laptop")
+    services = await AppServices.open(settings=settings)
+    service = MemoryService(services)
+    try:
+        assert services.store_status is not None and not services.store_status.online
+        wall = MemoryWall(service)
+        qtbot.addWidget(wall)
+        wall.resize(900, 700)
+        wall.show()
+        await wall.reload()
+        await wait(lambda: not wall.loading(), message="the wall loaded")
+        text = wall.empty_label.text()
+        assert wall.empty_label.isVisible()
+        if lang == "chinese":
+            assert "服务器上" in text and "连不上" in text and "设置 → 多设备" in text and "聊聊" not in text, text
+        else:
+            assert "on the memory server" in text and "Settings" in text and "Chat with" not in text, text
+            assert not any("\u4e00" <= ch <= "\u9fff" for ch in text), text
+        assert not wall.add_button.isEnabled()
+        reason = wall.add_button.toolTip()
+        assert ("连不上" in reason) if lang == "chinese" else ("cannot be reached" in reason), reason
+        assert wall.actions.add_card() is None  # (a shortcut or a menu): refused up front, with the same reason
+        await wait(lambda: wall.toasts.toasts(), message="the refusal")
+        assert wall.toasts.toasts()[-1].text == reason
+        transfer = TransferActions(service, wall)
+        said: list[tuple[str, str]] = []
+        transfer.message.connect(lambda text, kind: said.append((str(text), kind)))
+        assert transfer.import_memories() is None and said == [(reason, "error")]  # before a file is chosen
+        assert wall.actions.delete_cards(["m1"]) is None and wall.actions.pin_cards(["m1"], True) == []
+
+        proxy.restore()
+        await wait(lambda: wall.add_button.isEnabled(), timeout=20, message="新建 back with the server")
+        await wait(lambda: "Sonetto" in wall.empty_label.text(), message="the empty wall's own text again")
+        assert wall.add_button.toolTip() != reason
+        assert wall.actions.add_card() is not None
+    finally:
+        service.close()
+        await services.close()
+        proxy.close()
+
+
+async def test_while_the_server_is_away_the_cards_of_this_computers_copy_are_not_changed_until_it_is_back(
+        qtbot, wait, chinese, pg_server, pg_schema, tmp_path):
+    """The wall shows this computer's copy while the server is away: editing, dragging, merging or deleting a
+    card is refused up front with why (not a dialog filled in for nothing, then "没有保存"); back with the server."""
+    from sonetto_desktop import ops
+    from sonetto_desktop.services import AppServices
+    from sonetto_desktop.ui.memory_service import MemoryService
+    from sonetto_desktop.ui.wall.memory_wall import MemoryWall
+    from tcp_proxy import TcpProxy, proxied_url
+
+    proxy = TcpProxy(pg_server.port)
+    settings = Settings(data_dir=str(tmp_path / "data"), retrieval_mode="mechanical", store_backend="postgres",
+                        postgres_url=proxied_url(pg_server, proxy), postgres_schema=pg_schema, device_name="laptop")
+    services = await AppServices.open(settings=settings)
+    service = MemoryService(services)
+    try:
+        memory_id = await service.run(ops.AddMemory("小林喜欢猫", "品味", ""))
+        wall = MemoryWall(service)
+        qtbot.addWidget(wall)
+        wall.resize(900, 700)
+        wall.show()
+        await wall.reload()
+        await wait(lambda: not wall.loading() and wall.model.card(memory_id) is not None, message="the card")
+        assert wall.add_button.isEnabled()
+        await wait(lambda: services.store.feed.listener.connected, timeout=10, message="the listener")
+        proxy.cut()
+        await wait(lambda: not wall.add_button.isEnabled(), timeout=20, message="新建 off while the server is away")
+        reason = wall.add_button.toolTip()
+        assert "连不上" in reason and "设置 → 多设备" in reason, reason
+        assert wall.actions.edit_card(memory_id) is None and wall.actions.active_dialog is None
+        assert wall.actions.merge_cards(memory_id) is None and wall.actions.active_dialog is None
+        assert wall.actions.handle_drop([memory_id], "别处") is None
+        assert wall.actions.delete_cards([memory_id]) is None
+        assert wall.actions.lock_cards([memory_id], True) is None
+        said = [toast.text for toast in wall.toasts.toasts()]
+        assert len(said) == 1 and said[0].startswith(reason), said  # one toast (counting the tries), why
+        assert wall.model.card(memory_id) is not None and not wall.empty_label.isVisible()
+
+        proxy.restore()
+        await wait(lambda: wall.add_button.isEnabled(), timeout=20, message="新建 back with the server")
+        dialog = wall.actions.edit_card(memory_id)
+        assert dialog is not None
+        dialog.reject()
+    finally:
+        service.close()
+        await services.close()
+        proxy.close()
+
+
+@pytest.mark.parametrize("mode", ["light", "dark"])
+def test_new_looks_unavailable_while_changes_are_refused(qtbot, wall, mode):
+    """While the memory server does not answer, 新建 is disabled: it was drawn in the text's own colour, as if
+    it could be clicked. It is drawn muted."""
+    from PySide6.QtGui import QColor
+
+    from sonetto_desktop.ui.theme import stylesheet, tokens
+
+    wall.setStyleSheet(stylesheet(mode))
+    button = wall.add_button
+    button.setEnabled(False)
+    image = button.grab().toImage()
+    pixels = [color.lightness() for x in range(image.width()) for y in range(image.height())
+              if (color := image.pixelColor(x, y)).alpha() == 255]
+    muted, text = QColor(tokens(mode)["muted"]).lightness(), QColor(tokens(mode)["text"]).lightness()
+    assert abs(muted - text) > 40  # (a test that can tell them apart)
+    if mode == "light":  # no pixel near the text's own colour: the words are muted
+        assert min(pixels) > text + 20, (min(pixels), muted, text)
+    else:
+        assert max(pixels) < text - 20, (max(pixels), muted, text)

@@ -10,9 +10,7 @@ from typing import Any
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QWidget
 
-from sonetto_desktop.postgres_setup import failure_words
-
-from ..settings.postgres_page import REFUSALS, failure_reason
+from sonetto_desktop.presentation.server_words import refusal_reason
 
 
 class StoreBanner(QLabel):
@@ -39,9 +37,9 @@ class StoreBanner(QLabel):
         if status is None or status.online:
             self.hide()
             return
-        words = failure_words(status.detail or "")
-        if words[0] in REFUSALS:
-            text = self.refused_text(failure_reason(*words), status.copy_time)
+        reason = refusal_reason(status.detail)
+        if reason is not None:
+            text = self.refused_text(reason, status.copy_time)
         elif status.copy_time:
             text = self.tr("记忆服务器暂时连不上：现在显示的是本机副本（{0}），只能查看、不能修改。"
                            "聊天照常，新的记忆会在服务器恢复后自动写入。").format(status.copy_time.replace("T", " ")[:16])

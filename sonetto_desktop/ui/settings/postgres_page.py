@@ -21,7 +21,8 @@ from PySide6.QtWidgets import (
 )
 
 from sonetto_desktop.config.settings import Settings
-from sonetto_desktop.presentation.i18n import filled, translate
+from sonetto_desktop.presentation.i18n import filled
+from sonetto_desktop.presentation.server_words import failure_reason
 from sonetto_desktop.memory.stores.postgres.location import default_device_name, split_password
 
 from ..widgets.deferred import alive
@@ -159,41 +160,3 @@ class PostgresPage(QWidget):
             return "✓ " + filled(text, check.server_version, count, f"{check.millis:.0f}")
         kind, values = (check.words[0], check.words[1:]) if check.words else ("failed", ())
         return "✗ " + failure_reason(kind, *values)
-
-
-#: What a failed connection's kind (``postgres_setup.failure_words``) is when waiting does not mend it: the
-#: server answers and refuses (the password, who may connect, the database, TLS). The others (unreachable,
-#: a timeout, a failure of no known kind) may be a server away for a while.
-REFUSALS = frozenset({"auth", "not_allowed", "no_database", "no_user", "no_permission", "tls", "bad_url", "no_driver"})
-
-
-def failure_reason(kind: str, *values: str) -> str:
-    """Why a connection failed, from its kind and values (``postgres_setup.failure_words``), in the UI's
-    language: the settings page's test result and the window's banner say it alike."""
-
-    def said(text: str) -> str:
-        return filled(text, *values)
-
-    if kind == "bad_url":
-        reason = translate("PostgresPage", "地址有误，应像 postgresql://用户名@服务器:5432/数据库")
-    elif kind == "no_driver":
-        reason = translate("PostgresPage", "缺少 PostgreSQL 组件：pip install 'sonetto-desktop[postgres]'")
-    elif kind == "tls":
-        reason = translate("PostgresPage", "TLS 加密连接没有建立：服务器不支持 TLS，或证书不被信任。可以换一个 TLS 设置再试")
-    elif kind == "timeout":
-        reason = translate("PostgresPage", "服务器在限定时间内没有回答：请检查地址、端口和网络")
-    elif kind == "auth":
-        reason = translate("PostgresPage", "服务器不接受这个用户名和密码：请检查密码")
-    elif kind == "not_allowed":
-        reason = translate("PostgresPage", "服务器不允许这台电脑或这个用户连接（看它的 pg_hba.conf 设置，或连接数已满）")
-    elif kind == "no_database":
-        reason = said(translate("PostgresPage", "服务器上没有名为 %1 的数据库：请先建好它，或改一下地址最后的数据库名"))
-    elif kind == "no_user":
-        reason = said(translate("PostgresPage", "服务器上没有名为 %1 的用户"))
-    elif kind == "no_permission":
-        reason = translate("PostgresPage", "这个用户没有读取记忆库的权限")
-    elif kind == "unreachable":
-        reason = translate("PostgresPage", "连不上服务器：它没有运行，或地址、端口不对")
-    else:
-        reason = translate("PostgresPage", "连接失败（服务器说的原因见提示）")
-    return reason

@@ -114,9 +114,21 @@ class WallActions(QObject):
     def _parent(self) -> QWidget:
         return self._host.window()
 
+    def refuse_changes(self) -> bool:
+        """Whether memories cannot be changed now (a memory server away, or refusing this computer: the
+        store is read-only until it answers): then said, up front, before a dialog is filled in for nothing."""
+        reason = self._service.changes_refused()
+        if reason and alive(self._toasts):
+            self._toasts.show_toast(reason, key="changes-refused", kind="error")
+        return bool(reason)
+
     # ── add / edit ────────────────────────────────────────────────────
 
-    def add_card(self, theme: str = "") -> EditDialog:
+    def add_card(self, theme: str = "") -> EditDialog | None:
+        """The dialog of a new memory (None: changes are refused now, and said)."""
+        return None if self.refuse_changes() else self._add_dialog(theme)
+
+    def _add_dialog(self, theme: str = "") -> EditDialog:
         dialog = EditDialog(theme=theme, themes=self._model.themes(), creating=True, parent=self._parent())
         dialog.accepted.connect(lambda: self._after_add(*dialog.values()))
         return self._open(dialog)
@@ -138,7 +150,7 @@ class WallActions(QObject):
         return memory_id
 
     def _reopen_add(self, description: str, theme: str, reason: str, hint: str = "") -> EditDialog:
-        dialog = self.add_card(theme)
+        dialog = self._add_dialog(theme)  # (even offline: what the person wrote is not lost)
         dialog.description_edit.setPlainText(description)
         dialog.reason_edit.setText(reason)
         if hint:
@@ -146,6 +158,10 @@ class WallActions(QObject):
         return dialog
 
     def edit_card(self, memory_id: str) -> EditDialog | None:
+        """The card's edit dialog (None: no such card, or changes are refused now, and said)."""
+        return None if self.refuse_changes() else self._edit_dialog(memory_id)
+
+    def _edit_dialog(self, memory_id: str) -> EditDialog | None:
         card = self._model.card(memory_id)
         if card is None:
             return None
@@ -244,7 +260,7 @@ class WallActions(QObject):
     def _reopen_edit(self, memory_id: str, typed: tuple[str, str, str]) -> None:
         """The edit dialog again, from the card as it is now, holding what the person typed; the card
         gone (Sonetto just deleted or merged it): the add dialog with it, to keep as a new memory."""
-        dialog = self.edit_card(memory_id)
+        dialog = self._edit_dialog(memory_id)
         if dialog is None:
             self._reopen_add(*typed, QCoreApplication.translate(
                 "MemoryWall", "这条记忆已经不在了（可能刚被删除或合并）。可以把你写的内容另存为一条新记忆。"))
@@ -258,7 +274,7 @@ class WallActions(QObject):
     def merge_cards(self, keep_id: str, gone_id: str | None = None) -> MergeDialog | None:
         """Merge dialog for ``keep_id``; ``gone_id`` preselects the other card (else the person picks)."""
         first = self._model.card(keep_id)
-        if first is None:
+        if first is None or self.refuse_changes():
             return None
         second = self._model.card(gone_id) if gone_id and gone_id != keep_id else None
         candidates = sorted(self._model.cards(), key=lambda c: (c[THEME] != first[THEME], c[THEME], c[DESCRIPTION]))
@@ -359,6 +375,8 @@ class WallActions(QObject):
     def delete_cards(self, ids: list[str]) -> "asyncio.Task[Any] | None":
         """One card: to the trash with an undo; several: one bulk action (``WallBulk``)."""
         ids = list(dict.fromkeys(ids))
+        if self.refuse_changes():
+            return None
         if len(ids) > 1 and self.bulk is not None:
             return self.bulk.delete(ids)
         previews = {mid: (card[DESCRIPTION] if (card := self._model.card(mid)) else "") for mid in ids}
@@ -391,6 +409,8 @@ class WallActions(QObject):
         """Pin ``ids`` (first in their theme) or unpin them, as one action (one Ctrl+Z takes it back):
         one card by itself; several as one bulk write with a toast and its 撤销 (``WallBulk.pin``)."""
         ids = list(dict.fromkeys(ids))
+        if self.refuse_changes():
+            return []
         if len(ids) > 1 and self.bulk is not None:
             task = self.bulk.pin(ids, pinned)
             return [task] if task is not None else []
@@ -399,6 +419,8 @@ class WallActions(QObject):
 
     def lock_cards(self, ids: list[str], locked: bool) -> "asyncio.Task[Any] | None":
         """Lock (or unlock) ``ids`` against Sonetto and other apps, as one undoable action."""
+        if self.refuse_changes():
+            return None
         return self.bulk.lock(list(dict.fromkeys(ids)), locked) if self.bulk is not None else None
 
     # ── other views ───────────────────────────────────────────────────
@@ -423,7 +445,7 @@ class WallActions(QObject):
         another card's merge zone opens the merge dialog (the target is kept); otherwise the cards
         move to ``theme``."""
         ids = [mid for mid in dict.fromkeys(ids) if self._model.card(mid) is not None]
-        if not ids:
+        if not ids or self.refuse_changes():
             return None
         if target_id and target_id not in ids and len(ids) == 1:
             return self.merge_cards(target_id, ids[0])
@@ -438,7 +460,7 @@ class WallActions(QObject):
     def move_cards(self, ids: list[str], theme: str, reason: str = "") -> list["asyncio.Task[Any]"]:
         """Move ``ids`` to ``theme`` (as the user, with ``reason``); cards already there stay."""
         theme = (theme or "").strip()
-        if not theme:
+        if not theme or self.refuse_changes():
             return []
         reason = reason or reason_text("user.move", theme)
         ids = list(dict.fromkeys(ids))
@@ -490,7 +512,7 @@ class WallActions(QObject):
         toggle.triggered.connect(lambda: wall.set_collapsed(theme, not collapsed))
         rename = menu.addAction(icon("rename"), QCoreApplication.translate("MemoryWall", "重命名主题…"))
         rename.setObjectName("rename")
-        rename.triggered.connect(lambda: wall.bulk.ask_rename_theme(theme))
+        rename.triggered.connect(lambda: self.refuse_changes() or wall.bulk.ask_rename_theme(theme))
         color = menu.addAction(QCoreApplication.translate("MemoryWall", "更改颜色…"))
         color.setObjectName("color")
         color.triggered.connect(lambda: self.pick_color(theme, wall))

@@ -34,6 +34,7 @@ from .scroll import AutoScroller, StickyHeader
 from sonetto_desktop.presentation.authors import card_filter, filter_label
 from sonetto_desktop.presentation.cards import THEME
 from sonetto_desktop.presentation.i18n import counted
+from sonetto_desktop.presentation.server_words import empty_offline_text
 from .loader import SECTIONS_PER_STEP, WallLoader
 from .search import WallSearch
 from .sections import ViewSettings, WallSections
@@ -81,6 +82,7 @@ class MemoryWall(QWidget):
         self._density = self.state.density()
         self._pending_reveal: str | None = None
         self._load_failed = False
+        self._add_tip: str | None = None  # the 新建 button's own tooltip, while a refusal takes its place
         self._build_widgets()
         self._build_parts()
         self._connect_toolbar()
@@ -161,7 +163,7 @@ class MemoryWall(QWidget):
         self.toolbar.sort_changed.connect(self.set_sort_mode)
         self.toolbar.density_toggled.connect(lambda compact: self.set_density("compact" if compact else "comfortable"))
         self.toolbar.filter_changed.connect(self.set_filter)
-        self.toolbar.forget_today_requested.connect(lambda: self.bulk.ask_forget_today())
+        self.toolbar.forget_today_requested.connect(lambda: self.actions.refuse_changes() or self.bulk.ask_forget_today())
         self.add_button.clicked.connect(lambda: self.actions.add_card())
         self.trash_button.clicked.connect(lambda: self.actions.show_trash())
         self.outline.ids_dropped.connect(self._on_ids_dropped)
@@ -195,6 +197,8 @@ class MemoryWall(QWidget):
         self.model.load_failed.connect(self._on_load_failed)
         self.model.card_updated.connect(lambda *_: self._visibility_timer.start())  # counts of hidden cards
         service.operation_failed.connect(self._on_operation_failed)
+        service.changes_refused_changed.connect(self._on_changes_refused)
+        self._on_changes_refused(service.changes_refused())
 
     # ── loading ───────────────────────────────────────────────────────
 
@@ -311,6 +315,8 @@ class MemoryWall(QWidget):
         total = self.model.rowCount()
         if (self.loader.loading or self.model.first_read_pending) and shown == 0:
             self.empty_label.setText(self._busy_text())  # never a false "no memories yet" at start
+        elif total == 0 and self.service.changes_refused():  # not "write one": the store is the server's
+            self.empty_label.setText(empty_offline_text(self.service.store_status))
         elif self._load_failed and total == 0:
             self.empty_label.setText(self.tr("记忆库暂时无法读取，卡片墙是空的；没有任何内容被改动。"))
         elif total == 0:
@@ -517,6 +523,14 @@ class MemoryWall(QWidget):
         section = self.theme_sections.get(theme)
         if section is not None:
             self.actions.theme_menu(theme, section.is_collapsed(), self).popup(global_pos)
+
+    def _on_changes_refused(self, reason: str) -> None:
+        """The memory server went away (or refuses this computer: ``reason``) or came back ("")."""
+        if self._add_tip is None:
+            self._add_tip = self.add_button.toolTip()
+        self.add_button.setEnabled(not reason)
+        self.add_button.setToolTip(reason or self._add_tip)
+        self._visibility_timer.start()
 
     def _on_operation_failed(self, message: str) -> None:
         self.toasts.show_toast(message, key="operation-failed", kind="error")
