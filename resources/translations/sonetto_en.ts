@@ -5200,67 +5200,67 @@ Your theme: {1}</translation>
 <context>
     <name>TransferActions</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="68" />
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="69" />
         <source>导出记忆</source>
         <translation>Export memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="90" />
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="91" />
         <source>无法导出：{0}</source>
         <translation>Cannot export: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="101" />
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="102" />
         <source>已导出 {0} 条记忆到 {1}；置顶标记在旁边的 {2} 里，搬到别处时请一起带上</source>
         <translation>Exported {0} memories to {1}; the pins are in {2} beside it: take it along when you move the memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="104" />
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="105" />
         <source>已导出 {0} 条记忆到 {1}</source>
         <translation>Exported {0} memories to {1}</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="106" />
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="107" />
         <source>；回收站里的 %n 条在旁边的 {0} 里，导入时会回到回收站</source>
         <translation><numerusform>; the one in the trash is in {0} beside it (an import puts it back in the trash)</numerusform><numerusform>; the %n in the trash are in {0} beside it (an import puts them back in the trash)</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="108" />
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="109" />
         <source>；回收站里的 %n 条也在里面，导入时会回到回收站</source>
         <translation><numerusform>, and the one in the trash (an import puts it back in the trash)</numerusform><numerusform>, and the %n in the trash (an import puts them back in the trash)</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="163" />
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="170" />
         <source>；%n 条删除了的记忆放回了回收站（这次导入没有新增记忆，无从撤销；不需要的可以在回收站里永久删除）</source>
         <translation><numerusform>; 1 deleted memory put back in the trash (no memory added, so nothing to undo; delete it for good in the trash if you do not want it)</numerusform><numerusform>; %n deleted memories put back in the trash (no memory added, so nothing to undo; delete them for good in the trash if you do not want them)</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="166" />
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="173" />
         <source>；%n 条删除了的记忆放回了回收站（撤销这次导入时它们仍留在回收站）</source>
         <translation><numerusform>; 1 deleted memory put back in the trash (undoing this import leaves it there)</numerusform><numerusform>; %n deleted memories put back in the trash (undoing this import leaves them there)</numerusform></translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="169" />
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="176" />
         <source>{0}。{1}</source>
         <translation>{0}. {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="120" />
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="127" />
         <source>导入记忆</source>
         <translation>Import memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="122" />
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="129" />
         <source>记忆导出文件 (*.yaml *.yml *.json *.md)</source>
         <translation>Memory exports (*.yaml *.yml *.json *.md)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="135" />
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="142" />
         <source>无法导入 {0}：{1}</source>
         <translation>Cannot import {0}: {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="160" />
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="167" />
         <source>已导入 {0} 条记忆，跳过 {1} 条重复的</source>
         <translation>Imported {0} memories, skipped {1} duplicates</translation>
     </message>

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from ..history_import.model import import_source
 from ..memory import kinds
 from ..memory.changes import AGENT, CLI, EXTERNAL, USER, MemoryChange
-from .i18n import counted, translate
+from .i18n import translate
 
 
 def from_elsewhere(change: MemoryChange) -> bool:
