@@ -104,10 +104,7 @@ def _never_heard(base_url: str) -> None:
     graph = sys.modules.get("sonetto_desktop.agent.graph")
     if graph is None:  # (nothing remembered: not imported yet, and not imported for this)
         return
-    with graph._FINISH_LOCK:
-        graph._FINISH_SAID.difference_update({key for key in graph._FINISH_SAID if key[0] == base_url.rstrip("/")})
-        for key in [key for key in graph._UNSAID if key and key[0] == base_url.rstrip("/")]:
-            del graph._UNSAID[key]
+    graph.forget_endpoint(base_url)
 
 
 class ScriptedLLMServer:

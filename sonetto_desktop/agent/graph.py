@@ -214,6 +214,16 @@ FINISH_FORGOTTEN_AFTER = 2
 _UNSAID: dict[tuple[str, str] | None, int] = {}  # those replies in a row, by endpoint (guarded by _FINISH_LOCK)
 
 
+def forget_endpoint(base_url: str) -> None:
+    """Forget what the servers at ``base_url`` (every model) said of how their replies end: another server
+    answers there now (a test's server on a port an earlier one had)."""
+    base = base_url.strip().rstrip("/")
+    with _FINISH_LOCK:
+        _FINISH_SAID.difference_update({key for key in _FINISH_SAID if key[0] == base})
+        for key in [key for key in _UNSAID if key and key[0] == base]:
+            del _UNSAID[key]
+
+
 def _endpoint_key(llm: Any) -> tuple[str, str] | None:
     """(base URL, model) of a chat model, None when it names no base URL (a model of its own: its graph remembers)."""
     base = str(getattr(llm, "openai_api_base", None) or "").strip().rstrip("/")
