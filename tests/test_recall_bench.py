@@ -252,3 +252,31 @@ def test_the_dense_views_bench_scores_each_way_as_it_says():
     mixed = q + 0.5 * p
     assert np.allclose(ways["query + 0.5 passage"](bank, q, p), bank @ (mixed / np.linalg.norm(mixed)))
     assert np.allclose(ways["better of the two"](bank, q, p), np.maximum(bank @ q, bank @ p))
+
+
+def test_the_dialogue_bench_asks_each_follow_up_with_the_lines_before_it(tmp_path):
+    """bench.recall_dialogue asks MADial's follow-ups through ``MemoryRecall._plan`` as the app does: a
+    follow-up naming nothing of what it is about is found only when the lines before it are read."""
+    from bench import recall_dialogue
+    from bench.recall_public import madial_groups
+    from bench.recall_reach import distractors
+
+    folder = tmp_path / "madial_bench" / "data" / "ch"
+    mem = [{"1": {"time": "2023-03-02", "scene": "宠物类", "event": "小A养了一只橘猫，名叫年糕。", "user-id": 1, "id": "1"}},
+           {"2": {"time": "2023-04-11", "scene": "喜好类", "event": "小A喜欢周末去湖边钓鱼。", "user-id": 1, "id": "2"}}]
+    _write_jsonl(folder / "MADial-Bench-zh-memory.json", mem)
+    lines = ["<BOD>\n", "<小A>:\"我家年糕最近掉毛好厉害\"\n", "<Assistant>:\"换季了吧，多梳梳\"\n",
+             "<小A>:\"那它平时乖吗\"\n", "<Assistant>:\"…\"\n", "<EOD>\n"]
+    _write_jsonl(folder / "MADial-Bench-zh-dialogue.json",
+                 [{"dialogue": lines, "test-turn": [4], "relevant-id": [1], "user-id": 1, "id": 0}])
+    asked = recall_dialogue.dialogues(tmp_path)
+    assert [d["said"][-1][1] for d in asked[1]] == ["那它平时乖吗"] and asked[1][0]["gold"] == ["1"]
+    assert "年糕" in recall_dialogue.app_context(asked[1][0]["said"])  # the person's line before it
+    groups = {1: madial_groups(tmp_path)[0]}
+    others = distractors("synthetic", 400, [], set(), set(), groups[1].now, "spread")
+    tally = recall_dialogue.measure(groups, asked, others, _CharVectors(), [1500])
+    found = {way: tally[(1500, way)] for way in recall_dialogue.WAYS}
+    assert all(total == 1 for _, total in found.values())
+    assert found["whole budget, the message alone"][0] == found["conversation block, the message first"][0] == 0
+    assert found["whole budget, with the lines before it"][0] == 1
+    assert found["conversation block, the dialogue in order"][0] == 1
