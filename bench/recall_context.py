@@ -67,7 +67,8 @@ def _context(lines: list[tuple[str, str]]) -> str:
 
 
 def madial_follow_ups(root: Path) -> tuple[dict[int, dict], list[dict]]:
-    """(memory id -> memory, cases): each case the user's line, the lines before it, its gold."""
+    """(memory id -> memory, cases): each case the user's line, the lines before it (as recall reads them,
+    and ``said``: the dialogue's (speaker, text) lines to the user's), its gold."""
     folder = root / "madial_bench" / "data" / "ch"
     memories: dict[int, dict] = {}
     for line in (folder / "MADial-Bench-zh-memory.json").read_text(encoding="utf-8").splitlines():
@@ -82,7 +83,7 @@ def madial_follow_ups(root: Path) -> tuple[dict[int, dict], list[dict]]:
         dialogue = json.loads(line)
         turn = dialogue["test-turn"][0]
         said = [_said(x) for x in dialogue["dialogue"][1:turn]]  # after <BOD>, to the user's line
-        cases.append({"user": dialogue["user-id"], "message": said[-1][1], "context": _context(said),
+        cases.append({"user": dialogue["user-id"], "message": said[-1][1], "context": _context(said), "said": said,
                       "gold": sorted({collapse[int(g)] for g in dialogue["relevant-id"]})})
     kept = {mid: m for mid, m in memories.items() if collapse[mid] == mid}
     return kept, cases

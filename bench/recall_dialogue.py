@@ -23,7 +23,6 @@ Reach = the gold memories in what the recall model is shown / the gold memories 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import tempfile
 from pathlib import Path
@@ -35,7 +34,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench.recall_context import _said  # noqa: E402
+from bench.recall_context import madial_follow_ups  # noqa: E402
 from bench.recall_scale_e5 import default_root  # noqa: E402
 
 WAYS = ("whole budget, the message alone", "whole budget, with the lines before it",
@@ -45,22 +44,9 @@ WAYS = ("whole budget, the message alone", "whole budget, with the lines before 
 def dialogues(root: Path) -> dict[int, list[dict[str, Any]]]:
     """user -> the user's dialogues: the (speaker, text) lines up to the person's line asked, and its gold
     (memory ids as ``bench.recall_public.madial_groups`` names them: duplicates collapsed)."""
-    folder = root / "madial_bench" / "data" / "ch"
-    memories: dict[int, dict] = {}
-    for line in (folder / "MADial-Bench-zh-memory.json").read_text(encoding="utf-8").splitlines():
-        if line.strip():
-            memories.update({int(k): v for k, v in json.loads(line).items()})
-    canonical: dict[tuple[int, str], int] = {}
-    collapse = {mid: canonical.setdefault((m["user-id"], m["event"].strip()), mid) for mid, m in sorted(memories.items())}
     out: dict[int, list[dict[str, Any]]] = {}
-    for line in (folder / "MADial-Bench-zh-dialogue.json").read_text(encoding="utf-8").splitlines():
-        if not line.strip():
-            continue
-        dialogue = json.loads(line)
-        turn = dialogue["test-turn"][0]
-        said = [_said(x) for x in dialogue["dialogue"][1:turn]]  # after <BOD>, to the person's line
-        out.setdefault(dialogue["user-id"], []).append(
-            {"said": said, "gold": sorted({str(collapse[int(g)]) for g in dialogue["relevant-id"]})})
+    for case in madial_follow_ups(root)[1]:
+        out.setdefault(case["user"], []).append({"said": case["said"], "gold": [str(g) for g in case["gold"]]})
     return out
 
 
