@@ -176,7 +176,7 @@ class WriterToasts(QObject):
                                          on_error=lambda text: overlay.show_toast(text, key=key, kind="error"))
         if result is not None:
             changes = len(result.changes)
-            overlay.show_toast(lambda: QCoreApplication.translate("WriterToasts", "已撤销这轮的 %n 处记忆变化", "", changes),
+            overlay.show_toast(lambda: QCoreApplication.translate("WriterToasts", "已撤销这轮的 %Ln 处记忆变化", "", changes),
                                key=key, kind="success")
 
 
