@@ -524,6 +524,15 @@ Talk about anything — I'll remember what matters to you.</translation>
     </message>
 </context>
 <context>
+    <name>DirectionMarks</name>
+    <message>
+        <location filename="../../sonetto_desktop/ui/widgets/direction_marks.py" line="33" />
+        <source>⬚ 是文字方向控制字符（例如从网页复制来的 U+202E），这里只显示、不起作用；保存时原样保留。</source>
+        <extracomment>Unicode's direction controls: embeddings, overrides, isolates and their ends.</extracomment>
+        <translation>⬚ is a text direction control (such as a U+202E copied from a web page): shown here, it does nothing; saving keeps it as it is.</translation>
+    </message>
+</context>
+<context>
     <name>DiscardGuard</name>
     <message>
         <location filename="../../sonetto_desktop/ui/widgets/discard_guard.py" line="25" />
@@ -600,73 +609,73 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>EditDialog</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="42" />
+        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="43" />
         <source>保存（{0}）</source>
         <translation>Save ({0})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="64" />
+        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="67" />
         <source>没有粘贴：粘贴的内容有 {0} 个字，一条记忆最多 {1} 个字。</source>
         <extracomment>The most a memory's text box takes by a paste or a drop: room to paste a text over the limit and cut it, not megabytes to lay out (a 1 MB paste held the window 2.3 s, then ~1 s at each keystroke).</extracomment>
         <translation>Not pasted: the pasted text has {0} characters, and a memory holds at most {1}.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="100" />
+        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="103" />
         <source>新建记忆</source>
         <translation>New memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="100" />
+        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="103" />
         <source>编辑记忆</source>
         <translation>Edit memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="110" />
+        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="113" />
         <source>关于你的一件事，例如：喜欢手冲咖啡，不加糖</source>
         <translation>Something about you, e.g.: likes pour-over coffee, no sugar</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="115" />
+        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="118" />
         <source>主题，例如：品味、工作、家人</source>
         <translation>Theme, e.g.: taste, work, family</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="122" />
+        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="125" />
         <source>为什么这样改（可选，会记入历史）</source>
         <translation>Why this change (optional, kept in the history)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="127" />
+        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="130" />
         <source>内容</source>
         <translation>Text</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="129" />
+        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="132" />
         <source>主题</source>
         <translation>Theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="130" />
+        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="133" />
         <source>原因</source>
         <translation>Reason</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="163" />
+        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="166" />
         <source>内容不能为空。</source>
         <translation>The text cannot be empty.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="165" />
+        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="168" />
         <source>内容太长了：最多 {0} 个字，现在 {1} 个。</source>
         <translation>The text is too long: at most {0} characters, now {1}.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="168" />
+        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="171" />
         <source>主题不能为空。</source>
         <translation>The theme cannot be empty.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="170" />
+        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="173" />
         <source>还没有改动。</source>
         <translation>Nothing has changed yet.</translation>
     </message>
@@ -2780,47 +2789,47 @@ Your theme: {1}</translation>
 <context>
     <name>MergeDialog</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="45" />
+        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="46" />
         <source>{0}（{1}）</source>
         <translation>{0} ({1})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="62" />
+        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="63" />
         <source>合并记忆</source>
         <translation>Merge memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="96" />
+        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="97" />
         <source>为什么合并（可选，会记入历史）</source>
         <translation>Why merge (optional, kept in the history)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="102" />
+        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="103" />
         <source>保留</source>
         <translation>Keep</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="103" />
+        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="104" />
         <source>并入</source>
         <translation>Merge in</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="104" />
+        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="105" />
         <source>合并后</source>
         <translation>Merged</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="106" />
+        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="107" />
         <source>主题</source>
         <translation>Theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="107" />
+        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="108" />
         <source>原因</source>
         <translation>Reason</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="157" />
+        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="158" />
         <source>从列表里选出要并入的那条记忆。</source>
         <translation>Pick the memory to merge in from the list.</translation>
     </message>
@@ -5192,7 +5201,7 @@ Your theme: {1}</translation>
 <context>
     <name>Toast</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/toasts.py" line="165" />
+        <location filename="../../sonetto_desktop/ui/notices/toasts.py" line="167" />
         <source>关闭</source>
         <translation>Close</translation>
     </message>
