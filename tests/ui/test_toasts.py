@@ -307,3 +307,35 @@ async def test_a_long_unbroken_name_in_a_toast_is_cut_with_an_ellipsis_not_at_th
             assert toast.geometry().right() <= overlay.width() and overlay.geometry().right() <= window.width()
     finally:
         remove_translators(qapp, translators)
+
+
+async def test_an_imports_notice_counts_the_whole_import_though_it_went_between_two_batches(wall, populated_store,
+                                                                                           wait):
+    """The notice of an import's changes ("导入（ChatGPT）：新增 N 条记忆") went after a few quiet seconds
+    between two batches and came back counting from 1, beside a progress counting the whole import
+    (新记忆 2 beside 新增 1). It counts the import's changes since it began; another import starts anew."""
+    from sonetto_desktop.memory.changes import Turn
+
+    await wall.reload()
+    feed: EventFeed[WriterEvent] = EventFeed()
+    service = MemoryService(_Services(populated_store, feed), wall)
+    writer_toasts = WriterToasts(wall.toasts, service, reveal=wall.reveal, parent=wall)
+    notice = lambda: [t for t in wall.toasts.toasts() if t.key == "elsewhere:import:chatgpt"]  # noqa: E731
+
+    def write(text: str, turn: str) -> None:  # what an import's writer does, on its thread
+        worker = threading.Thread(target=lambda: populated_store.add(
+            text, "旅行", actor="import:chatgpt", reason="导入", turn=Turn(turn)))
+        worker.start()
+        worker.join()
+
+    write("去过京都", "imp-aaaa1111-000000")
+    await wait(lambda: notice() and notice()[0].text == "导入（ChatGPT）：新增 1 条记忆", message="the notice")
+    notice()[0].dismiss()  # (its time ran out while the next batch was written)
+    write("在学日语", "imp-aaaa1111-000001")
+    await wait(lambda: notice() and notice()[0].text == "导入（ChatGPT）：新增 2 条记忆", message="the import's 2")
+    notice()[0].dismiss()
+    write("想去大阪", "imp-bbbb2222-000000")  # another import of the same app: its own count
+    await wait(lambda: notice() and notice()[0].text == "导入（ChatGPT）：新增 1 条记忆", message="a new import's 1")
+    writer_toasts.close()
+    await service.drain()
+    service.close()
