@@ -3,7 +3,7 @@
 1. ``pyside6-lupdate`` collects every ``tr()`` / ``translate()`` string of ``sonetto_desktop/ui`` and ``presentation``
    into ``resources/translations/sonetto_en.ts`` (Chinese is the source language);
 2. the English texts from ``resources/translations/sonetto_en.yaml`` are filled in (a text with a count,
-   ``translate(context, "…%n…", None, n)``, takes ``[one, other]``: "1 conversation", "2 conversations");
+   ``translate(context, "…%Ln…", None, n)``, takes ``[one, other]``: "1 conversation", "2 conversations");
 3. ``pyside6-lrelease`` compiles ``sonetto_en.qm``, which the app loads (``ui/i18n.py``).
 
 Prints the strings that still have no English so they can be added to the YAML.
@@ -50,7 +50,7 @@ def main() -> int:
             if text is None:
                 missing.append(f"{name}: {source!r}")
                 continue
-            if isinstance(text, list) or message.get("numerus") == "yes":  # a count (%n): [one, other]
+            if isinstance(text, list) or message.get("numerus") == "yes":  # a count (%Ln): [one, other]
                 message.set("numerus", "yes")  # (lupdate marks only tr(…, n) calls)
                 forms = text if isinstance(text, list) else [text, text]
                 translation.text = None

@@ -187,3 +187,57 @@ async def test_an_import_whose_batches_cannot_all_be_journaled_does_not_begin(se
     monkeypatch.setattr(runner, "new_import_id", lambda: "imp-600dd15c")
     await imports.start(plan, history, file_name="history.jsonl")
     assert (await imports.wait()).turns_written == plan.turns
+
+
+async def test_the_progress_counts_what_the_toast_counts_as_each_memory_lands(services, llm_server):
+    """Progress said 新记忆 1 while the toast said 新增 2: the toast counts each memory the import writes as it
+    lands in the store (the change channel), the progress counted a batch's memories only once the batch
+    was done (from what its writer reported). Driven in that order: batch 2 has written its memory and
+    waits at the model for its last answer. The progress says what the store holds, as the finished
+    import does (one count: ``count_changes``)."""
+    from sonetto_desktop.history_import.runner import count_changes
+    from sonetto_desktop.memory import kinds
+    from sonetto_desktop.presentation.others import SourceTally, from_elsewhere
+    from waiting import until
+
+    from history_helpers import said
+    from llm_server import tool_calls
+
+    firsts, follow_ups, gate = [], [], threading.Event()
+
+    def held(body):  # batch 2 writes its memories, then reads the list: its next call waits at the model
+        if not is_writer(body):
+            return remember_each_line(body)
+        if any(m["role"] == "tool" for m in body["messages"]):
+            follow_ups.append(1)
+            gate.wait(30)
+            return "好的"
+        firsts.append(1)
+        calls = [("create_memory", {"content": f"用户说过：{text[:40]}", "section": "身份"}) for _, text in said(body)]
+        return tool_calls(calls + ([("read_memories", {})] if len(firsts) == 2 else []))
+
+    llm_server.responder = held
+    imports = services.imports
+    history = await imports.read(fixture("history.jsonl"))
+    plan = await imports.plan(history)
+    assert len(plan.batches) >= 2
+    tallies: dict[str, SourceTally] = {}  # as the window's quiet notice tallies an import's changes
+
+    def seen(change):
+        if from_elsewhere(change) and change.actor.startswith("import:"):
+            tallies.setdefault(change.actor, SourceTally.of(change)).add(change)
+
+    unsubscribe = services.subscribe(seen)
+    state = await imports.start(plan, history, file_name="history.jsonl")
+    try:
+        first_two = sum(b.turns for b in plan.batches[:2])
+        added = lambda: sum(t.counts[kinds.ADDED] for t in tallies.values())  # noqa: E731
+        await until(lambda: follow_ups and added() == first_two, what="batch 2's memories in the store")
+        assert count_changes(imports.runner.ops, state.id)[0] == first_two
+        await until(lambda: imports.runner.last is not None and imports.runner.last.created == first_two,
+                    what=f"the progress saying {first_two} new memories, as the toast does")
+    finally:
+        gate.set()
+    result = await imports.wait()
+    unsubscribe()
+    assert result.memories_created == imports.runner.last.created == added() == plan.turns

@@ -220,6 +220,14 @@ def year(y: int) -> list[tuple[date, date]]:
         ("我2019年去了北京", year(2019)),
         ("2019 年的时候", year(2019)),
         ("2019年3月", [(d(3, 1, 2019), d(3, 31, 2019))]),
+        # a plural a verb follows begins a clause: the number before it is when that clause happened
+        ("in 2019 things changed", year(2019)),
+        ("In 2019 prices went up", year(2019)),
+        ("in 2019 people moved away", year(2019)),
+        ("in 2019 kids were small", year(2019)),
+        ("during 2008 banks had failed", year(2008)),
+        # ... and a plural whose next word is no verb still counts
+        ("in 2000 steps red faced", []),
     ],
 )
 def test_a_number_is_a_year_only_where_the_sentence_makes_it_one(text, expected):

@@ -524,6 +524,15 @@ Talk about anything — I'll remember what matters to you.</translation>
     </message>
 </context>
 <context>
+    <name>DirectionMarks</name>
+    <message>
+        <location filename="../../sonetto_desktop/ui/widgets/direction_marks.py" line="33" />
+        <source>⬚ 是文字方向控制字符（例如从网页复制来的 U+202E），这里只显示、不起作用；保存时原样保留。</source>
+        <extracomment>Unicode's direction controls: embeddings, overrides, isolates and their ends.</extracomment>
+        <translation>⬚ is a text direction control (such as a U+202E copied from a web page): shown here, it does nothing; saving keeps it as it is.</translation>
+    </message>
+</context>
+<context>
     <name>DiscardGuard</name>
     <message>
         <location filename="../../sonetto_desktop/ui/widgets/discard_guard.py" line="25" />
@@ -600,73 +609,73 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>EditDialog</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="42" />
+        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="43" />
         <source>保存（{0}）</source>
         <translation>Save ({0})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="64" />
+        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="67" />
         <source>没有粘贴：粘贴的内容有 {0} 个字，一条记忆最多 {1} 个字。</source>
         <extracomment>The most a memory's text box takes by a paste or a drop: room to paste a text over the limit and cut it, not megabytes to lay out (a 1 MB paste held the window 2.3 s, then ~1 s at each keystroke).</extracomment>
         <translation>Not pasted: the pasted text has {0} characters, and a memory holds at most {1}.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="100" />
+        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="103" />
         <source>新建记忆</source>
         <translation>New memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="100" />
+        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="103" />
         <source>编辑记忆</source>
         <translation>Edit memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="110" />
+        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="113" />
         <source>关于你的一件事，例如：喜欢手冲咖啡，不加糖</source>
         <translation>Something about you, e.g.: likes pour-over coffee, no sugar</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="115" />
+        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="118" />
         <source>主题，例如：品味、工作、家人</source>
         <translation>Theme, e.g.: taste, work, family</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="122" />
+        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="125" />
         <source>为什么这样改（可选，会记入历史）</source>
         <translation>Why this change (optional, kept in the history)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="127" />
+        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="130" />
         <source>内容</source>
         <translation>Text</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="129" />
+        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="132" />
         <source>主题</source>
         <translation>Theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="130" />
+        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="133" />
         <source>原因</source>
         <translation>Reason</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="163" />
+        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="166" />
         <source>内容不能为空。</source>
         <translation>The text cannot be empty.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="165" />
+        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="168" />
         <source>内容太长了：最多 {0} 个字，现在 {1} 个。</source>
         <translation>The text is too long: at most {0} characters, now {1}.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="168" />
+        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="171" />
         <source>主题不能为空。</source>
         <translation>The theme cannot be empty.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="170" />
+        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="173" />
         <source>还没有改动。</source>
         <translation>Nothing has changed yet.</translation>
     </message>
@@ -859,8 +868,8 @@ Talk about anything — I'll remember what matters to you.</translation>
     </message>
     <message numerus="yes">
         <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="394" />
-        <source>同时从回收站恢复之后并入这条记忆的 %n 条记忆</source>
-        <translation><numerusform>Also bring back from the trash the memory merged into this one since</numerusform><numerusform>Also bring back from the trash the %n memories merged into this one since</numerusform></translation>
+        <source>同时从回收站恢复之后并入这条记忆的 %Ln 条记忆</source>
+        <translation><numerusform>Also bring back from the trash the memory merged into this one since</numerusform><numerusform>Also bring back from the trash the %Ln memories merged into this one since</numerusform></translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="345" />
@@ -1434,13 +1443,13 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
     </message>
     <message numerus="yes">
         <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="54" />
-        <source>%n 个对话</source>
-        <translation><numerusform>1 conversation</numerusform><numerusform>%n conversations</numerusform></translation>
+        <source>%Ln 个对话</source>
+        <translation><numerusform>1 conversation</numerusform><numerusform>%Ln conversations</numerusform></translation>
     </message>
     <message numerus="yes">
         <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="55" />
-        <source>%n 轮</source>
-        <translation><numerusform>1 turn</numerusform><numerusform>%n turns</numerusform></translation>
+        <source>%Ln 轮</source>
+        <translation><numerusform>1 turn</numerusform><numerusform>%Ln turns</numerusform></translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/dialogs/history_preview.py" line="56" />
@@ -1995,13 +2004,13 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
     </message>
     <message numerus="yes">
         <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="45" />
-        <source>另有 %n 条删除了的记忆会放回回收站（不上记忆墙；这次导入不新增记忆，无从撤销，不需要的可以在回收站里永久删除）。</source>
-        <translation><numerusform> Besides, 1 deleted memory goes back into the trash (not onto the wall; this import adds no memory, so there is nothing to undo: delete it for good in the trash if you do not want it).</numerusform><numerusform> Besides, %n deleted memories go back into the trash (not onto the wall; this import adds no memory, so there is nothing to undo: delete them for good in the trash if you do not want them).</numerusform></translation>
+        <source>另有 %Ln 条删除了的记忆会放回回收站（不上记忆墙；这次导入不新增记忆，无从撤销，不需要的可以在回收站里永久删除）。</source>
+        <translation><numerusform> Besides, 1 deleted memory goes back into the trash (not onto the wall; this import adds no memory, so there is nothing to undo: delete it for good in the trash if you do not want it).</numerusform><numerusform> Besides, %Ln deleted memories go back into the trash (not onto the wall; this import adds no memory, so there is nothing to undo: delete them for good in the trash if you do not want them).</numerusform></translation>
     </message>
     <message numerus="yes">
         <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="49" />
-        <source>另有 %n 条删除了的记忆会放回回收站（不上记忆墙；撤销这次导入时它们仍留在回收站）。</source>
-        <translation><numerusform> Besides, 1 deleted memory goes back into the trash (not onto the wall; undoing the import leaves it there).</numerusform><numerusform> Besides, %n deleted memories go back into the trash (not onto the wall; undoing the import leaves them there).</numerusform></translation>
+        <source>另有 %Ln 条删除了的记忆会放回回收站（不上记忆墙；撤销这次导入时它们仍留在回收站）。</source>
+        <translation><numerusform> Besides, 1 deleted memory goes back into the trash (not onto the wall; undoing the import leaves it there).</numerusform><numerusform> Besides, %Ln deleted memories go back into the trash (not onto the wall; undoing the import leaves them there).</numerusform></translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/dialogs/import_preview.py" line="55" />
@@ -2091,7 +2100,7 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
     <name>Language</name>
     <message>
         <location filename="../../sonetto_desktop/presentation/i18n.py" line="40" />
-        <location filename="../../sonetto_desktop/ui/i18n.py" line="87" />
+        <location filename="../../sonetto_desktop/ui/i18n.py" line="92" />
         <source>zh</source>
         <translation>en</translation>
     </message>
@@ -2434,13 +2443,13 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
     </message>
     <message numerus="yes">
         <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="90" />
-        <source>Sonetto 的 %n 处记忆变化</source>
-        <translation><numerusform>Sonetto's 1 memory change</numerusform><numerusform>Sonetto's %n memory changes</numerusform></translation>
+        <source>Sonetto 的 %Ln 处记忆变化</source>
+        <translation><numerusform>Sonetto's 1 memory change</numerusform><numerusform>Sonetto's %Ln memory changes</numerusform></translation>
     </message>
     <message numerus="yes">
         <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="92" />
-        <source>%n 处记忆变化</source>
-        <translation><numerusform>1 memory change</numerusform><numerusform>%n memory changes</numerusform></translation>
+        <source>%Ln 处记忆变化</source>
+        <translation><numerusform>1 memory change</numerusform><numerusform>%Ln memory changes</numerusform></translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="95" />
@@ -2780,47 +2789,47 @@ Your theme: {1}</translation>
 <context>
     <name>MergeDialog</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="45" />
+        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="46" />
         <source>{0}（{1}）</source>
         <translation>{0} ({1})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="62" />
+        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="63" />
         <source>合并记忆</source>
         <translation>Merge memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="96" />
+        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="97" />
         <source>为什么合并（可选，会记入历史）</source>
         <translation>Why merge (optional, kept in the history)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="102" />
+        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="103" />
         <source>保留</source>
         <translation>Keep</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="103" />
+        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="104" />
         <source>并入</source>
         <translation>Merge in</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="104" />
+        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="105" />
         <source>合并后</source>
         <translation>Merged</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="106" />
+        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="107" />
         <source>主题</source>
         <translation>Theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="107" />
+        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="108" />
         <source>原因</source>
         <translation>Reason</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="157" />
+        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="158" />
         <source>从列表里选出要并入的那条记忆。</source>
         <translation>Pick the memory to merge in from the list.</translation>
     </message>
@@ -3376,8 +3385,8 @@ Your theme: {1}</translation>
     </message>
     <message numerus="yes">
         <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="158" />
-        <source>已有 %n 条记忆</source>
-        <translation><numerusform>1 memory stored</numerusform><numerusform>%n memories stored</numerusform></translation>
+        <source>已有 %Ln 条记忆</source>
+        <translation><numerusform>1 memory stored</numerusform><numerusform>%Ln memories stored</numerusform></translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/settings/postgres_page.py" line="159" />
@@ -3479,8 +3488,8 @@ Your theme: {1}</translation>
     </message>
     <message numerus="yes">
         <location filename="../../sonetto_desktop/ui/settings/provider_picker.py" line="233" />
-        <source>（%n 个模型）</source>
-        <translation><numerusform> (1 model)</numerusform><numerusform> (%n models)</numerusform></translation>
+        <source>（%Ln 个模型）</source>
+        <translation><numerusform> (1 model)</numerusform><numerusform> (%Ln models)</numerusform></translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/settings/provider_picker.py" line="235" />
@@ -4114,8 +4123,8 @@ Your theme: {1}</translation>
     </message>
     <message numerus="yes">
         <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="140" />
-        <source>Sonetto 想做 %n 处记忆变化，等你确认。</source>
-        <translation><numerusform>Sonetto would like to make 1 memory change; it waits for you.</numerusform><numerusform>Sonetto would like to make %n memory changes; they wait for you.</numerusform></translation>
+        <source>Sonetto 想做 %Ln 处记忆变化，等你确认。</source>
+        <translation><numerusform>Sonetto would like to make 1 memory change; it waits for you.</numerusform><numerusform>Sonetto would like to make %Ln memory changes; they wait for you.</numerusform></translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/dialogs/review.py" line="141" />
@@ -4700,8 +4709,8 @@ Your theme: {1}</translation>
     </message>
     <message numerus="yes">
         <location filename="../../sonetto_desktop/ui/chat/actions.py" line="60" />
-        <source>消息改过了：已撤销被替换那几轮记下的 %n 处记忆变化</source>
-        <translation><numerusform>Message edited: took back 1 memory change of the replaced turns</numerusform><numerusform>Message edited: took back %n memory changes of the replaced turns</numerusform></translation>
+        <source>消息改过了：已撤销被替换那几轮记下的 %Ln 处记忆变化</source>
+        <translation><numerusform>Message edited: took back 1 memory change of the replaced turns</numerusform><numerusform>Message edited: took back %Ln memory changes of the replaced turns</numerusform></translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/chat/actions.py" line="70" />
@@ -4750,8 +4759,8 @@ Your theme: {1}</translation>
     </message>
     <message numerus="yes">
         <location filename="../../sonetto_desktop/ui/chat/actions.py" line="146" />
-        <source>已撤销这轮的 %n 处记忆变化，以后也不会记住这件事。</source>
-        <translation><numerusform>Undid this turn's memory change; this will not be remembered from now on.</numerusform><numerusform>Undid this turn's %n memory changes; this will not be remembered from now on.</numerusform></translation>
+        <source>已撤销这轮的 %Ln 处记忆变化，以后也不会记住这件事。</source>
+        <translation><numerusform>Undid this turn's memory change; this will not be remembered from now on.</numerusform><numerusform>Undid this turn's %Ln memory changes; this will not be remembered from now on.</numerusform></translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/chat/actions.py" line="150" />
@@ -5192,7 +5201,7 @@ Your theme: {1}</translation>
 <context>
     <name>Toast</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/toasts.py" line="165" />
+        <location filename="../../sonetto_desktop/ui/notices/toasts.py" line="167" />
         <source>关闭</source>
         <translation>Close</translation>
     </message>
@@ -5219,26 +5228,6 @@ Your theme: {1}</translation>
         <source>已导出 {0} 条记忆到 {1}</source>
         <translation>Exported {0} memories to {1}</translation>
     </message>
-    <message numerus="yes">
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="107" />
-        <source>；回收站里的 %n 条在旁边的 {0} 里，导入时会回到回收站</source>
-        <translation><numerusform>; the one in the trash is in {0} beside it (an import puts it back in the trash)</numerusform><numerusform>; the %n in the trash are in {0} beside it (an import puts them back in the trash)</numerusform></translation>
-    </message>
-    <message numerus="yes">
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="109" />
-        <source>；回收站里的 %n 条也在里面，导入时会回到回收站</source>
-        <translation><numerusform>, and the one in the trash (an import puts it back in the trash)</numerusform><numerusform>, and the %n in the trash (an import puts them back in the trash)</numerusform></translation>
-    </message>
-    <message numerus="yes">
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="170" />
-        <source>；%n 条删除了的记忆放回了回收站（这次导入没有新增记忆，无从撤销；不需要的可以在回收站里永久删除）</source>
-        <translation><numerusform>; 1 deleted memory put back in the trash (no memory added, so nothing to undo; delete it for good in the trash if you do not want it)</numerusform><numerusform>; %n deleted memories put back in the trash (no memory added, so nothing to undo; delete them for good in the trash if you do not want them)</numerusform></translation>
-    </message>
-    <message numerus="yes">
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="173" />
-        <source>；%n 条删除了的记忆放回了回收站（撤销这次导入时它们仍留在回收站）</source>
-        <translation><numerusform>; 1 deleted memory put back in the trash (undoing this import leaves it there)</numerusform><numerusform>; %n deleted memories put back in the trash (undoing this import leaves them there)</numerusform></translation>
-    </message>
     <message>
         <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="176" />
         <source>{0}。{1}</source>
@@ -5248,6 +5237,16 @@ Your theme: {1}</translation>
         <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="127" />
         <source>导入记忆</source>
         <translation>Import memories</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="107" />
+        <source>；回收站里的 %Ln 条在旁边的 {0} 里，导入时会回到回收站</source>
+        <translation><numerusform>; the one in the trash is in {0} beside it (an import puts it back in the trash)</numerusform><numerusform>; the %Ln in the trash are in {0} beside it (an import puts them back in the trash)</numerusform></translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="109" />
+        <source>；回收站里的 %Ln 条也在里面，导入时会回到回收站</source>
+        <translation><numerusform>, and the one in the trash (an import puts it back in the trash)</numerusform><numerusform>, and the %Ln in the trash (an import puts them back in the trash)</numerusform></translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="129" />
@@ -5263,6 +5262,16 @@ Your theme: {1}</translation>
         <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="167" />
         <source>已导入 {0} 条记忆，跳过 {1} 条重复的</source>
         <translation>Imported {0} memories, skipped {1} duplicates</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="170" />
+        <source>；%Ln 条删除了的记忆放回了回收站（这次导入没有新增记忆，无从撤销；不需要的可以在回收站里永久删除）</source>
+        <translation><numerusform>; 1 deleted memory put back in the trash (no memory added, so nothing to undo; delete it for good in the trash if you do not want it)</numerusform><numerusform>; %Ln deleted memories put back in the trash (no memory added, so nothing to undo; delete them for good in the trash if you do not want them)</numerusform></translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="173" />
+        <source>；%Ln 条删除了的记忆放回了回收站（撤销这次导入时它们仍留在回收站）</source>
+        <translation><numerusform>; 1 deleted memory put back in the trash (undoing this import leaves it there)</numerusform><numerusform>; %Ln deleted memories put back in the trash (undoing this import leaves them there)</numerusform></translation>
     </message>
 </context>
 <context>
@@ -5486,8 +5495,8 @@ Your theme: {1}</translation>
     </message>
     <message numerus="yes">
         <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="195" />
-        <source>在这台电脑上后台计算，不花钱，大约 %n 分钟。</source>
-        <translation><numerusform>Computed on this computer in the background, free, about 1 minute.</numerusform><numerusform>Computed on this computer in the background, free, about %n minutes.</numerusform></translation>
+        <source>在这台电脑上后台计算，不花钱，大约 %Ln 分钟。</source>
+        <translation><numerusform>Computed on this computer in the background, free, about 1 minute.</numerusform><numerusform>Computed on this computer in the background, free, about %Ln minutes.</numerusform></translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/notices/vector_notices.py" line="197" />
@@ -5984,8 +5993,8 @@ The memory wall on the right works already.</translation>
     </message>
     <message numerus="yes">
         <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="179" />
-        <source>已撤销这轮的 %n 处记忆变化</source>
-        <translation><numerusform>Undid this turn's memory change</numerusform><numerusform>Undid this turn's %n memory changes</numerusform></translation>
+        <source>已撤销这轮的 %Ln 处记忆变化</source>
+        <translation><numerusform>Undid this turn's memory change</numerusform><numerusform>Undid this turn's %Ln memory changes</numerusform></translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/presentation/toasts.py" line="52" />

@@ -24,9 +24,12 @@ never written twice); the runner adds:
   an import: the runner waits whenever the app's own writer has turns), and a nearly full review
   inbox (in any mode: held changes wait there too) each hold the import after the batch being
   written; it goes on when none holds.
-- **Progress.** Batches and turns done, memories so far (from each written batch's changes, as the
-  writer reports them), the conversation being written, and the time left (a moving average of
-  seconds per batch); published on ``progress`` (the app's services relay it onto their one feed).
+- **Progress.** Batches and turns done, memories so far, the conversation being written, and the time
+  left (a moving average of seconds per batch); published on ``progress`` (the app's services relay it
+  onto their one feed). The memories are counted from the store, by the one count the finished import
+  says too (``count_changes``), again as each change of the import lands (the change channel, which the
+  window's toasts count from): the progress never says fewer than the toast beside it, nor the end
+  another number than the last progress.
 
 Two processes cannot run one import: the import journal's claim decides (``ImportElsewhere``).
 """
@@ -188,6 +191,8 @@ class _Run:
     current: int | None = None
     retrying: tuple[int, str, str] | None = None  # the batch being written failed: (tries failed, why, in en); tried again
     live: dict[str, int] = field(default_factory=lambda: {"created": 0, "updated": 0, "deleted": 0})
+    counting: asyncio.Task[None] | None = None  # a count from the store under way (``_recount``)
+    count_again: bool = False  # a change landed while it ran: count once more after it
     finished: asyncio.Event = field(default_factory=asyncio.Event)
     unsubscribe: list[Callable[[], None]] = field(default_factory=list)
     stopping: bool = False  # ``ImportRunner.stop``: the writer stays paused until it has stopped
@@ -355,14 +360,15 @@ class ImportRunner:
             await run_blocking(self.ledger.save, state)
         run = _Run(state, batches, writer)
         run.written = await run_blocking(self.ledger.written_batches, state.id)
-        if run.written:  # going on: its counts go on from what it made before, not from 0
-            await self._count(state)
-            run.live.update(created=state.memories_created, updated=state.memories_updated,
-                            deleted=state.memories_deleted)
+        # going on: its counts go on from what it left in the store before (a batch cut off half-way too)
+        await self._count(state)
+        run.live.update(created=state.memories_created, updated=state.memories_updated,
+                        deleted=state.memories_deleted)
         run.failed = {s for t in await run_blocking(writer.journal.failed_turn_ids) if (s := batch_seq(t)) is not None}
         journaled = {s for t in await run_blocking(writer.journal.pending_turn_ids) if (s := batch_seq(t)) is not None}
         self._run = run
         run.unsubscribe.append(writer.events.subscribe(self._on_writer_event))
+        run.unsubscribe.append(self.ops.subscribe(lambda change: self._on_change(run, change)))
         if self._subscribe_chat is not None:
             run.unsubscribe.append(self._subscribe_chat(lambda _event: self._call_soon(self._update_holds)))
         if self.review is not None:
@@ -400,7 +406,7 @@ class ImportRunner:
             run.written[seq] = int(run.batches.get(seq, {}).get("turns", 0))
             run.failed.discard(seq)
             run.retrying = None
-            _count_changes(run, getattr(run.writer.last_result, "changes", ()))
+            self._call_soon(lambda: self._recount(run))  # (its changes have landed: counted as they did)
             began = run.started_at.pop(seq, None)
             if began is not None:
                 took = time.monotonic() - began
@@ -416,6 +422,36 @@ class ImportRunner:
         else:
             return
         self._publish()
+
+    def _on_change(self, run: _Run, change: Any) -> None:
+        """A committed change (any thread): one of this import's batches' is counted (from the store)."""
+        turn = getattr(change, "turn_id", None) or ""
+        if turn.startswith(run.state.id + "-"):
+            self._call_soon(lambda: self._recount(run))
+
+    def _recount(self, run: _Run) -> None:
+        """Count what the import left in the store (in a worker), then say it; changes landing meanwhile
+        are counted once more after it (never two counts at once: an older one cannot come last)."""
+        if run.counting is not None:
+            run.count_again = True
+            return
+
+        async def count() -> None:
+            try:
+                while True:
+                    run.count_again = False
+                    counts = await run_blocking(count_changes, self.ops, run.state.id)
+                    if self._run is not run:  # finished or stopped meanwhile: its end was counted and said
+                        return
+                    created, updated, deleted = counts
+                    run.live.update(created=created, updated=updated, deleted=deleted)
+                    self._publish()
+                    if not run.count_again:
+                        return
+            finally:
+                run.counting = None
+
+        run.counting = self._tasks.spawn(count(), name="sonetto-import-count")
 
     def _after_batch(self) -> None:
         run = self._run
@@ -545,6 +581,7 @@ class ImportRunner:
     async def _finish(self, run: _Run) -> ImportResult:
         await run.writer.stop(self.stop_timeout)
         self._detach(run)
+        await _counted(run)
         state = run.state
         await self._done(run)
         self._publish_final(state)
@@ -609,6 +646,7 @@ class ImportRunner:
         run.writer.pause()
         await run.writer.stop(self.stop_timeout)
         self._detach(run)
+        await _counted(run)
         self._held.clear()
         state = run.state
         if _over(run):
@@ -634,17 +672,14 @@ class ImportRunner:
         return count
 
 
-_LIVE = {kinds.ADD: "created", kinds.UPDATE: "updated", kinds.MERGE: "updated", kinds.DELETE: "deleted"}
 #: History actions of an import that left a memory with new text (besides creating it).
 _REWRITES = (kinds.UPDATE, kinds.MERGE, kinds.REVERT)
 
 
-def _count_changes(run: _Run, changes: Any) -> None:
-    """A written batch's changes, as its writer reported them, in the live counts."""
-    for change in changes or ():
-        kind = _LIVE.get(getattr(change, "kind", ""))
-        if kind is not None:
-            run.live[kind] += 1
+async def _counted(run: _Run) -> None:
+    """Until a count from the store under way has ended (it says nothing once the run is detached)."""
+    if run.counting is not None:
+        await asyncio.gather(run.counting, return_exceptions=True)
 
 
 def _over(run: _Run) -> bool:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
+from ..history_import.ledger import batch_seq
 from ..history_import.model import import_source
 from ..memory import kinds
 from ..memory.changes import AGENT, CLI, EXTERNAL, USER, MemoryChange
@@ -41,12 +42,18 @@ class SourceTally:
     counts: Counter = field(default_factory=Counter)
     ids: list[str] = field(default_factory=list)  # the memories touched that still exist, newest last
     device: str = ""
+    run: str = ""  # the history import its changes are of (their turn ids': ``imp-…``), or ""
 
     @classmethod
     def of(cls, change: MemoryChange) -> "SourceTally":
         """An empty tally for ``change``'s source (its actor, and its device when another wrote it)."""
         device = "" if change.local else " ".join(str(change.extra.get("device") or "").split())
-        return cls(change.actor, device=device if len(device) <= 24 else device[:23] + "…")
+        return cls(change.actor, device=device if len(device) <= 24 else device[:23] + "…", run=_import_of(change))
+
+    def goes_on(self, change: MemoryChange) -> bool:
+        """``change`` is of the import this tally counts: counted on, though its notice went meanwhile (an
+        import's notice says the whole import so far, as its progress does; it goes between slow batches)."""
+        return bool(self.run) and self.run == _import_of(change)
 
     @property
     def key(self) -> str:
@@ -78,3 +85,9 @@ class SourceTally:
         if self.device:
             who = translate("OthersNotice", "{0}（在 {1} 上）").format(who, self.device)
         return translate("OthersNotice", "{0}：{1}").format(who, translate("OthersNotice", "，").join(parts))
+
+
+def _import_of(change: MemoryChange) -> str:
+    """The history import a change is of (its batch's turn id without the batch: ``imp-…``), or ""."""
+    turn = change.turn_id or ""
+    return turn.rpartition("-")[0] if import_source(change.actor) is not None and batch_seq(turn) is not None else ""

@@ -9,6 +9,10 @@ them installs ``QCoreApplication.translate`` as the presentation's translator.
 Qt's own strings (standard buttons, file dialogs) come from the ``qtbase_<lang>.qm`` files in Qt's
 translations folder when present. The language is chosen at start-up; a change in the settings
 applies at once (``language_switch.py`` installs the new translators and rebuilds the views).
+
+The default ``QLocale`` is the UI language's (zh_CN / en_US): a count worded with Qt's plurals is written
+``%Ln`` (never ``%n``) and so grouped by thousands ("3,303"), as ``presentation.i18n.counted`` writes every
+other count, whatever the system's locale (a C locale groups nothing, a German one writes "3.303").
 """
 
 from __future__ import annotations
@@ -60,6 +64,7 @@ def install_translators(app: QCoreApplication, language: str) -> list[QTranslato
     if language not in LANGUAGES:
         raise ValueError(f"language must be one of {LANGUAGES}, not {language!r}")
     set_translator(QCoreApplication.translate)  # presentation/ texts are translated as the UI's are
+    QLocale.setDefault(QLocale(language))  # the digits of a count worded with plurals (%Ln): "3,303", as counted()
     installed: list[QTranslator] = []
     qt_dir = QLibraryInfo.path(QLibraryInfo.LibraryPath.TranslationsPath)
     qt_translator = QTranslator(app)
@@ -103,3 +108,4 @@ def short_number(n: int) -> str:
 def remove_translators(app: QCoreApplication, translators: list[QTranslator]) -> None:
     for translator in translators:
         app.removeTranslator(translator)
+    QLocale.setDefault(QLocale.system())  # (as before install_translators)

@@ -433,3 +433,53 @@ def test_a_saved_memory_to_import_is_shown_as_written_in_its_tooltip(qtbot):
     qtbot.addWidget(listed)
     listed.show_entries([SavedMemory(text)])
     assert _as_shown(listed.topLevelItem(0).toolTip(0)) == text
+
+
+def _visual_order(edit) -> list[float]:
+    """Where each character of the box's first line is drawn, left to right as laid out (x of each cursor place)."""
+    block = edit.document().firstBlock()
+    line = block.layout().lineAt(0)
+    return [line.cursorToX(i)[0] for i in range(block.length())]
+
+
+@pytest.mark.parametrize("which", ["edit", "merge"])
+def test_typing_after_a_right_to_left_override_reads_as_typed_and_the_text_keeps_it(qtbot, which):
+    """A memory holding a right-to-left override (U+202E, pasted from a web page): in its editor what the
+    person typed after it showed reversed ("abc" as "cba"), with nothing on screen to say why. The control
+    shows as a mark that does nothing to the text around it; the saved text keeps it where it was."""
+    from PySide6.QtCore import QMimeData
+
+    held = "网址\u202e见下"
+    if which == "edit":
+        dialog = _shown(qtbot, EditDialog(description=held, theme="资料"))
+    else:
+        first, second = make_card("a1", "网址", "资料", 0, ""), make_card("b2", "见下", "资料", 0, "")
+        dialog = _shown(qtbot, MergeDialog(first, [first, second], second=second))
+        dialog.description_edit.setPlainText(held)
+    box = dialog.description_edit
+    qtbot.waitExposed(dialog)
+    box.moveCursor(box.textCursor().MoveOperation.End)
+    qtbot.keyClicks(box, "abc")
+    pasted = QMimeData()
+    pasted.setText("\u202dxyz")  # a left-to-right override pasted: shown, not obeyed, too
+    box.insertFromMimeData(pasted)
+    qtbot.keyClicks(box, "def")
+    shown = box.toPlainText()
+    assert "\u202e" not in shown and "\u202d" not in shown, repr(shown)  # nothing on screen acts unseen
+    assert shown.count("⬚") == 2 and "U+202E" in box.toolTip()  # marks, and what they are
+    xs = _visual_order(box)
+    typed = shown.index("abc")
+    assert xs[typed] < xs[typed + 1] < xs[typed + 2] < xs[typed + 3], xs  # "abc" left to right, as typed
+    after = shown.index("def")
+    assert xs[after] < xs[after + 1] < xs[after + 2], xs
+    text = dialog.values()[0 if which == "edit" else 2]
+    assert text == "网址\u202e见下abc\u202dxyzdef"  # the saved text: what was written, controls kept
+    if which == "edit":
+        assert dialog.changes()[0] == "网址\u202e见下abc\u202dxyzdef"
+        box.undo()  # (the typing, then the paste with its mark: one step each)
+        box.undo()
+        box.undo()
+        assert dialog.values()[0] == held and not dialog.changed()  # unchanged: nothing to save
+        box.selectAll()
+        qtbot.keyClicks(box, "plain words")
+        assert box.toolTip() == ""  # (no mark left: nothing to explain)

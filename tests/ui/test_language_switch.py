@@ -339,7 +339,7 @@ async def test_a_writer_toast_kept_across_a_switch_still_undoes_and_reveals(qapp
 
         toast.action_button.click()
         await wait(lambda: mid not in app.services.memory.all_items(), message="the turn undone in the store")
-        done = QCoreApplication.translate("WriterToasts", "已撤销这轮的 %n 处记忆变化", "", 1)
+        done = QCoreApplication.translate("WriterToasts", "已撤销这轮的 %Ln 处记忆变化", "", 1)
         await wait(lambda: any(t.text == done and t.kind == "success" for t in app.toasts.toasts()),
                    message="the undo says what it did")
 

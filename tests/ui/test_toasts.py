@@ -246,3 +246,96 @@ async def test_toasts_on_screen_reword_themselves_when_the_language_is_switched(
     writer_toasts.close()
     await service.drain()
     service.close()
+
+
+def _overflowing_lines(label) -> list[str]:
+    """The lines of ``label``'s text, laid out as a word-wrapped label lays them out, that are wider than the
+    label (drawn cut at its edge, with nothing to say so) or below its bottom."""
+    from PySide6.QtGui import QTextLayout, QTextOption
+
+    width = label.contentsRect().width()
+    layout = QTextLayout(label.text(), label.font())
+    option = QTextOption()
+    option.setWrapMode(QTextOption.WrapMode.WordWrap)
+    layout.setTextOption(option)
+    layout.beginLayout()
+    wide, y = [], 0.0
+    while (line := layout.createLine()).isValid():
+        line.setLineWidth(width)
+        y += line.height()
+        if line.naturalTextWidth() > width or y > label.contentsRect().height() + 1:
+            wide.append(label.text()[line.textStart():line.textStart() + line.textLength()])
+    layout.endLayout()
+    return wide
+
+
+@pytest.mark.parametrize("size", [(900, 600), (1920, 1080)])
+@pytest.mark.parametrize("language", ["zh_CN", "en"])
+async def test_a_long_unbroken_name_in_a_toast_is_cut_with_an_ellipsis_not_at_the_edge(qtbot, qapp, language, size):
+    """An export to a file named with 80 characters and no space, a memory holding a long address: the toast
+    showed the name running out of its right edge, cut with nothing to say so. The name is cut in its middle
+    with "…" (its beginning and its end stay), the toast's tooltip has it whole, in both languages."""
+    from PySide6.QtCore import QCoreApplication
+
+    from sonetto_desktop.presentation.i18n import counted
+    from sonetto_desktop.ui.i18n import install_translators, remove_translators
+
+    name = "sonetto_memories_backup_" + "abcdefghij" * 5 + "_final.yaml"
+    address = "https://example.com/s/" + "AbCdEfGhIj" * 6 + "?from=share"  # (a line may break after a / or ?)
+    translators = install_translators(qapp, language)
+    try:
+        window = QWidget()
+        window.resize(*size)
+        qtbot.addWidget(window)
+        window.show()
+        overlay = ToastOverlay(window)
+        export = overlay.show_toast(lambda: QCoreApplication.translate(
+            "TransferActions", "已导出 {0} 条记忆到 {1}").format(counted(3303), name), timeout_ms=0)
+        remembered = overlay.show_toast(f"记住了：资料在 {address} 里", timeout_ms=0)
+        both = overlay.show_toast(lambda: QCoreApplication.translate(
+            "TransferActions", "已导出 {0} 条记忆到 {1}").format(1, name) + QCoreApplication.translate(
+            "TransferActions", "；回收站里的 %Ln 条在旁边的 {0} 里，导入时会回到回收站", "", 1).format(
+            name.replace(".yaml", ".trash.yaml")), timeout_ms=0)
+        await settle()
+        for toast, whole in ((export, name), (remembered, address), (both, name)):
+            label = toast._label
+            assert label.width() > 0 and not _overflowing_lines(label), (label.text(), label.width())
+            shown = label.text().replace("\u2060", "")  # (word joiners keep the cut name on one line)
+            assert "…" in shown and shown.split("…")[0][-5:] in whole  # its beginning, then …
+            assert whole[-5:] in shown.split("…")[1]  # ... and its end
+            assert whole in label.toolTip()
+            assert toast.geometry().right() <= overlay.width() and overlay.geometry().right() <= window.width()
+    finally:
+        remove_translators(qapp, translators)
+
+
+async def test_an_imports_notice_counts_the_whole_import_though_it_went_between_two_batches(wall, populated_store,
+                                                                                           wait):
+    """The notice of an import's changes ("导入（ChatGPT）：新增 N 条记忆") went after a few quiet seconds
+    between two batches and came back counting from 1, beside a progress counting the whole import
+    (新记忆 2 beside 新增 1). It counts the import's changes since it began; another import starts anew."""
+    from sonetto_desktop.memory.changes import Turn
+
+    await wall.reload()
+    feed: EventFeed[WriterEvent] = EventFeed()
+    service = MemoryService(_Services(populated_store, feed), wall)
+    writer_toasts = WriterToasts(wall.toasts, service, reveal=wall.reveal, parent=wall)
+    notice = lambda: [t for t in wall.toasts.toasts() if t.key == "elsewhere:import:chatgpt"]  # noqa: E731
+
+    def write(text: str, turn: str) -> None:  # what an import's writer does, on its thread
+        worker = threading.Thread(target=lambda: populated_store.add(
+            text, "旅行", actor="import:chatgpt", reason="导入", turn=Turn(turn)))
+        worker.start()
+        worker.join()
+
+    write("去过京都", "imp-aaaa1111-000000")
+    await wait(lambda: notice() and notice()[0].text == "导入（ChatGPT）：新增 1 条记忆", message="the notice")
+    notice()[0].dismiss()  # (its time ran out while the next batch was written)
+    write("在学日语", "imp-aaaa1111-000001")
+    await wait(lambda: notice() and notice()[0].text == "导入（ChatGPT）：新增 2 条记忆", message="the import's 2")
+    notice()[0].dismiss()
+    write("想去大阪", "imp-bbbb2222-000000")  # another import of the same app: its own count
+    await wait(lambda: notice() and notice()[0].text == "导入（ChatGPT）：新增 1 条记忆", message="a new import's 1")
+    writer_toasts.close()
+    await service.drain()
+    service.close()

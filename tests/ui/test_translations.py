@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[2]
 TS = ROOT / "resources" / "translations" / "sonetto_en.ts"
 UI = ROOT / "sonetto_desktop" / "ui"
 PRESENTATION = ROOT / "sonetto_desktop" / "presentation"  # Qt-free texts, translated through the same files
-PLACEHOLDER = re.compile(r"\{\w*\}|%\d+|%n")
+PLACEHOLDER = re.compile(r"\{\w*\}|%\d+|%L?n")
 CJK = re.compile(r"[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]")
 
 
@@ -59,8 +59,8 @@ def _calls_in_ui() -> list[tuple[str, int, ast.Call, str | None]]:
 
 
 def _without_count(text: str) -> list[str]:
-    """A text's placeholders but its count (``%n``), sorted: what each numerus form must keep."""
-    return sorted(found for found in PLACEHOLDER.findall(text) if found != "%n")
+    """A text's placeholders but its count (``%Ln``), sorted: what each numerus form must keep."""
+    return sorted(found for found in PLACEHOLDER.findall(text) if found not in ("%n", "%Ln"))
 
 
 def test_every_message_has_an_english_translation():
@@ -73,7 +73,7 @@ def test_every_message_has_an_english_translation():
         if translation is None or translation.get("type") or not (text or "").strip() or "" in forms:
             problems.append(f"{context}: {source!r} has no finished English")
         elif forms and any(_without_count(form) != _without_count(source) for form in forms) \
-                or forms and "%n" not in forms[-1]:  # (each form says all; the singular may say "one" for %n)
+                or forms and "%Ln" not in forms[-1]:  # (each form says all; the singular may say "one" for %Ln)
             problems.append(f"{context}: {source!r} -> {text!r} changes the placeholders")
         elif not forms and sorted(PLACEHOLDER.findall(source)) != sorted(PLACEHOLDER.findall(text)):
             problems.append(f"{context}: {source!r} -> {text!r} changes the placeholders")
@@ -263,19 +263,19 @@ def test_counts_are_singular_or_plural_in_english(english):
     assert describe(Change("update", ("m1",), "agent"), 1) == "Sonetto's 1 memory change"
     assert describe(Change("update", ("m1",), "agent"), 3) == "Sonetto's 3 memory changes"
     assert describe(Change("update", ("m1", "m2"), "user"), 2) == "2 memory changes"
-    one = QCoreApplication.translate("WriterToasts", "已撤销这轮的 %n 处记忆变化", "", 1)
+    one = QCoreApplication.translate("WriterToasts", "已撤销这轮的 %Ln 处记忆变化", "", 1)
     assert one == "Undid this turn's memory change"
-    assert QCoreApplication.translate("WriterToasts", "已撤销这轮的 %n 处记忆变化", "", 4) == \
+    assert QCoreApplication.translate("WriterToasts", "已撤销这轮的 %Ln 处记忆变化", "", 4) == \
         "Undid this turn's 4 memory changes"
-    assert QCoreApplication.translate("ReviewDialog", "Sonetto 想做 %n 处记忆变化，等你确认。", "", 1) == \
+    assert QCoreApplication.translate("ReviewDialog", "Sonetto 想做 %Ln 处记忆变化，等你确认。", "", 1) == \
         "Sonetto would like to make 1 memory change; it waits for you."
-    assert QCoreApplication.translate("HistoryPreview", "%n 个对话", "", 1) == "1 conversation"
-    assert QCoreApplication.translate("HistoryPreview", "%n 个对话", "", 60) == "60 conversations"
+    assert QCoreApplication.translate("HistoryPreview", "%Ln 个对话", "", 1) == "1 conversation"
+    assert QCoreApplication.translate("HistoryPreview", "%Ln 个对话", "", 60) == "60 conversations"
 
 
 def test_counts_stay_chinese_in_the_chinese_ui(chinese):
-    assert QCoreApplication.translate("HistoryPreview", "%n 个对话", "", 1) == "1 个对话"
-    assert QCoreApplication.translate("WriterToasts", "已撤销这轮的 %n 处记忆变化", "", 2) == "已撤销这轮的 2 处记忆变化"
+    assert QCoreApplication.translate("HistoryPreview", "%Ln 个对话", "", 1) == "1 个对话"
+    assert QCoreApplication.translate("WriterToasts", "已撤销这轮的 %Ln 处记忆变化", "", 2) == "已撤销这轮的 2 处记忆变化"
 
 
 def test_a_proposal_is_worded_in_the_ui_language(english):
@@ -366,3 +366,22 @@ async def test_a_turn_the_writer_gives_up_on_is_said_in_the_uis_language(english
     text = toast_for(next(e for e in seen if e.kind == "gave_up")).text
     assert text.startswith("Gave up organising memories for this exchange") and "the model wrote" in text, text
     assert not CJK.search(text), text
+
+
+@pytest.mark.parametrize("ui", ["chinese", "english"])
+def test_counts_worded_with_plurals_are_grouped_as_every_other_count(ui, request):
+    """A count worded with Qt's plurals said "3303 处记忆变化" where the rest of the app says "3,303" (``counted``):
+    it is written with ``%Ln`` (the locale's digits) and the app's locale groups them in both languages."""
+    from sonetto_desktop.memory.changes import MemoryChange as Change
+    from sonetto_desktop.presentation.i18n import counted
+    from sonetto_desktop.ui.notices.memory_undo import describe
+
+    request.getfixturevalue(ui)
+    assert counted(3303) in describe(Change("update", ("m1",), "agent"), 3303)
+    assert counted(3303) in describe(Change("update", ("m1", "m2"), "user"), 3303)
+    assert counted(1_234_567) in describe(Change("update", ("m1", "m2"), "user"), 1_234_567)
+    counts = [(path, line, call.args[1].value) for path, line, call, _ in _calls_in_ui()
+              if len(call.args) >= 3 and isinstance(call.args[1], ast.Constant) and "%n" in str(call.args[1].value)]
+    counts += [(path, line, call.args[0].value) for path, line, call, _ in _calls_in_ui()
+               if len(call.args) == 3 and isinstance(call.args[0], ast.Constant) and "%n" in str(call.args[0].value)]
+    assert not counts, counts  # (every count with the locale's grouping: %Ln, not %n)

@@ -23,7 +23,8 @@ The rules match the Chinese ones where both languages say the same thing:
   I", "march on") no date. "this may" is a date only at the end of a clause ("this may be wrong" is not), and so is "2 may" ("these 2
   may help" is not; "on 2 May we", "2nd May", "2 May 2023" are).
 - in / during / throughout YYYY (1900-2099) = that year (since / until / by ... YYYY: bounded as below), unless
-  the word after it is what the number counts ("in 2000 words", "in 1999 dollars": a plural or a unit). A season with last / this / next or a year
+  the word after it is what the number counts ("in 2000 words", "in 1999 dollars": a plural or a unit) and no
+  verb follows that word ("in 2019 things changed", "in 2019 prices went up" are years). A season with last / this / next or a year
   ("summer 2021", "last summer"): spring = March-May, summer = June-August, autumn / fall = September-
   November, winter = December-February (northern hemisphere).
 - recently / lately / these days = the last 14 days (最近); "one of these days" is none (a day to come). The end / beginning of the month = its last /
@@ -334,8 +335,18 @@ _FUNCTION_S = ("is", "was", "has", "does", "as", "us", "his", "its", "this", "th
                "perhaps", "besides", "unless", "whereas")
 _COUNTED = ("people", "yuan", "rmb", "cny", "usd", "hkd", "yen", "won", "percent", "feet", "men", "women", "children",
             "kg", "km", "cm", "mm", "m", "g", "lb", "ft", "kb", "mb", "gb")
+#: ... unless a verb follows the plural: then it begins a clause the number dates ("in 2019 things changed",
+#: "in 2019 prices went up"). A verb: a form of be / have / do, a modal, a common irregular past, or a word in
+#: -ed that is no noun or adjective ("needed" is a verb, "red" / "speed" / "hundred" are not).
+_CLAUSE_VERBS = ("are", "were", "is", "was", "have", "had", "has", "do", "did", "does", "will", "would", "could",
+                 "can", "might", "may", "must", "should", "got", "went", "came", "began", "became", "grew", "fell",
+                 "rose", "took", "made", "felt", "kept", "saw", "ran", "still")
+_NOT_ED = ("bed", "red", "shed", "bred", "sled", "need", "seed", "speed", "breed", "feed",
+           "weed", "greed", "steed", "bleed", "deed", "reed", "hundred", "sacred", "naked", "wicked", "kindred")
+_CLAUSE_VERB = (r"\s+(?:" + _alt(list(_CLAUSE_VERBS)) + r"|(?!(?:" + _alt(list(_NOT_ED)) + r")(?![a-z']))[a-z]+ed)"
+                r"(?![a-z'])")
 _NOT_COUNTING = (r"(?!\s*(?:(?!(?:" + _alt(list(_FUNCTION_S)) + r")(?![a-z']))[a-z]+s|" + _alt(list(_COUNTED))
-                 + r")(?![a-z]))")
+                 + r")(?![a-z])(?!" + _CLAUSE_VERB + r"))")
 
 #: (pattern, handler), longest forms first: ``resolve_time_ranges`` skips a match overlapping an earlier one.
 PATTERNS: list[tuple[re.Pattern[str], Handler]] = [

@@ -58,7 +58,7 @@ class ChatActions:
             undo = result.undo_turn
             changes = result.changes  # (a plain name: lupdate reads only those as a count)
             self.toasts.show_toast(lambda: QApplication.translate(
-                "SonettoApp", "消息改过了：已撤销被替换那几轮记下的 %n 处记忆变化", "", changes),
+                "SonettoApp", "消息改过了：已撤销被替换那几轮记下的 %Ln 处记忆变化", "", changes),
                 key=key if not result.conflicts else f"{key}:done", kind="success", timeout_ms=8000,
                 action_text=lambda: QApplication.translate("SonettoApp", "撤销"), on_action=lambda: service.submit(ops.UndoTurn(undo)),
                 undone_by=undoes_turn(undo))
@@ -144,7 +144,7 @@ class ChatActions:
         elif result.undo is not None:
             changes = len(result.undo.changes)
             words = lambda: QApplication.translate(  # noqa: E731
-                "SonettoApp", "已撤销这轮的 %n 处记忆变化，以后也不会记住这件事。", "", changes)
+                "SonettoApp", "已撤销这轮的 %Ln 处记忆变化，以后也不会记住这件事。", "", changes)
             kind = "success"
         else:
             words = lambda: QApplication.translate("SonettoApp", "好的，这件事不会被记住。")  # noqa: E731

@@ -26,6 +26,7 @@ from sonetto_desktop.memory.item import MAX_DESCRIPTION_CHARS, MAX_REASON_CHARS,
 from sonetto_desktop.presentation.i18n import counted
 
 from ..widgets.char_counter import CharCounter
+from ..widgets.direction_marks import DirectionMarks, load_text, written_text
 from ..widgets.discard_guard import guard_reject
 from .history_paste import PasteBox
 
@@ -56,8 +57,10 @@ BOX_CHARS = 4 * MAX_DESCRIPTION_CHARS
 
 def description_box(parent: QWidget, hint: QLabel) -> PasteBox:
     """A memory's text box (the edit and merge dialogs'): a paste that would make it longer than
-    ``BOX_CHARS`` is refused, ``hint`` saying so."""
+    ``BOX_CHARS`` is refused, ``hint`` saying so; a direction control (U+202E…) in it is shown as a mark
+    that does not turn what is typed after it around (``DirectionMarks``: read it with ``written_text``)."""
     box = PasteBox(BOX_CHARS, parent)
+    DirectionMarks(box)
     said = [""]
 
     def refused(characters: int) -> None:
@@ -105,7 +108,7 @@ class EditDialog(QDialog):
 
         self.hint = QLabel(self)
         self.description_edit = description_box(self, self.hint)
-        self.description_edit.setPlainText(description)
+        load_text(self.description_edit, description)
         self.description_edit.setObjectName("EditDescription")
         self.description_edit.setPlaceholderText(self.tr("关于你的一件事，例如：喜欢手冲咖啡，不加糖"))
         self.description_edit.setTabChangesFocus(True)  # Tab goes on to the theme, never a tab character
@@ -136,7 +139,7 @@ class EditDialog(QDialog):
 
     def values(self) -> tuple[str, str, str]:
         return (
-            self.description_edit.toPlainText().strip(),
+            written_text(self.description_edit).strip(),
             self.theme_edit.text().strip(),
             self.reason_edit.text().strip(),
         )
@@ -183,7 +186,7 @@ class EditDialog(QDialog):
 
     def dirty(self) -> bool:
         """Anything typed that closing would lose."""
-        now = (self.description_edit.toPlainText(), self.theme_edit.text(), self.reason_edit.text())
+        now = (written_text(self.description_edit), self.theme_edit.text(), self.reason_edit.text())
         return now != self._initial
 
     def reject(self) -> None:

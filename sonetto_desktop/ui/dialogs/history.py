@@ -391,7 +391,7 @@ class HistoryDialog(QDialog):
         revertible = self._revertible(self.selected_version())
         self.revert_button.setEnabled(revertible)
         merged = self.merged_since(self.list.currentRow()) if revertible else []
-        self.restore_merged.setText(self.tr("同时从回收站恢复之后并入这条记忆的 %n 条记忆", "", len(merged)))
+        self.restore_merged.setText(self.tr("同时从回收站恢复之后并入这条记忆的 %Ln 条记忆", "", len(merged)))
         self.restore_merged.setVisible(bool(merged))
 
     def revert_selected(self) -> "asyncio.Task[None] | None":

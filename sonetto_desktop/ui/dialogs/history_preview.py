@@ -51,8 +51,8 @@ def summary_text(plan: Plan, model: str) -> str:
     else:
         priced = QCoreApplication.translate("HistoryPreview", "费用：未设置单价")
     conversations, turns = plan.conversations, plan.turns  # (plain names: lupdate reads only those as counts)
-    counts = (QCoreApplication.translate("HistoryPreview", "%n 个对话", "", conversations) + " · "
-              + QCoreApplication.translate("HistoryPreview", "%n 轮", "", turns))
+    counts = (QCoreApplication.translate("HistoryPreview", "%Ln 个对话", "", conversations) + " · "
+              + QCoreApplication.translate("HistoryPreview", "%Ln 轮", "", turns))
     text = QCoreApplication.translate("HistoryPreview", "{0} · {1} 字 · 约 {2} tokens · {3}").format(
         counts, amount(plan.characters), amount(plan.estimated_tokens), priced)
     return f"{text}（{model}）" if model and ui_language() != "en" else f"{text} ({model})" if model else text

@@ -42,11 +42,11 @@ class ImportPreviewDialog(QDialog):
             file_name, preview.count(NEW) + preview.count(NEW_ID), preview.count(NEW_ID), preview.count(SKIPPED)))
         if preview.trashed and not preview.count(NEW) + preview.count(NEW_ID):  # the trash alone: nothing to undo
             self.summary.setText(self.summary.text() + self.tr(
-                "另有 %n 条删除了的记忆会放回回收站（不上记忆墙；这次导入不新增记忆，无从撤销，不需要的可以在回收站里永久删除）。", "",
+                "另有 %Ln 条删除了的记忆会放回回收站（不上记忆墙；这次导入不新增记忆，无从撤销，不需要的可以在回收站里永久删除）。", "",
                 preview.trashed))
         elif preview.trashed:  # an export's trash: restorable again, not on the wall
             self.summary.setText(self.summary.text() + self.tr(
-                "另有 %n 条删除了的记忆会放回回收站（不上记忆墙；撤销这次导入时它们仍留在回收站）。", "", preview.trashed))
+                "另有 %Ln 条删除了的记忆会放回回收站（不上记忆墙；撤销这次导入时它们仍留在回收站）。", "", preview.trashed))
         if note:
             self.summary.setText(f"{self.summary.text()}\n{note}")
         self.list = QTreeWidget(self)

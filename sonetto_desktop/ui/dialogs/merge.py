@@ -24,6 +24,7 @@ from sonetto_desktop.memory.item import MAX_DESCRIPTION_CHARS, MAX_REASON_CHARS,
 from sonetto_desktop.presentation.cards import DESCRIPTION, ID, THEME, Card
 from ..widgets.char_counter import CharCounter
 from ..widgets.discard_guard import guard_reject
+from ..widgets.direction_marks import load_text, written_text
 from .edit import description_box, finish_form, theme_completer
 
 _END_PUNCT = "。；;.!！?？…"
@@ -130,7 +131,7 @@ class MergeDialog(QDialog):
         return (
             self._first[ID],
             self.second_id() or "",
-            self.description_edit.toPlainText().strip(),
+            written_text(self.description_edit).strip(),
             self.theme_edit.text().strip(),
             self.reason_edit.text().strip(),
         )
@@ -141,14 +142,14 @@ class MergeDialog(QDialog):
 
     def own_text(self) -> bool:
         """The person wrote the merged text themselves (it is not the prefill of the two texts)."""
-        return self.description_edit.toPlainText().strip() not in ("", self._prefilled)
+        return written_text(self.description_edit).strip() not in ("", self._prefilled)
 
     def _on_second_changed(self, *_: object) -> None:
         second = self._cards.get(self.second_id() or "")
         text = merged_text(self._first[DESCRIPTION], second[DESCRIPTION] if second else "")
         # Re-prefill only while the person has not written their own text.
-        if self.description_edit.toPlainText().strip() in ("", self._prefilled):
-            self.description_edit.setPlainText(text)
+        if written_text(self.description_edit).strip() in ("", self._prefilled):
+            load_text(self.description_edit, text)
         self._prefilled = text
         self._validate()
 
@@ -169,7 +170,7 @@ class MergeDialog(QDialog):
             super().accept()
 
     def _form_state(self) -> tuple[str, str, str]:
-        return self.description_edit.toPlainText(), self.theme_edit.text(), self.reason_edit.text()
+        return written_text(self.description_edit), self.theme_edit.text(), self.reason_edit.text()
 
     def dirty(self) -> bool:
         """The person typed something: the merged text is no longer a prefill, or the theme or reason

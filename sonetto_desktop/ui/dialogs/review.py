@@ -137,7 +137,7 @@ class ReviewDialog(QDialog):
         if proposals:
             again = next((n for n, p in enumerate(proposals) if chosen is not None and p.id == chosen.id), None)
             self.list.setCurrentRow(again if again is not None else min(max(current, 0), len(proposals) - 1))
-        self.summary.setText(self.tr("Sonetto 想做 %n 处记忆变化，等你确认。", "", len(proposals)) if proposals
+        self.summary.setText(self.tr("Sonetto 想做 %Ln 处记忆变化，等你确认。", "", len(proposals)) if proposals
                              else self.tr("没有待审核的变化。"))
         self._update_buttons()
         self.loaded.emit()

@@ -104,9 +104,9 @@ class TransferActions(QObject):
             else:
                 text = QCoreApplication.translate("TransferActions", "已导出 {0} 条记忆到 {1}").format(counted(count), path.name)
             if bin_ is not None:  # (YAML: the trash beside it)
-                text += QCoreApplication.translate("TransferActions", "；回收站里的 %n 条在旁边的 {0} 里，导入时会回到回收站", "", trashed).format(bin_.name)
+                text += QCoreApplication.translate("TransferActions", "；回收站里的 %Ln 条在旁边的 {0} 里，导入时会回到回收站", "", trashed).format(bin_.name)
             elif trashed:
-                text += QCoreApplication.translate("TransferActions", "；回收站里的 %n 条也在里面，导入时会回到回收站", "", trashed)
+                text += QCoreApplication.translate("TransferActions", "；回收站里的 %Ln 条也在里面，导入时会回到回收站", "", trashed)
             return text
 
         self.message.emit(Worded(said), "info")
@@ -168,9 +168,9 @@ def _imported(result: Any, items: Any) -> str:
         len(result.added), len(result.skipped))
     if trashed and not result.added:  # (an undo of an import leaves its trash: here it would do nothing)
         text += QCoreApplication.translate(
-            "TransferActions", "；%n 条删除了的记忆放回了回收站（这次导入没有新增记忆，无从撤销；不需要的可以在回收站里永久删除）", "", trashed)
+            "TransferActions", "；%Ln 条删除了的记忆放回了回收站（这次导入没有新增记忆，无从撤销；不需要的可以在回收站里永久删除）", "", trashed)
     elif trashed:
-        text += QCoreApplication.translate("TransferActions", "；%n 条删除了的记忆放回了回收站（撤销这次导入时它们仍留在回收站）", "", trashed)
+        text += QCoreApplication.translate("TransferActions", "；%Ln 条删除了的记忆放回了回收站（撤销这次导入时它们仍留在回收站）", "", trashed)
     note = left_out(items)
     if note:  # (imported, but a part of the backup is not: said as long as a failure is)
         text = QCoreApplication.translate("TransferActions", "{0}。{1}").format(text, note)

@@ -87,9 +87,9 @@ def _preview(change: MemoryChange) -> str:
 def describe(change: MemoryChange, count: int = 1) -> str:
     """The action a change belongs to, in words: "删除「讨厌香菜」", "Sonetto 的 3 处记忆变化"."""
     if change.actor == AGENT:
-        return QCoreApplication.translate("MemoryUndo", "Sonetto 的 %n 处记忆变化", "", count)
+        return QCoreApplication.translate("MemoryUndo", "Sonetto 的 %Ln 处记忆变化", "", count)
     if count > 1:
-        return QCoreApplication.translate("MemoryUndo", "%n 处记忆变化", "", count)
+        return QCoreApplication.translate("MemoryUndo", "%Ln 处记忆变化", "", count)
     verb = _verb(change)
     preview = _preview(change)
     return QCoreApplication.translate("MemoryUndo", "{0}「{1}」").format(verb, preview) if preview else verb

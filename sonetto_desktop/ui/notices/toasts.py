@@ -1,4 +1,6 @@
 """ToastOverlay: short messages stacked in a corner of a window.
+A name or an address too long for a toast's line is cut in its middle with "…" (``LongWordsLabel``),
+the toast's tooltip says it whole.
 
 Each toast dismisses itself after a while (a ``QTimer``), waits while the pointer is over it (also
 when it appears under a pointer that does not move),
@@ -28,9 +30,10 @@ from sonetto_desktop.presentation.i18n import Wording, wording_of
 
 from PySide6.QtCore import QEvent, QObject, QRect, Qt, QTimer, Signal
 from PySide6.QtGui import QCursor, QEnterEvent, QMouseEvent
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QToolButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QPushButton, QToolButton, QVBoxLayout, QWidget
 
 from ..widgets.focus import FocusMemory, enter_clicks, focus_within, give_focus, tab_buttons
+from ..widgets.long_words import LongWordsLabel
 
 log = logging.getLogger(__name__)
 
@@ -103,10 +106,8 @@ class Toast(QFrame):
         if on_click is not None:
             self.setCursor(Qt.CursorShape.PointingHandCursor)
 
-        self._label = QLabel(self)
+        self._label = LongWordsLabel(self)  # (a name too long for a line: cut in its middle with "…")
         self._label.setObjectName("ToastText")
-        self._label.setWordWrap(True)
-        self._label.setTextFormat(Qt.TextFormat.PlainText)
         row = QHBoxLayout(self)
         row.setContentsMargins(12, 8, 6, 8)
         row.setSpacing(8)
@@ -137,7 +138,8 @@ class Toast(QFrame):
 
     @property
     def text(self) -> str:
-        return self._label.text()
+        """What the toast says (a word too long for its width is drawn cut: ``_label.text()``)."""
+        return self._label.whole()
 
     @property
     def paused(self) -> bool:
@@ -167,7 +169,7 @@ class Toast(QFrame):
     def _show_text(self) -> None:
         text = self._text = _said(self._wording, self._text)
         self._label.setText(f"{_shown(text)}  ×{self.repeats}" if self.repeats > 1 else _shown(text))
-        self._label.setToolTip(text if len(text) > MAX_CHARS else "")
+        self._label.set_whole_tip(text if len(text) > MAX_CHARS else "")
         self.updateGeometry()
 
     def pause(self) -> None:

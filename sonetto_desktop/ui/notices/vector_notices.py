@@ -192,7 +192,7 @@ class VectorNotices(QObject):
         text += self.tr("要为 %1 条记忆重新计算向量吗？").replace("%1", counted(status.total)) + gap
         if cost.where == "builtin":
             minutes = max(1, round(cost.minutes or 0))
-            text += self.tr("在这台电脑上后台计算，不花钱，大约 %n 分钟。", "", minutes)
+            text += self.tr("在这台电脑上后台计算，不花钱，大约 %Ln 分钟。", "", minutes)
         elif cost.where == "local":
             text += self.tr("由本机的向量服务计算，不花钱。")
         else:

@@ -128,8 +128,8 @@ class WriterToasts(QObject):
         fresh = SourceTally.of(change)
         key = fresh.key
         toast = next((t for t in self._overlay.toasts() if t.key == key and not t.is_dismissed), None)
-        tally = self._elsewhere.get(key) if toast is not None else None
-        if tally is None:
+        tally = self._elsewhere.get(key)
+        if tally is None or toast is None and not tally.goes_on(change):  # (an import's: its whole count)
             tally = self._elsewhere[key] = fresh
         tally.add(change)
         if toast is not None:
@@ -176,7 +176,7 @@ class WriterToasts(QObject):
                                          on_error=lambda text: overlay.show_toast(text, key=key, kind="error"))
         if result is not None:
             changes = len(result.changes)
-            overlay.show_toast(lambda: QCoreApplication.translate("WriterToasts", "已撤销这轮的 %n 处记忆变化", "", changes),
+            overlay.show_toast(lambda: QCoreApplication.translate("WriterToasts", "已撤销这轮的 %Ln 处记忆变化", "", changes),
                                key=key, kind="success")
 
 

@@ -155,7 +155,7 @@ class PostgresPage(QWidget):
         if check.ok:
             text = (self.tr("连接成功：PostgreSQL %1（TLS 加密），%2，用时 %3 毫秒。") if check.tls
                     else self.tr("连接成功：PostgreSQL %1（未加密），%2，用时 %3 毫秒。"))
-            count = (self.tr("已有 %n 条记忆", "", check.memories) if check.memories is not None
+            count = (self.tr("已有 %Ln 条记忆", "", check.memories) if check.memories is not None
                      else self.tr("记忆库尚未建立（首次使用时会自动创建）"))
             return "✓ " + filled(text, check.server_version, count, f"{check.millis:.0f}")
         kind, values = (check.words[0], check.words[1:]) if check.words else ("failed", ())

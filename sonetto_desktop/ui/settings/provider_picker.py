@@ -230,7 +230,7 @@ class ProviderPicker(QObject):
         if server is not None and provider is not None and not self.locked:
             self._offered = server
             if server.models:
-                text = self.tr("发现本机的 %1").replace("%1", provider.name) + self.tr("（%n 个模型）", "", len(server.models))
+                text = self.tr("发现本机的 %1").replace("%1", provider.name) + self.tr("（%Ln 个模型）", "", len(server.models))
             elif server.embeddings:  # (what it has cannot chat: left out of the chat's models)
                 text = self.tr("发现本机的 %1，但它只有向量模型，还没有对话模型。").replace("%1", provider.name)
             else:
