@@ -526,7 +526,7 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>DirectionMarks</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/widgets/direction_marks.py" line="33" />
+        <location filename="../../sonetto_desktop/ui/widgets/direction_marks.py" line="48" />
         <source>⬚ 是文字方向控制字符（例如从网页复制来的 U+202E），这里只显示、不起作用；保存时原样保留。</source>
         <extracomment>Unicode's direction controls: embeddings, overrides, isolates and their ends.</extracomment>
         <translation>⬚ is a text direction control (such as a U+202E copied from a web page): shown here, it does nothing; saving keeps it as it is.</translation>
@@ -3216,62 +3216,62 @@ Your theme: {1}</translation>
 <context>
     <name>OthersNotice</name>
     <message>
-        <location filename="../../sonetto_desktop/presentation/others.py" line="25" />
+        <location filename="../../sonetto_desktop/presentation/others.py" line="26" />
         <source>导入（{0}）</source>
         <translation>Import ({0})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/others.py" line="27" />
+        <location filename="../../sonetto_desktop/presentation/others.py" line="28" />
         <source>命令行</source>
         <translation>Command line</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/others.py" line="29" />
+        <location filename="../../sonetto_desktop/presentation/others.py" line="30" />
         <source>{0}（其他应用）</source>
         <translation>{0} (another app)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/others.py" line="31" />
+        <location filename="../../sonetto_desktop/presentation/others.py" line="32" />
         <source>其他程序</source>
         <translation>Another program</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/others.py" line="32" />
+        <location filename="../../sonetto_desktop/presentation/others.py" line="33" />
         <source>其他程序（{0}）</source>
         <translation>Another program ({0})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/others.py" line="70" />
+        <location filename="../../sonetto_desktop/presentation/others.py" line="77" />
         <source>新增 {0} 条记忆</source>
         <translation>added {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/others.py" line="72" />
+        <location filename="../../sonetto_desktop/presentation/others.py" line="79" />
         <source>修改 {0} 条记忆</source>
         <translation>changed {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/others.py" line="74" />
+        <location filename="../../sonetto_desktop/presentation/others.py" line="81" />
         <source>合并 {0} 处记忆</source>
         <translation>merged {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/others.py" line="76" />
+        <location filename="../../sonetto_desktop/presentation/others.py" line="83" />
         <source>删除 {0} 条记忆</source>
         <translation>deleted {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/others.py" line="79" />
+        <location filename="../../sonetto_desktop/presentation/others.py" line="86" />
         <source>{0}（在 {1} 上）</source>
         <translation>{0} (on {1})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/others.py" line="80" />
+        <location filename="../../sonetto_desktop/presentation/others.py" line="87" />
         <source>{0}：{1}</source>
         <translation>{0}: {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/others.py" line="80" />
+        <location filename="../../sonetto_desktop/presentation/others.py" line="87" />
         <source>，</source>
         <translation>, </translation>
     </message>
