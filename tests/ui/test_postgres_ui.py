@@ -486,3 +486,92 @@ def test_new_looks_unavailable_while_changes_are_refused(qtbot, wall, mode):
         assert min(pixels) > text + 20, (min(pixels), muted, text)
     else:
         assert max(pixels) < text - 20, (max(pixels), muted, text)
+
+
+@pytest.mark.parametrize("lang", ["chinese", "english"])
+async def test_forgetting_from_the_chat_and_importing_chats_are_refused_up_front_while_the_server_is_away(
+        qapp, tmp_path, llm_server, pg_server, pg_schema, wait, request, lang):
+    """While the memory server was away, 别记住这个 and 忘掉这条 (the window's chat and the quick chat) and
+    导入聊天记录… were taken, and failed later (the write) or opened a window to fill in for nothing. They are
+    refused up front with the wall's reason, in the same toast, and work again once the server is back."""
+    from shell_fixtures import app_settings, running_app
+    from sonetto_desktop import ops
+    from tcp_proxy import TcpProxy, proxied_url
+
+    request.getfixturevalue(lang)
+    proxy = TcpProxy(pg_server.port)
+    settings = app_settings(tmp_path / "data", llm_server, store_backend="postgres", postgres_schema=pg_schema,
+                            postgres_url=proxied_url(pg_server, proxy), device_name="laptop")
+    try:
+        async with running_app(qapp, settings) as app:
+            memory_id = await app.service.run(ops.AddMemory("小林喜欢猫", "品味", ""))
+            await wait(lambda: app.services.store.feed.listener.connected, timeout=10, message="the listener")
+            await wait(lambda: memory_id in app.services.store.copy.load()[0], timeout=10, message="the copy")
+            proxy.cut()
+            wall = app.wall
+            await wait(lambda: not wall.add_button.isEnabled(), timeout=20, message="the server away")
+            reason = wall.add_button.toolTip()
+            assert reason and reason == app.service.changes_refused()
+
+            def refusals() -> list[str]:
+                return [toast.text for toast in app.toasts.toasts() if toast.key == "changes-refused"]
+
+            def tries() -> int:
+                return sum(toast.repeats for toast in app.toasts.toasts() if toast.key == "changes-refused")
+
+            panel, quick = app.window.chat_panel, app.quick_chat.view
+            panel.forget_memory_requested.emit(memory_id)
+            await wait(lambda: refusals(), message="忘掉这条 refused")
+            assert refusals() == [reason]
+            panel.forget_turn_requested.emit("我的前任叫李雷", "turn-1")
+            quick.forget_turn_requested.emit("我的前任叫李雷", "turn-1")
+            quick.forget_memory_requested.emit(memory_id)
+            app.window.history_import_requested.emit()
+            await wait(lambda: tries() == 5, message="all refused")
+            assert len(refusals()) == 1 and refusals()[0].startswith(reason)  # one toast, the wall's words, counting
+            assert app.history_imports.dialog is None  # no window to fill in for nothing
+            assert not app.services.dont_remember.entries()
+            assert await app.service.run(ops.Item(memory_id)) is not None  # (this computer's copy, untouched)
+
+            proxy.restore()
+            await wait(lambda: wall.add_button.isEnabled(), timeout=20, message="the server back")
+            app.window.history_import_requested.emit()
+            assert app.history_imports.dialog is not None and app.history_imports.dialog.isVisible()
+            app.history_imports.dialog.reject()
+            panel.forget_memory_requested.emit(memory_id)
+            await wait(lambda: wall.model.card(memory_id) is None, timeout=10, message="forgotten once it is back")
+    finally:
+        proxy.close()
+
+
+async def test_an_import_whose_window_was_open_when_the_server_went_away_says_why_it_does_not_start(
+        qapp, tmp_path, llm_server, pg_server, pg_schema, wait, chinese):
+    """导入聊天记录 opened while the server answered, its preview shown, then the server went away: 开始导入
+    says why in the window, the wall's words, and starts nothing; once the server is back it starts."""
+    from history_helpers import fixture
+    from shell_fixtures import app_settings, running_app
+    from tcp_proxy import TcpProxy, proxied_url
+
+    proxy = TcpProxy(pg_server.port)
+    settings = app_settings(tmp_path / "data", llm_server, store_backend="postgres", postgres_schema=pg_schema,
+                            postgres_url=proxied_url(pg_server, proxy), device_name="laptop")
+    try:
+        async with running_app(qapp, settings) as app:
+            await wait(lambda: app.services.store.feed.listener.connected, timeout=10, message="the listener")
+            dialog = app.history_imports.open_dialog(app.window)
+            assert await dialog.open_path(fixture("chatgpt_conversations.json"))
+            await wait(lambda: dialog.start_button.isEnabled(), message="the plan")
+            proxy.cut()
+            await wait(lambda: not app.wall.add_button.isEnabled(), timeout=20, message="the server away")
+            reason = app.wall.add_button.toolTip()
+            assert await dialog.start() is None
+            assert dialog.summary.text() == reason and app.history_imports.running is None
+            assert dialog.stack.currentWidget() is dialog.preview_page
+
+            proxy.restore()
+            await wait(lambda: app.wall.add_button.isEnabled(), timeout=20, message="the server back")
+            assert await dialog.start() is not None
+            assert dialog.stack.currentWidget() is dialog.progress
+    finally:
+        proxy.close()
+

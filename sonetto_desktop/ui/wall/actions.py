@@ -117,10 +117,7 @@ class WallActions(QObject):
     def refuse_changes(self) -> bool:
         """Whether memories cannot be changed now (a memory server away, or refusing this computer: the
         store is read-only until it answers): then said, up front, before a dialog is filled in for nothing."""
-        reason = self._service.changes_refused()
-        if reason and alive(self._toasts):
-            self._toasts.show_toast(reason, key="changes-refused", kind="error")
-        return bool(reason)
+        return self._service.refuse_changes(self._toasts)
 
     # ── add / edit ────────────────────────────────────────────────────
 
