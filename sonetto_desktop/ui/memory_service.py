@@ -117,6 +117,11 @@ class MemoryService(QObject):
         return self._target.services
 
     @property
+    def device(self) -> str:
+        """This computer's name in the memories it shares with others (a memory server's), "" for a local store."""
+        return str(getattr(self.memory.store, "device", "") or "")
+
+    @property
     def memory(self) -> MemoryOperations:
         """The memory operations in use now (the services' may change when the store is re-opened)."""
         return self._target.memory

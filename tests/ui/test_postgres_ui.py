@@ -575,3 +575,57 @@ async def test_an_import_whose_window_was_open_when_the_server_went_away_says_wh
     finally:
         proxy.close()
 
+
+@pytest.mark.parametrize("lang", ["chinese", "english"])
+async def test_the_overwrite_question_names_the_computer_the_memory_was_changed_on(
+        qtbot, wait, request, pg_url, pg_schema, lang):
+    """A memory the laptop changed while the desk's person edited it: the question said only "你编辑这条记忆的时候，
+    它被改过了", not where. It names the other computer; a change made on this one (Sonetto's here) reads as before."""
+    from service_fixtures import memory_service_over
+    from sonetto_desktop.memory.stores.postgres.store import PostgresMemoryManager
+    from sonetto_desktop.ui.wall.memory_wall import MemoryWall
+
+    request.getfixturevalue(lang)
+    laptop = PostgresMemoryManager(pg_url, schema=pg_schema, device="笔记本")
+    desk = PostgresMemoryManager(pg_url, schema=pg_schema, device="台式机")
+    services = memory_service_over(desk)
+    service = next(services)
+    try:
+        memory_id = desk.add("小林喜欢猫", "品味", actor="user")
+        wall = MemoryWall(service)
+        qtbot.addWidget(wall)
+        wall.resize(900, 700)
+        wall.show()
+        await wall.reload()
+        await wait(lambda: not wall.loading() and wall.model.card(memory_id) is not None, message="the card")
+
+        async def asked(change) -> str:
+            """The question when ``change()`` is made while the person edits the memory (then 取消)."""
+            dialog = wall.actions.edit_card(memory_id)
+            change()
+            dialog.description_edit.setPlainText("小林喜欢橘猫")
+            before = wall.actions.last_question
+            dialog.accept()
+            await wait(lambda: wall.actions.last_question not in (None, before) and wall.actions.last_question.isVisible(),
+                       timeout=10, message="the question")
+            box = wall.actions.last_question
+            said = box.text()
+            box.defaultButton().click()  # 取消: the edit opens again, with what was typed
+            await wait(lambda: wall.actions.active_dialog not in (None, dialog), message="the edit again")
+            wall.actions.active_dialog.reject()
+            return said
+
+        said = await asked(lambda: laptop.update(memory_id, "更具体", new_description="小林养了两只猫", actor="user"))
+        if lang == "chinese":
+            assert said.startswith("你编辑这条记忆的时候，它在 笔记本 上被改过了。"), said
+        else:
+            assert "on 笔记本" in said.split("\n")[0], said
+            assert not any("\u4e00" <= ch <= "\u9fff" for ch in said.replace("笔记本", "").replace(
+                "小林养了两只猫", "").replace("小林喜欢橘猫", "")), said
+        said = await asked(lambda: desk.update(memory_id, "整理", new_description="小林养了三只猫", actor="agent"))
+        assert "台式机" not in said and "笔记本" not in said, said
+        assert said.startswith("你编辑这条记忆的时候，它被改过了。" if lang == "chinese" else "This memory was changed"), said
+    finally:
+        next(services, None)
+        laptop.close()
+        desk.close()
