@@ -491,9 +491,10 @@ def test_new_looks_unavailable_while_changes_are_refused(qtbot, wall, mode):
 @pytest.mark.parametrize("lang", ["chinese", "english"])
 async def test_forgetting_from_the_chat_and_importing_chats_are_refused_up_front_while_the_server_is_away(
         qapp, tmp_path, llm_server, pg_server, pg_schema, wait, request, lang):
-    """While the memory server was away, 别记住这个 and 忘掉这条 (the window's chat and the quick chat) and
-    导入聊天记录… were taken, and failed later (the write) or opened a window to fill in for nothing. They are
-    refused up front with the wall's reason, in the same toast, and work again once the server is back."""
+    """While the memory server was away, 别记住这个, 忘掉这条 and 撤销这轮的记忆变化 (the window's chat and the quick
+    chat), 编辑 ▸ 撤销 and 导入聊天记录… were taken, and failed later (the write: the menu's undo was then no longer
+    offered) or opened a window to fill in for nothing. They are refused up front with the wall's reason, in the
+    same toast, and work again once the server is back."""
     from shell_fixtures import app_settings, running_app
     from sonetto_desktop import ops
     from tcp_proxy import TcpProxy, proxied_url
@@ -527,11 +528,16 @@ async def test_forgetting_from_the_chat_and_importing_chats_are_refused_up_front
             quick.forget_turn_requested.emit("我的前任叫李雷", "turn-1")
             quick.forget_memory_requested.emit(memory_id)
             app.window.history_import_requested.emit()
-            await wait(lambda: tries() == 5, message="all refused")
+            panel.undo_memory_requested.emit("turn-1")
+            quick.undo_memory_requested.emit("turn-1")
+            label = app.memory_undo.undo_label  # (the memory added above)
+            assert label is not None and app.memory_undo.undo() is None
+            await wait(lambda: tries() == 8, message="all refused")
             assert len(refusals()) == 1 and refusals()[0].startswith(reason)  # one toast, the wall's words, counting
             assert app.history_imports.dialog is None  # no window to fill in for nothing
             assert not app.services.dont_remember.entries()
             assert await app.service.run(ops.Item(memory_id)) is not None  # (this computer's copy, untouched)
+            assert app.memory_undo.undo_label == label  # still offered
 
             proxy.restore()
             await wait(lambda: wall.add_button.isEnabled(), timeout=20, message="the server back")
@@ -540,6 +546,11 @@ async def test_forgetting_from_the_chat_and_importing_chats_are_refused_up_front
             app.history_imports.dialog.reject()
             panel.forget_memory_requested.emit(memory_id)
             await wait(lambda: wall.model.card(memory_id) is None, timeout=10, message="forgotten once it is back")
+            await app.service.drain()
+            undoing = app.memory_undo.undo()  # 忘掉这条 taken back
+            assert undoing is not None
+            await undoing
+            await wait(lambda: wall.model.card(memory_id) is not None, timeout=10, message="undone once it is back")
     finally:
         proxy.close()
 
