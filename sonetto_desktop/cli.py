@@ -252,11 +252,11 @@ def _server_refuses(args: argparse.Namespace, services: AppServices, status: Any
     mend = say("请在 设置 → 多设备 里改正", "correct it in Settings → Devices")
     if args.command not in READ_ONLY:
         return say(f"{where}。没有做任何修改：{mend}后再试", f"{where}. Nothing was changed: {mend}, then try again")
+    if args.command == "check":  # the store is the server's: this computer's copy is not what is checked
+        return say(f"{where}。记忆库没有检查：{mend}后再试", f"{where}. The store was not checked: {mend}, then try again")
     if status.copy_time is None:
-        if args.command != "check":  # (check reports it itself)
-            return say(f"{where}。这台电脑上也还没有记忆的副本：{mend}后再试",
-                       f"{where}. This computer has no copy of the memories yet: {mend}, then try again")
-        return None
+        return say(f"{where}。这台电脑上也还没有记忆的副本：{mend}后再试",
+                   f"{where}. This computer has no copy of the memories yet: {mend}, then try again")
     _warn(say(f"{where}。显示的是这台电脑上 {status.copy_time} 的副本；{mend}之前，修改会被拒绝",
               f"{where}. Shown is this computer's copy of {status.copy_time}; changes are refused until then ({mend})"),
           say)

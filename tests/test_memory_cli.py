@@ -1254,3 +1254,29 @@ def test_a_memory_server_that_refuses_the_password_is_said_so_not_to_be_waited_f
     else:
         assert "password" in err.replace("password authentication", "") and "Settings → Devices" in err, err
         assert "once it is back" not in err and "cannot be reached" not in err, err
+
+
+@pytest.mark.parametrize("locale", ["zh_CN.UTF-8", "en_US.UTF-8"])
+def test_check_against_a_server_that_refuses_the_password_says_why_and_where_to_correct_it(
+        password_server, locale, monkeypatch, capsys):
+    """``sonetto memory check`` said "WARN: … 连不上（…）：只读" (cannot be reached, read-only) and exited 0 when the
+    server was up and refused the password: it says the refusal's reason, as the other commands do, and where to
+    correct it, and fails."""
+    from sonetto_desktop.config.settings import Settings
+
+    monkeypatch.setenv("LANG", locale)
+    settings = Settings.load(with_secret=False)
+    settings.store_backend, settings.retrieval_mode = "postgres", "mechanical"
+    settings.postgres_url = f"postgresql://mit_passwort@127.0.0.1:{password_server.port}/sonetto_test"
+    settings.postgres_password, settings.postgres_tls = "falsch", "disable"
+    settings.save()
+    code = cli_main(["check"])
+    out, err = capsys.readouterr()
+    said = out + err
+    assert code != 0, said
+    assert "password authentication failed" in said, said  # (the server's own words, in brackets)
+    if locale.startswith("zh"):
+        assert "密码" in said and "设置 → 多设备" in said and "连不上" not in said and "恢复" not in said, said
+    else:
+        assert "Settings → Devices" in said and "unreachable" not in said and "cannot be reached" not in said, said
+        assert "password" in said.replace("password authentication", ""), said

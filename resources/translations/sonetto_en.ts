@@ -683,43 +683,43 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>HistoryDialog</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="108" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="109" />
         <source>{0}（{1}）</source>
         <extracomment>Turns the app makes for its own actions (an undo, a failed write taken back): their excerpt is a note the app keeps for itself ("撤销 ui-… 的记忆变化", in Chinese whatever the window's language), not what someone said, and the reason line already says what they were.</extracomment>
         <translation>{0} ({1})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="131" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="132" />
         <source>记忆的历史</source>
         <translation>Memory history</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="138" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="139" />
         <source>加载中…</source>
         <translation>Loading…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="156" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="157" />
         <source>恢复为此版本</source>
         <translation>Restore this version</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="165" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="166" />
         <source>打开这段对话</source>
         <translation>Open that chat</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="167" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="168" />
         <source>在对话里找到引起这次改动的那句话</source>
         <translation>Find the message in the chat that caused this change</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="209" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="210" />
         <source>这条记忆已不存在（可能被删除或合并）。</source>
         <translation>This memory no longer exists (it may have been deleted or merged).</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="216" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="217" />
         <source>当前：{0}（{1}）</source>
         <translation>Now: {0} ({1})</translation>
     </message>
@@ -764,12 +764,12 @@ Talk about anything — I'll remember what matters to you.</translation>
         <translation>Another program ({0})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="155" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="156" />
         <source>恢复的原因（可选）</source>
         <translation>Reason for restoring (optional)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="210" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history.py" line="211" />
         <source>暂时读不到这条记忆的历史。</source>
         <translation>The history of this memory cannot be read right now.</translation>
     </message>
@@ -891,48 +891,48 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>HistoryImportActions</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="94" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="108" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="109" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="125" />
         <source>这个导入正在另一个 Sonetto 里进行</source>
         <translation>This import is running in another Sonetto</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="98" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="113" />
         <source>无法开始导入：{0}</source>
         <translation>Cannot start the import: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="112" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="129" />
         <source>无法继续导入：{0}</source>
         <translation>Cannot continue the import: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="128" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="151" />
         <source>继续未完成的聊天记录导入（{0}）</source>
         <translation>Continuing the unfinished chat import ({0})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="146" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="171" />
         <source>导入出错：{0}</source>
         <translation>The import failed: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="151" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="176" />
         <source>聊天记录导入失败：{0} 批都没能写入，什么也没有写入：{1}</source>
         <translation>Chat import failed: none of the {0} batches could be written; nothing was written: {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="152" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="177" />
         <source>原因不明</source>
         <translation>no reason given</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="157" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="182" />
         <source>聊天记录导入完成：写入 {0} 轮，新记忆 {1} 条，更新 {2} 条</source>
         <translation>Chat import finished: {0} turns read, {1} new memories, {2} updated</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="156" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="181" />
         <source>聊天记录导入完成：{0} 条提议已进入审核箱</source>
         <translation>Chat import finished: {0} proposals are in the review inbox</translation>
     </message>
@@ -1074,7 +1074,7 @@ Talk about anything — I'll remember what matters to you.</translation>
     <message>
         <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="283" />
         <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="330" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="896" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="904" />
         <source>撤销已导入的部分</source>
         <translation>Undo what was imported</translation>
     </message>
@@ -1120,7 +1120,7 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="335" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="1056" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="1064" />
         <source>撤销这次导入</source>
         <translation>Undo this import</translation>
     </message>
@@ -1245,7 +1245,7 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="670" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="867" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="875" />
         <source>没能算出要导入的内容：{0}</source>
         <translation>Could not work out what to import: {0}</translation>
     </message>
@@ -1326,97 +1326,98 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
         <translation>Import {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="775" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="774" />
         <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="779" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="783" />
         <source>没有导入：{0}</source>
         <translation>Not imported: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="830" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="834" />
         <source>正在准备导入：要读的对话逐批存好后开始，大的导入可能要几分钟；关闭窗口会取消这次导入。</source>
         <translation>Preparing the import: it begins once the chats to read are saved batch by batch, which can take a few minutes for a large one; closing the window cancels it.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="892" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="900" />
         <source>导入已停止</source>
         <translation>Import stopped</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="893" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="901" />
         <source>已导入的部分要保留吗？保留的话，以后再导入同一个文件会接着导入剩下的。</source>
         <translation>Keep what was imported? If you keep it, importing the same file again goes on with the rest.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="895" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="903" />
         <source>保留已导入的部分</source>
         <translation>Keep what was imported</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="947" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="955" />
         <source>删除它新建的 {0} 条记忆</source>
         <translation>delete the {0} memories it created</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="949" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="957" />
         <source>把它改过的 {0} 条记忆恢复原样</source>
         <translation>put back the {0} memories it changed</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="951" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="959" />
         <source>找回它删掉的 {0} 条记忆</source>
         <translation>bring back the {0} memories it deleted</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="954" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="962" />
         <source>撤销这次导入？</source>
         <translation>Undo this import?</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="954" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="962" />
         <source>撤销会影响 {0} 条记忆：{1}。撤销之后还可以重做。</source>
         <translation>Undoing touches {0} memories: {1}. You can redo it afterwards.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="955" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="963" />
         <source>，</source>
         <translation>, </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="955" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="963" />
         <source>撤销导入</source>
         <translation>Undo the import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="987" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="995" />
         <source>重做这次导入</source>
         <translation>Redo this import</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="994" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="999" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="1002" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="1007" />
         <source>无法重做：{0}</source>
         <translation>Cannot redo: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="996" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="1004" />
         <source>无法重做：撤销之后这些记忆都被改过了</source>
         <translation>Cannot redo: every one of these memories was changed after the undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="1049" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="1057" />
         <source>……还有 {0} 张</source>
         <translation>…and {0} more</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="1051" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="1059" />
         <source>无法撤销：这次导入写下的 {0} 条记忆之后都被改过，撤销会丢掉那些修改。</source>
         <translation>Cannot undo: all {0} memories the import wrote were changed afterwards, and undoing would lose those changes.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="935" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="1026" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="1038" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="1068" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="943" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="1034" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="1046" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_import.py" line="1076" />
         <source>无法撤销：{0}</source>
         <translation>Cannot undo: {0}</translation>
     </message>
@@ -1424,7 +1425,7 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
 <context>
     <name>HistoryImportToast</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="274" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="275" />
         <source>撤销导入</source>
         <translation>Undo import</translation>
     </message>
@@ -2457,12 +2458,12 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
         <translation>{0} “{1}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="178" />
+        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="179" />
         <source>已重做：{0}</source>
         <translation>Redone: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="179" />
+        <location filename="../../sonetto_desktop/ui/notices/memory_undo.py" line="180" />
         <source>已撤销：{0}</source>
         <translation>Undone: {0}</translation>
     </message>
@@ -2566,187 +2567,192 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
         <translation>{0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="265" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="268" />
         <source>这条记忆已经不在了（可能刚被删除或合并）。可以把你写的内容另存为一条新记忆。</source>
         <translation>This memory is gone (it may have just been deleted or merged). You can save what you wrote as a new memory.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="322" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="325" />
         <source>合并前，这条记忆刚被改过：{0}</source>
         <translation>Before the merge, this memory just changed: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="324" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="327" />
         <source>你写的合并内容还在，请对照现在的内容再确认。</source>
         <translation>Your merged text is still here: check it against the texts as they are now.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="325" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="328" />
         <source>已按现在的内容重新填写，请再确认。</source>
         <translation>Filled in again from the texts as they are now: please check.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="370" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="373" />
         <source>要保留的那条记忆已经不在了（可能刚被删除或合并），没有合并任何内容。可以把合并后的内容另存为一条新记忆。</source>
         <translation>The memory to keep is gone (it may just have been deleted or merged); nothing was merged. You can save the merged text as a new memory.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="392" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="395" />
         <source>已删除：{0}</source>
         <translation>Deleted: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="394" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="397" />
         <source>已删除 {0} 条记忆</source>
         <translation>Deleted {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="398" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="401" />
         <source>撤销</source>
         <translation>Undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="454" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="457" />
         <source>已经在「{0}」里了。要合并，就把它拖到另一张卡片上。</source>
         <translation>Already in “{0}”. To merge, drop it on another card.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="480" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="483" />
         <source>移动到新主题</source>
         <translation>Move to a new theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="481" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="484" />
         <source>新主题的名字：</source>
         <translation>Name of the new theme:</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="486" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="489" />
         <source>移动到…</source>
         <translation>Move to…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="493" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="496" />
         <source>{0}（{1}）</source>
         <translation>{0} ({1})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="497" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="500" />
         <source>新主题…</source>
         <translation>New theme…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="509" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="512" />
         <source>展开</source>
         <translation>Expand</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="510" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="513" />
         <source>折叠</source>
         <translation>Collapse</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="513" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="516" />
         <source>重命名主题…</source>
         <translation>Rename theme…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="516" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="519" />
         <source>更改颜色…</source>
         <translation>Change colour…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="519" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="522" />
         <source>恢复默认颜色</source>
         <translation>Default colour</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="528" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="531" />
         <source>「{0}」的颜色</source>
         <translation>Colour of “{0}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="545" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="548" />
         <source>已选 {0} 条，其中 {1} 条不在视野内</source>
         <translation>{0} selected, {1} of them out of sight</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="551" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="554" />
         <source>删除</source>
         <translation>Delete</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="553" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="556" />
         <source>删除 {0} 条</source>
         <translation>Delete {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="557" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="560" />
         <source>锁定</source>
         <translation>Lock</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="558" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="561" />
         <source>锁定 {0} 条</source>
         <translation>Lock {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="560" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="563" />
         <source>解锁</source>
         <translation>Unlock</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="561" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="564" />
         <source>解锁 {0} 条</source>
         <translation>Unlock {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="564" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="567" />
         <source>置顶</source>
         <translation>Pin to the top</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="565" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="568" />
         <source>置顶 {0} 条</source>
         <translation>Pin {0} to the top</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="567" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="570" />
         <source>取消置顶</source>
         <translation>Unpin</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="568" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="571" />
         <source>取消置顶 {0} 条</source>
         <translation>Unpin {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="570" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="573" />
         <source>合并这 2 条</source>
         <translation>Merge these 2</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="576" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="579" />
         <source>编辑</source>
         <translation>Edit</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="577" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="580" />
         <source>历史</source>
         <translation>History</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="573" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="576" />
         <source>与…合并</source>
         <translation>Merge with…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="212" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="214" />
+        <source>你编辑这条记忆的时候，它在 {0} 上被改过了。</source>
+        <translation>This memory was changed on {0} while you were editing it.</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="215" />
         <source>你编辑这条记忆的时候，它被改过了。</source>
         <translation>This memory was changed while you were editing it.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="215" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="218" />
         <source>现在的内容：
 {0}
 
@@ -2759,29 +2765,29 @@ Yours:
 {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="218" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="221" />
         <source>现在的主题：{0}
 你写的主题：{1}</source>
         <translation>Theme now: {0}
 Your theme: {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="219" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="222" />
         <source>用你写的覆盖现在的吗？</source>
         <translation>Replace it with what you wrote?</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="220" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="223" />
         <source>这条记忆刚被改过</source>
         <translation>This memory just changed</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="221" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="224" />
         <source>覆盖</source>
         <translation>Replace</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="585" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="588" />
         <source>复制</source>
         <translation>Copy</translation>
     </message>
@@ -3216,62 +3222,62 @@ Your theme: {1}</translation>
 <context>
     <name>OthersNotice</name>
     <message>
-        <location filename="../../sonetto_desktop/presentation/others.py" line="26" />
+        <location filename="../../sonetto_desktop/presentation/others.py" line="44" />
         <source>导入（{0}）</source>
         <translation>Import ({0})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/others.py" line="28" />
+        <location filename="../../sonetto_desktop/presentation/others.py" line="46" />
         <source>命令行</source>
         <translation>Command line</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/others.py" line="30" />
+        <location filename="../../sonetto_desktop/presentation/others.py" line="48" />
         <source>{0}（其他应用）</source>
         <translation>{0} (another app)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/others.py" line="32" />
+        <location filename="../../sonetto_desktop/presentation/others.py" line="50" />
         <source>其他程序</source>
         <translation>Another program</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/others.py" line="33" />
+        <location filename="../../sonetto_desktop/presentation/others.py" line="51" />
         <source>其他程序（{0}）</source>
         <translation>Another program ({0})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/others.py" line="77" />
+        <location filename="../../sonetto_desktop/presentation/others.py" line="95" />
         <source>新增 {0} 条记忆</source>
         <translation>added {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/others.py" line="79" />
+        <location filename="../../sonetto_desktop/presentation/others.py" line="97" />
         <source>修改 {0} 条记忆</source>
         <translation>changed {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/others.py" line="81" />
+        <location filename="../../sonetto_desktop/presentation/others.py" line="99" />
         <source>合并 {0} 处记忆</source>
         <translation>merged {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/others.py" line="83" />
+        <location filename="../../sonetto_desktop/presentation/others.py" line="101" />
         <source>删除 {0} 条记忆</source>
         <translation>deleted {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/others.py" line="86" />
+        <location filename="../../sonetto_desktop/presentation/others.py" line="104" />
         <source>{0}（在 {1} 上）</source>
         <translation>{0} (on {1})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/others.py" line="87" />
+        <location filename="../../sonetto_desktop/presentation/others.py" line="105" />
         <source>{0}：{1}</source>
         <translation>{0}: {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/presentation/others.py" line="87" />
+        <location filename="../../sonetto_desktop/presentation/others.py" line="105" />
         <source>，</source>
         <translation>, </translation>
     </message>
@@ -4683,22 +4689,22 @@ Your theme: {1}</translation>
         <translation>The settings file was damaged: every setting is back at its default for now. The old file was kept as {0}; your settings can be found there.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="414" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="415" />
         <source>对话功能启动失败：%1。记忆墙仍可使用；请检查数据目录后重启。</source>
         <translation>Chat could not start: %1. The memory wall still works; check the data folder, then restart.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="662" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="663" />
         <source>无法保存设置：</source>
         <translation>Could not save the settings: </translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="694" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="695" />
         <source>没有切换到 PostgreSQL：本机的记忆没能搬到记忆服务器 {0} 上（{1}）。仍在使用本机的记忆库，记忆都还在。</source>
         <translation>Did not switch to PostgreSQL: the memories on this computer could not be moved to the memory server {0} ({1}). Still using this computer's memory store; every memory is still there.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="698" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="699" />
         <source>无法切换存储方式：{0}。仍在使用原来的记忆库。</source>
         <translation>Cannot switch the storage: {0}. Still using the previous memory store.</translation>
     </message>
@@ -4753,33 +4759,33 @@ Your theme: {1}</translation>
         <translation>That message was later replaced by an edit and is no longer in this chat.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="140" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="142" />
         <source>以后不会再记住这件事；但这轮写下的记忆后来又被改过，没有撤销（{0}）。可以在记忆墙上处理。</source>
         <translation>This will not be remembered from now on; but the memories this turn wrote were changed since and were not undone ({0}). You can handle them on the memory wall.</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="146" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="148" />
         <source>已撤销这轮的 %Ln 处记忆变化，以后也不会记住这件事。</source>
         <translation><numerusform>Undid this turn's memory change; this will not be remembered from now on.</numerusform><numerusform>Undid this turn's %Ln memory changes; this will not be remembered from now on.</numerusform></translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="150" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="152" />
         <source>好的，这件事不会被记住。</source>
         <translation>OK, this will not be remembered.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="165" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="169" />
         <source>已忘掉：{0}</source>
         <translation>Forgotten: {0}</translation>
     </message>
     <message>
         <location filename="../../sonetto_desktop/ui/chat/actions.py" line="63" />
-        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="167" />
+        <location filename="../../sonetto_desktop/ui/chat/actions.py" line="171" />
         <source>撤销</source>
         <translation>Undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/shell.py" line="699" />
+        <location filename="../../sonetto_desktop/ui/shell.py" line="700" />
         <source>无法使用新的数据文件夹 {0}：{1}。仍在使用原来的记忆库。</source>
         <translation>Cannot use the new data folder {0}: {1}. Still using the previous memory store.</translation>
     </message>
@@ -5209,67 +5215,67 @@ Your theme: {1}</translation>
 <context>
     <name>TransferActions</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="69" />
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="68" />
         <source>导出记忆</source>
         <translation>Export memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="91" />
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="90" />
         <source>无法导出：{0}</source>
         <translation>Cannot export: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="102" />
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="101" />
         <source>已导出 {0} 条记忆到 {1}；置顶标记在旁边的 {2} 里，搬到别处时请一起带上</source>
         <translation>Exported {0} memories to {1}; the pins are in {2} beside it: take it along when you move the memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="105" />
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="104" />
         <source>已导出 {0} 条记忆到 {1}</source>
         <translation>Exported {0} memories to {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="176" />
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="175" />
         <source>{0}。{1}</source>
         <translation>{0}. {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="127" />
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="126" />
         <source>导入记忆</source>
         <translation>Import memories</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="107" />
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="106" />
         <source>；回收站里的 %Ln 条在旁边的 {0} 里，导入时会回到回收站</source>
         <translation><numerusform>; the one in the trash is in {0} beside it (an import puts it back in the trash)</numerusform><numerusform>; the %Ln in the trash are in {0} beside it (an import puts them back in the trash)</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="109" />
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="108" />
         <source>；回收站里的 %Ln 条也在里面，导入时会回到回收站</source>
         <translation><numerusform>, and the one in the trash (an import puts it back in the trash)</numerusform><numerusform>, and the %Ln in the trash (an import puts them back in the trash)</numerusform></translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="129" />
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="128" />
         <source>记忆导出文件 (*.yaml *.yml *.json *.md)</source>
         <translation>Memory exports (*.yaml *.yml *.json *.md)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="142" />
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="141" />
         <source>无法导入 {0}：{1}</source>
         <translation>Cannot import {0}: {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="167" />
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="166" />
         <source>已导入 {0} 条记忆，跳过 {1} 条重复的</source>
         <translation>Imported {0} memories, skipped {1} duplicates</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="170" />
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="169" />
         <source>；%Ln 条删除了的记忆放回了回收站（这次导入没有新增记忆，无从撤销；不需要的可以在回收站里永久删除）</source>
         <translation><numerusform>; 1 deleted memory put back in the trash (no memory added, so nothing to undo; delete it for good in the trash if you do not want it)</numerusform><numerusform>; %Ln deleted memories put back in the trash (no memory added, so nothing to undo; delete them for good in the trash if you do not want them)</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="173" />
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="172" />
         <source>；%Ln 条删除了的记忆放回了回收站（撤销这次导入时它们仍留在回收站）</source>
         <translation><numerusform>; 1 deleted memory put back in the trash (undoing this import leaves it there)</numerusform><numerusform>; %Ln deleted memories put back in the trash (undoing this import leaves them there)</numerusform></translation>
     </message>
@@ -5992,7 +5998,7 @@ The memory wall on the right works already.</translation>
         <translation>Undo</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="179" />
+        <location filename="../../sonetto_desktop/ui/notices/writer_toasts.py" line="182" />
         <source>已撤销这轮的 %Ln 处记忆变化</source>
         <translation><numerusform>Undid this turn's memory change</numerusform><numerusform>Undid this turn's %Ln memory changes</numerusform></translation>
     </message>

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..history_import.ledger import batch_seq
 from ..history_import.model import import_source
@@ -17,6 +18,23 @@ from .i18n import translate
 def from_elsewhere(change: MemoryChange) -> bool:
     """A content change by someone other than the person in this window or Sonetto's writer."""
     return change.actor not in (USER, AGENT) and bool(kinds.group(change.kind))
+
+
+def shown_device(device: Any) -> str:
+    """A computer's name as the window shows it (a history entry's or a change's ``device``): one line, at most
+    24 characters; "" for none."""
+    name = " ".join(str(device or "").split())
+    return name if len(name) <= 24 else name[:23] + "…"
+
+
+def changed_elsewhere_on(item: Any, this_device: str) -> str:
+    """The computer ``item``'s (a ``MemoryItem``'s) last change was made on, shown, when another one sharing the
+    memories made it; "" when this computer made it or its history does not say (a local store, or entries
+    written before the computer was recorded)."""
+    history = getattr(item, "history", None) or []
+    last = history[-1] if history and isinstance(history[-1], dict) else {}
+    device = shown_device(last.get("device"))
+    return "" if device == shown_device(this_device) else device
 
 
 def source_name(actor: str) -> str:
@@ -47,8 +65,8 @@ class SourceTally:
     @classmethod
     def of(cls, change: MemoryChange) -> "SourceTally":
         """An empty tally for ``change``'s source (its actor, and its device when another wrote it)."""
-        device = "" if change.local else " ".join(str(change.extra.get("device") or "").split())
-        return cls(change.actor, device=device if len(device) <= 24 else device[:23] + "…", run=_import_of(change))
+        return cls(change.actor, device="" if change.local else shown_device(change.extra.get("device")),
+                   run=_import_of(change))
 
     def goes_on(self, change: MemoryChange) -> bool:
         """``change`` is of the import this tally counts: counted on, though its notice went meanwhile (an

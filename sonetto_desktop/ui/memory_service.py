@@ -30,9 +30,11 @@ from sonetto_desktop.memory.operations import MemoryOperations
 from sonetto_desktop.ops import Call, Failed, Op, OpTarget, Outcome
 from sonetto_desktop.services import AppServices
 from sonetto_desktop.presentation.errors import describe_error
+from sonetto_desktop.presentation.i18n import Worded
 from sonetto_desktop.presentation.server_words import changes_refused
 
 from .app_feed import AppFeed
+from .widgets.deferred import alive
 
 log = logging.getLogger(__name__)
 R = TypeVar("R")
@@ -53,6 +55,10 @@ async def run_op(op: Op[R], services: Any = None) -> Outcome[R]:
 async def call(fn: Callable[..., R], /, *args: Any, **kwargs: Any) -> Outcome[R]:
     """``fn(*args, **kwargs)`` in a worker, as an ``ops.Call``: ``Done`` or ``Failed``."""
     return await run_op(Call.of(fn, *args, **kwargs))
+
+
+#: The key of the toast saying why a change is refused up front (the memory server away or refusing).
+REFUSED_TOAST = "changes-refused"
 
 
 class MemoryService(QObject):
@@ -86,6 +92,19 @@ class MemoryService(QObject):
         until it answers), or "" when changes are taken: say it before anything is tried."""
         return changes_refused(self._store_status)
 
+    def refusal(self) -> Worded | None:
+        """``changes_refused()`` as a ``Worded`` (said again after a language switch), None when changes are taken."""
+        status = self._store_status
+        return Worded(lambda: changes_refused(status)) if changes_refused(status) else None
+
+    def refuse_changes(self, toasts: Any) -> bool:
+        """Whether memories cannot be changed now: then said in ``toasts``, up front, as the wall says it (one
+        toast for every refused try: the wall's, the chat's, 导入聊天记录's)."""
+        refusal = self.refusal()
+        if refusal is not None and toasts is not None and alive(toasts):
+            toasts.show_toast(refusal, key=REFUSED_TOAST, kind="error")
+        return refusal is not None
+
     def _on_store_status(self, status: Any) -> None:
         before = self.changes_refused()
         self._store_status = status
@@ -96,6 +115,11 @@ class MemoryService(QObject):
     def services(self) -> Any:
         """The app's services (``None`` over a bare store)."""
         return self._target.services
+
+    @property
+    def device(self) -> str:
+        """This computer's name in the memories it shares with others (a memory server's), "" for a local store."""
+        return str(getattr(self.memory.store, "device", "") or "")
 
     @property
     def memory(self) -> MemoryOperations:

@@ -252,7 +252,8 @@ class SonettoApp:
                                                cancel=self.services.cancel_carry, parent=self.writer_control)
         from .dialogs.history_actions import HistoryImportActions
 
-        self.history_imports = HistoryImportActions(self.services)
+        self.history_imports = HistoryImportActions(self.services,
+                                                    refuse_changes=lambda: self.service.refuse_changes(self.toasts))
         self.history_imports.message.connect(
             lambda text, kind: self.toasts.show_toast(text, key="history-import", kind=kind))
         self.history_imports.done.connect(self._import_finished)

@@ -486,3 +486,157 @@ def test_new_looks_unavailable_while_changes_are_refused(qtbot, wall, mode):
         assert min(pixels) > text + 20, (min(pixels), muted, text)
     else:
         assert max(pixels) < text - 20, (max(pixels), muted, text)
+
+
+@pytest.mark.parametrize("lang", ["chinese", "english"])
+async def test_forgetting_from_the_chat_and_importing_chats_are_refused_up_front_while_the_server_is_away(
+        qapp, tmp_path, llm_server, pg_server, pg_schema, wait, request, lang):
+    """While the memory server was away, 别记住这个, 忘掉这条 and 撤销这轮的记忆变化 (the window's chat and the quick
+    chat), 编辑 ▸ 撤销 and 导入聊天记录… were taken, and failed later (the write: the menu's undo was then no longer
+    offered) or opened a window to fill in for nothing. They are refused up front with the wall's reason, in the
+    same toast, and work again once the server is back."""
+    from shell_fixtures import app_settings, running_app
+    from sonetto_desktop import ops
+    from tcp_proxy import TcpProxy, proxied_url
+
+    request.getfixturevalue(lang)
+    proxy = TcpProxy(pg_server.port)
+    settings = app_settings(tmp_path / "data", llm_server, store_backend="postgres", postgres_schema=pg_schema,
+                            postgres_url=proxied_url(pg_server, proxy), device_name="laptop")
+    try:
+        async with running_app(qapp, settings) as app:
+            memory_id = await app.service.run(ops.AddMemory("小林喜欢猫", "品味", ""))
+            await wait(lambda: app.services.store.feed.listener.connected, timeout=10, message="the listener")
+            await wait(lambda: memory_id in app.services.store.copy.load()[0], timeout=10, message="the copy")
+            proxy.cut()
+            wall = app.wall
+            await wait(lambda: not wall.add_button.isEnabled(), timeout=20, message="the server away")
+            reason = wall.add_button.toolTip()
+            assert reason and reason == app.service.changes_refused()
+
+            def refusals() -> list[str]:
+                return [toast.text for toast in app.toasts.toasts() if toast.key == "changes-refused"]
+
+            def tries() -> int:
+                return sum(toast.repeats for toast in app.toasts.toasts() if toast.key == "changes-refused")
+
+            panel, quick = app.window.chat_panel, app.quick_chat.view
+            panel.forget_memory_requested.emit(memory_id)
+            await wait(lambda: refusals(), message="忘掉这条 refused")
+            assert refusals() == [reason]
+            panel.forget_turn_requested.emit("我的前任叫李雷", "turn-1")
+            quick.forget_turn_requested.emit("我的前任叫李雷", "turn-1")
+            quick.forget_memory_requested.emit(memory_id)
+            app.window.history_import_requested.emit()
+            panel.undo_memory_requested.emit("turn-1")
+            quick.undo_memory_requested.emit("turn-1")
+            label = app.memory_undo.undo_label  # (the memory added above)
+            assert label is not None and app.memory_undo.undo() is None
+            await wait(lambda: tries() == 8, message="all refused")
+            assert len(refusals()) == 1 and refusals()[0].startswith(reason)  # one toast, the wall's words, counting
+            assert app.history_imports.dialog is None  # no window to fill in for nothing
+            assert not app.services.dont_remember.entries()
+            assert await app.service.run(ops.Item(memory_id)) is not None  # (this computer's copy, untouched)
+            assert app.memory_undo.undo_label == label  # still offered
+
+            proxy.restore()
+            await wait(lambda: wall.add_button.isEnabled(), timeout=20, message="the server back")
+            app.window.history_import_requested.emit()
+            assert app.history_imports.dialog is not None and app.history_imports.dialog.isVisible()
+            app.history_imports.dialog.reject()
+            panel.forget_memory_requested.emit(memory_id)
+            await wait(lambda: wall.model.card(memory_id) is None, timeout=10, message="forgotten once it is back")
+            await app.service.drain()
+            undoing = app.memory_undo.undo()  # 忘掉这条 taken back
+            assert undoing is not None
+            await undoing
+            await wait(lambda: wall.model.card(memory_id) is not None, timeout=10, message="undone once it is back")
+    finally:
+        proxy.close()
+
+
+async def test_an_import_whose_window_was_open_when_the_server_went_away_says_why_it_does_not_start(
+        qapp, tmp_path, llm_server, pg_server, pg_schema, wait, chinese):
+    """导入聊天记录 opened while the server answered, its preview shown, then the server went away: 开始导入
+    says why in the window, the wall's words, and starts nothing; once the server is back it starts."""
+    from history_helpers import fixture
+    from shell_fixtures import app_settings, running_app
+    from tcp_proxy import TcpProxy, proxied_url
+
+    proxy = TcpProxy(pg_server.port)
+    settings = app_settings(tmp_path / "data", llm_server, store_backend="postgres", postgres_schema=pg_schema,
+                            postgres_url=proxied_url(pg_server, proxy), device_name="laptop")
+    try:
+        async with running_app(qapp, settings) as app:
+            await wait(lambda: app.services.store.feed.listener.connected, timeout=10, message="the listener")
+            dialog = app.history_imports.open_dialog(app.window)
+            assert await dialog.open_path(fixture("chatgpt_conversations.json"))
+            await wait(lambda: dialog.start_button.isEnabled(), message="the plan")
+            proxy.cut()
+            await wait(lambda: not app.wall.add_button.isEnabled(), timeout=20, message="the server away")
+            reason = app.wall.add_button.toolTip()
+            assert await dialog.start() is None
+            assert dialog.summary.text() == reason and app.history_imports.running is None
+            assert dialog.stack.currentWidget() is dialog.preview_page
+
+            proxy.restore()
+            await wait(lambda: app.wall.add_button.isEnabled(), timeout=20, message="the server back")
+            assert await dialog.start() is not None
+            assert dialog.stack.currentWidget() is dialog.progress
+    finally:
+        proxy.close()
+
+
+@pytest.mark.parametrize("lang", ["chinese", "english"])
+async def test_the_overwrite_question_names_the_computer_the_memory_was_changed_on(
+        qtbot, wait, request, pg_url, pg_schema, lang):
+    """A memory the laptop changed while the desk's person edited it: the question said only "你编辑这条记忆的时候，
+    它被改过了", not where. It names the other computer; a change made on this one (Sonetto's here) reads as before."""
+    from service_fixtures import memory_service_over
+    from sonetto_desktop.memory.stores.postgres.store import PostgresMemoryManager
+    from sonetto_desktop.ui.wall.memory_wall import MemoryWall
+
+    request.getfixturevalue(lang)
+    laptop = PostgresMemoryManager(pg_url, schema=pg_schema, device="笔记本")
+    desk = PostgresMemoryManager(pg_url, schema=pg_schema, device="台式机")
+    services = memory_service_over(desk)
+    service = next(services)
+    try:
+        memory_id = desk.add("小林喜欢猫", "品味", actor="user")
+        wall = MemoryWall(service)
+        qtbot.addWidget(wall)
+        wall.resize(900, 700)
+        wall.show()
+        await wall.reload()
+        await wait(lambda: not wall.loading() and wall.model.card(memory_id) is not None, message="the card")
+
+        async def asked(change) -> str:
+            """The question when ``change()`` is made while the person edits the memory (then 取消)."""
+            dialog = wall.actions.edit_card(memory_id)
+            change()
+            dialog.description_edit.setPlainText("小林喜欢橘猫")
+            before = wall.actions.last_question
+            dialog.accept()
+            await wait(lambda: wall.actions.last_question not in (None, before) and wall.actions.last_question.isVisible(),
+                       timeout=10, message="the question")
+            box = wall.actions.last_question
+            said = box.text()
+            box.defaultButton().click()  # 取消: the edit opens again, with what was typed
+            await wait(lambda: wall.actions.active_dialog not in (None, dialog), message="the edit again")
+            wall.actions.active_dialog.reject()
+            return said
+
+        said = await asked(lambda: laptop.update(memory_id, "更具体", new_description="小林养了两只猫", actor="user"))
+        if lang == "chinese":
+            assert said.startswith("你编辑这条记忆的时候，它在 笔记本 上被改过了。"), said
+        else:
+            assert "on 笔记本" in said.split("\n")[0], said
+            assert not any("\u4e00" <= ch <= "\u9fff" for ch in said.replace("笔记本", "").replace(
+                "小林养了两只猫", "").replace("小林喜欢橘猫", "")), said
+        said = await asked(lambda: desk.update(memory_id, "整理", new_description="小林养了三只猫", actor="agent"))
+        assert "台式机" not in said and "笔记本" not in said, said
+        assert said.startswith("你编辑这条记忆的时候，它被改过了。" if lang == "chinese" else "This memory was changed"), said
+    finally:
+        next(services, None)
+        laptop.close()
+        desk.close()

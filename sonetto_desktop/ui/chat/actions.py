@@ -129,6 +129,8 @@ class ChatActions:
         """"别记住这个" on a chat message: services.forget_turn through the UI's runner, then a toast
         saying what happened (a failure is worded by the runner, in the same toast)."""
         assert self.services is not None and self.service is not None and self.toasts is not None
+        if self.service.refuse_changes(self.toasts):  # the memory server away: said before anything is tried
+            return
         key, toasts = f"forget:{turn_id}", self.toasts
         result = await self.service.run(ops.ForgetTurn(turn_id, text),
                                         on_error=lambda why: toasts.show_toast(why, key=key, kind="error"))
@@ -154,6 +156,8 @@ class ChatActions:
     async def forget_memory(self, memory_id: str) -> None:
         """"忘掉这条" on a recalled-memory chip: to the trash, with 撤销 on the toast."""
         assert self.service is not None and self.toasts is not None
+        if self.service.refuse_changes(self.toasts):  # (as the wall's 删除)
+            return
         item = await self.service.run(ops.Item(memory_id))
         if item is None:
             return  # gone already (the service said why)

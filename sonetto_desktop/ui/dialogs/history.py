@@ -42,6 +42,7 @@ from sonetto_desktop.memory import kinds
 from sonetto_desktop.memory.item import MemoryItem, parse_time
 from sonetto_desktop.memory.undo import UNDO_PREFIX
 from sonetto_desktop.memory.writer.limits import ROLLBACK_PREFIX
+from sonetto_desktop.presentation.others import shown_device
 from sonetto_desktop.presentation.reasons import render_reason
 from sonetto_desktop.presentation.undo_words import card_text, set_apart
 
@@ -257,8 +258,7 @@ class HistoryDialog(QDialog):
 
     def _device(self, entry: dict[str, Any]) -> str:
         """On which computer the change was made, when the memories are shared ("": not said)."""
-        device = " ".join(str(entry.get("device") or "").split())
-        device = device if len(device) <= 24 else device[:23] + "…"
+        device = shown_device(entry.get("device"))
         return self.tr("在 {0} 上").format(device) if device else ""
 
     def _action(self, entry: dict[str, Any]) -> str:

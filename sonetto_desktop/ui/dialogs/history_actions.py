@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any
+from typing import Any, Callable
 
 import shiboken6
 from PySide6.QtCore import QObject, Qt, Signal
@@ -21,6 +21,7 @@ from PySide6.QtWidgets import QWidget
 
 from sonetto_desktop.presentation.errors import error_detail
 from sonetto_desktop.presentation.i18n import Worded
+from sonetto_desktop.presentation.server_words import changes_refused
 from ..widgets.tasks import task_scope
 from sonetto_desktop.history_import.runner import ImportElsewhere, ImportProgress, ImportResult
 from sonetto_desktop.history_import.service import HistoryImports
@@ -37,8 +38,12 @@ class HistoryImportActions(QObject):
     message = Signal(object, str)  # text (a ``Worded``: said again on a language switch), kind ("info" | "error")
     done = Signal(object, object, object)  # text (a ``Worded``), the ImportResult and its import: it finished
 
-    def __init__(self, services: Any, parent: QObject | None = None) -> None:
+    def __init__(self, services: Any, parent: QObject | None = None, *,
+                 refuse_changes: Callable[[], bool] | None = None) -> None:
+        """``refuse_changes``: whether memories cannot be changed now (the memory server away or refusing this
+        computer), said where the wall says it (``MemoryService.refuse_changes``)."""
         super().__init__(parent)
+        self._refuse_changes = refuse_changes
         self.imports: HistoryImports = services.imports
         self._services = services
         self._tasks = task_scope(self, "HistoryImportActions")
@@ -59,14 +64,22 @@ class HistoryImportActions(QObject):
 
     # ── the dialog ────────────────────────────────────────────────────
 
+    def refusal(self) -> str:
+        """Why no import can be started or undone now (the memory server away or refusing this computer), or ""."""
+        return changes_refused(self._services.store_status)
+
     def open_dialog(self, parent: QWidget) -> Any:
-        """Show the dialog (the one already open, if any), on the running import when there is one."""
+        """Show the dialog (the one already open, if any), on the running import when there is one. None when
+        no import can be written now (the memory server away or refusing this computer): said, before a file
+        is chosen and read for nothing."""
         from .history_import import HistoryImportDialog
 
         if self.dialog is not None and shiboken6.isValid(self.dialog) and self.dialog.isVisible():
             self.dialog.raise_()
             self.dialog.activateWindow()
             return self.dialog
+        if self.running is None and self._refuse_changes is not None and self._refuse_changes():
+            return None
         dialog = HistoryImportDialog(self, parent)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.setWindowModality(Qt.WindowModality.NonModal)
@@ -87,6 +100,8 @@ class HistoryImportActions(QObject):
 
     async def start(self, plan: Any, history: Any, **options: Any) -> Any:
         """Begin the import of ``plan`` (a failure is said through ``message`` and returned as None)."""
+        if self._refused():
+            return None
         self._watch()
         try:
             state = await self.imports.start(plan, history, **options)
@@ -101,6 +116,8 @@ class HistoryImportActions(QObject):
         return state
 
     async def resume(self, import_id: str) -> Any:
+        if self._refused():
+            return None
         self._watch()
         try:
             state = await self.imports.resume(import_id)
@@ -114,6 +131,12 @@ class HistoryImportActions(QObject):
         if self._follow is None or self._follow.done():
             self._follow = self._tasks.spawn(self._until_done(), name="history-import")
         return state
+
+    def _refused(self) -> bool:
+        status = self._services.store_status
+        if changes_refused(status):
+            self.message.emit(Worded(lambda: changes_refused(status)), "error")
+        return bool(changes_refused(status))
 
     async def resume_interrupted(self) -> None:
         """At start (agents running): an import the app was running when it stopped goes on."""
@@ -133,6 +156,8 @@ class HistoryImportActions(QObject):
         on this import when it shows another): the same question first, the same undo, its end shown there.
         Returns the window's task."""
         dialog = self.open_dialog(parent)
+        if dialog is None:  # (the memory server away: said)
+            return None
         if dialog.import_id != result.undo_id or dialog.stack.currentWidget() is not dialog.progress:
             dialog.show_finished(result, state)
         return dialog.ask_undo()

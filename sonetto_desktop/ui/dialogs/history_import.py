@@ -769,6 +769,10 @@ class HistoryImportDialog(QDialog):
 
     async def import_saved(self) -> Any:
         picked, themes = self.saved_list.chosen()
+        refusal = self.actions.refusal()
+        if refusal:  # (the memory server away)
+            self.saved_note.setText(self.tr("没有导入：{0}").format(refusal))
+            return None
         try:
             result = await self.actions.imports.import_saved(picked, themes)
         except HistoryFormatError as exc:
@@ -859,6 +863,10 @@ class HistoryImportDialog(QDialog):
     async def _begin(self) -> Any:
         """The plan as it is now, begun (None: nothing to import, or it could not begin: said)."""
         choices, history = self._choices(), self.history
+        refusal = self.actions.refusal()
+        if refusal:  # the memory server went away since the window opened: why, where the summary goes
+            self.summary.setText(refusal)
+            return None
         try:
             plan = await self.actions.imports.plan(history, **choices)
         except Exception as exc:  # said where the summary goes, as for any plan

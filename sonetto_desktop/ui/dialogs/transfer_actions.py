@@ -22,7 +22,6 @@ from sonetto_desktop.memory.reasons import reason_text
 from sonetto_desktop.memory.transfer import ImportFormatError, format_for, marks_beside, read_import, trash_beside
 from sonetto_desktop.presentation.errors import error_detail, left_out
 from sonetto_desktop.presentation.i18n import Worded, counted
-from sonetto_desktop.presentation.server_words import changes_refused
 
 from ..widgets.dialogs import execute_dialog
 from ..widgets.file_dialogs import translated
@@ -117,9 +116,9 @@ class TransferActions(QObject):
     def import_memories(self) -> "asyncio.Task[Any] | None":
         """File ▸ 导入记忆…: choose a file, preview, import. None when changes are refused now (a memory
         server away or refusing this computer): said before a file is chosen for nothing."""
-        status = self._service.store_status
-        if self._service.changes_refused():
-            self.message.emit(Worded(lambda: changes_refused(status)), "error")
+        refusal = self._service.refusal()
+        if refusal is not None:
+            self.message.emit(refusal, "error")
             return None
         return self._tasks.spawn(self._import_flow())
 

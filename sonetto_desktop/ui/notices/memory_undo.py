@@ -139,8 +139,9 @@ class MemoryUndo(QObject):
     # ── undo / redo ───────────────────────────────────────────────────
 
     def undo(self) -> Any:
-        """Take back the newest action (in a worker); returns the task, or None with nothing to undo."""
-        if not self._done or self._busy():
+        """Take back the newest action (in a worker); returns the task, or None with nothing to undo (or the
+        memory server away: said, and the action is still offered once it is back)."""
+        if not self._done or self._busy() or self._service.refuse_changes(self._toasts()):
             return None
         entry = self._done.pop()
         self.changed.emit()
@@ -148,7 +149,7 @@ class MemoryUndo(QObject):
         return self.busy
 
     def redo(self) -> Any:
-        if not self._undone or self._busy():
+        if not self._undone or self._busy() or self._service.refuse_changes(self._toasts()):
             return None
         entry = self._undone.pop()
         self.changed.emit()

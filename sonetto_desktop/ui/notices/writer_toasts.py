@@ -165,7 +165,10 @@ class WriterToasts(QObject):
 
     def undo_turn(self, turn_id: str, overlay: Any = None) -> None:
         """Take back every change of ``turn_id`` (in a worker), then say how it went (in ``overlay``
-        when given: where the person asked, e.g. the quick chat while the window is in the tray)."""
+        when given: where the person asked, e.g. the quick chat while the window is in the tray). The memory
+        server away: refused up front, as the wall refuses a change."""
+        if self._service.refuse_changes(overlay or self._overlay):
+            return
         self.undoing = self._service.start(self._undo(turn_id, overlay), name=f"undo-{turn_id}")
 
     async def _undo(self, turn_id: str, overlay: Any = None) -> None:

@@ -31,6 +31,7 @@ from ..dialogs.history import HistoryDialog
 from ..widgets.icons import icon
 from sonetto_desktop.presentation.cards import DESCRIPTION, LOCKED, PINNED, THEME
 from sonetto_desktop.presentation.i18n import counted
+from sonetto_desktop.presentation.others import changed_elsewhere_on
 from .memory_model import MemoryCardModel
 from ..memory_service import MemoryService
 from ..dialogs.merge import MergeDialog
@@ -117,10 +118,7 @@ class WallActions(QObject):
     def refuse_changes(self) -> bool:
         """Whether memories cannot be changed now (a memory server away, or refusing this computer: the
         store is read-only until it answers): then said, up front, before a dialog is filled in for nothing."""
-        reason = self._service.changes_refused()
-        if reason and alive(self._toasts):
-            self._toasts.show_toast(reason, key="changes-refused", kind="error")
-        return bool(reason)
+        return self._service.refuse_changes(self._toasts)
 
     # ── add / edit ────────────────────────────────────────────────────
 
@@ -209,7 +207,12 @@ class WallActions(QObject):
         """The memory changed while the person edited it, in a field they changed too: show both texts and
         ask. 覆盖 saves theirs over the texts shown (if it changed yet again, this asks again); 取消 writes
         nothing and opens the edit again with what they typed."""
-        parts = [QCoreApplication.translate("MemoryWall", "你编辑这条记忆的时候，它被改过了。")]
+        fetched = await self._service.run(ops.Fetch((memory_id,)), on_error=lambda _why: None)
+        device = changed_elsewhere_on((fetched or {}).get(memory_id), self._service.device)
+        if not alive(self):
+            return None
+        parts = [QCoreApplication.translate("MemoryWall", "你编辑这条记忆的时候，它在 {0} 上被改过了。").format(device) if device
+                 else QCoreApplication.translate("MemoryWall", "你编辑这条记忆的时候，它被改过了。")]
         for index, now, mine in clashes:
             if index == DESCRIPTION:
                 parts.append(QCoreApplication.translate("MemoryWall", "现在的内容：\n{0}\n\n你写的内容：\n{1}").format(
