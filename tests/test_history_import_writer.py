@@ -241,3 +241,116 @@ async def test_the_progress_counts_what_the_toast_counts_as_each_memory_lands(se
     result = await imports.wait()
     unsubscribe()
     assert result.memories_created == imports.runner.last.created == added() == plan.turns
+
+
+def _scanned(monkeypatch) -> list[str]:
+    """Every text the secret filter reads from now on (``find_secrets``, which ``redact_secrets`` calls)."""
+    from sonetto_desktop.memory.writer import secret_filter
+
+    texts: list[str] = []
+    find = secret_filter.find_secrets
+
+    def counted(text):
+        texts.append(text)
+        return find(text)
+
+    monkeypatch.setattr(secret_filter, "find_secrets", counted)
+    return texts
+
+
+def test_a_batch_read_back_for_the_writer_is_filtered_for_secrets_once(monkeypatch):
+    """Issue 37, thirteenth pass: reading a planned batch back (``batch_text``) rebuilt it from its
+    exchanges, which worked out its figures again (each message's secrets hidden and its tokens
+    estimated), then rendered it (its secrets hidden again): two passes of the filter per message, and
+    the figures thrown away. Now once; the messages and the figures are what the plan had."""
+    from bench.history_import import synthetic_history
+    from sonetto_desktop.history_import.plan import Batch, make_plan
+    from sonetto_desktop.history_import.runner import batch_text
+
+    plan = make_plan(synthetic_history(240, 7))
+    assert plan.secrets_hidden > 0  # (pasted passwords and keys among them)
+    for batch in plan.batches:
+        held = Batch(0, batch.conversation_id, batch.title, batch.exchanges)  # made in hand: its figures worked out
+        scanned = _scanned(monkeypatch)
+        messages = batch_text(batch)
+        assert len(scanned) == len(messages), (len(scanned), len(messages))
+        assert messages == held.messages()
+        loaded = batch.loaded()
+        assert (loaded.turns, loaded.hidden, loaded.first, loaded.now) == (held.turns, held.hidden, held.first, held.now)
+        assert loaded.tokens == batch.tokens and round(loaded.tokens) == round(held.tokens)
+        monkeypatch.undo()
+
+
+async def test_an_imports_batches_are_journaled_filtered_once_with_the_same_text(services, llm_server, monkeypatch):
+    """Issue 37, thirteenth pass: each batch went through the secret filter again on its way into the
+    writer's journal (``send_history`` → ``normalize_turn``), after the plan had hidden its secrets
+    when it rendered it: the text of an import was read by the filter three times while it began (see
+    the test above for the second). Now the rendered messages are journaled as they are, and they are
+    what the second pass made of them: the same secrets hidden, the same text."""
+    from bench.history_import import synthetic_history
+    from sonetto_desktop.history_import.runner import batch_text
+    from sonetto_desktop.memory.writer.turns import normalize_turn
+
+    gate = threading.Event()
+
+    def held(body):  # the writer waits at the model while the test reads the journal
+        if is_writer(body):
+            gate.wait(30)
+        return remember_each_line(body)
+
+    llm_server.responder = held
+    imports = services.imports
+    history = synthetic_history(120, 7)
+    plan = await imports.plan(history)
+    assert plan.secrets_hidden > 0
+    rendered = {b.seq: batch_text(b) for b in plan.batches}
+    scanned = _scanned(monkeypatch)
+    state = await imports.start(plan, history, file_name="bench.jsonl")
+    try:
+        read = sum(len(t) for t in scanned)
+        monkeypatch.undo()
+        sent = sum(len(m["content"]) for messages in rendered.values() for m in messages)
+        assert read < 1.3 * sent, f"the filter read {read} characters for {sent} journaled"  # (twice: ~2×)
+        pending = imports.ledger.journal_path(state.id) / "pending"
+        entries = {e["turn_id"]: e for e in (json.loads(p.read_text(encoding="utf-8")) for p in pending.glob("*.json"))}
+        assert len(entries) == len(rendered)  # (the writer waits at the model with the first: none written yet)
+        for seq, messages in rendered.items():
+            assert entries[f"{state.id}-{seq:06d}"]["messages"] == messages == normalize_turn(messages)
+        journaled = [m["content"] for e in entries.values() for m in e["messages"]]
+        assert sum("［已隐去" in text for text in journaled) > 0 and not any("hunter" in text for text in journaled)
+    finally:
+        gate.set()
+    result = await imports.wait()
+    assert result.turns_written == plan.turns
+
+
+def test_a_rendered_message_hides_what_the_filter_finds_in_what_was_said():
+    """What lets the journal take an import's rendered messages as they are (the test above): for every
+    labelled line of the secret filter's sets (secrets and look-alikes, Chinese and English) said by the
+    person and inside a long reply, the rendered message (its time stamped, a reply clipped) hides what
+    the filter finds in the line itself, and a second pass over it finds nothing more in any secret
+    line. (The second pass the journal made read the time stamp too, and took one look-alike, "My
+    library card number is 21234000567890", for a card number: the one difference over these 672
+    messages, a false alarm fewer; the bench's 1,000-turn history journals the same text.)"""
+    from datetime import datetime
+
+    from bench.secret_filter import DEFAULT, load
+    from sonetto_desktop.history_import.model import Conversation, Message
+    from sonetto_desktop.history_import.plan import Batch, exchanges_of
+    from sonetto_desktop.memory.writer.secret_filter import redact_secrets
+    from sonetto_desktop.memory.writer.turns import normalize_turn
+
+    sets = [load(path) for path in DEFAULT]
+    secret = [line for secrets, _ in sets for line, _value in secrets]
+    lines = secret + [line for _, ordinary in sets for line in ordinary]
+    assert len(secret) > 100 and len(lines) > 300
+    at = datetime(2024, 5, 1, 9, 30)
+    filler = "这是一段很长的回答，" * 70  # past the reply's clip, so the clip's seam is read too
+    messages = [m for n, line in enumerate(lines)
+                for m in (Message("user", line, at, f"u{n}"), Message("assistant", filler + line + filler, at))]
+    batch = Batch(0, "c", "labelled", tuple(exchanges_of("jsonl", Conversation("c", "labelled", messages))))
+    rendered = batch.messages()
+    assert len(rendered) == 2 * len(lines) and batch.hidden > len(secret)
+    said = rendered[::2]
+    assert [m["content"] for m in said] == [f"（09:30）{redact_secrets(line)[0]}" for line in lines]
+    assert normalize_turn(rendered[: 2 * len(secret)]) == rendered[: 2 * len(secret)]

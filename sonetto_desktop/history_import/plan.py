@@ -124,9 +124,14 @@ class Batch:
         return tuple(every[p] for p in self._positions)
 
     def loaded(self) -> Batch:
-        """This batch with its exchanges read back (to use them more than once)."""
-        return self if self._exchanges is not None else Batch(self.seq, self.conversation_id, self.title,
-                                                              self.exchanges)
+        """This batch with its exchanges read back (to use them more than once), its figures the plan's
+        (not worked out again: each message's secrets hidden and tokens estimated)."""
+        if self._exchanges is not None:
+            return self
+        out = Batch(self.seq, self.conversation_id, self.title, first=self._first, now=self._now, turns=self.turns,
+                    tokens=self.tokens, hidden=self.hidden)
+        out._exchanges = self.exchanges
+        return out
 
     @property
     def first(self) -> datetime:

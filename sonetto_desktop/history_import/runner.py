@@ -273,7 +273,8 @@ class ImportRunner:
             await run_blocking(self.ledger.sweep_unbegun)  # (this one's journal is claimed: it stays)
             await run_blocking(self.ledger.save_batches, state.id, records)  # the index, before any turn
             for batch in plan.batches:  # each batch's text read back and journaled once, in order
-                await self._journal(writer, state, by_seq[batch.seq], await run_blocking(batch_text, batch))
+                await self._journal(writer, state, by_seq[batch.seq], await run_blocking(batch_text, batch),
+                                    secrets_hidden=True)  # (rendered with its secrets hidden: ``Batch.render``)
             pending = writer.journal.pending_dir
             if await run_blocking(lambda: sum(1 for _ in pending.glob("*.json"))) < len(records):
                 raise OSError(writer.last_error or "the import's batches could not be journaled")  # a full disk
@@ -286,13 +287,14 @@ class ImportRunner:
         return state
 
     async def _journal(self, writer: Any, state: ImportState, record: dict[str, Any],
-                       messages: list[dict[str, Any]]) -> None:
+                       messages: list[dict[str, Any]], *, secrets_hidden: bool = False) -> None:
         """One batch into the import writer's journal (fsync'd; the writer is not started yet, so it
-        is only journaled: ``MemoryWriter.send_history``)."""
+        is only journaled: ``MemoryWriter.send_history``). ``secrets_hidden``: its messages are the
+        secret filter's output (not read by it again; an older version's ``batches.jsonl`` is)."""
         when = datetime.fromisoformat(record["now"])
         await writer.send_history(messages, None, batch_turn_id(state.id, int(record["seq"])),
                                   actor=f"import:{state.source}", as_of=when,
-                                  origin=origin_of(state.label, record["title"], when))
+                                  origin=origin_of(state.label, record["title"], when), secrets_hidden=secrets_hidden)
 
     async def resume(self, import_id: str) -> ImportState:
         """Go on with an unfinished import (after a pause, a stop or a kill)."""

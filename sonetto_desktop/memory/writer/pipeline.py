@@ -318,17 +318,19 @@ class MemoryWriter:
     # ── producer ──────────────────────────────────────────────────────
 
     async def send_history(self, turn_messages: Any, session_id: str | None = None, turn_id: str | None = None, *,
-                           actor: str | None = None, as_of: datetime | None = None, origin: str = "") -> str:
+                           actor: str | None = None, as_of: datetime | None = None, origin: str = "",
+                           secrets_hidden: bool = False) -> str:
         """Journal the turn durably and queue it; returns the turn id at once.
 
         ``actor``: who its changes are written as (default Sonetto, ``agent``; ``mcp:<app>`` for a
         conversation another app handed over, ``import:<source>`` for imported history); ``as_of``:
         the turn's own time (what its dates are relative to; default: when it is written);
         ``origin``: where the conversation came from, kept with each change (its secret values hidden,
-        as the turn's: an imported title may hold one). ``ValueError`` if the
+        as the turn's: an imported title may hold one); ``secrets_hidden``: the messages' texts are the
+        secret filter's output already (an import's rendered batches: not filtered twice). ``ValueError`` if the
         turn has no user/assistant text or the actor is not one a turn may be written as. Before
         ``start()`` or after ``stop()`` the turn is only journaled: the next start writes it."""
-        messages = normalize_turn(turn_messages)
+        messages = normalize_turn(turn_messages, secrets_hidden=secrets_hidden)
         origin = redact_secrets(storable(origin))[0]  # kept with each change, said in the prompt
         turn_id = turn_id or uuid.uuid4().hex[:12]
         if actor == AGENT:

@@ -28,9 +28,11 @@ _SPEAKER = {"user": "用户", "assistant": "Sonetto"}
 _HEADING = re.compile(r"^([ \t]*)(#+)", re.MULTILINE)
 
 
-def normalize_turn(turn_messages: Any) -> list[dict[str, str]]:
+def normalize_turn(turn_messages: Any, *, secrets_hidden: bool = False) -> list[dict[str, str]]:
     """``[{role, content}]`` with roles ``user`` / ``assistant`` only, secret values hidden; accepts
-    dicts or LangChain messages.
+    dicts or LangChain messages. ``secrets_hidden``: the contents are ``redact_secrets``' output already
+    (an imported batch, rendered so: ``history_import.plan.Batch.render``), not read by the filter again
+    unless making them storable changed them.
 
     Raises ``ValueError`` when nothing with text is left (there is nothing to remember)."""
     if isinstance(turn_messages, (str, bytes)) or not hasattr(turn_messages, "__iter__"):
@@ -49,7 +51,8 @@ def normalize_turn(turn_messages: Any) -> list[dict[str, str]]:
         role = _ROLES.get(str(role).lower())
         if role is None or not isinstance(content, str) or not content.strip():
             continue
-        out.append({"role": role, "content": redact_secrets(storable(content))[0]})  # the journal is UTF-8 JSON
+        text = storable(content)  # the journal is UTF-8 JSON
+        out.append({"role": role, "content": text if secrets_hidden and text is content else redact_secrets(text)[0]})
     if not out:
         raise ValueError("turn_messages is empty: it has no user or assistant message with text, nothing to remember")
     return out
