@@ -171,3 +171,51 @@ def test_two_devices_reaching_one_model_at_two_addresses_keep_each_others_vector
     finally:
         laptop.close()
         desktop.close()
+
+
+def test_a_lost_connection_is_made_again_at_the_next_use(pg_store, pgvector_url):
+    """The server restarted (or a network cut the idle connection): every use of the vectors failed ("the
+    connection is closed") until the app restarted, and the status said 稍后继续 for ever. The use after
+    the one that failed connects again; what was written stays."""
+    from test_recall_vectors import embed_text
+
+    table = open_vectors(pg_store, "model-a")
+    try:
+        texts = {f"m{i}": f"第{i}件事：{'猫' if i % 3 == 0 else '咖啡'}" for i in range(12)}
+        table.put(list(texts), [text_fingerprint(t) for t in texts.values()],
+                  np.asarray([embed_text(t) for t in texts.values()], np.float32))
+        pid = table._conn.info.backend_pid
+        with psycopg.connect(pgvector_url, autocommit=True) as admin:  # as a restart does to it
+            assert admin.execute("SELECT pg_terminate_backend(%s)", (pid,)).fetchone() == (True,)
+        with pytest.raises(psycopg.OperationalError):
+            table.count()  # the use that finds the connection gone fails, as any request to a lost server
+        assert table.count() == 12  # the next one connects again
+        assert table._conn.info.backend_pid != pid
+        assert table.search(np.asarray(embed_text("第3件事：猫")), 3)[0] == "m3"
+        table.put(["m99"], [7], np.asarray([embed_text("新的一件事")], np.float32))
+        assert table.fingerprints()["m99"] == 7
+    finally:
+        table.close()
+    assert table._connection.closed  # closed for good: not connected again by a late use
+
+
+def test_the_vectors_go_on_after_their_connection_to_the_server_was_lost(pg_store, llm_server):
+    """What a person saw: after the memory server restarted, the status said 向量 1/1（稍后继续） for minutes, the
+    waits growing to 64 s: the vectors' connection stayed lost. The sync's next try connects again."""
+    import time
+
+    pg_store.import_items({mid: item.copy() for mid, item in BANK.items()})
+    sync = VectorSync(pg_store, config(llm_server)).start()
+    try:
+        assert sync.wait_idle(10) and sync.status.done == 4
+        with psycopg.connect(pg_store.location.url, autocommit=True) as admin:
+            admin.execute("SELECT pg_terminate_backend(%s)", (sync._table._conn.info.backend_pid,))
+        pg_store.add("小林周末去爬了梧桐山。", "瞬间")
+        deadline = time.monotonic() + 30  # (the sync waits BACKOFF's first 2 s after the failed try)
+        while sync.status.done < 5 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert (sync.status.done, sync.status.total) == (5, 5), sync.status
+        assert "小林周末去爬了梧桐山。" in memory_inputs(llm_server)
+        assert sync.rank(CAT_QUESTION, 1) == ["cat"]
+    finally:
+        sync.stop()

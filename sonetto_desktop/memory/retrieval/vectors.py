@@ -615,7 +615,9 @@ class PgVectors(VectorTable):
 
         self._location = location
         self._schema = location.schema
-        self._conn = psycopg.connect(location.url, autocommit=True, **location.connect_kwargs())
+        self._connection = psycopg.connect(location.url, autocommit=True, **location.connect_kwargs())
+        self._connecting = threading.Lock()
+        self._closed = False
         self._table = f'"{self._schema}".memory_vectors'
         self._models = f'"{self._schema}".memory_vector_models'
         self._conn.execute(f"CREATE TABLE IF NOT EXISTS {self._table} (model text NOT NULL, id text NOT NULL, "
@@ -629,6 +631,25 @@ class PgVectors(VectorTable):
         self.pgvector = self._enable_pgvector()
         if self.pgvector:
             self.kind = "pgvector"
+
+    @property
+    def _conn(self) -> Any:
+        """The table's connection; a new one when the last was lost (the server restarted, a network cut an
+        idle connection): the use after the one that failed connects again, where before every use failed
+        ("the connection is closed") until the app restarted. While the server is away the connecting fails
+        as the use did, and the next use tries again."""
+        conn = self._connection
+        if conn.closed and not self._closed:
+            import psycopg
+
+            with self._connecting:
+                if self._connection.closed and not self._closed:
+                    self._connection = psycopg.connect(self._location.url, autocommit=True,
+                                                       **self._location.connect_kwargs())
+                    self._ready = None  # this model's pgvector table checked again (safe to repeat)
+                    log.info("vectors: connected to the memory server again")
+                conn = self._connection
+        return conn
 
     def _enable_pgvector(self) -> bool:
         """Use pgvector when the server has it (with ``halfvec``) and we may enable it (never required)."""
@@ -833,7 +854,8 @@ class PgVectors(VectorTable):
 
     def close(self) -> None:
         with self._lock:
-            self._conn.close()
+            self._closed = True
+            self._connection.close()
             super().close()
 
 
