@@ -748,7 +748,10 @@ async def main(old, new, how):
         services = await AppServices.open(settings=Settings(data_dir=old, retrieval_mode="mechanical"), actor="mcp",
                                           watch=False)
         try:
-            await services.apply_settings(dataclasses.replace(services.settings, data_dir=new))
+            # as sonetto mcp follows the settings the app saved (mcp_server/entry.py): followed. Without it the
+            # refusal rested on this process having waited for the lock, which the app may let go between
+            # the probe above and the copy's own try (a flaky run at load 5: it copied)
+            await services.apply_settings(dataclasses.replace(services.settings, data_dir=new), followed=True)
         except Exception as exc:
             print("refused", type(exc).__name__, flush=True)
     print("serving", services.data_dir, [m["description"] for m in services.store.show()], flush=True)
