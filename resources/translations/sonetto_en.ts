@@ -5225,57 +5225,57 @@ Your theme: {1}</translation>
         <translation>Cannot export: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="101" />
-        <source>已导出 {0} 条记忆到 {1}；置顶标记在旁边的 {2} 里，搬到别处时请一起带上</source>
-        <translation>Exported {0} memories to {1}; the pins are in {2} beside it: take it along when you move the memories</translation>
-    </message>
-    <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="104" />
-        <source>已导出 {0} 条记忆到 {1}</source>
-        <translation>Exported {0} memories to {1}</translation>
-    </message>
-    <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="175" />
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="177" />
         <source>{0}。{1}</source>
         <translation>{0}. {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="126" />
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="128" />
         <source>导入记忆</source>
         <translation>Import memories</translation>
     </message>
     <message numerus="yes">
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="103" />
+        <source>已导出 %Ln 条记忆到 {0}；置顶标记在旁边的 {1} 里，搬到别处时请一起带上</source>
+        <translation><numerusform>Exported 1 memory to {0}; the pins are in {1} beside it: take it along when you move the memory</numerusform><numerusform>Exported %Ln memories to {0}; the pins are in {1} beside it: take it along when you move the memories</numerusform></translation>
+    </message>
+    <message numerus="yes">
         <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="106" />
+        <source>已导出 %Ln 条记忆到 {0}</source>
+        <translation><numerusform>Exported 1 memory to {0}</numerusform><numerusform>Exported %Ln memories to {0}</numerusform></translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="108" />
         <source>；回收站里的 %Ln 条在旁边的 {0} 里，导入时会回到回收站</source>
         <translation><numerusform>; the one in the trash is in {0} beside it (an import puts it back in the trash)</numerusform><numerusform>; the %Ln in the trash are in {0} beside it (an import puts them back in the trash)</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="108" />
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="110" />
         <source>；回收站里的 %Ln 条也在里面，导入时会回到回收站</source>
         <translation><numerusform>, and the one in the trash (an import puts it back in the trash)</numerusform><numerusform>, and the %Ln in the trash (an import puts them back in the trash)</numerusform></translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="128" />
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="130" />
         <source>记忆导出文件 (*.yaml *.yml *.json *.md)</source>
         <translation>Memory exports (*.yaml *.yml *.json *.md)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="141" />
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="143" />
         <source>无法导入 {0}：{1}</source>
         <translation>Cannot import {0}: {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="166" />
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="168" />
         <source>已导入 {0} 条记忆，跳过 {1} 条重复的</source>
         <translation>Imported {0} memories, skipped {1} duplicates</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="169" />
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="171" />
         <source>；%Ln 条删除了的记忆放回了回收站（这次导入没有新增记忆，无从撤销；不需要的可以在回收站里永久删除）</source>
         <translation><numerusform>; 1 deleted memory put back in the trash (no memory added, so nothing to undo; delete it for good in the trash if you do not want it)</numerusform><numerusform>; %Ln deleted memories put back in the trash (no memory added, so nothing to undo; delete them for good in the trash if you do not want them)</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="172" />
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="174" />
         <source>；%Ln 条删除了的记忆放回了回收站（撤销这次导入时它们仍留在回收站）</source>
         <translation><numerusform>; 1 deleted memory put back in the trash (undoing this import leaves it there)</numerusform><numerusform>; %Ln deleted memories put back in the trash (undoing this import leaves them there)</numerusform></translation>
     </message>
