@@ -11,12 +11,12 @@
 <context>
     <name>CardDelegate</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/card_delegate.py" line="79" />
+        <location filename="../../sonetto_desktop/ui/wall/card_delegate.py" line="80" />
         <source>{0} 次</source>
         <translation>{0}×</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/card_delegate.py" line="543" />
+        <location filename="../../sonetto_desktop/ui/wall/card_delegate.py" line="550" />
         <source>合并</source>
         <extracomment>A text's words for wrapping: a CJK character (or fullwidth form) alone, or a run of other non-spaces; each with the spaces after it.</extracomment>
         <translation>Merge</translation>
@@ -526,7 +526,7 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>DirectionMarks</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/widgets/direction_marks.py" line="48" />
+        <location filename="../../sonetto_desktop/ui/widgets/direction_marks.py" line="91" />
         <source>⬚ 是文字方向控制字符（例如从网页复制来的 U+202E），这里只显示、不起作用；保存时原样保留。</source>
         <extracomment>Unicode's direction controls: embeddings, overrides, isolates and their ends.</extracomment>
         <translation>⬚ is a text direction control (such as a U+202E copied from a web page): shown here, it does nothing; saving keeps it as it is.</translation>
@@ -640,42 +640,42 @@ Talk about anything — I'll remember what matters to you.</translation>
         <translation>Theme, e.g.: taste, work, family</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="125" />
+        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="127" />
         <source>为什么这样改（可选，会记入历史）</source>
         <translation>Why this change (optional, kept in the history)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="130" />
+        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="132" />
         <source>内容</source>
         <translation>Text</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="132" />
+        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="134" />
         <source>主题</source>
         <translation>Theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="133" />
+        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="135" />
         <source>原因</source>
         <translation>Reason</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="166" />
+        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="168" />
         <source>内容不能为空。</source>
         <translation>The text cannot be empty.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="168" />
+        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="170" />
         <source>内容太长了：最多 {0} 个字，现在 {1} 个。</source>
         <translation>The text is too long: at most {0} characters, now {1}.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="171" />
+        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="173" />
         <source>主题不能为空。</source>
         <translation>The theme cannot be empty.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="173" />
+        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="175" />
         <source>还没有改动。</source>
         <translation>Nothing has changed yet.</translation>
     </message>
@@ -2805,37 +2805,37 @@ Your theme: {1}</translation>
         <translation>Merge memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="97" />
+        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="99" />
         <source>为什么合并（可选，会记入历史）</source>
         <translation>Why merge (optional, kept in the history)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="103" />
+        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="105" />
         <source>保留</source>
         <translation>Keep</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="104" />
+        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="106" />
         <source>并入</source>
         <translation>Merge in</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="105" />
+        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="107" />
         <source>合并后</source>
         <translation>Merged</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="107" />
+        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="109" />
         <source>主题</source>
         <translation>Theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="108" />
+        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="110" />
         <source>原因</source>
         <translation>Reason</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="158" />
+        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="160" />
         <source>从列表里选出要并入的那条记忆。</source>
         <translation>Pick the memory to merge in from the list.</translation>
     </message>
