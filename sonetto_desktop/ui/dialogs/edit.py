@@ -105,6 +105,7 @@ class EditDialog(QDialog):
         self._original = (description.strip(), theme.strip())
         self._initial = (description, theme, reason)
         self._creating = creating
+        self._refused = ""
 
         self.hint = QLabel(self)
         self.description_edit = description_box(self, self.hint)
@@ -161,10 +162,18 @@ class EditDialog(QDialog):
         description, theme, _ = self.values()
         return (description, theme) != self._original
 
+    def set_refused(self, why: str) -> None:
+        """While ``why`` is said (the memory server away, or refusing this computer: nothing can be saved), OK
+        waits and the hint says why; what was typed stays. "" when changes are taken again."""
+        self._refused = why
+        self._validate()
+
     def _validate(self) -> None:
         description, theme, _ = self.values()
         ok_button = self.buttons.button(QDialogButtonBox.StandardButton.Ok)
-        if not description:
+        if self._refused:
+            self.hint.setText(self._refused)
+        elif not description:
             self.hint.setText(self.tr("内容不能为空。"))
         elif self.counter.over():
             self.hint.setText(self.tr("内容太长了：最多 {0} 个字，现在 {1} 个。").format(
@@ -179,7 +188,8 @@ class EditDialog(QDialog):
 
     def _acceptable(self) -> bool:
         description, theme, _ = self.values()
-        return bool(description and theme) and not self.counter.over() and (self._creating or self.changed())
+        return (bool(description and theme) and not self.counter.over() and (self._creating or self.changed())
+                and not self._refused)
 
     def accept(self) -> None:
         if not self._acceptable():

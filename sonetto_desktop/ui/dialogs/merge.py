@@ -82,6 +82,7 @@ class MergeDialog(QDialog):
         completer.setFilterMode(Qt.MatchFlag.MatchContains)
         completer.setCompletionMode(QCompleter.CompletionMode.PopupCompletion)
         self._pick_hint = ""
+        self._refused = ""  # why nothing can be saved now (``set_refused``)
         self.hint = QLabel(self)
         self.description_edit = description_box(self, self.hint)
         self.description_edit.setObjectName("MergeDescription")
@@ -155,9 +156,14 @@ class MergeDialog(QDialog):
         self._prefilled = text
         self._validate()
 
+    def set_refused(self, why: str) -> None:
+        """As ``EditDialog.set_refused``: while ``why`` is said, OK waits and the hint says why."""
+        self._refused = why
+        self._validate()
+
     def _validate(self, *_: object) -> None:
         picked = self.second_id() is not None or not self._cards
-        hint = "" if picked else self.tr("从列表里选出要并入的那条记忆。")
+        hint = self._refused or ("" if picked else self.tr("从列表里选出要并入的那条记忆。"))
         if hint or self.hint.text() == self._pick_hint:  # (not over a note of the caller's)
             self.hint.setText(hint)
         self._pick_hint = hint
@@ -165,7 +171,7 @@ class MergeDialog(QDialog):
 
     def _acceptable(self) -> bool:
         _, gone, description, theme, _ = self.values()
-        return bool(gone and description and theme) and not self.counter.over()
+        return bool(gone and description and theme) and not self.counter.over() and not self._refused
 
     def accept(self) -> None:
         if self._acceptable():
