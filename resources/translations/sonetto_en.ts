@@ -891,48 +891,53 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>HistoryImportActions</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="109" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="125" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="110" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="126" />
         <source>这个导入正在另一个 Sonetto 里进行</source>
         <translation>This import is running in another Sonetto</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="113" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="114" />
         <source>无法开始导入：{0}</source>
         <translation>Cannot start the import: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="129" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="130" />
         <source>无法继续导入：{0}</source>
         <translation>Cannot continue the import: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="151" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="153" />
+        <source>未完成的聊天记录导入（{0}）等记忆服务器回答后再继续：{1}</source>
+        <translation>The unfinished chat import ({0}) goes on once the memory server answers: {1}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="184" />
         <source>继续未完成的聊天记录导入（{0}）</source>
         <translation>Continuing the unfinished chat import ({0})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="171" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="204" />
         <source>导入出错：{0}</source>
         <translation>The import failed: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="176" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="209" />
         <source>聊天记录导入失败：{0} 批都没能写入，什么也没有写入：{1}</source>
         <translation>Chat import failed: none of the {0} batches could be written; nothing was written: {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="177" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="210" />
         <source>原因不明</source>
         <translation>no reason given</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="182" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="215" />
         <source>聊天记录导入完成：写入 {0} 轮，新记忆 {1} 条，更新 {2} 条</source>
         <translation>Chat import finished: {0} turns read, {1} new memories, {2} updated</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="181" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="214" />
         <source>聊天记录导入完成：{0} 条提议已进入审核箱</source>
         <translation>Chat import finished: {0} proposals are in the review inbox</translation>
     </message>

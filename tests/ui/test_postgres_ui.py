@@ -651,6 +651,51 @@ async def test_an_import_whose_window_was_open_when_the_server_went_away_says_wh
         proxy.close()
 
 
+async def test_an_import_resumed_at_start_waits_for_the_server_in_its_place_and_says_so_once(
+        qapp, tmp_path, llm_server, pg_server, pg_schema, wait, chinese):
+    """An import running when the app stopped goes on by itself at the next start. With the memory server away
+    then it was not refused as one the person starts is: it waits, in its place (not failed, nothing lost),
+    says so once, and goes on to its end when the server answers."""
+    from history_helpers import fixture, remember_each_line
+    from shell_fixtures import app_settings, running_app
+    from sonetto_desktop.history_import.ledger import RUNNING
+    from tcp_proxy import TcpProxy, proxied_url
+
+    llm_server.responder = remember_each_line
+    proxy = TcpProxy(pg_server.port)
+    settings = app_settings(tmp_path / "data", llm_server, store_backend="postgres", postgres_schema=pg_schema,
+                            postgres_url=proxied_url(pg_server, proxy), device_name="laptop")
+    try:
+        async with running_app(qapp, settings) as app:
+            imports = app.history_imports.imports
+            history = await imports.read(fixture("history.jsonl"))
+            llm_server.delay = 0.5
+            state = await app.history_imports.start(await imports.plan(history), history, file_name="history.jsonl")
+            await wait(lambda: llm_server.requests, timeout=20, message="the first batch sent")
+        assert imports.ledger.get(state.id).status == RUNNING  # (the app quit while it ran: it goes on next time)
+        llm_server.delay = 0
+        proxy.cut()
+        async with running_app(qapp, settings) as app:
+            assert not app.wall.add_button.isEnabled()
+            reason = app.wall.add_button.toolTip()
+            ledger = app.history_imports.imports.ledger
+            await wait(lambda: any("JSON Lines" in toast.text for toast in app.toasts.toasts())
+                       or ledger.get(state.id).status != RUNNING, timeout=20, message="the start-up's resume")
+            said = [toast.text for toast in app.toasts.toasts()]
+            waits = [text for text in said if "等记忆服务器回答后再继续" in text]
+            assert len(waits) == 1 and "JSON Lines" in waits[0] and reason in waits[0], said
+            assert app.history_imports.running is None
+            assert ledger.get(state.id).status == RUNNING and ledger.get(state.id).failed_batches == 0
+
+            proxy.restore()
+            await wait(lambda: ledger.get(state.id).status != RUNNING, timeout=30, message="the import went on")
+            done = ledger.get(state.id)
+            assert done.failed_batches == 0 and done.turns_written == done.turns, done
+            assert app.services.memory.count() == 3
+    finally:
+        proxy.close()
+
+
 @pytest.mark.parametrize("lang", ["chinese", "english"])
 async def test_the_overwrite_question_names_the_computer_the_memory_was_changed_on(
         qtbot, wait, request, pg_url, pg_schema, lang):
