@@ -5189,22 +5189,22 @@ Your theme: {1}</translation>
 <context>
     <name>ThemeSection</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/theme_section.py" line="177" />
+        <location filename="../../sonetto_desktop/ui/wall/theme_section.py" line="178" />
         <source>展开</source>
         <translation>Expand</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/theme_section.py" line="177" />
+        <location filename="../../sonetto_desktop/ui/wall/theme_section.py" line="178" />
         <source>折叠</source>
         <translation>Collapse</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/theme_section.py" line="178" />
+        <location filename="../../sonetto_desktop/ui/wall/theme_section.py" line="179" />
         <source>展开「{0}」</source>
         <translation>Expand “{0}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/theme_section.py" line="179" />
+        <location filename="../../sonetto_desktop/ui/wall/theme_section.py" line="180" />
         <source>折叠「{0}」</source>
         <translation>Collapse “{0}”</translation>
     </message>
@@ -5750,12 +5750,12 @@ Your theme: {1}</translation>
 <context>
     <name>WallOutline</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/outline.py" line="82" />
+        <location filename="../../sonetto_desktop/ui/wall/outline.py" line="83" />
         <source>主题目录</source>
         <translation>Themes</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/outline.py" line="97" />
+        <location filename="../../sonetto_desktop/ui/wall/outline.py" line="98" />
         <source>{0}（{1}）</source>
         <translation>{0} ({1})</translation>
     </message>
