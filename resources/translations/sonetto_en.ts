@@ -11,12 +11,12 @@
 <context>
     <name>CardDelegate</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/card_delegate.py" line="79" />
+        <location filename="../../sonetto_desktop/ui/wall/card_delegate.py" line="80" />
         <source>{0} 次</source>
         <translation>{0}×</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/card_delegate.py" line="543" />
+        <location filename="../../sonetto_desktop/ui/wall/card_delegate.py" line="550" />
         <source>合并</source>
         <extracomment>A text's words for wrapping: a CJK character (or fullwidth form) alone, or a run of other non-spaces; each with the spaces after it.</extracomment>
         <translation>Merge</translation>
@@ -526,7 +526,7 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>DirectionMarks</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/widgets/direction_marks.py" line="48" />
+        <location filename="../../sonetto_desktop/ui/widgets/direction_marks.py" line="91" />
         <source>⬚ 是文字方向控制字符（例如从网页复制来的 U+202E），这里只显示、不起作用；保存时原样保留。</source>
         <extracomment>Unicode's direction controls: embeddings, overrides, isolates and their ends.</extracomment>
         <translation>⬚ is a text direction control (such as a U+202E copied from a web page): shown here, it does nothing; saving keeps it as it is.</translation>
@@ -630,52 +630,52 @@ Talk about anything — I'll remember what matters to you.</translation>
         <translation>Edit memory</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="113" />
+        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="114" />
         <source>关于你的一件事，例如：喜欢手冲咖啡，不加糖</source>
         <translation>Something about you, e.g.: likes pour-over coffee, no sugar</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="118" />
+        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="119" />
         <source>主题，例如：品味、工作、家人</source>
         <translation>Theme, e.g.: taste, work, family</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="125" />
+        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="128" />
         <source>为什么这样改（可选，会记入历史）</source>
         <translation>Why this change (optional, kept in the history)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="130" />
+        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="133" />
         <source>内容</source>
         <translation>Text</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="132" />
+        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="135" />
         <source>主题</source>
         <translation>Theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="133" />
+        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="136" />
         <source>原因</source>
         <translation>Reason</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="166" />
+        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="177" />
         <source>内容不能为空。</source>
         <translation>The text cannot be empty.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="168" />
+        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="179" />
         <source>内容太长了：最多 {0} 个字，现在 {1} 个。</source>
         <translation>The text is too long: at most {0} characters, now {1}.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="171" />
+        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="182" />
         <source>主题不能为空。</source>
         <translation>The theme cannot be empty.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="173" />
+        <location filename="../../sonetto_desktop/ui/dialogs/edit.py" line="184" />
         <source>还没有改动。</source>
         <translation>Nothing has changed yet.</translation>
     </message>
@@ -891,48 +891,53 @@ Talk about anything — I'll remember what matters to you.</translation>
 <context>
     <name>HistoryImportActions</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="109" />
-        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="125" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="110" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="126" />
         <source>这个导入正在另一个 Sonetto 里进行</source>
         <translation>This import is running in another Sonetto</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="113" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="114" />
         <source>无法开始导入：{0}</source>
         <translation>Cannot start the import: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="129" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="130" />
         <source>无法继续导入：{0}</source>
         <translation>Cannot continue the import: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="151" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="153" />
+        <source>未完成的聊天记录导入（{0}）等记忆服务器回答后再继续：{1}</source>
+        <translation>The unfinished chat import ({0}) goes on once the memory server answers: {1}</translation>
+    </message>
+    <message>
+        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="184" />
         <source>继续未完成的聊天记录导入（{0}）</source>
         <translation>Continuing the unfinished chat import ({0})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="171" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="204" />
         <source>导入出错：{0}</source>
         <translation>The import failed: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="176" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="209" />
         <source>聊天记录导入失败：{0} 批都没能写入，什么也没有写入：{1}</source>
         <translation>Chat import failed: none of the {0} batches could be written; nothing was written: {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="177" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="210" />
         <source>原因不明</source>
         <translation>no reason given</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="182" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="215" />
         <source>聊天记录导入完成：写入 {0} 轮，新记忆 {1} 条，更新 {2} 条</source>
         <translation>Chat import finished: {0} turns read, {1} new memories, {2} updated</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="181" />
+        <location filename="../../sonetto_desktop/ui/dialogs/history_actions.py" line="214" />
         <source>聊天记录导入完成：{0} 条提议已进入审核箱</source>
         <translation>Chat import finished: {0} proposals are in the review inbox</translation>
     </message>
@@ -2567,192 +2572,192 @@ Optional: title (the chat’s title), id (the message’s id, which recognises i
         <translation>{0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="268" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="271" />
         <source>这条记忆已经不在了（可能刚被删除或合并）。可以把你写的内容另存为一条新记忆。</source>
         <translation>This memory is gone (it may have just been deleted or merged). You can save what you wrote as a new memory.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="325" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="328" />
         <source>合并前，这条记忆刚被改过：{0}</source>
         <translation>Before the merge, this memory just changed: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="327" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="330" />
         <source>你写的合并内容还在，请对照现在的内容再确认。</source>
         <translation>Your merged text is still here: check it against the texts as they are now.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="328" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="331" />
         <source>已按现在的内容重新填写，请再确认。</source>
         <translation>Filled in again from the texts as they are now: please check.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="373" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="376" />
         <source>要保留的那条记忆已经不在了（可能刚被删除或合并），没有合并任何内容。可以把合并后的内容另存为一条新记忆。</source>
         <translation>The memory to keep is gone (it may just have been deleted or merged); nothing was merged. You can save the merged text as a new memory.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="395" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="398" />
         <source>已删除：{0}</source>
         <translation>Deleted: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="397" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="400" />
         <source>已删除 {0} 条记忆</source>
         <translation>Deleted {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="401" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="404" />
         <source>撤销</source>
         <translation>Undo</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="457" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="460" />
         <source>已经在「{0}」里了。要合并，就把它拖到另一张卡片上。</source>
         <translation>Already in “{0}”. To merge, drop it on another card.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="483" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="486" />
         <source>移动到新主题</source>
         <translation>Move to a new theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="484" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="487" />
         <source>新主题的名字：</source>
         <translation>Name of the new theme:</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="489" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="492" />
         <source>移动到…</source>
         <translation>Move to…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="496" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="499" />
         <source>{0}（{1}）</source>
         <translation>{0} ({1})</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="500" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="503" />
         <source>新主题…</source>
         <translation>New theme…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="512" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="515" />
         <source>展开</source>
         <translation>Expand</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="513" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="516" />
         <source>折叠</source>
         <translation>Collapse</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="516" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="519" />
         <source>重命名主题…</source>
         <translation>Rename theme…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="519" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="522" />
         <source>更改颜色…</source>
         <translation>Change colour…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="522" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="525" />
         <source>恢复默认颜色</source>
         <translation>Default colour</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="531" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="534" />
         <source>「{0}」的颜色</source>
         <translation>Colour of “{0}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="548" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="551" />
         <source>已选 {0} 条，其中 {1} 条不在视野内</source>
         <translation>{0} selected, {1} of them out of sight</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="554" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="557" />
         <source>删除</source>
         <translation>Delete</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="556" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="559" />
         <source>删除 {0} 条</source>
         <translation>Delete {0} memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="560" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="563" />
         <source>锁定</source>
         <translation>Lock</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="561" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="564" />
         <source>锁定 {0} 条</source>
         <translation>Lock {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="563" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="566" />
         <source>解锁</source>
         <translation>Unlock</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="564" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="567" />
         <source>解锁 {0} 条</source>
         <translation>Unlock {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="567" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="570" />
         <source>置顶</source>
         <translation>Pin to the top</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="568" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="571" />
         <source>置顶 {0} 条</source>
         <translation>Pin {0} to the top</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="570" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="573" />
         <source>取消置顶</source>
         <translation>Unpin</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="571" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="574" />
         <source>取消置顶 {0} 条</source>
         <translation>Unpin {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="573" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="576" />
         <source>合并这 2 条</source>
         <translation>Merge these 2</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="579" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="582" />
         <source>编辑</source>
         <translation>Edit</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="580" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="583" />
         <source>历史</source>
         <translation>History</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="576" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="579" />
         <source>与…合并</source>
         <translation>Merge with…</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="214" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="217" />
         <source>你编辑这条记忆的时候，它在 {0} 上被改过了。</source>
         <translation>This memory was changed on {0} while you were editing it.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="215" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="218" />
         <source>你编辑这条记忆的时候，它被改过了。</source>
         <translation>This memory was changed while you were editing it.</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="218" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="221" />
         <source>现在的内容：
 {0}
 
@@ -2765,29 +2770,29 @@ Yours:
 {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="221" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="224" />
         <source>现在的主题：{0}
 你写的主题：{1}</source>
         <translation>Theme now: {0}
 Your theme: {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="222" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="225" />
         <source>用你写的覆盖现在的吗？</source>
         <translation>Replace it with what you wrote?</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="223" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="226" />
         <source>这条记忆刚被改过</source>
         <translation>This memory just changed</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="224" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="227" />
         <source>覆盖</source>
         <translation>Replace</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="588" />
+        <location filename="../../sonetto_desktop/ui/wall/actions.py" line="591" />
         <source>复制</source>
         <translation>Copy</translation>
     </message>
@@ -2805,37 +2810,37 @@ Your theme: {1}</translation>
         <translation>Merge memories</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="97" />
+        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="100" />
         <source>为什么合并（可选，会记入历史）</source>
         <translation>Why merge (optional, kept in the history)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="103" />
+        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="106" />
         <source>保留</source>
         <translation>Keep</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="104" />
+        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="107" />
         <source>并入</source>
         <translation>Merge in</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="105" />
+        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="108" />
         <source>合并后</source>
         <translation>Merged</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="107" />
+        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="110" />
         <source>主题</source>
         <translation>Theme</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="108" />
+        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="111" />
         <source>原因</source>
         <translation>Reason</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="158" />
+        <location filename="../../sonetto_desktop/ui/dialogs/merge.py" line="166" />
         <source>从列表里选出要并入的那条记忆。</source>
         <translation>Pick the memory to merge in from the list.</translation>
     </message>
@@ -5184,22 +5189,22 @@ Your theme: {1}</translation>
 <context>
     <name>ThemeSection</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/theme_section.py" line="177" />
+        <location filename="../../sonetto_desktop/ui/wall/theme_section.py" line="178" />
         <source>展开</source>
         <translation>Expand</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/theme_section.py" line="177" />
+        <location filename="../../sonetto_desktop/ui/wall/theme_section.py" line="178" />
         <source>折叠</source>
         <translation>Collapse</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/theme_section.py" line="178" />
+        <location filename="../../sonetto_desktop/ui/wall/theme_section.py" line="179" />
         <source>展开「{0}」</source>
         <translation>Expand “{0}”</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/theme_section.py" line="179" />
+        <location filename="../../sonetto_desktop/ui/wall/theme_section.py" line="180" />
         <source>折叠「{0}」</source>
         <translation>Collapse “{0}”</translation>
     </message>
@@ -5225,57 +5230,57 @@ Your theme: {1}</translation>
         <translation>Cannot export: {0}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="101" />
-        <source>已导出 {0} 条记忆到 {1}；置顶标记在旁边的 {2} 里，搬到别处时请一起带上</source>
-        <translation>Exported {0} memories to {1}; the pins are in {2} beside it: take it along when you move the memories</translation>
-    </message>
-    <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="104" />
-        <source>已导出 {0} 条记忆到 {1}</source>
-        <translation>Exported {0} memories to {1}</translation>
-    </message>
-    <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="175" />
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="177" />
         <source>{0}。{1}</source>
         <translation>{0}. {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="126" />
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="128" />
         <source>导入记忆</source>
         <translation>Import memories</translation>
     </message>
     <message numerus="yes">
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="103" />
+        <source>已导出 %Ln 条记忆到 {0}；置顶标记在旁边的 {1} 里，搬到别处时请一起带上</source>
+        <translation><numerusform>Exported 1 memory to {0}; the pins are in {1} beside it: take it along when you move the memory</numerusform><numerusform>Exported %Ln memories to {0}; the pins are in {1} beside it: take it along when you move the memories</numerusform></translation>
+    </message>
+    <message numerus="yes">
         <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="106" />
+        <source>已导出 %Ln 条记忆到 {0}</source>
+        <translation><numerusform>Exported 1 memory to {0}</numerusform><numerusform>Exported %Ln memories to {0}</numerusform></translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="108" />
         <source>；回收站里的 %Ln 条在旁边的 {0} 里，导入时会回到回收站</source>
         <translation><numerusform>; the one in the trash is in {0} beside it (an import puts it back in the trash)</numerusform><numerusform>; the %Ln in the trash are in {0} beside it (an import puts them back in the trash)</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="108" />
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="110" />
         <source>；回收站里的 %Ln 条也在里面，导入时会回到回收站</source>
         <translation><numerusform>, and the one in the trash (an import puts it back in the trash)</numerusform><numerusform>, and the %Ln in the trash (an import puts them back in the trash)</numerusform></translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="128" />
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="130" />
         <source>记忆导出文件 (*.yaml *.yml *.json *.md)</source>
         <translation>Memory exports (*.yaml *.yml *.json *.md)</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="141" />
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="143" />
         <source>无法导入 {0}：{1}</source>
         <translation>Cannot import {0}: {1}</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="166" />
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="168" />
         <source>已导入 {0} 条记忆，跳过 {1} 条重复的</source>
         <translation>Imported {0} memories, skipped {1} duplicates</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="169" />
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="171" />
         <source>；%Ln 条删除了的记忆放回了回收站（这次导入没有新增记忆，无从撤销；不需要的可以在回收站里永久删除）</source>
         <translation><numerusform>; 1 deleted memory put back in the trash (no memory added, so nothing to undo; delete it for good in the trash if you do not want it)</numerusform><numerusform>; %Ln deleted memories put back in the trash (no memory added, so nothing to undo; delete them for good in the trash if you do not want them)</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="172" />
+        <location filename="../../sonetto_desktop/ui/dialogs/transfer_actions.py" line="174" />
         <source>；%Ln 条删除了的记忆放回了回收站（撤销这次导入时它们仍留在回收站）</source>
         <translation><numerusform>; 1 deleted memory put back in the trash (undoing this import leaves it there)</numerusform><numerusform>; %Ln deleted memories put back in the trash (undoing this import leaves them there)</numerusform></translation>
     </message>
@@ -5745,12 +5750,12 @@ Your theme: {1}</translation>
 <context>
     <name>WallOutline</name>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/outline.py" line="82" />
+        <location filename="../../sonetto_desktop/ui/wall/outline.py" line="83" />
         <source>主题目录</source>
         <translation>Themes</translation>
     </message>
     <message>
-        <location filename="../../sonetto_desktop/ui/wall/outline.py" line="97" />
+        <location filename="../../sonetto_desktop/ui/wall/outline.py" line="98" />
         <source>{0}（{1}）</source>
         <translation>{0} ({1})</translation>
     </message>

@@ -196,12 +196,15 @@ class HistoryImports:
     async def resume_interrupted(self) -> ImportState | None:
         """At start: go on with an import that was running when the app last stopped (one the person
         paused stays paused). Needs a model; returns the import resumed, or None."""
+        interrupted = await self.interrupted()
+        return None if interrupted is None else await self.resume(interrupted.id)
+
+    async def interrupted(self) -> ImportState | None:
+        """The import ``resume_interrupted`` would go on with now (None: none, or one is running)."""
         if not self.configured or (self._runner is not None and self._runner.running is not None):
             return None
         running = [s for s in await self.unfinished() if s.status == RUNNING]
-        if not running:
-            return None
-        return await self.resume(running[-1].id)
+        return running[-1] if running else None
 
     async def undo(self, import_id: str, *, rest: bool = False) -> Any:
         """Take the whole import back as one action (``UndoConflict`` when memories the person changed

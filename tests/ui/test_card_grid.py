@@ -226,3 +226,52 @@ def test_a_card_with_spaces_is_as_tall_as_its_text_wraps(qapp):
     assert short == [], short[:5]
     assert len(over) <= cases // 100, (len(over), cases, over[:5])
 
+
+
+def _card_picture(card, density: str, qtbot, size=None):
+    """``card`` as the wall's delegate paints it, on a view of ``density``, at ``size`` (its natural size)."""
+    from PySide6.QtCore import QRect
+    from PySide6.QtGui import QImage, QPainter, QStandardItem, QStandardItemModel
+    from PySide6.QtWidgets import QListView, QStyleOptionViewItem
+
+    from sonetto_desktop.ui.wall.card_delegate import CardDelegate
+    from sonetto_desktop.ui.wall.memory_model import CardRole
+
+    view = QListView()
+    view.density = density
+    qtbot.addWidget(view)
+    delegate = CardDelegate(view)
+    model = QStandardItemModel()
+    item = QStandardItem()
+    item.setData(card, CardRole.Card)
+    item.setData("3分钟前", CardRole.RelativeTime)
+    model.appendRow(item)
+    option = QStyleOptionViewItem()
+    option.font = view.font()
+    option.widget = view
+    size = size or delegate.card_size(card, view.font(), view)
+    option.rect = QRect(0, 0, size.width(), size.height())
+    image = QImage(size, QImage.Format.Format_ARGB32)
+    image.fill(0)
+    painter = QPainter(image)
+    delegate.paint(painter, option, model.index(0, 0))
+    painter.end()
+    return image
+
+
+@pytest.mark.parametrize("density", ["comfortable", "compact"])
+def test_a_cards_text_is_not_turned_around_by_a_direction_control_in_it(qtbot, density):
+    """A memory "网址\u202e见下" (a right-to-left override pasted with it) showed on its card as "网址下见", and
+    the override took whatever the card drew after it along. The card shows the control as the editor does,
+    a mark (⬚) that does nothing to the text around it; the memory keeps what was written."""
+    from sonetto_desktop.presentation.cards import make_card
+
+    written = make_card("m1", "网址\u202e见下 and what follows", "资料", 3, "2026-01-02T03:04:05")
+    marked = make_card("m1", "网址⬚见下 and what follows", "资料", 3, "2026-01-02T03:04:05")
+    reversed_ = make_card("m1", "网址wollof tahw dna 下见", "资料", 3, "2026-01-02T03:04:05")
+    expected = _card_picture(marked, density, qtbot)
+    shown = _card_picture(written, density, qtbot, expected.size())
+    assert shown == expected  # as the editor shows it: a mark, then the text as written, on a card of its size
+    assert shown != _card_picture(reversed_, density, qtbot, expected.size())
+    assert _card_picture(written, density, qtbot).size() == expected.size()  # (measured as painted)
+    assert written[1] == "网址\u202e见下 and what follows"  # (the card's text itself is what was written)

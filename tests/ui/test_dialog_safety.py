@@ -483,3 +483,47 @@ def test_typing_after_a_right_to_left_override_reads_as_typed_and_the_text_keeps
         box.selectAll()
         qtbot.keyClicks(box, "plain words")
         assert box.toolTip() == ""  # (no mark left: nothing to explain)
+
+
+def _line_order(box) -> list[int]:
+    """Where each cursor place of a one-line box is drawn, left to right (x of the cursor at each place)."""
+    at = box.cursorPosition()
+    xs = []
+    for place in range(len(box.text()) + 1):
+        box.setCursorPosition(place)
+        xs.append(box.cursorRect().x())
+    box.setCursorPosition(at)
+    return xs
+
+
+@pytest.mark.parametrize("which", ["edit", "merge"])
+def test_a_direction_control_in_the_theme_or_the_reason_is_shown_as_a_mark_too(qtbot, which):
+    """The editor's theme and reason boxes obeyed a right-to-left override (a theme "资料\u202e见下" read "资料下见",
+    and what was typed after it came out reversed): they show it as the text's box does, a mark, and save it."""
+    if which == "edit":
+        dialog = _shown(qtbot, EditDialog(description="网址", theme="资料\u202e见下"))
+    else:
+        first, second = make_card("a1", "网址", "资料\u202e见下", 0, ""), make_card("b2", "见下", "资料", 0, "")
+        dialog = _shown(qtbot, MergeDialog(first, [first, second], second=second))
+    qtbot.waitExposed(dialog)
+    theme, reason = dialog.theme_edit, dialog.reason_edit
+    assert theme.text() == "资料⬚见下" and "U+202E" in theme.toolTip(), repr(theme.text())
+    theme.end(False)
+    qtbot.keyClicks(theme, "abc")
+    shown = theme.text()
+    typed = shown.index("abc")
+    xs = _line_order(theme)
+    assert xs[typed] < xs[typed + 1] < xs[typed + 2] < xs[typed + 3], (shown, xs)  # "abc" as typed
+    reason.setFocus()
+    reason.insert("\u202dxyz")  # (a paste: a left-to-right override with it)
+    reason.insert("⬚def")  # (a ⬚ typed is a ⬚)
+    assert reason.text() == "⬚xyz⬚def" and reason.toolTip(), repr(reason.text())
+    values = dialog.values()
+    saved_theme, saved_reason = (values[1], values[2]) if which == "edit" else (values[3], values[4])
+    assert saved_theme == "资料\u202e见下abc" and saved_reason == "\u202dxyz⬚def", values
+    theme.setSelection(0, 2)
+    theme.insert("书")  # (text before the mark: the mark still stands for its control)
+    assert dialog.values()[1 if which == "edit" else 3] == "书\u202e见下abc"
+    theme.setSelection(0, 2)
+    qtbot.keyClick(theme, Qt.Key.Key_Delete)  # the mark deleted deletes its control
+    assert dialog.values()[1 if which == "edit" else 3] == "见下abc" and theme.toolTip() == ""

@@ -466,6 +466,70 @@ async def test_while_the_server_is_away_the_cards_of_this_computers_copy_are_not
         proxy.close()
 
 
+@pytest.mark.parametrize("lang", ["chinese", "english"])
+async def test_an_edit_or_merge_dialog_open_when_the_server_went_away_says_why_and_saves_once_it_is_back(
+        qtbot, wait, request, lang, pg_server, pg_schema, tmp_path):
+    """An edit dialog (and a merge dialog) opened while the server answered, then the server went away: 确定
+    stayed enabled and the save failed after. Each says why in the wall's words and does not save while the
+    server is away, keeping what the person typed; once the server is back, 确定 saves it."""
+    from PySide6.QtWidgets import QDialogButtonBox
+
+    from sonetto_desktop import ops
+    from sonetto_desktop.services import AppServices
+    from sonetto_desktop.ui.memory_service import MemoryService
+    from sonetto_desktop.ui.wall.memory_wall import MemoryWall
+    from tcp_proxy import TcpProxy, proxied_url
+
+    request.getfixturevalue(lang)
+    proxy = TcpProxy(pg_server.port)
+    settings = Settings(data_dir=str(tmp_path / "data"), retrieval_mode="mechanical", store_backend="postgres",
+                        postgres_url=proxied_url(pg_server, proxy), postgres_schema=pg_schema, device_name="laptop")
+    services = await AppServices.open(settings=settings)
+    service = MemoryService(services)
+    try:
+        cat = await service.run(ops.AddMemory("小林喜欢猫", "品味", ""))
+        dog = await service.run(ops.AddMemory("小林也喜欢狗", "品味", ""))
+        fish = await service.run(ops.AddMemory("小林养了鱼", "品味", ""))
+        wall = MemoryWall(service)
+        qtbot.addWidget(wall)
+        wall.resize(900, 700)
+        wall.show()
+        await wall.reload()
+        await wait(lambda: not wall.loading() and wall.model.card(dog) is not None, message="the cards")
+        await wait(lambda: services.store.feed.listener.connected, timeout=10, message="the listener")
+        edit = wall.actions.edit_card(cat)
+        edit.description_edit.setPlainText("小林喜欢橘猫")
+        merge = wall.actions.merge_cards(dog, fish)
+        merge.description_edit.setPlainText("小林喜欢狗，养了鱼")
+        dialogs = (edit, merge)
+        ok = [dialog.buttons.button(QDialogButtonBox.StandardButton.Ok) for dialog in dialogs]
+        assert all(button.isEnabled() for button in ok)
+
+        proxy.cut()
+        await wait(lambda: not wall.add_button.isEnabled(), timeout=20, message="the server away")
+        reason = wall.add_button.toolTip()
+        for dialog, button in zip(dialogs, ok, strict=True):
+            assert not button.isEnabled() and dialog.hint.text() == reason, dialog.hint.text()
+            dialog.accept()  # (Ctrl+Enter, or a click that came first): nothing is tried
+            assert dialog.isVisible()
+        assert edit.values()[0] == "小林喜欢橘猫" and merge.values()[2] == "小林喜欢狗，养了鱼"  # what was typed stays
+        assert not [toast.text for toast in wall.toasts.toasts() if toast.kind == "error"]  # (no failed save)
+
+        proxy.restore()
+        await wait(lambda: wall.add_button.isEnabled(), timeout=20, message="the server back")
+        assert all(button.isEnabled() for button in ok) and edit.hint.text() == "" and merge.hint.text() == ""
+        ok[0].click()
+        await wait(lambda: wall.model.card(cat) is not None and wall.model.card(cat)[1] == "小林喜欢橘猫",
+                   timeout=10, message="the edit saved")
+        ok[1].click()
+        await wait(lambda: wall.model.card(fish) is None and wall.model.card(dog)[1] == "小林喜欢狗，养了鱼",
+                   timeout=10, message="the merge saved")
+    finally:
+        service.close()
+        await services.close()
+        proxy.close()
+
+
 @pytest.mark.parametrize("mode", ["light", "dark"])
 def test_new_looks_unavailable_while_changes_are_refused(qtbot, wall, mode):
     """While the memory server does not answer, 新建 is disabled: it was drawn in the text's own colour, as if
@@ -583,6 +647,51 @@ async def test_an_import_whose_window_was_open_when_the_server_went_away_says_wh
             await wait(lambda: app.wall.add_button.isEnabled(), timeout=20, message="the server back")
             assert await dialog.start() is not None
             assert dialog.stack.currentWidget() is dialog.progress
+    finally:
+        proxy.close()
+
+
+async def test_an_import_resumed_at_start_waits_for_the_server_in_its_place_and_says_so_once(
+        qapp, tmp_path, llm_server, pg_server, pg_schema, wait, chinese):
+    """An import running when the app stopped goes on by itself at the next start. With the memory server away
+    then it was not refused as one the person starts is: it waits, in its place (not failed, nothing lost),
+    says so once, and goes on to its end when the server answers."""
+    from history_helpers import fixture, remember_each_line
+    from shell_fixtures import app_settings, running_app
+    from sonetto_desktop.history_import.ledger import RUNNING
+    from tcp_proxy import TcpProxy, proxied_url
+
+    llm_server.responder = remember_each_line
+    proxy = TcpProxy(pg_server.port)
+    settings = app_settings(tmp_path / "data", llm_server, store_backend="postgres", postgres_schema=pg_schema,
+                            postgres_url=proxied_url(pg_server, proxy), device_name="laptop")
+    try:
+        async with running_app(qapp, settings) as app:
+            imports = app.history_imports.imports
+            history = await imports.read(fixture("history.jsonl"))
+            llm_server.delay = 0.5
+            state = await app.history_imports.start(await imports.plan(history), history, file_name="history.jsonl")
+            await wait(lambda: llm_server.requests, timeout=20, message="the first batch sent")
+        assert imports.ledger.get(state.id).status == RUNNING  # (the app quit while it ran: it goes on next time)
+        llm_server.delay = 0
+        proxy.cut()
+        async with running_app(qapp, settings) as app:
+            assert not app.wall.add_button.isEnabled()
+            reason = app.wall.add_button.toolTip()
+            ledger = app.history_imports.imports.ledger
+            await wait(lambda: any("JSON Lines" in toast.text for toast in app.toasts.toasts())
+                       or ledger.get(state.id).status != RUNNING, timeout=20, message="the start-up's resume")
+            said = [toast.text for toast in app.toasts.toasts()]
+            waits = [text for text in said if "等记忆服务器回答后再继续" in text]
+            assert len(waits) == 1 and "JSON Lines" in waits[0] and reason in waits[0], said
+            assert app.history_imports.running is None
+            assert ledger.get(state.id).status == RUNNING and ledger.get(state.id).failed_batches == 0
+
+            proxy.restore()
+            await wait(lambda: ledger.get(state.id).status != RUNNING, timeout=30, message="the import went on")
+            done = ledger.get(state.id)
+            assert done.failed_batches == 0 and done.turns_written == done.turns, done
+            assert app.services.memory.count() == 3
     finally:
         proxy.close()
 

@@ -277,7 +277,6 @@ async def test_a_long_unbroken_name_in_a_toast_is_cut_with_an_ellipsis_not_at_th
     with "…" (its beginning and its end stay), the toast's tooltip has it whole, in both languages."""
     from PySide6.QtCore import QCoreApplication
 
-    from sonetto_desktop.presentation.i18n import counted
     from sonetto_desktop.ui.i18n import install_translators, remove_translators
 
     name = "sonetto_memories_backup_" + "abcdefghij" * 5 + "_final.yaml"
@@ -290,10 +289,10 @@ async def test_a_long_unbroken_name_in_a_toast_is_cut_with_an_ellipsis_not_at_th
         window.show()
         overlay = ToastOverlay(window)
         export = overlay.show_toast(lambda: QCoreApplication.translate(
-            "TransferActions", "已导出 {0} 条记忆到 {1}").format(counted(3303), name), timeout_ms=0)
+            "TransferActions", "已导出 %Ln 条记忆到 {0}", "", 3303).format(name), timeout_ms=0)
         remembered = overlay.show_toast(f"记住了：资料在 {address} 里", timeout_ms=0)
         both = overlay.show_toast(lambda: QCoreApplication.translate(
-            "TransferActions", "已导出 {0} 条记忆到 {1}").format(1, name) + QCoreApplication.translate(
+            "TransferActions", "已导出 %Ln 条记忆到 {0}", "", 1).format(name) + QCoreApplication.translate(
             "TransferActions", "；回收站里的 %Ln 条在旁边的 {0} 里，导入时会回到回收站", "", 1).format(
             name.replace(".yaml", ".trash.yaml")), timeout_ms=0)
         await settle()

@@ -183,3 +183,16 @@ def test_the_outline_keeps_a_right_to_left_themes_count_on_its_right_and_a_gap_b
     count_x = line.cursorToX(painted.index("12"))
     name_x, count_x = (v[0] if isinstance(v, tuple) else v for v in (name_x, count_x))
     assert count_x > name_x, (painted, name_x, count_x)  # the count is on the name's right, as for every theme
+
+
+async def test_a_theme_holding_a_direction_control_reads_as_written_on_the_wall(wall, populated_store, wait):
+    """A theme "资料\u202e见下" (an override pasted with it) read "资料下见" in its section's header, the sticky header
+    and the outline: each shows the control as the editor does, a mark; the theme keeps what was written."""
+    populated_store.add("网址见下", "资料\u202e见下")
+    await wall.reload()
+    wall.resize(900, 500)
+    await wait(lambda: wall.outline.isVisible() and wall.section("资料\u202e见下") is not None)
+    assert wall.section("资料\u202e见下").title.text() == "资料⬚见下"
+    assert _painted(wall.outline, "资料\u202e见下").startswith("资料⬚见下")
+    wall.sticky.show_theme("资料\u202e见下", "1", 400)
+    assert wall.sticky.title.text() == "资料⬚见下" and wall.sticky.theme == "资料\u202e见下"

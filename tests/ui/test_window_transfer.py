@@ -200,6 +200,23 @@ async def test_a_backup_with_one_memory_in_the_trash_says_it_in_english(actions,
     assert "the 2 in the trash" in actions.messages[-1][0] and "them" in actions.messages[-1][0], actions.messages[-1]
 
 
+@pytest.mark.parametrize("fmt", ["yaml", "md"])
+async def test_an_export_of_one_memory_says_one_memory_in_english(actions, service, populated_store, tmp_path,
+                                                                  english, fmt):
+    """An export of a single memory read "Exported 1 memories to …": the count is worded with Qt's plurals."""
+    kept = populated_store.ids["讨厌香菜"]
+    for memory_id in set(populated_store.ids.values()) - {kept}:
+        populated_store.delete(memory_id, "")
+        populated_store.purge(memory_id)
+    target = tmp_path / f"one.{fmt}"
+    assert await actions.export_to(target) == 1
+    said = actions.messages[-1][0]
+    assert said.startswith("Exported 1 memory to one.") and "memories" not in said, said
+    populated_store.add("喜欢手冲咖啡", "品味")
+    await actions.export_to(target)
+    assert actions.messages[-1][0].startswith("Exported 2 memories to one."), actions.messages[-1]
+
+
 async def test_a_cancelled_import_changes_nothing(actions, service, populated_store, tmp_path, wait):
     source = tmp_path / "in.json"
     source.write_text(json.dumps({"x1": {"description": "新的一条", "theme": "杂项"}}, ensure_ascii=False),

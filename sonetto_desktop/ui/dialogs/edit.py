@@ -26,7 +26,7 @@ from sonetto_desktop.memory.item import MAX_DESCRIPTION_CHARS, MAX_REASON_CHARS,
 from sonetto_desktop.presentation.i18n import counted
 
 from ..widgets.char_counter import CharCounter
-from ..widgets.direction_marks import DirectionMarks, load_text, written_text
+from ..widgets.direction_marks import DirectionMarks, LineMarks, load_text, written_text
 from ..widgets.discard_guard import guard_reject
 from .history_paste import PasteBox
 
@@ -105,6 +105,7 @@ class EditDialog(QDialog):
         self._original = (description.strip(), theme.strip())
         self._initial = (description, theme, reason)
         self._creating = creating
+        self._refused = ""
 
         self.hint = QLabel(self)
         self.description_edit = description_box(self, self.hint)
@@ -118,9 +119,11 @@ class EditDialog(QDialog):
         self.theme_edit.setPlaceholderText(self.tr("主题，例如：品味、工作、家人"))
         self.theme_edit.setCompleter(theme_completer(themes, self.theme_edit))
         self.theme_edit.setMaxLength(MAX_THEME_CHARS)
+        LineMarks(self.theme_edit)  # (a direction control in it shows as a mark, as in the text's box)
         self.counter = CharCounter(self.description_edit, MAX_DESCRIPTION_CHARS, self)
         self.reason_edit = QLineEdit(reason, self)
         self.reason_edit.setMaxLength(MAX_REASON_CHARS)
+        LineMarks(self.reason_edit)
         self.reason_edit.setObjectName("EditReason")
         self.reason_edit.setPlaceholderText(self.tr("为什么这样改（可选，会记入历史）"))
         self.hint.setObjectName("DialogHint")
@@ -140,8 +143,8 @@ class EditDialog(QDialog):
     def values(self) -> tuple[str, str, str]:
         return (
             written_text(self.description_edit).strip(),
-            self.theme_edit.text().strip(),
-            self.reason_edit.text().strip(),
+            written_text(self.theme_edit).strip(),
+            written_text(self.reason_edit).strip(),
         )
 
     def original(self) -> tuple[str, str]:
@@ -159,10 +162,18 @@ class EditDialog(QDialog):
         description, theme, _ = self.values()
         return (description, theme) != self._original
 
+    def set_refused(self, why: str) -> None:
+        """While ``why`` is said (the memory server away, or refusing this computer: nothing can be saved), OK
+        waits and the hint says why; what was typed stays. "" when changes are taken again."""
+        self._refused = why
+        self._validate()
+
     def _validate(self) -> None:
         description, theme, _ = self.values()
         ok_button = self.buttons.button(QDialogButtonBox.StandardButton.Ok)
-        if not description:
+        if self._refused:
+            self.hint.setText(self._refused)
+        elif not description:
             self.hint.setText(self.tr("内容不能为空。"))
         elif self.counter.over():
             self.hint.setText(self.tr("内容太长了：最多 {0} 个字，现在 {1} 个。").format(
@@ -177,7 +188,8 @@ class EditDialog(QDialog):
 
     def _acceptable(self) -> bool:
         description, theme, _ = self.values()
-        return bool(description and theme) and not self.counter.over() and (self._creating or self.changed())
+        return (bool(description and theme) and not self.counter.over() and (self._creating or self.changed())
+                and not self._refused)
 
     def accept(self) -> None:
         if not self._acceptable():
@@ -186,7 +198,7 @@ class EditDialog(QDialog):
 
     def dirty(self) -> bool:
         """Anything typed that closing would lose."""
-        now = (written_text(self.description_edit), self.theme_edit.text(), self.reason_edit.text())
+        now = (written_text(self.description_edit), written_text(self.theme_edit), written_text(self.reason_edit))
         return now != self._initial
 
     def reject(self) -> None:

@@ -49,6 +49,7 @@ class HistoryImportActions(QObject):
         self._tasks = task_scope(self, "HistoryImportActions")
         self._bridge: QtEventBridge | None = None
         self._follow: asyncio.Task[Any] | None = None
+        self._waiting: asyncio.Task[Any] | None = None  # an interrupted import waiting for the memory server
         self.dialog: Any = None
         self.last_result: ImportResult | None = None
 
@@ -139,8 +140,40 @@ class HistoryImportActions(QObject):
         return bool(changes_refused(status))
 
     async def resume_interrupted(self) -> None:
-        """At start (agents running): an import the app was running when it stopped goes on."""
+        """At start (agents running): an import the app was running when it stopped goes on. While the memory
+        server is away or refuses this computer it waits, in its place, until the server answers (said once)."""
         self._watch()
+        try:
+            waiting = await self.imports.interrupted() if self.refusal() else None
+        except (OSError, ValueError, RuntimeError) as exc:
+            log.warning("could not read the unfinished history imports: %s", exc)
+            return
+        if waiting is not None:
+            label, status = waiting.label, self._services.store_status
+            self.message.emit(Worded(lambda: self.tr("未完成的聊天记录导入（{0}）等记忆服务器回答后再继续：{1}").format(
+                label, changes_refused(status))), "info")
+            self._waiting = self._tasks.spawn(self._resume_when_answered(), name="history-import-wait")
+            return
+        await self._resume_now()
+
+    async def _resume_when_answered(self) -> None:
+        """Wait until the memory server answers this computer again, then go on with the interrupted import."""
+        loop = asyncio.get_running_loop()
+        answered = asyncio.Event()
+
+        def heard(status: Any) -> None:  # (from the thread that heard it)
+            if not changes_refused(status):
+                loop.call_soon_threadsafe(answered.set)
+
+        stop = self._services.subscribe_store_status(heard)
+        try:
+            if self.refusal():
+                await answered.wait()
+        finally:
+            stop()
+        await self._resume_now()
+
+    async def _resume_now(self) -> None:
         try:
             state = await self.imports.resume_interrupted()
         except (ImportElsewhere, OSError, ValueError, RuntimeError) as exc:

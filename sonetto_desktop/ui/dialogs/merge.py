@@ -24,7 +24,7 @@ from sonetto_desktop.memory.item import MAX_DESCRIPTION_CHARS, MAX_REASON_CHARS,
 from sonetto_desktop.presentation.cards import DESCRIPTION, ID, THEME, Card
 from ..widgets.char_counter import CharCounter
 from ..widgets.discard_guard import guard_reject
-from ..widgets.direction_marks import load_text, written_text
+from ..widgets.direction_marks import LineMarks, load_text, written_text
 from .edit import description_box, finish_form, theme_completer
 
 _END_PUNCT = "。；;.!！?？…"
@@ -82,6 +82,7 @@ class MergeDialog(QDialog):
         completer.setFilterMode(Qt.MatchFlag.MatchContains)
         completer.setCompletionMode(QCompleter.CompletionMode.PopupCompletion)
         self._pick_hint = ""
+        self._refused = ""  # why nothing can be saved now (``set_refused``)
         self.hint = QLabel(self)
         self.description_edit = description_box(self, self.hint)
         self.description_edit.setObjectName("MergeDescription")
@@ -91,8 +92,10 @@ class MergeDialog(QDialog):
         self.theme_edit.setObjectName("MergeTheme")
         self.theme_edit.setCompleter(theme_completer(themes, self.theme_edit))
         self.theme_edit.setMaxLength(MAX_THEME_CHARS)
+        LineMarks(self.theme_edit)  # (a direction control in it shows as a mark, as in the text's box)
         self.reason_edit = QLineEdit(self)  # optional: without one the history keeps the app's own (手动合并),
         self.reason_edit.setMaxLength(MAX_REASON_CHARS)  # shown in the reader's language
+        LineMarks(self.reason_edit)
         self.reason_edit.setObjectName("MergeReason")
         self.reason_edit.setPlaceholderText(self.tr("为什么合并（可选，会记入历史）"))
         self.hint.setObjectName("DialogHint")
@@ -132,8 +135,8 @@ class MergeDialog(QDialog):
             self._first[ID],
             self.second_id() or "",
             written_text(self.description_edit).strip(),
-            self.theme_edit.text().strip(),
-            self.reason_edit.text().strip(),
+            written_text(self.theme_edit).strip(),
+            written_text(self.reason_edit).strip(),
         )
 
     def opened(self, memory_id: str) -> Card | None:
@@ -153,9 +156,14 @@ class MergeDialog(QDialog):
         self._prefilled = text
         self._validate()
 
+    def set_refused(self, why: str) -> None:
+        """As ``EditDialog.set_refused``: while ``why`` is said, OK waits and the hint says why."""
+        self._refused = why
+        self._validate()
+
     def _validate(self, *_: object) -> None:
         picked = self.second_id() is not None or not self._cards
-        hint = "" if picked else self.tr("从列表里选出要并入的那条记忆。")
+        hint = self._refused or ("" if picked else self.tr("从列表里选出要并入的那条记忆。"))
         if hint or self.hint.text() == self._pick_hint:  # (not over a note of the caller's)
             self.hint.setText(hint)
         self._pick_hint = hint
@@ -163,14 +171,14 @@ class MergeDialog(QDialog):
 
     def _acceptable(self) -> bool:
         _, gone, description, theme, _ = self.values()
-        return bool(gone and description and theme) and not self.counter.over()
+        return bool(gone and description and theme) and not self.counter.over() and not self._refused
 
     def accept(self) -> None:
         if self._acceptable():
             super().accept()
 
     def _form_state(self) -> tuple[str, str, str]:
-        return written_text(self.description_edit), self.theme_edit.text(), self.reason_edit.text()
+        return written_text(self.description_edit), written_text(self.theme_edit), written_text(self.reason_edit)
 
     def dirty(self) -> bool:
         """The person typed something: the merged text is no longer a prefill, or the theme or reason

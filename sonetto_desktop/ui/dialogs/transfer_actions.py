@@ -21,7 +21,7 @@ from sonetto_desktop import ops
 from sonetto_desktop.memory.reasons import reason_text
 from sonetto_desktop.memory.transfer import ImportFormatError, format_for, marks_beside, read_import, trash_beside
 from sonetto_desktop.presentation.errors import error_detail, left_out
-from sonetto_desktop.presentation.i18n import Worded, counted
+from sonetto_desktop.presentation.i18n import Worded
 
 from ..widgets.dialogs import execute_dialog
 from ..widgets.file_dialogs import translated
@@ -96,12 +96,14 @@ class TransferActions(QObject):
         trashed = getattr(count, "trashed", 0)
         bin_ = await self._service.run(ops.Call.of(trash_beside, path, fmt)) if trashed else None
 
+        memories = int(count)
+
         def said() -> str:
             if side is not None:
-                text = QCoreApplication.translate("TransferActions", "已导出 {0} 条记忆到 {1}；置顶标记在旁边的 {2} 里，搬到别处时请一起带上").format(
-                    counted(count), path.name, side.name)
+                text = QCoreApplication.translate("TransferActions", "已导出 %Ln 条记忆到 {0}；置顶标记在旁边的 {1} 里，搬到别处时请一起带上", "",
+                                                  memories).format(path.name, side.name)
             else:
-                text = QCoreApplication.translate("TransferActions", "已导出 {0} 条记忆到 {1}").format(counted(count), path.name)
+                text = QCoreApplication.translate("TransferActions", "已导出 %Ln 条记忆到 {0}", "", memories).format(path.name)
             if bin_ is not None:  # (YAML: the trash beside it)
                 text += QCoreApplication.translate("TransferActions", "；回收站里的 %Ln 条在旁边的 {0} 里，导入时会回到回收站", "", trashed).format(bin_.name)
             elif trashed:

@@ -98,6 +98,9 @@ class WallActions(QObject):
         dialog.setWindowModality(Qt.WindowModality.WindowModal)
         self.active_dialog = dialog
         dialog.destroyed.connect(self._forget_dialog)
+        if isinstance(dialog, (EditDialog, MergeDialog)):  # a save refused while the server is away, said in it
+            dialog.set_refused(self._service.changes_refused())
+            self._service.changes_refused_changed.connect(dialog.set_refused)
         dialog.open()
         if isinstance(dialog, QInputDialog):  # wide enough for its title and label (a Chinese title was cut)
             metrics = dialog.fontMetrics()

@@ -47,6 +47,7 @@ from sonetto_desktop.presentation.authors import author_label
 from sonetto_desktop.presentation.relative_time import every_form
 from ..i18n import ui_language
 from sonetto_desktop.memory.changes import PERSON_ACTORS
+from ..widgets.direction_marks import marked
 from ..widgets.owner import Owner
 
 PERSON = sorted(PERSON_ACTORS)[0]  # any of the person's actors: their label says "你" in the UI's language
@@ -101,6 +102,12 @@ def card_colors(widget: QWidget | None) -> dict[str, QColor]:
         value = widget.property(prop) if widget is not None else None
         colors[prop] = value if isinstance(value, QColor) and value.isValid() else QColor(tokens[token])
     return colors
+
+
+def shown_text(description: str) -> str:
+    """A memory's text as its card shows it: on one line (``collapse``: a search's matches are places in it),
+    a direction control (U+202E…) as the mark the editor shows, so that it turns nothing on the card around."""
+    return marked(collapse(description))
 
 
 def wrap_lines(text: str, font: QFont, width: float, max_lines: int) -> list[tuple[int, str]]:
@@ -225,7 +232,7 @@ class CardMetrics:
                 badges.append(0.0)
                 spaced.append(None)
                 continue
-            text = collapse(card[DESCRIPTION])
+            text = shown_text(card[DESCRIPTION])
             width = sum(map(advance, text))
             lock = lock_w if card[LOCKED] else 0.0
             if footer:
@@ -481,7 +488,7 @@ class CardDelegate(QStyledItemDelegate):
         spacing = metrics.lineSpacing()
         room = rect.height() - 2 * d.padding - (FOOTER_GAP + small_metrics.height() if d.footer else 0)
         fit = max(1, min(d.max_lines, int((room + 1) // spacing)))
-        for start, line in self._wrapped(collapse(card[DESCRIPTION]), font, font_key, text_width, fit):
+        for start, line in self._wrapped(shown_text(card[DESCRIPTION]), font, font_key, text_width, fit):
             if spans:
                 mark = QColor(colors["cardFlash"])
                 mark.setAlphaF(0.55)
@@ -546,7 +553,7 @@ class CardDelegate(QStyledItemDelegate):
             band = QRectF(card_rect.left() + STRIPE + 4, card_rect.bottom() - 20, label.left() - card_rect.left() - 10, 18)
             veil = QColor(colors["cardBackground"])
             painter.fillRect(band, veil)
-            text = "＋ " + collapse(hint.preview)
+            text = "＋ " + shown_text(hint.preview)
             painter.setPen(accent)
             painter.drawText(band, Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft,
                              QFontMetricsF(small).elidedText(text, Qt.TextElideMode.ElideRight, band.width()))

@@ -13,6 +13,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QFrame, QListView, QListWidget
 
 from sonetto_desktop.presentation.undo_words import set_apart
 
+from ..widgets.direction_marks import marked
 from .memory_model import MIME_IDS, decode_ids
 
 THEME_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -55,7 +56,7 @@ class _RowDelegate(QStyledItemDelegate):
         room -= 2 * (style.pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None, widget) + 1)
         tail = GAP + count
         metrics = option.fontMetrics  # type: ignore[attr-defined]
-        name = metrics.elidedText(theme, Qt.TextElideMode.ElideMiddle, max(room - metrics.horizontalAdvance(tail), 0))
+        name = metrics.elidedText(marked(theme), Qt.TextElideMode.ElideMiddle, max(room - metrics.horizontalAdvance(tail), 0))
         option.text = set_apart(name) + tail  # type: ignore[attr-defined]
 
 

@@ -8,6 +8,7 @@ from PySide6.QtCore import QObject, QPoint, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QDragEnterEvent, QDragMoveEvent, QDropEvent, QMouseEvent, QPainter
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QScrollArea, QToolButton, QWidget
 
+from ..widgets.direction_marks import marked
 from ..widgets.elided_label import ElidedLabel
 from .memory_model import MIME_IDS, decode_ids
 
@@ -146,7 +147,7 @@ class StickyHeader(QFrame):
     def show_theme(self, theme: str, count: str, width: int, color: str = "") -> None:
         self.theme = theme
         self.swatch.set_color(color)
-        self.title.setText(theme)
+        self.title.setText(marked(theme))
         self.count_label.setText(count)
         self.setGeometry(0, 0, width, self.sizeHint().height())
         self.show()

@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QSizePolicy, QToolBut
 
 from sonetto_desktop.presentation.i18n import counted
 
+from ..widgets.direction_marks import marked
 from ..widgets.elided_label import ElidedLabel
 from .card_view import ThemeCardView
 from .memory_model import MIME_IDS, MemoryCardModel, decode_ids
@@ -130,7 +131,7 @@ class ThemeSection(QFrame):
         self.arrow.setFocusPolicy(Qt.FocusPolicy.ClickFocus)  # (the wall is one Tab stop: its cards)
         self.arrow.clicked.connect(self.toggle)
         self.title = ElidedLabel(self.header, min_text="")  # a long name gives way: it must not widen the wall
-        self.title.setText(theme)
+        self.title.setText(marked(theme))  # (a direction control as a mark: it turns nothing around)
         self.title.setObjectName("ThemeSectionTitle")
         self.title.setTextFormat(Qt.TextFormat.PlainText)
         self.count_label = QLabel(self.header)

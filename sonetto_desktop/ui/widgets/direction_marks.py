@@ -11,9 +11,11 @@ mark its tooltip says what the marks are."""
 
 from __future__ import annotations
 
+import re
+
 from PySide6.QtCore import QCoreApplication, QObject
-from PySide6.QtGui import QTextCharFormat, QTextCursor, QTextDocument, QTextFormat
-from PySide6.QtWidgets import QPlainTextEdit
+from PySide6.QtGui import QTextCharFormat, QTextCursor, QTextDocument, QTextFormat, QValidator
+from PySide6.QtWidgets import QLineEdit, QPlainTextEdit
 
 from .tooltips import plain_tooltip
 
@@ -21,6 +23,12 @@ from .tooltips import plain_tooltip
 CONTROLS = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
 MARK = "\u2b1a"  # ⬚ (a dotted square: a character that is there and not seen)
 _HELD = int(QTextFormat.Property.UserProperty) + 0x202E  # a mark's format: the control it stands for
+_CONTROL = re.compile(f"[{CONTROLS}]")
+
+
+def marked(text: str) -> str:
+    """``text`` to be drawn as it reads (a card's): each direction control as a mark, as a box shows it."""
+    return _CONTROL.sub(MARK, text)
 
 
 class DirectionMarks(QObject):
@@ -45,9 +53,7 @@ class DirectionMarks(QObject):
     def _say(self) -> None:
         """The box's tooltip says what its marks are while it has one."""
         marked = not self._edit.document().find(MARK, 0, QTextDocument.FindFlag.FindCaseSensitively).isNull()
-        self._edit.setToolTip(plain_tooltip(QCoreApplication.translate(  # (rich text: Qt wraps it)
-            "DirectionMarks", "⬚ 是文字方向控制字符（例如从网页复制来的 U+202E），这里只显示、不起作用；保存时原样保留。"))
-            if marked else "")
+        self._edit.setToolTip(marks_tooltip() if marked else "")
 
     def _mark(self, start: int, end: int) -> bool:
         """Each control between ``start`` and ``end`` (document positions) becomes a mark; whether any did."""
@@ -80,6 +86,53 @@ class DirectionMarks(QObject):
             self._edit.setCurrentCharFormat(QTextCharFormat())
 
 
+def marks_tooltip() -> str:
+    """What a box's marks are (its tooltip while it holds one; rich text: Qt wraps it)."""
+    return plain_tooltip(QCoreApplication.translate(
+        "DirectionMarks", "⬚ 是文字方向控制字符（例如从网页复制来的 U+202E），这里只显示、不起作用；保存时原样保留。"))
+
+
+class LineMarks(QValidator):
+    """``DirectionMarks`` for a one-line box (a theme, a reason): each direction control in ``edit`` shows as
+    a mark; what each mark stands for is kept in order (a ⬚ typed or pasted stands for itself), and
+    :func:`written_text` reads the box with its controls again. Installed as the box's validator, so a paste,
+    a keystroke, a completion or ``setText`` all pass through it."""
+
+    def __init__(self, edit: QLineEdit) -> None:
+        super().__init__(edit)
+        self._edit = edit
+        text = edit.text()
+        self._held = [ch for ch in text if ch == MARK or ch in CONTROLS]  # what each mark stands for, in order
+        self._shown = marked(text)
+        edit.setValidator(self)
+        edit.setText(self._shown)  # (marked as loaded)
+        edit.textChanged.connect(self._say)
+        self._say()
+
+    def validate(self, text: str, pos: int) -> object:  # (Qt's signature: the text as it is to be)
+        if text != self._shown:
+            shown, start = self._shown, 0
+            while start < min(len(text), len(shown)) and text[start] == shown[start]:
+                start += 1
+            end = 0
+            while end < min(len(text), len(shown)) - start and text[-1 - end] == shown[-1 - end]:
+                end += 1
+            added = text[start:len(text) - end]
+            before, dropped = shown[:start].count(MARK), shown[start:len(shown) - end].count(MARK)
+            self._held[before:before + dropped] = [ch for ch in added if ch == MARK or ch in CONTROLS]
+            text = self._shown = text[:start] + marked(added) + text[len(text) - end:]
+        return QValidator.State.Acceptable, text, pos
+
+    def written(self, text: str) -> str:
+        if MARK not in text:
+            return text
+        held = iter(self._held)
+        return "".join(next(held, MARK) if ch == MARK else ch for ch in text)
+
+    def _say(self) -> None:
+        self._edit.setToolTip(marks_tooltip() if any(ch != MARK for ch in self._held) else "")
+
+
 def load_text(edit: QPlainTextEdit, text: str) -> None:
     """``edit.setPlainText(text)`` in a box with marks: its controls are marked as loaded, not as an edit
     that Ctrl+Z would take back."""
@@ -87,8 +140,11 @@ def load_text(edit: QPlainTextEdit, text: str) -> None:
     edit.document().clearUndoRedoStacks()
 
 
-def written_text(edit: QPlainTextEdit) -> str:
-    """``edit``'s text as written: its marks (``DirectionMarks``) are the controls they stand for."""
+def written_text(edit: QPlainTextEdit | QLineEdit) -> str:
+    """``edit``'s text as written: its marks (``DirectionMarks``, ``LineMarks``) are the controls they stand for."""
+    if isinstance(edit, QLineEdit):
+        marks = edit.validator()
+        return marks.written(edit.text()) if isinstance(marks, LineMarks) else edit.text()
     plain = edit.toPlainText()
     if MARK not in plain:
         return plain
