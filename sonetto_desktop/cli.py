@@ -45,7 +45,9 @@ from .presentation.server_words import refusal_reason
 from .presentation.undo_words import effects_text, kept_headline, kept_line, rest_line
 from .services import AppServices
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]")
+# What a terminal obeys (ANSI escapes, line and paragraph separators) and the direction controls ("网址\u202e见下"
+# turned the rest of a listing's line around): shown as visible escapes
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
 
 def printable(text: object) -> str:

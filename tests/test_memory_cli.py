@@ -157,6 +157,19 @@ def test_terminal_escapes_in_memory_text_are_shown_not_obeyed(tmp_path, capsys):
     assert "\\x1b[31m" in out  # visible, harmless
 
 
+def test_a_direction_control_in_a_memory_does_not_turn_the_listing_around(tmp_path, capsys):
+    """"网址\u202e见下" listed raw: a terminal drew "网址" then the rest of the line reversed, the hit count
+    and date too. Shown as a visible escape, as other controls are; the memory keeps what was written."""
+    store = tmp_path / "memory.yaml"
+    assert cli_main(["--store", str(store), "--create", "add", "网址\u202e见下", "--theme", "资料\u2067右"]) == 0
+    capsys.readouterr()
+    assert cli_main(["--store", str(store), "list"]) == 0
+    out = capsys.readouterr().out
+    assert not set(out) & set("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"), out
+    assert "网址\\u202e见下" in out and "资料\\u2067右" in out
+    assert [it.description for it in open_store("yaml", tmp_path).all_items().values()] == ["网址\u202e见下"]
+
+
 def test_a_closed_pipe_ends_quietly(tmp_path):
     store = tmp_path / "memory.yaml"
     mm = open_store("yaml", tmp_path)
