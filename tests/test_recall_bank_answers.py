@@ -75,6 +75,18 @@ def test_a_kept_answer_follows_a_document_added_and_removed():
     assert p.holds([new]) == [False]
 
 
+def test_kept_answers_start_again_when_there_are_too_many(monkeypatch):
+    monkeypatch.setattr(pst, "HELD_MAX", 10)
+    p = Postings()
+    p.stage(term_keys(_terms(WORDS[:8])))
+    p.flush()
+    vocabulary = _terms(WORDS)
+    for start in range(0, len(vocabulary), 7):
+        asked = vocabulary[: start + 7]  # the kept ones and more, past the limit
+        assert p.holds(asked) == p.contains(term_keys(asked))
+        assert len(p._held) <= max(10, len(asked))
+
+
 def _memory(rng: random.Random, n: int) -> MemoryItem:
     words = rng.sample(WORDS, 3)
     text = f"第{n}条：小周说{words[0]}和{words[1]}，还有{words[2]}。"

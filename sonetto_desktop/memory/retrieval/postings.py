@@ -446,15 +446,14 @@ class Postings:
         added holds its terms (the answer becomes True), one taken out asks its delta terms again, a flush
         or a compaction asks everything again. The same answers as ``contains(term_keys(terms))``; the
         query analyses of an import's batches, which write between them, ask mostly the same terms."""
-        held = self._held
+        if len(self._held) >= HELD_MAX:
+            self._forget_held()
+        held, held_key = self._held, self._held_key
         fresh = [t for t in terms if t not in held]
         if not fresh:
             return [held[t] for t in terms]
         keys = term_keys(fresh)
         answers = dict(zip(fresh, self.contains(keys), strict=True))
-        if len(held) + len(fresh) > HELD_MAX:
-            self._forget_held()
-        held, held_key = self._held, self._held_key
         for term, key in zip(fresh, keys, strict=True):
             if held_key.setdefault(key, term) == term:  # (two terms of one key: the second is not kept)
                 held[term] = answers[term]
