@@ -87,6 +87,18 @@ def test_kept_answers_start_again_when_there_are_too_many(monkeypatch):
         assert len(p._held) <= max(10, len(asked))
 
 
+def test_a_query_of_mostly_new_terms_is_answered_without_keeping_them():
+    p = Postings()
+    p.stage(term_keys(_terms(WORDS)))
+    p.flush()
+    many = [tok.WORD + chr(0x4E00 + i // 200) + chr(0x4E00 + i % 200) for i in range(pst.KEEP_FRESH_MAX + 1)]
+    asked = many + _terms(WORDS)
+    assert p.holds(asked) == p.contains(term_keys(asked))
+    assert not p._held  # (a new text's many guesses: cheaper asked than kept)
+    assert p.holds(_terms(WORDS)) == [True] * len(_terms(WORDS))
+    assert len(p._held) == len(set(_terms(WORDS)))
+
+
 def _memory(rng: random.Random, n: int) -> MemoryItem:
     words = rng.sample(WORDS, 3)
     text = f"第{n}条：小周说{words[0]}和{words[1]}，还有{words[2]}。"

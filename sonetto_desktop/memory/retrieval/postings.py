@@ -26,6 +26,7 @@ TF_MAX = 255
 COMPACT_AFTER = 512  # delta documents (or dead slots) tolerated before compaction, at least
 EXACT_BELOW = 2_000  # ... except that a bank smaller than this keeps no dead document (see needs_compaction)
 FLUSH_AFTER = 100_000  # staged postings merged into the base at once, at least (and a quarter of the base)
+KEEP_FRESH_MAX = 2_048  # a query asking more new terms than this, and mostly new ones, keeps none of them
 HELD_MAX = 30_000  # terms whose answer ``holds`` keeps, ~3.4 MB (then it starts again; an import asks ~7,500)
 MERGE_CHUNK = 1 << 15  # base terms merged with new postings per step (bounds a flush's temporary arrays)
 SEARCH_ABOVE = 16  # best: a term with more postings than this many per candidate is searched, not read
@@ -442,22 +443,32 @@ class Postings:
         return [hit or key in delta for key, hit in zip(keys, found, strict=True)] if delta else found
 
     def holds(self, terms: list[str]) -> list[bool]:
-        """``contains`` of distinct index terms, each answer kept until a change could alter it: a document
+        """``contains`` of index terms, each answer kept until a change could alter it: a document
         added holds its terms (the answer becomes True), one taken out asks its delta terms again, a flush
         or a compaction asks everything again. The same answers as ``contains(term_keys(terms))``; the
         query analyses of an import's batches, which write between them, ask mostly the same terms."""
-        if len(self._held) >= HELD_MAX:
-            self._forget_held()
-        held, held_key = self._held, self._held_key
+        held = self._held
         fresh = [t for t in terms if t not in held]
         if not fresh:
             return [held[t] for t in terms]
         keys = term_keys(fresh)
-        answers = dict(zip(fresh, self.contains(keys), strict=True))
-        for term, key in zip(fresh, keys, strict=True):
-            if held_key.setdefault(key, term) == term:  # (two terms of one key: the second is not kept)
-                held[term] = answers[term]
-        return [answers[t] if t in answers else held[t] for t in terms]
+        answers = self.contains(keys)
+        if len(fresh) == len(terms):
+            out = answers
+        else:
+            got = dict(zip(fresh, answers, strict=True))
+            out = [got[t] if t in got else held[t] for t in terms]
+        if len(fresh) > KEEP_FRESH_MAX and 2 * len(fresh) > len(terms):
+            return out  # mostly new words (a new text's sound-alike guesses): keeping them costs more than it saves
+        if len(held) + len(fresh) > HELD_MAX:
+            self._forget_held()
+            held = self._held
+        held_key = self._held_key
+        held.update(zip(fresh, answers, strict=True))
+        held_key.update(zip(keys, fresh, strict=True))
+        if len(held_key) != len(held):  # two terms of one key (a 64-bit digest's collision): keep none
+            self._forget_held()
+        return out
 
     def _forget_held(self, key: int | None = None) -> None:
         if key is None:
