@@ -52,7 +52,7 @@ from . import tokenize as tok
 from .doc_table import DocTable, fingerprint
 from .lexicon import BROAD_FILLER, Lexicon, Query, analyze, default_lexicon
 from .lexicon import warm_up as lexicon_warm_up
-from .postings import Postings, key_counts, term_key, term_keys
+from .postings import Postings, key_counts, term_key
 from .progress import REPORT_FROM, IndexProgress
 from .shortlist import CONTEXT_SHARE, interleave, joined
 from .time_expressions import date_spans_in_text
@@ -481,7 +481,7 @@ class MechanicalRetriever:
     # ── ranking ───────────────────────────────────────────────────────────
 
     def _known(self, terms: list[str]) -> list[bool]:
-        return self._postings.contains(term_keys(terms))
+        return self._postings.holds(terms)  # (lock held: asked by ``_analyze``)
 
     def _analyze(self, prompt: str, moment: datetime) -> Query:
         """The query's analysis (lock held), made once while the index, its themes and the word cutter are

@@ -26,6 +26,8 @@ TF_MAX = 255
 COMPACT_AFTER = 512  # delta documents (or dead slots) tolerated before compaction, at least
 EXACT_BELOW = 2_000  # ... except that a bank smaller than this keeps no dead document (see needs_compaction)
 FLUSH_AFTER = 100_000  # staged postings merged into the base at once, at least (and a quarter of the base)
+KEEP_FRESH_MAX = 2_048  # a query asking more new terms than this, and mostly new ones, keeps none of them
+HELD_MAX = 30_000  # terms whose answer ``holds`` keeps, ~3.4 MB (then it starts again; an import asks ~7,500)
 MERGE_CHUNK = 1 << 15  # base terms merged with new postings per step (bounds a flush's temporary arrays)
 SEARCH_ABOVE = 16  # best: a term with more postings than this many per candidate is searched, not read
 BEST_FROM = 20_000  # best: with fewer postings than this nothing is left out (as quick) ...
@@ -164,6 +166,9 @@ class Postings:
         self._in_order: bool | None = None  # whether each base term's postings are in slot order (see best)
         self._ceilings: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None  # common terms' highest tf, shortest length
         self._mark: np.ndarray | None = None  # scratch for best (see _marks)
+        # ``holds``'s answers by term, kept while no change could alter them, and the term each key answers for
+        self._held: dict[str, bool] = {}
+        self._held_key: dict[int, str] = {}
 
     # ── building ────────────────────────────────────────────────────────
 
@@ -183,8 +188,11 @@ class Postings:
         length = int(tfs.sum(dtype=np.int64))
         self.lengths[slot] = length
         self.total_length += length
+        held, held_key = self._held, self._held_key
         for key, tf in zip(keys.tolist(), tfs.tolist(), strict=True):
             self.delta.setdefault(key, {})[slot] = tf
+            if key in held_key:
+                held[held_key[key]] = True  # a document holds it now
         self.delta_docs[slot] = keys
         return slot
 
@@ -229,6 +237,7 @@ class Postings:
                     posting.pop(slot, None)
                     if not posting:
                         del self.delta[key]
+                        self._forget_held(key)  # held by a base document or by none now: asked again
         self._norm = None
         self.generation += 1
 
@@ -284,6 +293,7 @@ class Postings:
         self.base_slots = self.n_slots
         self._norm = None
         self.generation += 1
+        self._forget_held()  # the staged documents' terms are held now
 
     def compact(self) -> np.ndarray:
         """Fold the delta (and anything staged) into the base, drop dead documents and renumber
@@ -318,6 +328,7 @@ class Postings:
         self.n_slots = self.n_live = self.base_slots = live
         self.delta, self.delta_docs, self._norm = {}, {}, None
         self.generation += 1
+        self._forget_held()  # the terms of dead documents only are gone
         return mapping
 
     def _merge_newer(self, new_keys: np.ndarray, new_slots: np.ndarray, new_tfs: np.ndarray) -> None:
@@ -430,6 +441,40 @@ class Postings:
         found = (hi > lo).tolist()
         delta = self.delta
         return [hit or key in delta for key, hit in zip(keys, found, strict=True)] if delta else found
+
+    def holds(self, terms: list[str]) -> list[bool]:
+        """``contains`` of index terms, each answer kept until a change could alter it: a document
+        added holds its terms (the answer becomes True), one taken out asks its delta terms again, a flush
+        or a compaction asks everything again. The same answers as ``contains(term_keys(terms))``; the
+        query analyses of an import's batches, which write between them, ask mostly the same terms."""
+        held = self._held
+        fresh = [t for t in terms if t not in held]
+        if not fresh:
+            return [held[t] for t in terms]
+        keys = term_keys(fresh)
+        answers = self.contains(keys)
+        if len(fresh) == len(terms):
+            out = answers
+        else:
+            got = dict(zip(fresh, answers, strict=True))
+            out = [got[t] if t in got else held[t] for t in terms]
+        if len(fresh) > KEEP_FRESH_MAX and 2 * len(fresh) > len(terms):
+            return out  # mostly new words (a new text's sound-alike guesses): keeping them costs more than it saves
+        if len(held) + len(fresh) > HELD_MAX:
+            self._forget_held()
+            held = self._held
+        held_key = self._held_key
+        held.update(zip(fresh, answers, strict=True))
+        held_key.update(zip(keys, fresh, strict=True))
+        if len(held_key) != len(held):  # two terms of one key (a 64-bit digest's collision): keep none
+            self._forget_held()
+        return out
+
+    def _forget_held(self, key: int | None = None) -> None:
+        if key is None:
+            self._held, self._held_key = {}, {}
+        elif (term := self._held_key.pop(key, None)) is not None:
+            del self._held[term]
 
     def _norms(self) -> np.ndarray:
         if self._norm is None or len(self._norm) != self.n_slots:
