@@ -1245,12 +1245,8 @@ def password_server():
         server.stop()
 
 
-@pytest.mark.parametrize("locale", ["zh_CN.UTF-8", "en_US.UTF-8"])
-@pytest.mark.parametrize("command", [["list"], ["add", "小林喜欢猫"]])
-def test_a_memory_server_that_refuses_the_password_is_said_so_not_to_be_waited_for(
-        password_server, command, locale, monkeypatch, capsys):
-    """A wrong password ended with "…等它恢复后再试" (try again once it is back): the server was up and would never
-    take that password. The refusal is worded by its kind, as the window words it, with where to mend it."""
+def _settings_with_a_wrong_password(password_server, locale, monkeypatch) -> None:
+    """The app's settings name the server that asks for a password, with a wrong one; the terminal in ``locale``."""
     from sonetto_desktop.config.settings import Settings
 
     monkeypatch.setenv("LANG", locale)
@@ -1259,6 +1255,15 @@ def test_a_memory_server_that_refuses_the_password_is_said_so_not_to_be_waited_f
     settings.postgres_url = f"postgresql://mit_passwort@127.0.0.1:{password_server.port}/sonetto_test"
     settings.postgres_password, settings.postgres_tls = "falsch", "disable"
     settings.save()
+
+
+@pytest.mark.parametrize("locale", ["zh_CN.UTF-8", "en_US.UTF-8"])
+@pytest.mark.parametrize("command", [["list"], ["add", "小林喜欢猫"]])
+def test_a_memory_server_that_refuses_the_password_is_said_so_not_to_be_waited_for(
+        password_server, command, locale, monkeypatch, capsys):
+    """A wrong password ended with "…等它恢复后再试" (try again once it is back): the server was up and would never
+    take that password. The refusal is worded by its kind, as the window words it, with where to mend it."""
+    _settings_with_a_wrong_password(password_server, locale, monkeypatch)
     assert cli_main(command) == 2, command
     out, err = capsys.readouterr()
     assert out == "" and "password authentication failed" in err, err  # (the server's own words, in brackets)
@@ -1275,14 +1280,7 @@ def test_check_against_a_server_that_refuses_the_password_says_why_and_where_to_
     """``sonetto memory check`` said "WARN: … 连不上（…）：只读" (cannot be reached, read-only) and exited 0 when the
     server was up and refused the password: it says the refusal's reason, as the other commands do, and where to
     correct it, and fails."""
-    from sonetto_desktop.config.settings import Settings
-
-    monkeypatch.setenv("LANG", locale)
-    settings = Settings.load(with_secret=False)
-    settings.store_backend, settings.retrieval_mode = "postgres", "mechanical"
-    settings.postgres_url = f"postgresql://mit_passwort@127.0.0.1:{password_server.port}/sonetto_test"
-    settings.postgres_password, settings.postgres_tls = "falsch", "disable"
-    settings.save()
+    _settings_with_a_wrong_password(password_server, locale, monkeypatch)
     code = cli_main(["check"])
     out, err = capsys.readouterr()
     said = out + err
