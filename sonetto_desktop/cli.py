@@ -225,7 +225,8 @@ async def _main(args: argparse.Namespace, say: Words) -> int:
 def _server_away(args: argparse.Namespace, services: AppServices, say: Words) -> str | None:
     """A memory server out of reach: said on stderr (what is shown is this computer's copy, changes are
     refused); with no copy yet, why a command that only reads cannot run (it would say "no memories",
-    or write an empty export over a file)."""
+    or write an empty export over a file); ``check`` does not run (it said WARN with exit 0, having checked
+    nothing of the server's store)."""
     status = services.store_status
     if status is None or status.online:
         return None
@@ -234,8 +235,10 @@ def _server_away(args: argparse.Namespace, services: AppServices, say: Words) ->
         return _server_refuses(args, services, status, reason, say)
     where = say(f"连不上记忆服务器 {services.store.path}（{status.detail}）",
                 f"the memory server {services.store.path} cannot be reached ({status.detail})")
+    if args.command == "check":  # the store is the server's: this computer's copy is not what is checked
+        return say(f"{where}：记忆库没有检查，等它恢复后再试", f"{where}: the store was not checked; try again once it is back")
     if status.copy_time is None:
-        if args.command in READ_ONLY - {"check"}:  # (check reports it itself)
+        if args.command in READ_ONLY:
             return say(f"{where}，这台电脑上也还没有记忆的副本：等它恢复后再试",
                        f"{where}, and this computer has no copy of the memories yet: try again once it is back")
         return None

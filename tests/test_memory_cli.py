@@ -510,6 +510,9 @@ def test_exporting_memories_kept_on_a_memory_server_to_a_file(pg_server, pg_sche
     assert cli_main(["list"]) == 0
     out, err = capsys.readouterr()
     assert "小林喜欢猫" in out and "cannot be reached" in err and "this computer's copy" in err, err
+    assert cli_main(["check"]) == 2  # the server's store is what a check checks, not this computer's copy
+    out, err = capsys.readouterr()
+    assert out == "" and "cannot be reached" in err and "not checked" in err, err
 
 
 def test_a_memory_server_out_of_reach_is_said_not_shown_as_no_memories(tmp_path, capsys):
@@ -524,11 +527,13 @@ def test_a_memory_server_out_of_reach_is_said_not_shown_as_no_memories(tmp_path,
     _use_memory_server(f"postgresql://sonetto@127.0.0.1:{dead}/memories")
     backup = tmp_path / "backup.json"
     backup.write_text('{"memories": [{"id": "a1", "description": "上周的备份"}]}', encoding="utf-8")
-    for command in (["list"], ["trash"], ["export", "--format", "json"], ["export", "-o", str(backup)]):
+    for command in (["list"], ["trash"], ["export", "--format", "json"], ["export", "-o", str(backup)], ["check"]):
         assert cli_main(command) == 2, command
         out, err = capsys.readouterr()
         assert "no memories" not in out and "empty" not in out and out == "", (command, out)
         assert "cannot be reached" in err and f"127.0.0.1:{dead}" in err, (command, err)
+    assert cli_main(["check"]) == 2  # (it said "WARN: … read-only, no copy on this computer yet", exit 0)
+    assert "not checked" in capsys.readouterr().err
     assert "上周的备份" in backup.read_text(encoding="utf-8")
 
 
