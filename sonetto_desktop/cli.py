@@ -41,13 +41,14 @@ from .cli_words import (Words, error_line, lock_wait_words, no_such_store, parsi
 from .presentation.errors import pins_left_out, trash_left_out
 from .presentation.reasons import render_reason
 from .presentation.store_notices import notice_text
+from .presentation.undo_words import DIRECTION_CONTROLS
 from .presentation.server_words import refusal_reason
 from .presentation.undo_words import effects_text, kept_headline, kept_line, rest_line
 from .services import AppServices
 
 # What a terminal obeys (ANSI escapes, line and paragraph separators) and the direction controls ("网址\u202e见下"
 # turned the rest of a listing's line around): shown as visible escapes
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029" + DIRECTION_CONTROLS + "]")
 
 
 def printable(text: object) -> str:

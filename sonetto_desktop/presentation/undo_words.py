@@ -52,8 +52,11 @@ def _en(lang: str) -> bool:
     return lang.lower().startswith("en")
 
 
-#: Unicode's direction controls (embeddings, overrides, isolates and their ends).
-_DIRECTION_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+#: Unicode's direction controls (embeddings, overrides, isolates and their ends): invisible, they turn the text
+#: after them around. Set apart in our sentences (:func:`set_apart`), shown as marks in the window
+#: (``ui.widgets.direction_marks``), as escapes on the command line (``cli.printable``).
+DIRECTION_CONTROLS = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+_DIRECTION_CONTROLS = frozenset(DIRECTION_CONTROLS)
 
 
 def set_apart(text: str) -> str:

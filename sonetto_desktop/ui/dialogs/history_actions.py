@@ -135,9 +135,10 @@ class HistoryImportActions(QObject):
 
     def _refused(self) -> bool:
         status = self._services.store_status
-        if changes_refused(status):
-            self.message.emit(Worded(lambda: changes_refused(status)), "error")
-        return bool(changes_refused(status))
+        if not changes_refused(status):
+            return False
+        self.message.emit(Worded(lambda: changes_refused(status)), "error")
+        return True
 
     async def resume_interrupted(self) -> None:
         """At start (agents running): an import the app was running when it stopped goes on. While the memory

@@ -17,10 +17,9 @@ from PySide6.QtCore import QCoreApplication, QObject
 from PySide6.QtGui import QTextCharFormat, QTextCursor, QTextDocument, QTextFormat, QValidator
 from PySide6.QtWidgets import QLineEdit, QPlainTextEdit
 
+from ...presentation.undo_words import DIRECTION_CONTROLS as CONTROLS
 from .tooltips import plain_tooltip
 
-#: Unicode's direction controls: embeddings, overrides, isolates and their ends.
-CONTROLS = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
 MARK = "\u2b1a"  # ⬚ (a dotted square: a character that is there and not seen)
 _HELD = int(QTextFormat.Property.UserProperty) + 0x202E  # a mark's format: the control it stands for
 _CONTROL = re.compile(f"[{CONTROLS}]")
